@@ -1,0 +1,45 @@
+# vkerode: `make demo` erodes a terrain on the default Vulkan device; `make test` runs
+# the tests on it (lavapipe, with validation, where there is no GPU). Both first install
+# the system packages they need, only when missing.
+
+CARGO ?= cargo
+BIN := target/release/vkerode
+APT_PACKAGES := mesa-vulkan-drivers libvulkan1 vulkan-validationlayers cmake ninja-build python3
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+DEMO_SIZE ?= 512
+DEMO_DROPLETS ?= 300000
+DEMO_OUT ?= out/demo
+
+.PHONY: all deps build demo test lint clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(CARGO) build --release
+
+demo: build
+	$(BIN) erode --size $(DEMO_SIZE) --droplets $(DEMO_DROPLETS) --out $(DEMO_OUT)
+
+# Tests share target/release with the demo so shaderc is built once.
+test: deps
+	$(CARGO) test --release
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+
+clean:
+	$(CARGO) clean
+	rm -rf out

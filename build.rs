@@ -1,0 +1,246 @@
+//! Compiles every `glsl/*.comp` to SPIR-V with shaderc and embeds the modules in the
+//! binary through `$OUT_DIR/shaders.rs`.
+//!
+//! A `.comp` file declares macro-selected variants in its header, one per line:
+//!
+//! ```glsl
+//! //! variant counted: COUNT_WORK
+//! //! variant wide: COUNT_WORK TILE=16
+//! ```
+//!
+//! Each variant becomes a module of its own, `<stem>_<variant>`, next to the plain
+//! `<stem>` module. The GLSL is compiled as written: no optimisation passes.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::{env, fs, process};
+
+const SHADER_DIR: &str = "glsl";
+const VARIANT_MARKER: &str = "//! variant ";
+
+struct Variant {
+    name: String,
+    macros: Vec<(String, Option<String>)>,
+}
+
+struct ShaderModule {
+    const_name: String,
+    file_name: String,
+    source_path: String,
+}
+
+fn main() {
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed={SHADER_DIR}");
+
+    let mut sources = Vec::new();
+    collect_files(Path::new(SHADER_DIR), &mut sources);
+    sources.sort();
+    for path in &sources {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+
+    let compiler = shaderc::Compiler::new().expect("shaderc compiler");
+    let mut modules = Vec::new();
+    let mut failures = Vec::new();
+    for path in sources
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "comp"))
+    {
+        match compile_with_variants(&compiler, path, &out_dir) {
+            Ok(mut built) => modules.append(&mut built),
+            Err(message) => failures.push(message),
+        }
+    }
+    if !failures.is_empty() {
+        for message in &failures {
+            eprintln!("{message}");
+        }
+        eprintln!("error: {} shader file(s) failed to compile", failures.len());
+        process::exit(1);
+    }
+
+    fs::write(out_dir.join("shaders.rs"), embed_source(&modules)).expect("write shaders.rs");
+
+    println!("cargo:rustc-env=VKERODE_GIT_COMMIT={}", git_commit());
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rerun-if-changed=.git/index");
+}
+
+/// The commit being built, marked "-dirty" when tracked files have changes.
+fn git_commit() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(commit) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            if dirty {
+                format!("{commit}-dirty")
+            } else {
+                commit
+            }
+        }
+        None => "unknown".into(),
+    }
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            println!("cargo:rerun-if-changed={}", path.display());
+            collect_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+fn compile_with_variants(
+    compiler: &shaderc::Compiler,
+    path: &Path,
+    out_dir: &Path,
+) -> Result<Vec<ShaderModule>, String> {
+    let source = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: file name is not UTF-8", path.display()))?;
+    let plain = Variant {
+        name: String::new(),
+        macros: Vec::new(),
+    };
+    let mut variants = vec![plain];
+    variants.extend(parse_variants(path, &source)?);
+
+    let mut built = Vec::new();
+    for variant in &variants {
+        let module_name = if variant.name.is_empty() {
+            stem.to_string()
+        } else {
+            format!("{stem}_{}", variant.name)
+        };
+        let spirv = compile(compiler, path, &source, &variant.macros).map_err(|e| {
+            if variant.name.is_empty() {
+                e
+            } else {
+                format!("{e}\n(in variant {module_name} of {})", path.display())
+            }
+        })?;
+        let file_name = format!("{module_name}.spv");
+        fs::write(out_dir.join(&file_name), spirv).map_err(|e| format!("{file_name}: {e}"))?;
+        built.push(ShaderModule {
+            const_name: module_name.to_uppercase(),
+            file_name,
+            source_path: path.display().to_string(),
+        });
+    }
+    Ok(built)
+}
+
+fn parse_variants(path: &Path, source: &str) -> Result<Vec<Variant>, String> {
+    let mut variants = Vec::new();
+    for (line_index, line) in source.lines().enumerate() {
+        let Some(spec) = line.trim().strip_prefix(VARIANT_MARKER) else {
+            continue;
+        };
+        let at = format!("{}:{}", path.display(), line_index + 1);
+        let (name, macros) = spec.split_once(':').ok_or_else(|| {
+            format!("{at}: error: expected `//! variant NAME: MACRO[=VALUE] ...`")
+        })?;
+        let name = name.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!(
+                "{at}: error: variant name {name:?} must be [A-Za-z0-9_]+"
+            ));
+        }
+        let macros = macros
+            .split_whitespace()
+            .map(|m| match m.split_once('=') {
+                Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                None => (m.to_string(), None),
+            })
+            .collect();
+        variants.push(Variant {
+            name: name.to_string(),
+            macros,
+        });
+    }
+    Ok(variants)
+}
+
+fn compile(
+    compiler: &shaderc::Compiler,
+    path: &Path,
+    source: &str,
+    macros: &[(String, Option<String>)],
+) -> Result<Vec<u8>, String> {
+    let mut options = shaderc::CompileOptions::new().map_err(|e| e.to_string())?;
+    options.set_source_language(shaderc::SourceLanguage::GLSL);
+    // Vulkan 1.2 / SPIR-V 1.5: specialised workgroup sizes stay LocalSize, not LocalSizeId.
+    options.set_target_env(
+        shaderc::TargetEnv::Vulkan,
+        shaderc::EnvVersion::Vulkan1_2 as u32,
+    );
+    options.set_target_spirv(shaderc::SpirvVersion::V1_5);
+    options.set_optimization_level(shaderc::OptimizationLevel::Zero);
+    options.set_warnings_as_errors();
+    for (name, value) in macros {
+        options.add_macro_definition(name, value.as_deref());
+    }
+    options.set_include_callback(|requested, _kind, requesting, _depth| {
+        let base = Path::new(requesting)
+            .parent()
+            .unwrap_or(Path::new(SHADER_DIR));
+        let candidates = [base.join(requested), Path::new(SHADER_DIR).join(requested)];
+        for candidate in candidates {
+            if let Ok(content) = fs::read_to_string(&candidate) {
+                return Ok(shaderc::ResolvedInclude {
+                    resolved_name: candidate.display().to_string(),
+                    content,
+                });
+            }
+        }
+        Err(format!(
+            "cannot find {requested:?} next to {requesting} or in {SHADER_DIR}/"
+        ))
+    });
+
+    let input_name = path.display().to_string();
+    let artifact = compiler
+        .compile_into_spirv(
+            source,
+            shaderc::ShaderKind::Compute,
+            &input_name,
+            "main",
+            Some(&options),
+        )
+        .map_err(|e| format!("{e}"))?;
+    Ok(artifact.as_binary_u8().to_vec())
+}
+
+fn embed_source(modules: &[ShaderModule]) -> String {
+    let mut out = String::from("// Generated by build.rs: SPIR-V modules compiled from glsl/.\n");
+    for m in modules {
+        writeln!(
+            out,
+            "/// SPIR-V of `{}` (`{}`).\npub const {}: crate::gpu::Spirv = crate::gpu::Spirv {{ name: {:?}, bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{}\")) }};",
+            m.source_path,
+            m.file_name,
+            m.const_name,
+            m.file_name.trim_end_matches(".spv"),
+            m.file_name
+        )
+        .expect("write to String");
+    }
+    out
+}

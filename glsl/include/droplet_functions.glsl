@@ -1,0 +1,63 @@
+// The functions the paper's droplet kernel calls. The paper leaves
+// getRandomPosition and getSurfaceNormalAndHeight undefined; these definitions are
+// vkerode's, and src/erosion/cpu.rs mirrors them.
+#ifndef VKERODE_DROPLET_FUNCTIONS_GLSL
+#define VKERODE_DROPLET_FUNCTIONS_GLSL
+
+#include "pcg_hash.glsl"
+
+void countWork(uint slot) {
+#ifdef COUNT_WORK
+    atomicAdd(workCounters[slot], 1u);
+#endif
+}
+
+// The paper's modifyHeight, with its literal 1000.0 as the FIXED_POINT_SCALE
+// specialization constant. The paper names the buffer heightMapBuffer here and
+// heightData in its declaration; it is one buffer.
+void modifyHeight(ivec2 coord, float deltaH) {
+    int fixedDelta = int(deltaH * FIXED_POINT_SCALE);
+    int index = coord.y * MAP_WIDTH + coord.x;
+    atomicAdd(heightData[index], fixedDelta);
+    countWork(1u + gl_GlobalInvocationID.x % ATOMIC_COUNTER_SLOTS);
+}
+
+// A droplet's start: PCG hash of its global id and the seed, uniform over
+// [1, W-2) x [1, H-2). Invocations past the end of the batch get a position
+// outside the map, so the paper's bounds check ends them before any work.
+vec2 getRandomPosition(uint id) {
+    if (id >= BATCH_SIZE) {
+        return vec2(-1.0);
+    }
+    countWork(0u);
+    uint dropletId = BATCH_BASE_ID + id;
+    uint a = pcgHash(dropletId ^ (SEED * 0x9E3779B9u));
+    uint b = pcgHash(a);
+    const float inv2pow32 = 1.0 / 4294967296.0;
+    precise float x = 1.0 + float(a) * inv2pow32 * float(MAP_WIDTH - 3);
+    precise float y = 1.0 + float(b) * inv2pow32 * float(MAP_HEIGHT - 3);
+    return vec2(x, y);
+}
+
+float cellHeight(ivec2 cell) {
+    return float(heightData[cell.y * MAP_WIDTH + cell.x]) / FIXED_POINT_SCALE;
+}
+
+// Bilinear height and gradient of the four corners of the cell under pos:
+// .xy = (dh/dx, dh/dy), .z = h.
+vec3 getSurfaceNormalAndHeight(vec2 pos) {
+    ivec2 cell = ivec2(pos);
+    vec2 f = fract(pos);
+    float u = f.x;
+    float v = f.y;
+    float hNW = cellHeight(cell);
+    float hNE = cellHeight(cell + ivec2(1, 0));
+    float hSW = cellHeight(cell + ivec2(0, 1));
+    float hSE = cellHeight(cell + ivec2(1, 1));
+    precise float gx = (hNE - hNW) * (1.0 - v) + (hSE - hSW) * v;
+    precise float gy = (hSW - hNW) * (1.0 - u) + (hSE - hNE) * u;
+    precise float h = hNW * (1.0 - u) * (1.0 - v) + hNE * u * (1.0 - v) + hSW * (1.0 - u) * v + hSE * u * v;
+    return vec3(gx, gy, h);
+}
+
+#endif

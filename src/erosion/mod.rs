@@ -1,0 +1,66 @@
+//! The droplet-erosion kernels' drivers, and a CPU reference of the same algorithm.
+
+mod batches;
+pub mod cpu;
+mod gpu;
+mod hash;
+mod params;
+
+pub use batches::{default_batch, plan_batches, Batch, DEFAULT_CELLS_PER_DROPLET};
+pub use gpu::{DropletKernel, FixedHeightfield, GpuRun};
+pub use hash::{droplet_start, pcg_hash};
+pub use params::{DropletJob, KernelParams, ParamError};
+
+use thiserror::Error;
+
+use crate::gpu::GpuError;
+
+/// Bilinear splatting: every step of the paper's kernel issues four atomicAdds.
+pub const ATOMICS_PER_STEP: u64 = 4;
+
+#[derive(Debug, Error)]
+pub enum ErosionError {
+    #[error("workgroup size {requested} is not supported: this device allows 1 to {limit} invocations along x")]
+    Workgroup { requested: u32, limit: u32 },
+    #[error("the droplet batch must be at least 1")]
+    Batch,
+    #[error("the map is {width} x {height} cells; the droplet kernel needs at least {min} x {min}", min = crate::terrain::MIN_SIZE)]
+    MapTooSmall { width: u32, height: u32 },
+    #[error("a {width} x {height} map cannot hold {cells} cells (or is past 2^31 cells)")]
+    MapShape {
+        width: u32,
+        height: u32,
+        cells: usize,
+    },
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+}
+
+/// Work a run did: droplets started, steps taken, atomics issued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WorkCount {
+    pub droplets: u64,
+    pub steps: u64,
+    pub atomics: u64,
+}
+
+impl WorkCount {
+    pub fn new(droplets: u64, steps: u64) -> Self {
+        Self {
+            droplets,
+            steps,
+            atomics: steps * ATOMICS_PER_STEP,
+        }
+    }
+
+    /// From the instrumented kernel's counts: each step issues four atomics.
+    pub fn from_atomics(droplets: u64, atomics: u64) -> Self {
+        Self {
+            droplets,
+            steps: atomics / ATOMICS_PER_STEP,
+            atomics,
+        }
+    }
+}

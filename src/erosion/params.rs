@@ -1,0 +1,146 @@
+//! The droplet kernel's parameters, with the defaults vkerode chose (the paper gives none).
+
+use serde::Serialize;
+use thiserror::Error;
+
+#[derive(Debug, Error, PartialEq)]
+#[error("{name} must be {expected}, got {value}")]
+pub struct ParamError {
+    pub name: &'static str,
+    pub expected: &'static str,
+    pub value: String,
+}
+
+/// The paper's uniforms, plus the fixed-point scale of its `modifyHeight`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct KernelParams {
+    /// INERTIA: share of the old direction kept each step.
+    pub inertia: f32,
+    /// CAPACITY_FACTOR: sediment a droplet can carry per unit slope, speed and water.
+    pub capacity: f32,
+    /// EROSION_RATE: share of the capacity deficit eroded per step.
+    pub erosion: f32,
+    /// DEPOSITION_RATE: share of the excess sediment deposited per step.
+    pub deposition: f32,
+    /// EVAPORATION_RATE: share of water lost per step.
+    pub evaporation: f32,
+    /// MAX_LIFETIME: steps per droplet at most.
+    pub lifetime: u32,
+    /// Fixed-point units per height unit; the paper's literal is 1000.
+    pub fixed_point_scale: f32,
+}
+
+impl Default for KernelParams {
+    fn default() -> Self {
+        Self {
+            inertia: 0.05,
+            capacity: 4.0,
+            erosion: 0.3,
+            deposition: 0.3,
+            evaporation: 0.01,
+            lifetime: 30,
+            fixed_point_scale: 1000.0,
+        }
+    }
+}
+
+impl KernelParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let unit = |name, v: f32| {
+            check(
+                name,
+                v,
+                "a finite number in [0, 1]",
+                (0.0..=1.0).contains(&v),
+            )
+        };
+        unit("inertia", self.inertia)?;
+        unit("erosion", self.erosion)?;
+        unit("deposition", self.deposition)?;
+        check(
+            "evaporation",
+            self.evaporation,
+            "a finite number in [0, 1)",
+            (0.0..1.0).contains(&self.evaporation),
+        )?;
+        check(
+            "capacity",
+            self.capacity,
+            "finite and >= 0",
+            self.capacity >= 0.0,
+        )?;
+        check(
+            "fixed-point scale",
+            self.fixed_point_scale,
+            "finite and > 0",
+            self.fixed_point_scale > 0.0,
+        )?;
+        if self.lifetime == 0 || self.lifetime > i32::MAX as u32 {
+            return Err(ParamError {
+                name: "lifetime",
+                expected: "at least 1 step",
+                value: self.lifetime.to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn check(
+    name: &'static str,
+    value: f32,
+    expected: &'static str,
+    ok: bool,
+) -> Result<(), ParamError> {
+    if value.is_finite() && ok {
+        Ok(())
+    } else {
+        Err(ParamError {
+            name,
+            expected,
+            value: value.to_string(),
+        })
+    }
+}
+
+/// A droplet run: how many droplets, their seed and the kernel's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DropletJob {
+    pub droplets: u32,
+    pub seed: u32,
+    pub params: KernelParams,
+}
+
+impl DropletJob {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.droplets == 0 {
+            return Err(ParamError {
+                name: "droplets",
+                expected: "at least 1",
+                value: "0".into(),
+            });
+        }
+        self.params.validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_and_out_of_range_parameters_are_refused_by_name() {
+        let bad = |f: fn(&mut KernelParams)| {
+            let mut p = KernelParams::default();
+            f(&mut p);
+            p.validate().unwrap_err().name
+        };
+        assert_eq!(bad(|p| p.inertia = f32::NAN), "inertia");
+        assert_eq!(bad(|p| p.capacity = f32::INFINITY), "capacity");
+        assert_eq!(bad(|p| p.erosion = 1.5), "erosion");
+        assert_eq!(bad(|p| p.evaporation = 1.0), "evaporation");
+        assert_eq!(bad(|p| p.lifetime = 0), "lifetime");
+        assert_eq!(bad(|p| p.fixed_point_scale = 0.0), "fixed-point scale");
+        assert!(KernelParams::default().validate().is_ok());
+    }
+}

@@ -1,0 +1,42 @@
+//! Running erosion as an experiment: requests, figures, provenance and output files.
+
+mod erode;
+mod figures;
+mod provenance;
+
+pub use erode::{run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest};
+pub use figures::{ChangeFigures, RunFigures, TimeSource};
+pub use provenance::Provenance;
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use crate::erosion::{ErosionError, ParamError};
+use crate::gpu::GpuError;
+use crate::terrain::files::WriteError;
+use crate::terrain::{HeightmapError, TerrainError};
+
+#[derive(Debug, Error)]
+pub enum ExperimentError {
+    #[error(transparent)]
+    Erosion(#[from] ErosionError),
+    #[error(transparent)]
+    Terrain(#[from] TerrainError),
+    #[error(transparent)]
+    Heightmap(#[from] HeightmapError),
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error("the GPU engine needs a Vulkan device")]
+    NoDeviceForGpuEngine,
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,185 @@
+//! A buffer and its gpu-allocator allocation, owned together and freed together.
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::{AllocationError, MemoryLocation};
+
+use super::context::Context;
+use super::error::{GpuError, GpuResult, VkResultExt};
+
+/// Where a buffer lives and what it is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// Device-local SSBO that transfers can fill and read back.
+    Storage,
+    /// Host-visible source of an upload.
+    Upload,
+    /// Host-visible destination of a read-back.
+    Download,
+}
+
+impl BufferKind {
+    fn usage(self) -> vk::BufferUsageFlags {
+        match self {
+            BufferKind::Storage => {
+                vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC
+                    | vk::BufferUsageFlags::TRANSFER_DST
+            }
+            BufferKind::Upload => vk::BufferUsageFlags::TRANSFER_SRC,
+            BufferKind::Download => vk::BufferUsageFlags::TRANSFER_DST,
+        }
+    }
+
+    fn location(self) -> MemoryLocation {
+        match self {
+            BufferKind::Storage => MemoryLocation::GpuOnly,
+            BufferKind::Upload => MemoryLocation::CpuToGpu,
+            BufferKind::Download => MemoryLocation::GpuToCpu,
+        }
+    }
+}
+
+pub struct Buffer {
+    ctx: Arc<Context>,
+    raw: vk::Buffer,
+    allocation: Option<Allocation>,
+    size: u64,
+    name: String,
+}
+
+impl Buffer {
+    pub fn new(ctx: &Arc<Context>, name: &str, size: u64, kind: BufferKind) -> GpuResult<Self> {
+        if kind == BufferKind::Storage && size > ctx.info().max_storage_buffer_range {
+            return Err(GpuError::LimitExceeded {
+                what: format!("storage buffer {name:?} ({size} bytes)"),
+                requested: size,
+                limit_name: "maxStorageBufferRange",
+                limit: ctx.info().max_storage_buffer_range,
+            });
+        }
+        let info = vk::BufferCreateInfo::default()
+            .size(size.max(4))
+            .usage(kind.usage())
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid create info on a live device.
+        let raw = unsafe { ctx.create_buffer(&info, None) }.during("vkCreateBuffer")?;
+        // SAFETY: raw was just created on this device.
+        let requirements = unsafe { ctx.get_buffer_memory_requirements(raw) };
+        let allocated = ctx.allocator().allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location: kind.location(),
+            linear: true,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        });
+        let allocation = match allocated {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: raw is unbound and unused.
+                unsafe { ctx.destroy_buffer(raw, None) };
+                return Err(allocation_error(ctx, name, requirements.size, kind, e));
+            }
+        };
+        // SAFETY: the allocation satisfies raw's requirements and is not bound elsewhere.
+        let bound =
+            unsafe { ctx.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
+                .during("vkBindBufferMemory");
+        let buffer = Self {
+            ctx: Arc::clone(ctx),
+            raw,
+            allocation: Some(allocation),
+            size,
+            name: name.to_string(),
+        };
+        bound.map(|_| buffer)
+    }
+
+    /// A host-visible buffer holding a copy of `data`, ready to be copied from.
+    pub fn upload_from<T: bytemuck::Pod>(
+        ctx: &Arc<Context>,
+        name: &str,
+        data: &[T],
+    ) -> GpuResult<Self> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let mut buffer = Self::new(ctx, name, bytes.len() as u64, BufferKind::Upload)?;
+        buffer.mapped_mut()?[..bytes.len()].copy_from_slice(bytes);
+        Ok(buffer)
+    }
+
+    pub fn raw(&self) -> vk::Buffer {
+        self.raw
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The contents of a host-visible buffer, as `T`s. Call after the work that
+    /// wrote it has finished and a transfer-to-host barrier made it visible.
+    pub fn read<T: bytemuck::Pod>(&self) -> GpuResult<Vec<T>> {
+        let bytes = self
+            .allocation
+            .as_ref()
+            .and_then(|a| a.mapped_slice())
+            .ok_or_else(|| GpuError::NotHostVisible(self.name.clone()))?;
+        let count = self.size as usize / std::mem::size_of::<T>();
+        Ok(bytemuck::pod_collect_to_vec(
+            &bytes[..count * std::mem::size_of::<T>()],
+        ))
+    }
+
+    fn mapped_mut(&mut self) -> GpuResult<&mut [u8]> {
+        let name = &self.name;
+        self.allocation
+            .as_mut()
+            .and_then(|a| a.mapped_slice_mut())
+            .ok_or_else(|| GpuError::NotHostVisible(name.clone()))
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if let Some(allocation) = self.allocation.take() {
+            // A failed free only leaks; there is nothing better to do in a destructor.
+            let _ = self.ctx.allocator().free(allocation);
+        }
+        // SAFETY: every submission that used this buffer has been waited on.
+        unsafe { self.ctx.destroy_buffer(self.raw, None) };
+    }
+}
+
+fn allocation_error(
+    ctx: &Context,
+    name: &str,
+    requested: u64,
+    kind: BufferKind,
+    error: AllocationError,
+) -> GpuError {
+    match error {
+        AllocationError::OutOfMemory => {
+            let (memory, flags) = match kind {
+                BufferKind::Storage => ("device", vk::MemoryPropertyFlags::DEVICE_LOCAL),
+                _ => ("host-visible", vk::MemoryPropertyFlags::HOST_VISIBLE),
+            };
+            GpuError::OutOfMemory {
+                call: "gpu_allocator::Allocator::allocate",
+                what: format!("buffer {name:?}"),
+                memory,
+                requested,
+                heap_size: ctx.largest_heap(flags),
+            }
+        }
+        other => GpuError::Allocation {
+            what: format!("buffer {name:?}"),
+            requested,
+            message: other.to_string(),
+        },
+    }
+}

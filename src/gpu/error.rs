@@ -1,0 +1,86 @@
+//! Typed errors for everything the GPU layer does. Each names the call that failed
+//! and what it acted on; "device lost" and out-of-memory have variants of their own.
+
+use ash::vk;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum GpuError {
+    #[error("cannot load the Vulkan loader (libvulkan.so.1): {0}; install the Debian/Ubuntu packages libvulkan1 and mesa-vulkan-drivers")]
+    Loader(String),
+
+    #[error("no Vulkan 1.2 device with a compute queue was found; on a machine without a GPU install mesa-vulkan-drivers for the CPU device lavapipe")]
+    NoDevice,
+
+    #[error("no Vulkan device matches --device {selector:?}; the devices are: {available}")]
+    DeviceNotFound { selector: String, available: String },
+
+    #[error("validation was requested but the Khronos validation layer (VK_LAYER_KHRONOS_validation) is not installed; install the package vulkan-validationlayers")]
+    ValidationLayerMissing,
+
+    #[error("{call} failed: the device was lost")]
+    DeviceLost { call: &'static str },
+
+    #[error("{call} failed for {what}: out of {memory} memory ({requested} bytes asked for, the largest {memory} heap holds {heap_size} bytes)")]
+    OutOfMemory {
+        call: &'static str,
+        what: String,
+        memory: &'static str,
+        requested: u64,
+        heap_size: u64,
+    },
+
+    #[error("{call} failed: {result}")]
+    Vulkan {
+        call: &'static str,
+        result: vk::Result,
+    },
+
+    #[error("allocating {requested} bytes for {what}: {message}")]
+    Allocation {
+        what: String,
+        requested: u64,
+        message: String,
+    },
+
+    #[error("{what} needs {requested}, above this device's {limit_name} of {limit}")]
+    LimitExceeded {
+        what: String,
+        requested: u64,
+        limit_name: &'static str,
+        limit: u64,
+    },
+
+    #[error("buffer {0:?} is not host-visible, so it cannot be mapped")]
+    NotHostVisible(String),
+
+    #[error("shader module {name}: {message}")]
+    Shader { name: &'static str, message: String },
+}
+
+pub type GpuResult<T> = Result<T, GpuError>;
+
+/// Attaches the name of the Vulkan call to a raw `vk::Result`.
+pub(crate) trait VkResultExt<T> {
+    fn during(self, call: &'static str) -> GpuResult<T>;
+}
+
+impl<T> VkResultExt<T> for Result<T, vk::Result> {
+    fn during(self, call: &'static str) -> GpuResult<T> {
+        self.map_err(|result| from_vk(call, result))
+    }
+}
+
+pub(crate) fn from_vk(call: &'static str, result: vk::Result) -> GpuError {
+    match result {
+        vk::Result::ERROR_DEVICE_LOST => GpuError::DeviceLost { call },
+        _ => GpuError::Vulkan { call, result },
+    }
+}
+
+impl GpuError {
+    /// True when the device is gone and every later call on it will fail too.
+    pub fn is_device_lost(&self) -> bool {
+        matches!(self, GpuError::DeviceLost { .. })
+    }
+}

@@ -1,0 +1,26 @@
+//! The only home of `unsafe` and raw ash: device, buffers, pipelines, commands,
+//! barriers and timing.
+
+pub mod barriers;
+mod buffer;
+mod commands;
+mod context;
+mod device_info;
+mod error;
+mod pipeline;
+mod timing;
+mod validation;
+
+pub use buffer::{Buffer, BufferKind};
+pub use commands::{CommandStream, Recorder};
+pub use context::{list_devices, Context, ContextOptions, REQUIRED_API_VERSION};
+pub use device_info::DeviceInfo;
+pub use error::{GpuError, GpuResult};
+pub use pipeline::{ComputePipeline, DescriptorSet, PipelineDesc, SpecConstant, SpecValue, Spirv};
+pub use timing::TimestampQueries;
+pub use validation::ValidationLog;
+
+/// The SPIR-V modules build.rs compiled from `glsl/`.
+pub mod shaders {
+    include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+}

@@ -1,0 +1,246 @@
+//! Compute pipelines with specialization and push constants, and their descriptor sets.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::buffer::Buffer;
+use super::context::Context;
+use super::error::{GpuError, GpuResult, VkResultExt};
+
+/// An embedded SPIR-V module, as build.rs generates them.
+#[derive(Clone, Copy, Debug)]
+pub struct Spirv {
+    pub name: &'static str,
+    pub bytes: &'static [u8],
+}
+
+/// A 32-bit specialization constant: its `constant_id` and value.
+#[derive(Clone, Copy, Debug)]
+pub enum SpecValue {
+    U32(u32),
+    F32(f32),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct SpecConstant {
+    pub id: u32,
+    pub value: SpecValue,
+}
+
+/// What a compute pipeline is built from.
+pub struct PipelineDesc<'a> {
+    pub shader: Spirv,
+    pub specialization: &'a [SpecConstant],
+    /// Number of SSBO bindings 0..n in set 0.
+    pub storage_buffers: u32,
+    pub push_constant_bytes: u32,
+}
+
+pub struct ComputePipeline {
+    ctx: Arc<Context>,
+    name: &'static str,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+    storage_buffers: u32,
+    push_constant_bytes: u32,
+}
+
+impl ComputePipeline {
+    pub fn new(ctx: &Arc<Context>, desc: &PipelineDesc) -> GpuResult<Self> {
+        let name = desc.shader.name;
+        let code =
+            ash::util::read_spv(&mut std::io::Cursor::new(desc.shader.bytes)).map_err(|e| {
+                GpuError::Shader {
+                    name,
+                    message: format!("not valid SPIR-V: {e}"),
+                }
+            })?;
+        // Built up one handle at a time; on error, `partial` frees what exists.
+        let mut partial = Self {
+            ctx: Arc::clone(ctx),
+            name,
+            set_layout: vk::DescriptorSetLayout::null(),
+            layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+            storage_buffers: desc.storage_buffers,
+            push_constant_bytes: desc.push_constant_bytes,
+        };
+
+        let bindings: Vec<_> = (0..desc.storage_buffers)
+            .map(|binding| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(binding)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        // SAFETY: valid create infos on a live device, here and below.
+        partial.set_layout = unsafe { ctx.create_descriptor_set_layout(&set_info, None) }
+            .during("vkCreateDescriptorSetLayout")?;
+
+        let set_layouts = [partial.set_layout];
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(0)
+            .size(desc.push_constant_bytes)];
+        let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        if desc.push_constant_bytes > 0 {
+            layout_info = layout_info.push_constant_ranges(&ranges);
+        }
+        partial.layout = unsafe { ctx.create_pipeline_layout(&layout_info, None) }
+            .during("vkCreatePipelineLayout")?;
+
+        let module_info = vk::ShaderModuleCreateInfo::default().code(&code);
+        let module = unsafe { ctx.create_shader_module(&module_info, None) }
+            .during("vkCreateShaderModule")?;
+
+        let mut data = Vec::with_capacity(desc.specialization.len() * 4);
+        let entries: Vec<_> = desc
+            .specialization
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let bytes = match c.value {
+                    SpecValue::U32(v) => v.to_ne_bytes(),
+                    SpecValue::F32(v) => v.to_ne_bytes(),
+                };
+                data.extend_from_slice(&bytes);
+                vk::SpecializationMapEntry::default()
+                    .constant_id(c.id)
+                    .offset(4 * i as u32)
+                    .size(4)
+            })
+            .collect();
+        let specialization = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main")
+            .specialization_info(&specialization);
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(partial.layout)];
+        let created =
+            unsafe { ctx.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+        // SAFETY: a module may be destroyed once pipelines are created from it.
+        unsafe { ctx.destroy_shader_module(module, None) };
+        partial.pipeline = created
+            .map_err(|(_, r)| r)
+            .during("vkCreateComputePipelines")?[0];
+        Ok(partial)
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    pub(crate) fn raw(&self) -> vk::Pipeline {
+        self.pipeline
+    }
+
+    pub(crate) fn layout(&self) -> vk::PipelineLayout {
+        self.layout
+    }
+
+    pub(crate) fn push_constant_bytes(&self) -> u32 {
+        self.push_constant_bytes
+    }
+}
+
+impl Drop for ComputePipeline {
+    fn drop(&mut self) {
+        // SAFETY: every submission that used the pipeline has been waited on; null
+        // handles (from a failed constructor) are ignored by Vulkan.
+        unsafe {
+            self.ctx.destroy_pipeline(self.pipeline, None);
+            self.ctx.destroy_pipeline_layout(self.layout, None);
+            self.ctx
+                .destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}
+
+/// One descriptor set binding SSBOs 0..n of a pipeline, with a pool of its own.
+pub struct DescriptorSet {
+    ctx: Arc<Context>,
+    pool: vk::DescriptorPool,
+    set: vk::DescriptorSet,
+}
+
+impl DescriptorSet {
+    pub fn new(pipeline: &ComputePipeline, buffers: &[&Buffer]) -> GpuResult<Self> {
+        let ctx = &pipeline.ctx;
+        if buffers.len() != pipeline.storage_buffers as usize {
+            return Err(GpuError::Shader {
+                name: pipeline.name,
+                message: format!(
+                    "expects {} storage buffers, {} were bound",
+                    pipeline.storage_buffers,
+                    buffers.len()
+                ),
+            });
+        }
+        let sizes = [vk::DescriptorPoolSize::default()
+            .ty(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_count(pipeline.storage_buffers.max(1))];
+        let pool_info = vk::DescriptorPoolCreateInfo::default()
+            .max_sets(1)
+            .pool_sizes(&sizes);
+        // SAFETY: valid create info on a live device.
+        let pool = unsafe { ctx.create_descriptor_pool(&pool_info, None) }
+            .during("vkCreateDescriptorPool")?;
+        let mut owned = Self {
+            ctx: Arc::clone(ctx),
+            pool,
+            set: vk::DescriptorSet::null(),
+        };
+        let layouts = [pipeline.set_layout];
+        let alloc = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(pool)
+            .set_layouts(&layouts);
+        // SAFETY: the pool has room for exactly this set.
+        let set =
+            unsafe { ctx.allocate_descriptor_sets(&alloc) }.during("vkAllocateDescriptorSets")?[0];
+        let infos: Vec<_> = buffers
+            .iter()
+            .map(|b| {
+                [vk::DescriptorBufferInfo::default()
+                    .buffer(b.raw())
+                    .offset(0)
+                    .range(vk::WHOLE_SIZE)]
+            })
+            .collect();
+        let writes: Vec<_> = infos
+            .iter()
+            .enumerate()
+            .map(|(binding, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(binding as u32)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the set and buffers are alive; no submission uses the set yet.
+        unsafe { ctx.update_descriptor_sets(&writes, &[]) };
+        owned.set = set;
+        Ok(owned)
+    }
+
+    pub(crate) fn raw(&self) -> vk::DescriptorSet {
+        self.set
+    }
+}
+
+impl Drop for DescriptorSet {
+    fn drop(&mut self) {
+        // SAFETY: destroying the pool frees its set; no pending submission uses it.
+        unsafe { self.ctx.destroy_descriptor_pool(self.pool, None) };
+    }
+}

@@ -1,0 +1,108 @@
+//! D8 flow accumulation: how many cells drain through each cell when every cell passes
+//! its water to its steepest lower neighbour. Used to find a terrain's channels.
+
+use super::heightmap::Heightmap;
+
+const NEIGHBOURS: [(isize, isize, f32); 8] = [
+    (-1, -1, std::f32::consts::SQRT_2),
+    (0, -1, 1.0),
+    (1, -1, std::f32::consts::SQRT_2),
+    (-1, 0, 1.0),
+    (1, 0, 1.0),
+    (-1, 1, std::f32::consts::SQRT_2),
+    (0, 1, 1.0),
+    (1, 1, std::f32::consts::SQRT_2),
+];
+
+/// Upstream area of every cell in cells, itself included.
+pub fn flow_accumulation(map: &Heightmap) -> Vec<u32> {
+    let (w, h) = (map.width(), map.height());
+    let heights = map.data();
+    let mut order: Vec<usize> = (0..heights.len()).collect();
+    order.sort_by(|&a, &b| heights[b].total_cmp(&heights[a]));
+    let mut area = vec![1u32; heights.len()];
+    for &i in &order {
+        let (x, y) = ((i % w) as isize, (i / w) as isize);
+        let mut steepest = None;
+        let mut best_drop = 0.0f32;
+        for (dx, dy, dist) in NEIGHBOURS {
+            let (nx, ny) = (x + dx, y + dy);
+            if nx < 0 || ny < 0 || nx >= w as isize || ny >= h as isize {
+                continue;
+            }
+            let j = ny as usize * w + nx as usize;
+            let drop = (heights[i] - heights[j]) / dist;
+            if drop > best_drop {
+                best_drop = drop;
+                steepest = Some(j);
+            }
+        }
+        if let Some(j) = steepest {
+            area[j] += area[i];
+        }
+    }
+    area
+}
+
+/// The cells whose upstream area is in the top `share` (0..1) of the map: its channels.
+pub fn channel_mask(map: &Heightmap, share: f64) -> Vec<bool> {
+    let area = flow_accumulation(map);
+    let mut sorted = area.clone();
+    sorted.sort_unstable();
+    let cut = ((1.0 - share) * sorted.len() as f64) as usize;
+    let threshold = sorted[cut.min(sorted.len() - 1)].max(2);
+    area.iter().map(|&a| a >= threshold).collect()
+}
+
+/// Mean incision of a map's own channels: how far each channel cell lies below the mean
+/// of the (2r+1)^2 window around it, averaged over the channel cells.
+pub fn channel_incision(map: &Heightmap, share: f64, radius: usize) -> f64 {
+    let mask = channel_mask(map, share);
+    let (w, h) = (map.width(), map.height());
+    let mut total = 0.0f64;
+    let mut count = 0usize;
+    for y in radius..h.saturating_sub(radius) {
+        for x in radius..w.saturating_sub(radius) {
+            if !mask[y * w + x] {
+                continue;
+            }
+            let mut sum = 0.0f64;
+            for yy in y - radius..=y + radius {
+                for xx in x - radius..=x + radius {
+                    sum += f64::from(map.at(xx, yy));
+                }
+            }
+            let window = ((2 * radius + 1) * (2 * radius + 1)) as f64;
+            total += sum / window - f64::from(map.at(x, y));
+            count += 1;
+        }
+    }
+    if count == 0 {
+        0.0
+    } else {
+        total / count as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_v_shaped_valley_drains_into_its_floor() {
+        // Heights rise away from column 2 and fall toward row 4.
+        let w = 5;
+        let data = (0..25)
+            .map(|i| ((i % w) as f32 - 2.0).abs() * 10.0 + (4 - i / w) as f32)
+            .collect();
+        let map = Heightmap::new(5, 5, data).unwrap();
+        let area = flow_accumulation(&map);
+        assert_eq!(area[4 * w + 2], 25, "the outlet drains the whole map");
+        let channel = channel_mask(&map, 0.2);
+        assert!(
+            (0..5).all(|y| channel[y * w + 2]),
+            "the floor is the channel"
+        );
+        assert!(!channel[0], "a corner is not");
+    }
+}

@@ -1,0 +1,192 @@
+//! Pictures of heightmaps: shaded relief (Horn's method) tinted by elevation, and
+//! 16-bit grayscale heightmaps with a JSON sidecar that records their range.
+
+use std::path::Path;
+
+use super::files::{write_atomically, WriteError};
+use super::heightmap::Heightmap;
+
+/// Sun position for shaded relief, the cartographic convention.
+const SUN_AZIMUTH_DEG: f32 = 315.0;
+const SUN_ALTITUDE_DEG: f32 = 45.0;
+
+/// Grid spacing in the units heights are given in.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct CellSize {
+    pub x: f32,
+    pub y: f32,
+}
+
+impl Default for CellSize {
+    fn default() -> Self {
+        Self { x: 1.0, y: 1.0 }
+    }
+}
+
+/// Illumination in [0, 1] per cell, by Horn's 3x3 gradient; edges repeat their cells.
+/// Row 0 is north.
+pub fn hillshade(map: &Heightmap, cell: CellSize) -> Vec<f32> {
+    let (w, h) = (map.width(), map.height());
+    let zenith = (90.0 - SUN_ALTITUDE_DEG).to_radians();
+    let azimuth = (360.0 - SUN_AZIMUTH_DEG + 90.0)
+        .rem_euclid(360.0)
+        .to_radians();
+    let mut shade = Vec::with_capacity(w * h);
+    for y in 0..h {
+        let (n, s) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        for x in 0..w {
+            let (wx, ex) = (x.saturating_sub(1), (x + 1).min(w - 1));
+            let z = |xx, yy| map.at(xx, yy);
+            let dzdx = ((z(ex, n) + 2.0 * z(ex, y) + z(ex, s))
+                - (z(wx, n) + 2.0 * z(wx, y) + z(wx, s)))
+                / (8.0 * cell.x);
+            let dzdy = ((z(wx, s) + 2.0 * z(x, s) + z(ex, s))
+                - (z(wx, n) + 2.0 * z(x, n) + z(ex, n)))
+                / (8.0 * cell.y);
+            let slope = (dzdx * dzdx + dzdy * dzdy).sqrt().atan();
+            let aspect = dzdy.atan2(-dzdx);
+            let lit =
+                zenith.cos() * slope.cos() + zenith.sin() * slope.sin() * (azimuth - aspect).cos();
+            shade.push(lit.clamp(0.0, 1.0));
+        }
+    }
+    shade
+}
+
+/// Hypsometric colours from low to high ground.
+const TINT: [(f32, [f32; 3]); 5] = [
+    (0.0, [0.16, 0.36, 0.22]),
+    (0.3, [0.45, 0.60, 0.33]),
+    (0.6, [0.74, 0.66, 0.45]),
+    (0.85, [0.62, 0.50, 0.40]),
+    (1.0, [0.96, 0.95, 0.93]),
+];
+
+fn tint(t: f32) -> [f32; 3] {
+    let t = t.clamp(0.0, 1.0);
+    for pair in TINT.windows(2) {
+        let ((t0, c0), (t1, c1)) = (pair[0], pair[1]);
+        if t <= t1 {
+            let k = (t - t0) / (t1 - t0);
+            return [0, 1, 2].map(|i| c0[i] + (c1[i] - c0[i]) * k);
+        }
+    }
+    TINT[TINT.len() - 1].1
+}
+
+/// RGB8 shaded relief: elevation tint over `range` (low, high), darkened by hillshade.
+pub fn shaded_relief_rgb(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> Vec<u8> {
+    let shade = hillshade(map, cell);
+    let span = (range.1 - range.0).max(f32::EPSILON);
+    let mut rgb = Vec::with_capacity(shade.len() * 3);
+    for (&h, &s) in map.data().iter().zip(&shade) {
+        let colour = tint((h - range.0) / span);
+        let light = 0.25 + 0.75 * s;
+        rgb.extend(colour.map(|c| (c * light * 255.0).round().clamp(0.0, 255.0) as u8));
+    }
+    rgb
+}
+
+pub fn write_png(
+    path: &Path,
+    width: usize,
+    height: usize,
+    colour: png::ColorType,
+    depth: png::BitDepth,
+    pixels: &[u8],
+) -> Result<(), WriteError> {
+    write_atomically(path, |out| {
+        let mut encoder = png::Encoder::new(out, width as u32, height as u32);
+        encoder.set_color(colour);
+        encoder.set_depth(depth);
+        let mut writer = encoder.write_header().map_err(std::io::Error::other)?;
+        writer
+            .write_image_data(pixels)
+            .map_err(std::io::Error::other)?;
+        writer.finish().map_err(std::io::Error::other)
+    })
+}
+
+pub fn write_shaded_relief(
+    path: &Path,
+    map: &Heightmap,
+    cell: CellSize,
+    range: (f32, f32),
+) -> Result<(), WriteError> {
+    let rgb = shaded_relief_rgb(map, cell, range);
+    write_png(
+        path,
+        map.width(),
+        map.height(),
+        png::ColorType::Rgb,
+        png::BitDepth::Eight,
+        &rgb,
+    )
+}
+
+/// What a 16-bit heightmap PNG needs to be read back in height units.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Png16Sidecar {
+    pub width: usize,
+    pub height: usize,
+    /// Height of pixel value 0.
+    pub min: f32,
+    /// Height of pixel value 65535.
+    pub max: f32,
+    pub units: String,
+}
+
+/// A 16-bit grayscale PNG mapping [min, max] to [0, 65535], and `<path>.json` beside it.
+pub fn write_height_png16(path: &Path, map: &Heightmap, units: &str) -> Result<(), WriteError> {
+    let stats = map.stats();
+    let span = stats.max - stats.min;
+    let mut pixels = Vec::with_capacity(map.data().len() * 2);
+    for &h in map.data() {
+        let v = if span > 0.0 {
+            ((h - stats.min) / span * 65535.0)
+                .round()
+                .clamp(0.0, 65535.0) as u16
+        } else {
+            0
+        };
+        pixels.extend_from_slice(&v.to_be_bytes());
+    }
+    let sidecar = Png16Sidecar {
+        width: map.width(),
+        height: map.height(),
+        min: stats.min,
+        max: stats.max,
+        units: units.to_string(),
+    };
+    let sidecar_path = path.with_extension("json");
+    write_atomically(&sidecar_path, |out| {
+        serde_json::to_writer_pretty(&mut *out, &sidecar).map_err(std::io::Error::other)
+    })?;
+    write_png(
+        path,
+        map.width(),
+        map.height(),
+        png::ColorType::Grayscale,
+        png::BitDepth::Sixteen,
+        &pixels,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slope_facing_the_sun_is_brighter_than_one_facing_away() {
+        // Heights rise to the east: the western face... faces west, toward a NW sun.
+        let rising_east = Heightmap::new(5, 5, (0..25).map(|i| (i % 5) as f32).collect()).unwrap();
+        let rising_west =
+            Heightmap::new(5, 5, (0..25).map(|i| (4 - i % 5) as f32).collect()).unwrap();
+        let lit = hillshade(&rising_east, CellSize::default())[12];
+        let dark = hillshade(&rising_west, CellSize::default())[12];
+        assert!(lit > dark + 0.3, "west-facing {lit} vs east-facing {dark}");
+        let flat = Heightmap::new(3, 3, vec![1.0; 9]).unwrap();
+        let expected = SUN_ALTITUDE_DEG.to_radians().sin();
+        assert!((hillshade(&flat, CellSize::default())[4] - expected).abs() < 1e-5);
+    }
+}

@@ -1,0 +1,122 @@
+//! The command line as a user meets it: a clean run, and clear errors for bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn vkerode(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vkerode"))
+        .args(args)
+        .env("VKERODE_VALIDATE", "1")
+        .output()
+        .expect("the vkerode binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn erode_writes_heightmaps_pictures_and_a_report_with_validation_silent() {
+    let out = scratch("erode-ok");
+    let result = vkerode(&[
+        "erode",
+        "--size",
+        "96",
+        "--droplets",
+        "5000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = text(&result.stderr);
+    assert!(result.status.success(), "vkerode failed: {stderr}");
+    assert!(
+        !stderr.contains("validation"),
+        "validation messages: {stderr}"
+    );
+    let stdout = text(&result.stdout);
+    assert!(
+        stdout.contains("droplet-steps/s"),
+        "timings printed: {stdout}"
+    );
+    for file in [
+        "before.png",
+        "after.png",
+        "before.json",
+        "before_relief.png",
+        "after_relief.png",
+        "run.json",
+    ] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(report["work"]["droplets"], 5000);
+    assert!(report["work"]["steps"].as_u64().unwrap() > 5000);
+    assert!(report["figures"]["steps_per_s"].as_f64().unwrap() > 0.0);
+}
+
+/// Runs vkerode expecting failure; the message must name `needle`, and no output
+/// folder may appear.
+fn assert_refused(args: &[&str], needle: &str) {
+    let out = scratch(&format!("refused-{}", needle.replace([' ', '-'], "_")));
+    let mut full: Vec<&str> = args.to_vec();
+    let out_str = out.to_str().unwrap().to_string();
+    full.extend(["--out", &out_str]);
+    let result = vkerode(&full);
+    let stderr = text(&result.stderr);
+    assert!(!result.status.success(), "{args:?} should fail");
+    assert_eq!(result.status.code(), Some(1), "{args:?}: exit status");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: expected {needle:?} in: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    assert!(!out.exists(), "{args:?} left output behind");
+}
+
+#[test]
+fn a_workgroup_above_the_device_limit_is_refused() {
+    assert_refused(
+        &["erode", "--size", "32", "--workgroup", "100000"],
+        "workgroup size 100000",
+    );
+}
+
+#[test]
+fn zero_droplets_are_refused() {
+    assert_refused(
+        &["erode", "--size", "32", "--droplets", "0"],
+        "droplets must be at least 1",
+    );
+}
+
+#[test]
+fn a_map_below_four_cells_is_refused() {
+    assert_refused(&["erode", "--size", "3"], "below the minimum");
+}
+
+#[test]
+fn non_finite_parameters_are_refused_by_name() {
+    assert_refused(
+        &["erode", "--size", "32", "--inertia", "NaN"],
+        "inertia must be",
+    );
+    assert_refused(
+        &["erode", "--size", "32", "--capacity", "inf"],
+        "capacity must be",
+    );
+}
+
+#[test]
+fn an_unknown_device_is_refused_with_the_list_of_devices() {
+    assert_refused(
+        &["erode", "--size", "32", "--device", "no-such-gpu"],
+        "no Vulkan device matches",
+    );
+}

@@ -1,0 +1,36 @@
+//! Shared by the integration tests: a validated device, and the check that the
+//! validation layer stayed silent.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use vkerode::gpu::{Context, ContextOptions};
+use vkerode::terrain::{generate_on_cpu, Heightmap, TerrainSpec};
+
+/// The default device with the Khronos validation layer and synchronization
+/// validation on. Tests need the layer: its absence is a failure, not a skip.
+pub fn validated_device() -> Arc<Context> {
+    let ctx = Context::new(&ContextOptions {
+        device: None,
+        validation: true,
+    })
+    .unwrap_or_else(|e| panic!("cannot open a validated Vulkan device: {e}"));
+    assert!(ctx.validation_messages().is_some(), "validation must be on");
+    ctx
+}
+
+/// Fails the test on any validation warning or error reported so far.
+pub fn assert_validation_clean(ctx: &Context) {
+    let messages = ctx.validation_messages().unwrap_or_default();
+    assert!(
+        messages.is_empty(),
+        "the validation layer reported {} message(s):\n{}",
+        messages.len(),
+        messages.join("\n")
+    );
+}
+
+pub fn cpu_terrain(size: u32, seed: u32) -> Heightmap {
+    generate_on_cpu(&TerrainSpec::square(size, seed)).expect("valid terrain spec")
+}
