@@ -12,6 +12,15 @@ use vkerode::gpu::{list_devices, Context, ContextOptions, DeviceInfo};
 use vkerode::terrain::image::write_height_png16;
 use vkerode::terrain::{generate_on_cpu, generate_on_gpu, TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
+/// `println!` that stays quiet when stdout is closed (`vkerode ... | head`), where
+/// `println!` would panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// A Vulkan compute research harness for GPU hydraulic erosion.
 #[derive(Parser)]
 #[command(version, about, long_about = None)]
@@ -174,9 +183,13 @@ fn run(cli: Cli) -> Result<()> {
 fn open_device(options: &ContextOptions) -> Result<std::sync::Arc<Context>> {
     let ctx = Context::new(options).context("setting up the Vulkan device")?;
     let info = ctx.info();
-    println!(
+    say!(
         "device: {} ({}), driver {} {}, Vulkan {}",
-        info.name, info.device_type, info.driver_name, info.driver_info, info.api_version
+        info.name,
+        info.device_type,
+        info.driver_name,
+        info.driver_info,
+        info.api_version
     );
     Ok(ctx)
 }
@@ -194,7 +207,7 @@ fn devices(options: &ContextOptions) -> Result<()> {
 
 fn print_device(d: &DeviceInfo) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
-    println!(
+    say!(
         "[{}] {}{}",
         d.index,
         d.name,
@@ -204,29 +217,33 @@ fn print_device(d: &DeviceInfo) {
             "  (unusable: needs Vulkan 1.2 and a compute queue)"
         }
     );
-    println!("    type:                 {}", d.device_type);
-    println!(
+    say!("    type:                 {}", d.device_type);
+    say!(
         "    driver:               {} {}",
-        d.driver_name, d.driver_info
+        d.driver_name,
+        d.driver_info
     );
-    println!("    Vulkan API:           {}", d.api_version);
-    println!("    subgroup size:        {}", d.subgroup_size);
-    println!(
+    say!("    Vulkan API:           {}", d.api_version);
+    say!("    subgroup size:        {}", d.subgroup_size);
+    say!(
         "    timestamps:           {} ({} valid bits, {} ns/tick)",
         yes_no(d.has_timestamps()),
         d.timestamp_valid_bits,
         d.timestamp_period_ns
     );
-    println!("    float atomicAdd:      {}", yes_no(d.float_atomic_add));
-    println!(
+    say!("    float atomicAdd:      {}", yes_no(d.float_atomic_add));
+    say!(
         "    max workgroup size:   {} (x), {} invocations",
-        d.max_workgroup_size_x, d.max_workgroup_invocations
+        d.max_workgroup_size_x,
+        d.max_workgroup_invocations
     );
-    println!(
+    say!(
         "    max workgroup count:  [{}, {}, {}]",
-        d.max_workgroup_count[0], d.max_workgroup_count[1], d.max_workgroup_count[2]
+        d.max_workgroup_count[0],
+        d.max_workgroup_count[1],
+        d.max_workgroup_count[2]
     );
-    println!(
+    say!(
         "    max SSBO range:       {} bytes",
         d.max_storage_buffer_range
     );
@@ -252,7 +269,7 @@ fn terrain_command(
     };
     write_height_png16(out, &map, "cells")?;
     let stats = map.stats();
-    println!(
+    say!(
         "wrote {} ({} x {}, heights {:.3} to {:.3} cells, mean slope {:.3} per cell)",
         out.display(),
         map.width(),
@@ -281,18 +298,26 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     let r = &outcome.report;
     let f = &r.figures;
     match r.engine {
-        Engine::Gpu => println!(
+        Engine::Gpu => say!(
             "eroded {}x{} with {} droplets in {} dispatch(es) of at most {} (workgroup {})",
-            r.terrain.width, r.terrain.height, r.job.droplets, r.dispatches, r.batch, r.workgroup
+            r.terrain.width,
+            r.terrain.height,
+            r.job.droplets,
+            r.dispatches,
+            r.batch,
+            r.workgroup
         ),
-        _ => println!(
+        _ => say!(
             "eroded {}x{} with {} droplets on the {}",
-            r.terrain.width, r.terrain.height, r.job.droplets, r.provenance.device
+            r.terrain.width,
+            r.terrain.height,
+            r.job.droplets,
+            r.provenance.device
         ),
     }
     match (f.time_source, f.gpu_ms) {
         (TimeSource::GpuTimestamps, Some(ms)) => {
-            println!(
+            say!(
                 "GPU time: {ms:.3} ms (timestamps); wall time {:.3} ms",
                 f.wall_ms
             )
@@ -301,31 +326,34 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
             "warning: this device has no timestamps; timing falls back to wall clock: {:.3} ms",
             f.wall_ms
         ),
-        _ => println!("CPU time: {:.3} ms (wall clock)", f.wall_ms),
+        _ => say!("CPU time: {:.3} ms (wall clock)", f.wall_ms),
     }
     let counted = if r.engine == Engine::Gpu {
         "counted in a separate instrumented run"
     } else {
         "counted by the reference"
     };
-    println!(
+    say!(
         "droplets/s: {:.4e}   droplet-steps/s: {:.4e}   ({} steps, {counted})",
-        f.droplets_per_s, f.steps_per_s, r.work.steps
+        f.droplets_per_s,
+        f.steps_per_s,
+        r.work.steps
     );
     let c = &r.change;
-    println!(
+    say!(
         "height change: total {:.1}, cells changed {:.1}%, channels {:+.4} vs hillslopes {:+.4} on average",
         c.total_change,
         c.changed_cells_share * 100.0,
         c.channel_mean_change,
         c.hillslope_mean_change
     );
-    println!(
+    say!(
         "channel incision: {:.4} before, {:.4} after",
-        c.channel_incision_before, c.channel_incision_after
+        c.channel_incision_before,
+        c.channel_incision_after
     );
     for file in files {
-        println!("wrote {}", file.display());
+        say!("wrote {}", file.display());
     }
     Ok(())
 }
