@@ -8,7 +8,7 @@ use vkerode::erosion::{DropletJob, DropletKernel, FixedHeightfield, KernelParams
 use vkerode::experiment::ChangeFigures;
 use vkerode::terrain::{Heightmap, FIXED_POINT_LIMIT};
 
-use common::{assert_validation_clean, cpu_terrain, validated_device};
+use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
 
 fn job(droplets: u32, seed: u32) -> DropletJob {
     DropletJob {
@@ -21,14 +21,9 @@ fn job(droplets: u32, seed: u32) -> DropletJob {
 #[test]
 fn one_droplet_on_the_gpu_follows_the_cpu_reference_path() {
     let ctx = validated_device();
-    let kernel = DropletKernel::new(&ctx, 64, 1000.0).unwrap();
-    let terrain = cpu_terrain(128, 3);
-    let initial = terrain.to_fixed(1000.0).unwrap();
-    let map = FixedHeightfield {
-        width: 128,
-        height: 128,
-        cells: &initial,
-    };
+    let kernel = DropletKernel::new(&ctx, 64, SCALE).unwrap();
+    let initial = fixed_terrain(128, 3);
+    let map = FixedHeightfield::new(128, 128, &initial);
     for seed in 1..=8 {
         let one = job(1, seed);
         let mut expected = initial.clone();
@@ -80,16 +75,11 @@ fn one_droplet_on_the_gpu_follows_the_cpu_reference_path() {
 #[test]
 fn a_hundred_thousand_droplets_stay_in_range_lower_hillslopes_and_fill_channels() {
     let ctx = validated_device();
-    let kernel = DropletKernel::new(&ctx, 64, 1000.0).unwrap();
+    let kernel = DropletKernel::new(&ctx, 64, SCALE).unwrap();
     let size = 256usize;
-    let terrain = cpu_terrain(size as u32, 5);
-    let initial = terrain.to_fixed(1000.0).unwrap();
-    let before = Heightmap::from_fixed(size, size, &initial, 1000.0).unwrap();
-    let map = FixedHeightfield {
-        width: size as u32,
-        height: size as u32,
-        cells: &initial,
-    };
+    let initial = fixed_terrain(size as u32, 5);
+    let before = Heightmap::from_fixed(size, size, &initial, SCALE).unwrap();
+    let map = FixedHeightfield::new(size as u32, size as u32, &initial);
     let work = job(100_000, 11);
     let gpu = kernel.run(&map, &work, 16_384).unwrap();
     let mut reference = initial.clone();
@@ -98,7 +88,7 @@ fn a_hundred_thousand_droplets_stay_in_range_lower_hillslopes_and_fill_channels(
     let stats = before.stats();
     let relief = stats.max - stats.min;
     for (i, &cell) in gpu.cells.iter().enumerate() {
-        let h = cell as f32 / 1000.0;
+        let h = cell as f32 / SCALE;
         assert!(
             f64::from(cell.unsigned_abs()) < FIXED_POINT_LIMIT,
             "cell {i} = {cell}"
@@ -109,8 +99,8 @@ fn a_hundred_thousand_droplets_stay_in_range_lower_hillslopes_and_fill_channels(
         );
     }
 
-    let after = Heightmap::from_fixed(size, size, &gpu.cells, 1000.0).unwrap();
-    let expected = Heightmap::from_fixed(size, size, &reference, 1000.0).unwrap();
+    let after = Heightmap::from_fixed(size, size, &gpu.cells, SCALE).unwrap();
+    let expected = Heightmap::from_fixed(size, size, &reference, SCALE).unwrap();
     let gpu_change = ChangeFigures::between(&before, &after, &initial, &gpu.cells);
     let cpu_change = ChangeFigures::between(&before, &expected, &initial, &reference);
     let gross = cpu_change.mean_abs_change * (size * size) as f64;
@@ -155,15 +145,10 @@ fn more_droplets_than_one_dispatch_can_hold_all_run() {
     let ctx = validated_device();
     let max_groups = ctx.info().max_workgroup_count[0];
     // Workgroup size 1: one group per droplet, so the group-count limit is the cap.
-    let kernel = DropletKernel::new(&ctx, 1, 1000.0).unwrap();
+    let kernel = DropletKernel::new(&ctx, 1, SCALE).unwrap();
     let droplets = 70_000;
-    let terrain = cpu_terrain(128, 9);
-    let initial = terrain.to_fixed(1000.0).unwrap();
-    let map = FixedHeightfield {
-        width: 128,
-        height: 128,
-        cells: &initial,
-    };
+    let initial = fixed_terrain(128, 9);
+    let map = FixedHeightfield::new(128, 128, &initial);
     let work = job(droplets, 2);
     let run = kernel.run_counted(&map, &work, u32::MAX).unwrap();
     let count = run.work.unwrap();

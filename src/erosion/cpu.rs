@@ -117,26 +117,34 @@ fn run_droplet(grid: &Grid, job: &DropletJob, id: u32) -> u32 {
     steps
 }
 
-fn to_atomic(cells: &[i32]) -> Vec<AtomicI32> {
-    cells.iter().map(|&c| AtomicI32::new(c)).collect()
-}
-
-fn from_atomic(cells: Vec<AtomicI32>) -> Vec<i32> {
-    cells.into_iter().map(AtomicI32::into_inner).collect()
-}
-
-fn grid_of<'a>(cells: &'a [AtomicI32], width: usize, height: usize, job: &DropletJob) -> Grid<'a> {
+/// Runs `droplets` over `cells` seen as an atomic heightfield; returns the work done.
+fn erode_with<F>(
+    cells: &mut [i32],
+    width: usize,
+    height: usize,
+    job: &DropletJob,
+    droplets: F,
+) -> WorkCount
+where
+    F: FnOnce(&Grid) -> u64,
+{
     assert_eq!(
         cells.len(),
         width * height,
         "heightfield is width * height cells"
     );
-    Grid {
-        cells,
+    let atomic: Vec<AtomicI32> = cells.iter().map(|&c| AtomicI32::new(c)).collect();
+    let grid = Grid {
+        cells: &atomic,
         width: width as i32,
         height: height as i32,
         scale: job.params.fixed_point_scale,
+    };
+    let steps = droplets(&grid);
+    for (cell, value) in cells.iter_mut().zip(atomic) {
+        *cell = value.into_inner();
     }
+    WorkCount::new(u64::from(job.droplets), steps)
 }
 
 /// Droplets 0..n one after another, in id order: deterministic.
@@ -146,13 +154,11 @@ pub fn erode_sequential(
     height: usize,
     job: &DropletJob,
 ) -> WorkCount {
-    let atomic = to_atomic(cells);
-    let grid = grid_of(&atomic, width, height, job);
-    let steps: u64 = (0..job.droplets)
-        .map(|id| u64::from(run_droplet(&grid, job, id)))
-        .sum();
-    cells.copy_from_slice(&from_atomic(atomic));
-    WorkCount::new(u64::from(job.droplets), steps)
+    erode_with(cells, width, height, job, |grid| {
+        (0..job.droplets)
+            .map(|id| u64::from(run_droplet(grid, job, id)))
+            .sum()
+    })
 }
 
 /// All droplets at once on rayon's thread pool, racing through atomic adds as GPU
@@ -163,12 +169,10 @@ pub fn erode_parallel(
     height: usize,
     job: &DropletJob,
 ) -> WorkCount {
-    let atomic = to_atomic(cells);
-    let grid = grid_of(&atomic, width, height, job);
-    let steps: u64 = (0..job.droplets)
-        .into_par_iter()
-        .map(|id| u64::from(run_droplet(&grid, job, id)))
-        .sum();
-    cells.copy_from_slice(&from_atomic(atomic));
-    WorkCount::new(u64::from(job.droplets), steps)
+    erode_with(cells, width, height, job, |grid| {
+        (0..job.droplets)
+            .into_par_iter()
+            .map(|id| u64::from(run_droplet(grid, job, id)))
+            .sum()
+    })
 }

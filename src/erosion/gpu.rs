@@ -46,6 +46,16 @@ pub struct FixedHeightfield<'a> {
     pub cells: &'a [i32],
 }
 
+impl<'a> FixedHeightfield<'a> {
+    pub fn new(width: u32, height: u32, cells: &'a [i32]) -> Self {
+        Self {
+            width,
+            height,
+            cells,
+        }
+    }
+}
+
 /// What one run on the GPU produced.
 #[derive(Clone, Debug)]
 pub struct GpuRun {

@@ -96,11 +96,8 @@ pub fn run_erosion(
 
     let (cells, figures, work, dispatches, provenance) = match (gpu, &kernel) {
         (Some(ctx), Some(kernel)) => {
-            let map = FixedHeightfield {
-                width: request.terrain.width,
-                height: request.terrain.height,
-                cells: &initial,
-            };
+            let map =
+                FixedHeightfield::new(request.terrain.width, request.terrain.height, &initial);
             let timed = kernel.run(&map, &request.job, batch)?;
             let work = kernel
                 .run_counted(&map, &request.job, batch)?

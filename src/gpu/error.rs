@@ -30,6 +30,12 @@ pub enum GpuError {
         heap_size: u64,
     },
 
+    #[error("{call} failed: the driver ran out of {memory} memory")]
+    DriverOutOfMemory {
+        call: &'static str,
+        memory: &'static str,
+    },
+
     #[error("{call} failed: {result}")]
     Vulkan {
         call: &'static str,
@@ -74,6 +80,14 @@ impl<T> VkResultExt<T> for Result<T, vk::Result> {
 pub(crate) fn from_vk(call: &'static str, result: vk::Result) -> GpuError {
     match result {
         vk::Result::ERROR_DEVICE_LOST => GpuError::DeviceLost { call },
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY => GpuError::DriverOutOfMemory {
+            call,
+            memory: "device",
+        },
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY => GpuError::DriverOutOfMemory {
+            call,
+            memory: "host",
+        },
         _ => GpuError::Vulkan { call, result },
     }
 }
@@ -82,5 +96,30 @@ impl GpuError {
     /// True when the device is gone and every later call on it will fail too.
     pub fn is_device_lost(&self) -> bool {
         matches!(self, GpuError::DeviceLost { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vulkan_results_become_typed_errors_that_name_the_call() {
+        let lost = from_vk("vkQueueSubmit", vk::Result::ERROR_DEVICE_LOST);
+        assert!(lost.is_device_lost());
+        assert_eq!(
+            lost.to_string(),
+            "vkQueueSubmit failed: the device was lost"
+        );
+        let oom = from_vk("vkCreateBuffer", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        assert!(matches!(
+            oom,
+            GpuError::DriverOutOfMemory {
+                memory: "device",
+                ..
+            }
+        ));
+        let other = from_vk("vkCreateFence", vk::Result::ERROR_INITIALIZATION_FAILED);
+        assert!(other.to_string().starts_with("vkCreateFence failed: "));
     }
 }

@@ -31,6 +31,16 @@ pub fn assert_validation_clean(ctx: &Context) {
     );
 }
 
+/// The paper's fixed-point scale.
+pub const SCALE: f32 = 1000.0;
+
 pub fn cpu_terrain(size: u32, seed: u32) -> Heightmap {
     generate_on_cpu(&TerrainSpec::square(size, seed)).expect("valid terrain spec")
+}
+
+/// Square CPU terrain in the kernel's fixed point.
+pub fn fixed_terrain(size: u32, seed: u32) -> Vec<i32> {
+    cpu_terrain(size, seed)
+        .to_fixed(SCALE)
+        .expect("terrain fits the fixed point")
 }
