@@ -2,14 +2,20 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
 
 use vkerode::erosion::{DropletJob, KernelParams};
-use vkerode::experiment::{run_erosion, write_outcome, Engine, ErodeRequest, TimeSource};
+use vkerode::experiment::{
+    run_erosion, write_outcome, Engine, ErodeOutcome, ErodeRequest, OutputOptions, TerrainReport,
+    TerrainSource, TimeSource,
+};
 use vkerode::gpu::{list_devices, Context, ContextOptions, DeviceInfo};
-use vkerode::terrain::image::write_height_png16;
+use vkerode::terrain::formats::{read_dem, write_dem, Dem, HeightFormat};
+use vkerode::terrain::image::CellSize;
+use vkerode::terrain::units::GridUnits;
 use vkerode::terrain::{generate_on_cpu, generate_on_gpu, TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
 /// `println!` that stays quiet when stdout is closed (`vkerode ... | head`), where
@@ -47,20 +53,33 @@ struct GpuArgs {
 enum Command {
     /// List Vulkan devices and what vkerode needs to know of them.
     Devices,
-    /// Generate erosion-noise terrain and write it as a 16-bit PNG heightmap.
+    /// Generate erosion-noise terrain and write it as a heightmap file.
     Terrain {
         #[command(flatten)]
         terrain: TerrainArgs,
-        /// Output PNG; a JSON sidecar with its height range is written beside it.
+        /// Output heightmap (.tif, .png or .raw; see --format).
         #[arg(long)]
         out: PathBuf,
+        /// Output format. Default: from the file name's extension.
+        #[arg(long, value_enum)]
+        format: Option<HeightFormat>,
         /// Use the CPU port instead of the GPU shader.
         #[arg(long)]
         cpu: bool,
     },
-    /// Generate terrain, erode it with the paper's droplet kernel, and write the
-    /// heightmaps, shaded-relief pictures and timings.
-    Erode(ErodeArgs),
+    /// Generate terrain (or read --input), erode it with the paper's droplet kernel, and
+    /// write the heightmaps, pictures and timings.
+    Erode(Box<ErodeArgs>),
+    /// Convert a heightmap between TIFF, 16-bit PNG and raw float32.
+    Convert {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Output heightmap.
+        output: PathBuf,
+        /// Output format. Default: from the output's extension.
+        #[arg(long, value_enum)]
+        format: Option<HeightFormat>,
+    },
 }
 
 #[derive(Args)]
@@ -88,10 +107,70 @@ impl TerrainArgs {
     }
 }
 
+/// How to read a heightmap file.
+#[derive(Args)]
+struct InputArgs {
+    /// Heightmap file: single-band TIFF/GeoTIFF (float32, int16, uint16, uint8),
+    /// grayscale PNG (8 or 16 bits), or raw little-endian float32.
+    #[arg(value_name = "INPUT")]
+    path: PathBuf,
+    /// Width in cells of a raw float32 input.
+    #[arg(long, requires = "height")]
+    width: Option<usize>,
+    /// Height in cells of a raw float32 input.
+    #[arg(long, requires = "width")]
+    height: Option<usize>,
+    /// Grid spacing in metres, "X" or "X,Y". Default: the file's sidecar, else 1.
+    #[arg(long, value_parser = parse_cell_size)]
+    cell_size: Option<CellSize>,
+}
+
+impl InputArgs {
+    fn read(&self) -> Result<Dem> {
+        let size = self.width.zip(self.height);
+        let mut dem = read_dem(&self.path, size)?;
+        if let Some(cell) = self.cell_size {
+            dem.cell_size = Some(cell);
+        }
+        Ok(dem)
+    }
+}
+
+fn parse_cell_size(text: &str) -> Result<CellSize, String> {
+    let parse = |s: &str| match s.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a positive number of metres")),
+    };
+    match text.split_once(',') {
+        Some((x, y)) => Ok(CellSize {
+            x: parse(x)?,
+            y: parse(y)?,
+        }),
+        None => parse(text).map(|v| CellSize { x: v, y: v }),
+    }
+}
+
 #[derive(Args)]
 struct ErodeArgs {
     #[command(flatten)]
     terrain: TerrainArgs,
+    /// Erode this heightmap instead of generated terrain (see `vkerode convert --help`
+    /// for the formats). Its cells with no data are filled, and nodata again on export.
+    #[arg(long, conflicts_with_all = ["size", "relief"])]
+    input: Option<PathBuf>,
+    /// Width in cells of a raw float32 --input.
+    #[arg(long, requires = "height", requires = "input")]
+    width: Option<usize>,
+    /// Height in cells of a raw float32 --input.
+    #[arg(long, requires = "width", requires = "input")]
+    height: Option<usize>,
+    /// Grid spacing of --input in metres, "X" or "X,Y". Heights become kernel units
+    /// (cells) as elevation x vertical-scale / X; exports turn them back into metres.
+    #[arg(long, value_parser = parse_cell_size, requires = "input")]
+    cell_size: Option<CellSize>,
+    /// Vertical exaggeration applied to --input elevations before erosion.
+    #[arg(long, default_value_t = 1.0, requires = "input")]
+    vertical_scale: f32,
     /// Number of droplets.
     #[arg(long, default_value_t = 300_000)]
     droplets: u32,
@@ -128,31 +207,59 @@ struct ErodeArgs {
     /// Droplets per dispatch at most. Default: one per 64 map cells, for stability.
     #[arg(long)]
     batch: Option<u32>,
-    /// Output folder for heightmaps, pictures and run.json.
+    /// Format of the heightmaps written.
+    #[arg(long, value_enum, default_value_t = HeightFormat::Tif)]
+    format: HeightFormat,
+    /// Write no pictures, only heightmaps and run.json.
+    #[arg(long)]
+    no_images: bool,
+    /// Output folder.
     #[arg(long, default_value = "out/erode")]
     out: PathBuf,
 }
 
 impl ErodeArgs {
-    fn request(&self) -> ErodeRequest {
-        ErodeRequest {
-            terrain: self.terrain.spec(),
-            job: DropletJob {
-                droplets: self.droplets,
-                seed: self.droplet_seed.unwrap_or(self.terrain.seed),
-                params: KernelParams {
-                    inertia: self.inertia,
-                    capacity: self.capacity,
-                    erosion: self.erosion,
-                    deposition: self.deposition,
-                    evaporation: self.evaporation,
-                    lifetime: self.lifetime,
-                    fixed_point_scale: self.scale,
-                },
+    fn terrain(&self) -> Result<TerrainSource> {
+        let Some(path) = &self.input else {
+            return Ok(TerrainSource::Noise(self.terrain.spec()));
+        };
+        if !(self.vertical_scale.is_finite() && self.vertical_scale > 0.0) {
+            bail!(
+                "--vertical-scale must be a positive number, got {}",
+                self.vertical_scale
+            );
+        }
+        let input = InputArgs {
+            path: path.clone(),
+            width: self.width,
+            height: self.height,
+            cell_size: self.cell_size,
+        };
+        let dem = input.read()?;
+        let units = GridUnits {
+            cell_size: dem.cell_size.unwrap_or_default(),
+            vertical_scale: self.vertical_scale,
+        };
+        Ok(TerrainSource::File {
+            path: path.clone(),
+            dem,
+            units,
+        })
+    }
+
+    fn job(&self) -> DropletJob {
+        DropletJob {
+            droplets: self.droplets,
+            seed: self.droplet_seed.unwrap_or(self.terrain.seed),
+            params: KernelParams {
+                inertia: self.inertia,
+                capacity: self.capacity,
+                erosion: self.erosion,
+                deposition: self.deposition,
+                evaporation: self.evaporation,
+                lifetime: self.lifetime,
+                fixed_point_scale: self.scale,
             },
-            engine: self.engine,
-            workgroup: self.workgroup,
-            batch: self.batch,
         }
     }
 }
@@ -175,12 +282,22 @@ fn run(cli: Cli) -> Result<()> {
     };
     match &cli.command {
         Command::Devices => devices(&options),
-        Command::Terrain { terrain, out, cpu } => terrain_command(&options, terrain, out, *cpu),
+        Command::Terrain {
+            terrain,
+            out,
+            format,
+            cpu,
+        } => terrain_command(&options, terrain, out, *format, *cpu),
         Command::Erode(args) => erode(&options, args),
+        Command::Convert {
+            input,
+            output,
+            format,
+        } => convert(input, output, *format),
     }
 }
 
-fn open_device(options: &ContextOptions) -> Result<std::sync::Arc<Context>> {
+fn open_device(options: &ContextOptions) -> Result<Arc<Context>> {
     let ctx = Context::new(options).context("setting up the Vulkan device")?;
     let info = ctx.info();
     say!(
@@ -207,16 +324,12 @@ fn devices(options: &ContextOptions) -> Result<()> {
 
 fn print_device(d: &DeviceInfo) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
-    say!(
-        "[{}] {}{}",
-        d.index,
-        d.name,
-        if d.is_usable() {
-            ""
-        } else {
-            "  (unusable: needs Vulkan 1.2 and a compute queue)"
-        }
-    );
+    let usable = if d.is_usable() {
+        ""
+    } else {
+        "  (unusable: needs Vulkan 1.2 and a compute queue)"
+    };
+    say!("[{}] {}{usable}", d.index, d.name);
     say!("    type:                 {}", d.device_type);
     say!(
         "    driver:               {} {}",
@@ -249,68 +362,139 @@ fn print_device(d: &DeviceInfo) {
     );
 }
 
+/// The format asked for, or the one the file name implies.
+fn output_format(path: &Path, format: Option<HeightFormat>) -> Result<HeightFormat> {
+    format
+        .or_else(|| HeightFormat::from_path(path))
+        .with_context(|| {
+            format!(
+                "{}: cannot tell the format from the name; use .tif, .png or .raw, or --format",
+                path.display()
+            )
+        })
+}
+
 fn terrain_command(
     options: &ContextOptions,
     args: &TerrainArgs,
     out: &Path,
+    format: Option<HeightFormat>,
     cpu: bool,
 ) -> Result<()> {
-    if out.extension().and_then(|e| e.to_str()) != Some("png") {
-        bail!(
-            "--out {}: terrain is written as a 16-bit PNG, so the name must end in .png",
-            out.display()
-        );
-    }
+    let format = output_format(out, format)?;
     let spec = args.spec();
-    let map = if cpu {
+    let heights = if cpu {
         generate_on_cpu(&spec)?
     } else {
         generate_on_gpu(&open_device(options)?, &spec)?
     };
-    write_height_png16(out, &map, "cells")?;
-    let stats = map.stats();
+    let stats = heights.stats();
+    let slope = heights.mean_slope();
+    let dem = Dem {
+        heights,
+        nodata: None,
+        units: "cells".into(),
+        cell_size: Some(CellSize::default()),
+    };
+    for file in write_dem(out, format, &dem)? {
+        say!("wrote {}", file.display());
+    }
     say!(
-        "wrote {} ({} x {}, heights {:.3} to {:.3} cells, mean slope {:.3} per cell)",
-        out.display(),
-        map.width(),
-        map.height(),
+        "{} x {} cells, heights {:.3} to {:.3} cells, mean slope {slope:.3} per cell",
+        dem.heights.width(),
+        dem.heights.height(),
         stats.min,
         stats.max,
-        map.mean_slope()
+    );
+    Ok(())
+}
+
+fn convert(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Result<()> {
+    let format = output_format(output, format)?;
+    let dem = input.read()?;
+    let missing = dem.missing_cells();
+    for file in write_dem(output, format, &dem)? {
+        say!("wrote {}", file.display());
+    }
+    let stats = dem.heights.stats();
+    say!(
+        "{} x {} cells, heights {} to {}{}, {missing} cells with no data",
+        dem.heights.width(),
+        dem.heights.height(),
+        stats.min,
+        stats.max,
+        if dem.units.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", dem.units)
+        }
     );
     Ok(())
 }
 
 fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
-    let request = args.request();
-    request
-        .job
-        .validate()
-        .context("checking the kernel parameters")?;
-    request.terrain.validate().context("checking the terrain")?;
+    let job = args.job();
+    job.validate().context("checking the kernel parameters")?;
+    let terrain = args.terrain()?;
+    match &terrain {
+        TerrainSource::Noise(spec) => spec.validate().context("checking the terrain")?,
+        TerrainSource::File { path, dem, units } => {
+            let missing = dem.missing_cells();
+            say!(
+                "read {}: {} x {} cells, cell size {} x {}, vertical scale {}",
+                path.display(),
+                dem.heights.width(),
+                dem.heights.height(),
+                units.cell_size.x,
+                units.cell_size.y,
+                units.vertical_scale
+            );
+            if missing > 0 {
+                say!("{missing} cells have no data: filled from their neighbours for the kernel, nodata again on export");
+            }
+        }
+    }
+    let request = ErodeRequest {
+        terrain,
+        job,
+        engine: args.engine,
+        workgroup: args.workgroup,
+        batch: args.batch,
+    };
     let ctx = match request.engine {
         Engine::Gpu => Some(open_device(options)?),
         Engine::Cpu | Engine::CpuSequential => None,
     };
-    let outcome = run_erosion(ctx.as_ref(), &request).context("eroding")?;
-    let files = write_outcome(&args.out, &outcome)?;
+    let outcome = run_erosion(ctx.as_ref(), &request).with_context(|| match &request.terrain {
+        TerrainSource::File { path, .. } => format!("eroding {}", path.display()),
+        TerrainSource::Noise(_) => "eroding the generated terrain".into(),
+    })?;
+    let output = OutputOptions {
+        format: args.format,
+        images: !args.no_images,
+    };
+    let files = write_outcome(&args.out, &outcome, output)?;
+    print_outcome(&outcome);
+    for file in files {
+        say!("wrote {}", file.display());
+    }
+    Ok(())
+}
 
+fn print_outcome(outcome: &ErodeOutcome) {
     let r = &outcome.report;
     let f = &r.figures;
+    let (w, h) = (outcome.before.width(), outcome.before.height());
     match r.engine {
         Engine::Gpu => say!(
-            "eroded {}x{} with {} droplets in {} dispatch(es) of at most {} (workgroup {})",
-            r.terrain.width,
-            r.terrain.height,
+            "eroded {w}x{h} with {} droplets in {} dispatch(es) of at most {} (workgroup {})",
             r.job.droplets,
             r.dispatches,
             r.batch,
             r.workgroup
         ),
         _ => say!(
-            "eroded {}x{} with {} droplets on the {}",
-            r.terrain.width,
-            r.terrain.height,
+            "eroded {w}x{h} with {} droplets on the {}",
             r.job.droplets,
             r.provenance.device
         ),
@@ -340,8 +524,13 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         r.work.steps
     );
     let c = &r.change;
+    let units = if matches!(r.terrain, TerrainReport::Noise(_)) {
+        "cells"
+    } else {
+        "kernel height units (cells)"
+    };
     say!(
-        "height change: total {:.1}, cells changed {:.1}%, channels {:+.4} vs hillslopes {:+.4} on average",
+        "height change in {units}: total {:.1}, cells changed {:.1}%, channels {:+.4} vs hillslopes {:+.4} on average",
         c.total_change,
         c.changed_cells_share * 100.0,
         c.channel_mean_change,
@@ -352,8 +541,4 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         c.channel_incision_before,
         c.channel_incision_after
     );
-    for file in files {
-        say!("wrote {}", file.display());
-    }
-    Ok(())
 }

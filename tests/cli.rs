@@ -45,11 +45,12 @@ fn erode_writes_heightmaps_pictures_and_a_report_with_validation_silent() {
         "timings printed: {stdout}"
     );
     for file in [
-        "before.png",
-        "after.png",
-        "before.json",
+        "before.tif",
+        "after.tif",
         "before_relief.png",
         "after_relief.png",
+        "erosion.png",
+        "before_after.png",
         "run.json",
     ] {
         assert!(out.join(file).is_file(), "{file} missing");

@@ -14,7 +14,11 @@ use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{default_batch, DropletJob, DropletKernel, FixedHeightfield, WorkCount};
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
-use crate::terrain::image::{write_height_png16, write_shaded_relief, CellSize};
+use crate::terrain::formats::{write_dem, Dem, HeightFormat};
+use crate::terrain::image::shaded_relief;
+use crate::terrain::nodata::fill_missing;
+use crate::terrain::pictures::{erosion_map, side_by_side};
+use crate::terrain::units::GridUnits;
 use crate::terrain::{generate_on_cpu, generate_on_gpu, Heightmap, TerrainSpec};
 
 /// What runs the droplets.
@@ -29,10 +33,38 @@ pub enum Engine {
     CpuSequential,
 }
 
+/// Where the terrain comes from.
+#[derive(Clone, Debug)]
+pub enum TerrainSource {
+    /// Erosion noise, generated on the run's device (or the CPU for CPU engines).
+    Noise(TerrainSpec),
+    /// A heightmap file, as read, with the units that turn it into kernel heights.
+    File {
+        path: PathBuf,
+        dem: Dem,
+        units: GridUnits,
+    },
+}
+
+/// The terrain as `run.json` records it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "source", rename_all = "kebab-case")]
+pub enum TerrainReport {
+    Noise(TerrainSpec),
+    File {
+        path: PathBuf,
+        width: usize,
+        height: usize,
+        /// Cells with no data (nodata or NaN), filled before erosion.
+        missing_cells: usize,
+        units: GridUnits,
+    },
+}
+
 /// What to erode and how.
 #[derive(Clone, Debug)]
 pub struct ErodeRequest {
-    pub terrain: TerrainSpec,
+    pub terrain: TerrainSource,
     pub job: DropletJob,
     pub engine: Engine,
     pub workgroup: u32,
@@ -45,7 +77,7 @@ pub struct ErodeRequest {
 pub struct ErodeReport {
     pub provenance: Provenance,
     pub engine: Engine,
-    pub terrain: TerrainSpec,
+    pub terrain: TerrainReport,
     pub job: DropletJob,
     pub workgroup: u32,
     pub batch: u32,
@@ -59,9 +91,92 @@ pub struct ErodeReport {
 
 /// The terrain before and after, with the report.
 pub struct ErodeOutcome {
+    /// In kernel height units (cells).
     pub before: Heightmap,
     pub after: Heightmap,
+    /// Cells the input had no data for; filled for the kernel, nodata again on export.
+    pub missing: Vec<bool>,
+    pub units: GridUnits,
+    /// Label of the exported height units: "m" for a DEM with a cell size, else "cells".
+    pub export_units: String,
+    /// The input's nodata value, reused on export.
+    pub nodata: Option<f32>,
     pub report: ErodeReport,
+}
+
+impl ErodeOutcome {
+    /// `map` in export units, with the missing cells missing again.
+    fn exported(&self, map: &Heightmap) -> Dem {
+        let mut heights = map.map(|h| self.units.from_kernel(h));
+        for (h, &missing) in heights.data_mut().iter_mut().zip(&self.missing) {
+            if missing {
+                *h = f32::NAN;
+            }
+        }
+        Dem {
+            heights,
+            nodata: self.nodata,
+            units: self.export_units.clone(),
+            cell_size: Some(self.units.cell_size),
+        }
+    }
+}
+
+/// Initial kernel heights, missing-cell mask and what the report says of them.
+struct PreparedTerrain {
+    heights: Heightmap,
+    missing: Vec<bool>,
+    units: GridUnits,
+    export_units: String,
+    nodata: Option<f32>,
+    report: TerrainReport,
+}
+
+fn prepare_terrain(
+    source: &TerrainSource,
+    gpu: Option<&Arc<Context>>,
+) -> Result<PreparedTerrain, ExperimentError> {
+    match source {
+        TerrainSource::Noise(spec) => {
+            let heights = match gpu {
+                Some(ctx) => generate_on_gpu(ctx, spec)?,
+                None => generate_on_cpu(spec)?,
+            };
+            Ok(PreparedTerrain {
+                missing: vec![false; heights.data().len()],
+                heights,
+                units: GridUnits::default(),
+                export_units: "cells".into(),
+                nodata: None,
+                report: TerrainReport::Noise(*spec),
+            })
+        }
+        TerrainSource::File { path, dem, units } => {
+            let mut elevations = dem.heights.clone();
+            let missing = fill_missing(&mut elevations);
+            let export_units = if units.is_identity() && !dem.units.is_empty() {
+                dem.units.clone()
+            } else if units.is_identity() {
+                "cells".into()
+            } else {
+                "m".into()
+            };
+            Ok(PreparedTerrain {
+                heights: elevations.map(|e| units.to_kernel(e)),
+                report: TerrainReport::File {
+                    path: path.clone(),
+                    width: dem.heights.width(),
+                    height: dem.heights.height(),
+                    missing_cells: missing.iter().filter(|&&m| m).count(),
+                    units: *units,
+                },
+                missing,
+                units: *units,
+                export_units,
+                nodata: dem.nodata,
+            })
+        }
+    }
 }
 
 /// Runs the request; `ctx` is needed for the GPU engine only.
@@ -70,11 +185,9 @@ pub fn run_erosion(
     request: &ErodeRequest,
 ) -> Result<ErodeOutcome, ExperimentError> {
     request.job.validate()?;
-    request.terrain.validate()?;
-    let (w, h) = (
-        request.terrain.width as usize,
-        request.terrain.height as usize,
-    );
+    if let TerrainSource::Noise(spec) = &request.terrain {
+        spec.validate()?;
+    }
     let scale = request.job.params.fixed_point_scale;
     let gpu = match request.engine {
         Engine::Gpu => Some(ctx.ok_or(ExperimentError::NoDeviceForGpuEngine)?),
@@ -84,11 +197,9 @@ pub fn run_erosion(
         Some(ctx) => Some(DropletKernel::new(ctx, request.workgroup, scale)?),
         None => None,
     };
-    let terrain = match gpu {
-        Some(ctx) => generate_on_gpu(ctx, &request.terrain)?,
-        None => generate_on_cpu(&request.terrain)?,
-    };
-    let initial = terrain.to_fixed(scale)?;
+    let terrain = prepare_terrain(&request.terrain, gpu)?;
+    let (w, h) = (terrain.heights.width(), terrain.heights.height());
+    let initial = terrain.heights.to_fixed(scale)?;
     let before = Heightmap::from_fixed(w, h, &initial, scale)?;
     let batch = request
         .batch
@@ -96,8 +207,7 @@ pub fn run_erosion(
 
     let (cells, figures, work, dispatches, provenance) = match (gpu, &kernel) {
         (Some(ctx), Some(kernel)) => {
-            let map =
-                FixedHeightfield::new(request.terrain.width, request.terrain.height, &initial);
+            let map = FixedHeightfield::new(w as u32, h as u32, &initial);
             let timed = kernel.run(&map, &request.job, batch)?;
             let work = kernel
                 .run_counted(&map, &request.job, batch)?
@@ -127,7 +237,7 @@ pub fn run_erosion(
     let report = ErodeReport {
         provenance,
         engine: request.engine,
-        terrain: request.terrain,
+        terrain: terrain.report,
         job: request.job,
         workgroup: request.workgroup,
         batch,
@@ -139,30 +249,63 @@ pub fn run_erosion(
     Ok(ErodeOutcome {
         before,
         after,
+        missing: terrain.missing,
+        units: terrain.units,
+        export_units: terrain.export_units,
+        nodata: terrain.nodata,
         report,
     })
 }
 
-/// The files an erosion run writes into its output folder.
-pub fn write_outcome(dir: &Path, outcome: &ErodeOutcome) -> Result<Vec<PathBuf>, ExperimentError> {
+/// What an erosion run writes into its output folder.
+#[derive(Clone, Copy, Debug)]
+pub struct OutputOptions {
+    pub format: HeightFormat,
+    /// Shaded relief, erosion map and the before/after figure.
+    pub images: bool,
+}
+
+/// Writes the heightmaps before and after (in export units, nodata restored), the
+/// pictures, and `run.json`; returns the files written.
+pub fn write_outcome(
+    dir: &Path,
+    outcome: &ErodeOutcome,
+    options: OutputOptions,
+) -> Result<Vec<PathBuf>, ExperimentError> {
     std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    let stats = outcome.before.stats();
-    let range = (stats.min, stats.max);
-    let cell = CellSize::default();
+    let before = outcome.exported(&outcome.before);
+    let after = outcome.exported(&outcome.after);
     let mut written = Vec::new();
-    for (name, map) in [("before", &outcome.before), ("after", &outcome.after)] {
-        let height_png = dir.join(format!("{name}.png"));
-        write_height_png16(&height_png, map, "cells")?;
-        let relief_png = dir.join(format!("{name}_relief.png"));
-        write_shaded_relief(&relief_png, map, cell, range)?;
-        written.extend([
-            height_png.clone(),
-            height_png.with_extension("json"),
-            relief_png,
-        ]);
+    for (name, dem) in [("before", &before), ("after", &after)] {
+        let path = dir.join(format!("{name}.{}", options.format.extension()));
+        written.extend(write_dem(&path, options.format, dem)?);
+    }
+    if options.images {
+        let stats = before.heights.stats();
+        let range = (stats.min, stats.max);
+        let cell = outcome.units.cell_size;
+        let before_relief = shaded_relief(&before.heights, cell, range);
+        let after_relief = shaded_relief(&after.heights, cell, range);
+        let figures = [
+            ("before_relief.png", before_relief.clone()),
+            ("after_relief.png", after_relief.clone()),
+            (
+                "erosion.png",
+                erosion_map(&before.heights, &after.heights, &outcome.export_units),
+            ),
+            (
+                "before_after.png",
+                side_by_side(&before_relief, &after_relief, ["before", "after erosion"]),
+            ),
+        ];
+        for (name, image) in figures {
+            let path = dir.join(name);
+            image.write_png(&path)?;
+            written.push(path);
+        }
     }
     let report_path = dir.join("run.json");
     write_atomically(&report_path, |out| {

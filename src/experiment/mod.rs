@@ -4,7 +4,10 @@ mod erode;
 mod figures;
 mod provenance;
 
-pub use erode::{run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest};
+pub use erode::{
+    run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest, OutputOptions,
+    TerrainReport, TerrainSource,
+};
 pub use figures::{ChangeFigures, RunFigures, TimeSource};
 pub use provenance::Provenance;
 
@@ -15,6 +18,7 @@ use thiserror::Error;
 use crate::erosion::{ErosionError, ParamError};
 use crate::gpu::GpuError;
 use crate::terrain::files::WriteError;
+use crate::terrain::formats::FormatError;
 use crate::terrain::{HeightmapError, TerrainError};
 
 #[derive(Debug, Error)]
@@ -31,6 +35,8 @@ pub enum ExperimentError {
     Gpu(#[from] GpuError),
     #[error(transparent)]
     Write(#[from] WriteError),
+    #[error(transparent)]
+    Format(#[from] FormatError),
     #[error("the GPU engine needs a Vulkan device")]
     NoDeviceForGpuEngine,
     #[error("{path}: {source}")]

@@ -110,6 +110,19 @@ impl Heightmap {
         &self.data
     }
 
+    pub fn data_mut(&mut self) -> &mut [f32] {
+        &mut self.data
+    }
+
+    /// The same grid with `f` applied to every height.
+    pub fn map(&self, f: impl Fn(f32) -> f32) -> Self {
+        Self {
+            width: self.width,
+            height: self.height,
+            data: self.data.iter().map(|&h| f(h)).collect(),
+        }
+    }
+
     pub fn at(&self, x: usize, y: usize) -> f32 {
         self.data[y * self.width + x]
     }
@@ -128,15 +141,16 @@ impl Heightmap {
         total / ((w - 2) * (h - 2)).max(1) as f64
     }
 
+    /// Minimum, maximum and mean of the finite cells (gaps are NaN and left out).
     pub fn stats(&self) -> HeightStats {
-        let (min, max, sum) = self.data.iter().fold(
-            (f32::INFINITY, f32::NEG_INFINITY, 0.0f64),
-            |(lo, hi, sum), &h| (lo.min(h), hi.max(h), sum + f64::from(h)),
+        let (min, max, sum, count) = self.data.iter().filter(|h| h.is_finite()).fold(
+            (f32::INFINITY, f32::NEG_INFINITY, 0.0f64, 0usize),
+            |(lo, hi, sum, n), &h| (lo.min(h), hi.max(h), sum + f64::from(h), n + 1),
         );
         HeightStats {
             min,
             max,
-            mean: sum / self.data.len().max(1) as f64,
+            mean: sum / count.max(1) as f64,
         }
     }
 }

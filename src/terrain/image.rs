@@ -1,10 +1,10 @@
-//! Pictures of heightmaps: shaded relief (Horn's method) tinted by elevation, and
-//! 16-bit grayscale heightmaps with a JSON sidecar that records their range.
+//! Shaded relief (Horn's method) tinted by elevation, and PNG writing.
 
 use std::path::Path;
 
 use super::files::{write_atomically, WriteError};
 use super::heightmap::Heightmap;
+use super::pictures::RgbImage;
 
 /// Sun position for shaded relief, the cartographic convention.
 const SUN_AZIMUTH_DEG: f32 = 315.0;
@@ -80,6 +80,10 @@ pub fn shaded_relief_rgb(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> 
     let span = (range.1 - range.0).max(f32::EPSILON);
     let mut rgb = Vec::with_capacity(shade.len() * 3);
     for (&h, &s) in map.data().iter().zip(&shade) {
+        if !(h.is_finite() && s.is_finite()) {
+            rgb.extend([150, 150, 150]);
+            continue;
+        }
         let colour = tint((h - range.0) / span);
         let light = 0.25 + 0.75 * s;
         rgb.extend(colour.map(|c| (c * light * 255.0).round().clamp(0.0, 255.0) as u8));
@@ -107,68 +111,12 @@ pub fn write_png(
     })
 }
 
-pub fn write_shaded_relief(
-    path: &Path,
-    map: &Heightmap,
-    cell: CellSize,
-    range: (f32, f32),
-) -> Result<(), WriteError> {
-    let rgb = shaded_relief_rgb(map, cell, range);
-    write_png(
-        path,
+/// Shaded relief as an image; cells with no data are grey.
+pub fn shaded_relief(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> RgbImage {
+    RgbImage::from_pixels(
         map.width(),
         map.height(),
-        png::ColorType::Rgb,
-        png::BitDepth::Eight,
-        &rgb,
-    )
-}
-
-/// What a 16-bit heightmap PNG needs to be read back in height units.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Png16Sidecar {
-    pub width: usize,
-    pub height: usize,
-    /// Height of pixel value 0.
-    pub min: f32,
-    /// Height of pixel value 65535.
-    pub max: f32,
-    pub units: String,
-}
-
-/// A 16-bit grayscale PNG mapping [min, max] to [0, 65535], and `<path>.json` beside it.
-pub fn write_height_png16(path: &Path, map: &Heightmap, units: &str) -> Result<(), WriteError> {
-    let stats = map.stats();
-    let span = stats.max - stats.min;
-    let mut pixels = Vec::with_capacity(map.data().len() * 2);
-    for &h in map.data() {
-        let v = if span > 0.0 {
-            ((h - stats.min) / span * 65535.0)
-                .round()
-                .clamp(0.0, 65535.0) as u16
-        } else {
-            0
-        };
-        pixels.extend_from_slice(&v.to_be_bytes());
-    }
-    let sidecar = Png16Sidecar {
-        width: map.width(),
-        height: map.height(),
-        min: stats.min,
-        max: stats.max,
-        units: units.to_string(),
-    };
-    let sidecar_path = path.with_extension("json");
-    write_atomically(&sidecar_path, |out| {
-        serde_json::to_writer_pretty(&mut *out, &sidecar).map_err(std::io::Error::other)
-    })?;
-    write_png(
-        path,
-        map.width(),
-        map.height(),
-        png::ColorType::Grayscale,
-        png::BitDepth::Sixteen,
-        &pixels,
+        shaded_relief_rgb(map, cell, range),
     )
 }
 

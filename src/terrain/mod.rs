@@ -1,11 +1,16 @@
-//! Terrain: erosion-noise generation (GPU and CPU), heightmaps and their pictures.
+//! Terrain: erosion-noise generation (GPU and CPU), heightmaps, their files and units,
+//! and the pictures made of them.
 
 pub mod drainage;
 pub mod files;
+pub mod formats;
 mod generate;
 mod heightmap;
 pub mod image;
+pub mod nodata;
 pub mod noise;
+pub mod pictures;
+pub mod units;
 
 pub use generate::{
     generate_on_cpu, generate_on_gpu, TerrainError, TerrainSpec, DEFAULT_RELIEF_PER_SIDE, MIN_SIZE,

@@ -1,0 +1,156 @@
+//! Heightmap files: single-band TIFF/GeoTIFF, 16-bit grayscale PNG and raw float32,
+//! read and written with the metadata each needs (nodata, units, cell size).
+
+mod png16;
+mod raw;
+mod sidecar;
+mod tiff_band;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::heightmap::Heightmap;
+use super::image::CellSize;
+use super::MIN_SIZE;
+pub use sidecar::Sidecar;
+
+/// A file-level problem, naming the file.
+#[derive(Debug, Error)]
+#[error("{}: {problem}", path.display())]
+pub struct FormatError {
+    pub path: PathBuf,
+    pub problem: String,
+}
+
+impl FormatError {
+    pub(crate) fn new(path: &Path, problem: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// How heights are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum HeightFormat {
+    /// Single-band float32 TIFF: lossless; nodata in the GDAL_NODATA tag.
+    Tif,
+    /// 16-bit grayscale PNG mapping [min, max] to [0, 65535], with a JSON sidecar.
+    Png16,
+    /// Raw little-endian float32, row-major, with a JSON sidecar.
+    Raw,
+}
+
+impl HeightFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            HeightFormat::Tif => "tif",
+            HeightFormat::Png16 => "png",
+            HeightFormat::Raw => "raw",
+        }
+    }
+
+    /// The format a file name asks for, by its extension.
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "tif" | "tiff" => Some(HeightFormat::Tif),
+            "png" => Some(HeightFormat::Png16),
+            "raw" | "f32" | "bin" => Some(HeightFormat::Raw),
+            _ => None,
+        }
+    }
+}
+
+/// A digital elevation model as read from a file: heights in the file's own units,
+/// NaN where the file has no data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dem {
+    pub heights: Heightmap,
+    /// The value the file used to mark missing cells, if it declared one.
+    pub nodata: Option<f32>,
+    /// Height units, where the file says ("m", "cells"); empty when unknown.
+    pub units: String,
+    /// Grid spacing, where the file says.
+    pub cell_size: Option<CellSize>,
+}
+
+impl Dem {
+    pub fn missing_cells(&self) -> usize {
+        self.heights.data().iter().filter(|h| h.is_nan()).count()
+    }
+}
+
+/// The sidecar path of a PNG16 or raw heightmap: the file name plus ".json".
+pub fn sidecar_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".json");
+    path.with_file_name(name)
+}
+
+/// Reads a heightmap. TIFF and PNG are recognised by their signature; anything else
+/// is read as raw float32, whose size comes from `raw_size` or its sidecar.
+pub fn read_dem(path: &Path, raw_size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
+    let bytes = fs::read(path).map_err(|e| FormatError::new(path, format!("cannot read: {e}")))?;
+    if bytes.is_empty() {
+        return Err(FormatError::new(path, "the file is empty"));
+    }
+    let dem = if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") {
+        tiff_band::read(path, &bytes)?
+    } else if bytes.starts_with(b"II+\0") || bytes.starts_with(b"MM\0+") {
+        return Err(FormatError::new(
+            path,
+            "BigTIFF is not supported; write a classic TIFF",
+        ));
+    } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        png16::read(path, &bytes)?
+    } else if HeightFormat::from_path(path) == Some(HeightFormat::Raw) || raw_size.is_some() {
+        raw::read(path, &bytes, raw_size)?
+    } else {
+        return Err(FormatError::new(
+            path,
+            "not a TIFF or PNG file; for raw float32 use a .raw name or give --width and --height",
+        ));
+    };
+    check_shape(path, &dem.heights)?;
+    if dem.missing_cells() == dem.heights.data().len() {
+        return Err(FormatError::new(
+            path,
+            "no cell holds a valid height (all are nodata or NaN)",
+        ));
+    }
+    Ok(dem)
+}
+
+fn check_shape(path: &Path, map: &Heightmap) -> Result<(), FormatError> {
+    let min = MIN_SIZE as usize;
+    if map.width() < min || map.height() < min {
+        return Err(FormatError::new(
+            path,
+            format!(
+                "the image is {} x {} cells; erosion needs at least {min} x {min}",
+                map.width(),
+                map.height()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `dem` in `format`; returns every file written (the heightmap, and the
+/// sidecar where the format has one). Missing cells (NaN) are written as nodata.
+pub fn write_dem(
+    path: &Path,
+    format: HeightFormat,
+    dem: &Dem,
+) -> Result<Vec<PathBuf>, FormatError> {
+    match format {
+        HeightFormat::Tif => tiff_band::write(path, dem).map(|()| vec![path.to_path_buf()]),
+        HeightFormat::Png16 => png16::write(path, dem),
+        HeightFormat::Raw => raw::write(path, dem),
+    }
+}

@@ -1,0 +1,137 @@
+//! Grayscale PNG, 8 or 16 bits in; 16 bits out, mapping [min, max] to the pixel range,
+//! with a sidecar that records the mapping.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use super::sidecar::Sidecar;
+use super::{Dem, FormatError};
+use crate::terrain::heightmap::Heightmap;
+use crate::terrain::image::write_png;
+
+/// Pixel value of missing cells when a map has any; valid cells then use 1..=65535.
+const NODATA_PIXEL: u16 = 0;
+
+pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
+    let bad = |what: &str, e: png::DecodingError| FormatError::new(path, format!("{what}: {e}"));
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::IDENTITY);
+    let mut reader = decoder
+        .read_info()
+        .map_err(|e| bad("not a readable PNG", e))?;
+    let info = reader.info();
+    let (width, height) = (info.width as usize, info.height as usize);
+    if info.color_type != png::ColorType::Grayscale {
+        return Err(FormatError::new(
+            path,
+            format!(
+                "is a {:?} PNG; a heightmap needs a grayscale PNG",
+                info.color_type
+            ),
+        ));
+    }
+    let depth = info.bit_depth;
+    if !matches!(depth, png::BitDepth::Eight | png::BitDepth::Sixteen) {
+        return Err(FormatError::new(
+            path,
+            format!("has {depth:?}-bit samples; vkerode reads 8 or 16 bits"),
+        ));
+    }
+    let mut buffer = vec![0u8; reader.output_buffer_size()];
+    let frame = reader
+        .next_frame(&mut buffer)
+        .map_err(|e| bad("cannot decode the image data (truncated?)", e))?;
+    let bytes = &buffer[..frame.buffer_size()];
+    let pixels: Vec<u16> = match depth {
+        png::BitDepth::Sixteen => bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]))
+            .collect(),
+        _ => bytes.iter().map(|&b| u16::from(b)).collect(),
+    };
+
+    let sidecar = Sidecar::read_beside(path)?;
+    let top = if depth == png::BitDepth::Sixteen {
+        65535.0
+    } else {
+        255.0
+    };
+    let values = match &sidecar {
+        Some(s) => {
+            if (s.width, s.height) != (width, height) {
+                return Err(FormatError::new(
+                    path,
+                    format!(
+                        "is {width} x {height} but its sidecar says {} x {}",
+                        s.width, s.height
+                    ),
+                ));
+            }
+            let (min, max) = s.min.zip(s.max).ok_or_else(|| {
+                FormatError::new(path, "its sidecar gives no min and max heights")
+            })?;
+            let first = if s.nodata_pixel.is_some() { 1.0 } else { 0.0 };
+            let span = (max - min) / (top - first);
+            pixels
+                .iter()
+                .map(|&p| match s.nodata_pixel {
+                    Some(nodata) if p == nodata => f32::NAN,
+                    _ => min + (f32::from(p) - first) * span,
+                })
+                .collect()
+        }
+        None => pixels.iter().map(|&p| f32::from(p)).collect(),
+    };
+    let heights =
+        Heightmap::new(width, height, values).map_err(|e| FormatError::new(path, e.to_string()))?;
+    Ok(Dem {
+        heights,
+        nodata: None,
+        units: sidecar
+            .as_ref()
+            .map(|s| s.units.clone())
+            .unwrap_or_default(),
+        cell_size: sidecar.as_ref().and_then(Sidecar::cell_size),
+    })
+}
+
+pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
+    let map = &dem.heights;
+    let (min, max) = map
+        .data()
+        .iter()
+        .filter(|h| !h.is_nan())
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &h| {
+            (lo.min(h), hi.max(h))
+        });
+    let has_missing = map.data().iter().any(|h| h.is_nan());
+    let first = if has_missing { 1.0 } else { 0.0 };
+    let steps = 65535.0 - first;
+    let span = max - min;
+    let mut pixels = Vec::with_capacity(map.data().len() * 2);
+    for &h in map.data() {
+        let p = if h.is_nan() {
+            NODATA_PIXEL
+        } else if span > 0.0 {
+            (first + ((h - min) / span * steps).round()).clamp(first, 65535.0) as u16
+        } else {
+            first as u16
+        };
+        pixels.extend_from_slice(&p.to_be_bytes());
+    }
+    let mut sidecar = Sidecar::describing(dem, "png16");
+    sidecar.min = Some(min);
+    sidecar.max = Some(max);
+    sidecar.nodata_pixel = has_missing.then_some(NODATA_PIXEL);
+    let sidecar_path = sidecar.write_beside(path)?;
+    write_png(
+        path,
+        map.width(),
+        map.height(),
+        png::ColorType::Grayscale,
+        png::BitDepth::Sixteen,
+        &pixels,
+    )
+    .map_err(|e| FormatError::new(path, e.source.to_string()))?;
+    Ok(vec![path.to_path_buf(), sidecar_path])
+}

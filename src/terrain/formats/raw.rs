@@ -1,0 +1,66 @@
+//! Raw little-endian float32, row-major, with a sidecar that gives its size.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::sidecar::Sidecar;
+use super::{Dem, FormatError};
+use crate::terrain::files::write_atomically;
+use crate::terrain::heightmap::Heightmap;
+
+pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
+    let sidecar = Sidecar::read_beside(path)?;
+    let (width, height) = match (size, &sidecar) {
+        (Some(size), _) => size,
+        (None, Some(s)) => (s.width, s.height),
+        (None, None) => {
+            return Err(FormatError::new(
+                path,
+                "raw float32 needs --width and --height (or a .json sidecar beside it)",
+            ))
+        }
+    };
+    let expected = width.checked_mul(height).and_then(|n| n.checked_mul(4));
+    if expected != Some(bytes.len()) {
+        return Err(FormatError::new(
+            path,
+            format!(
+                "holds {} bytes, but {width} x {height} float32 cells need {}",
+                bytes.len(),
+                expected.map_or("more than fits in memory".into(), |n| n.to_string())
+            ),
+        ));
+    }
+    let nodata = sidecar.as_ref().and_then(|s| s.nodata);
+    let values = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .map(|v| if Some(v) == nodata { f32::NAN } else { v })
+        .collect();
+    let heights =
+        Heightmap::new(width, height, values).map_err(|e| FormatError::new(path, e.to_string()))?;
+    Ok(Dem {
+        heights,
+        nodata,
+        units: sidecar
+            .as_ref()
+            .map(|s| s.units.clone())
+            .unwrap_or_default(),
+        cell_size: sidecar.as_ref().and_then(Sidecar::cell_size),
+    })
+}
+
+pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
+    let fill = dem.nodata.unwrap_or(f32::NAN);
+    let mut sidecar = Sidecar::describing(dem, "raw-f32le");
+    sidecar.nodata = dem.nodata;
+    let sidecar_path = sidecar.write_beside(path)?;
+    write_atomically(path, |out| {
+        for &h in dem.heights.data() {
+            out.write_all(&(if h.is_nan() { fill } else { h }).to_le_bytes())?;
+        }
+        Ok(())
+    })
+    .map_err(|e| FormatError::new(path, e.source.to_string()))?;
+    Ok(vec![path.to_path_buf(), sidecar_path])
+}

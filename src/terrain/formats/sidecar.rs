@@ -1,0 +1,76 @@
+//! The JSON written beside PNG16 and raw heightmaps: what their pixels mean.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{sidecar_path, Dem, FormatError};
+use crate::terrain::files::write_atomically;
+use crate::terrain::image::CellSize;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sidecar {
+    pub width: usize,
+    pub height: usize,
+    /// "png16" or "raw-f32le".
+    pub format: String,
+    /// Height units ("m", "cells"); empty when unknown.
+    pub units: String,
+    /// Grid spacing [x, y], in the units of the heights' horizontal grid.
+    #[serde(default)]
+    pub cell_size: Option<[f32; 2]>,
+    /// png16: heights of the lowest and highest valid pixel values.
+    #[serde(default)]
+    pub min: Option<f32>,
+    #[serde(default)]
+    pub max: Option<f32>,
+    /// png16: the pixel value that marks missing cells.
+    #[serde(default)]
+    pub nodata_pixel: Option<u16>,
+    /// raw: the value that marks missing cells (absent: NaN marks them).
+    #[serde(default)]
+    pub nodata: Option<f32>,
+}
+
+impl Sidecar {
+    pub fn describing(dem: &Dem, format: &str) -> Self {
+        Self {
+            width: dem.heights.width(),
+            height: dem.heights.height(),
+            format: format.into(),
+            units: dem.units.clone(),
+            cell_size: dem.cell_size.map(|c| [c.x, c.y]),
+            min: None,
+            max: None,
+            nodata_pixel: None,
+            nodata: None,
+        }
+    }
+
+    pub fn cell_size(&self) -> Option<CellSize> {
+        self.cell_size.map(|[x, y]| CellSize { x, y })
+    }
+
+    /// The sidecar of `data_path`, if there is one.
+    pub fn read_beside(data_path: &Path) -> Result<Option<Self>, FormatError> {
+        let path = sidecar_path(data_path);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(FormatError::new(&path, format!("cannot read: {e}"))),
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| FormatError::new(&path, format!("not a vkerode heightmap sidecar: {e}")))
+    }
+
+    pub fn write_beside(&self, data_path: &Path) -> Result<std::path::PathBuf, FormatError> {
+        let path = sidecar_path(data_path);
+        write_atomically(&path, |out| {
+            serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)
+        })
+        .map_err(|e| FormatError::new(&path, e.source.to_string()))?;
+        Ok(path)
+    }
+}

@@ -1,0 +1,160 @@
+//! Single-band TIFF/GeoTIFF: float32, int16, uint16 or uint8 in; float32 out.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use tiff::decoder::{Decoder, DecodingResult};
+use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
+use tiff::tags::Tag;
+use tiff::ColorType;
+
+use super::{Dem, FormatError};
+use crate::terrain::files::write_atomically;
+use crate::terrain::heightmap::Heightmap;
+
+pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
+    let bad = |what: &str, e: tiff::TiffError| match e {
+        tiff::TiffError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            FormatError::new(path, format!("{what}: the file ends early (truncated?)"))
+        }
+        e => FormatError::new(path, format!("{what}: {e}")),
+    };
+    let mut decoder =
+        Decoder::new(Cursor::new(bytes)).map_err(|e| bad("not a readable TIFF", e))?;
+    let (width, height) = decoder.dimensions().map_err(|e| bad("no image size", e))?;
+    match decoder
+        .colortype()
+        .map_err(|e| bad("unreadable sample layout", e))?
+    {
+        ColorType::Gray(_) => {}
+        other => {
+            return Err(FormatError::new(
+                path,
+                format!(
+                    "has {} bands ({other:?}); a heightmap needs one band",
+                    bands(other)
+                ),
+            ))
+        }
+    }
+    let nodata = match decoder.find_tag(Tag::GdalNodata) {
+        Ok(Some(value)) => {
+            let text = value
+                .into_string()
+                .map_err(|e| bad("GDAL_NODATA tag is not text", e))?;
+            Some(parse_nodata(path, &text)?)
+        }
+        Ok(None) => None,
+        Err(e) => return Err(bad("unreadable GDAL_NODATA tag", e)),
+    };
+    let image = decoder
+        .read_image()
+        .map_err(|e| bad("cannot decode the image data", e))?;
+    let values: Vec<f32> = match image {
+        DecodingResult::F32(v) => v,
+        DecodingResult::I16(v) => v.into_iter().map(f32::from).collect(),
+        DecodingResult::U16(v) => v.into_iter().map(f32::from).collect(),
+        DecodingResult::U8(v) => v.into_iter().map(f32::from).collect(),
+        other => {
+            return Err(FormatError::new(
+                path,
+                format!(
+                    "unsupported sample format {}; vkerode reads float32, int16, uint16 and uint8",
+                    sample_name(&other)
+                ),
+            ))
+        }
+    };
+    let expected = width as usize * height as usize;
+    if values.len() != expected {
+        return Err(FormatError::new(
+            path,
+            format!(
+                "holds {} samples for a {width} x {height} image",
+                values.len()
+            ),
+        ));
+    }
+    let values = values
+        .into_iter()
+        .map(|v| if Some(v) == nodata { f32::NAN } else { v })
+        .collect();
+    let heights = Heightmap::new(width as usize, height as usize, values)
+        .map_err(|e| FormatError::new(path, e.to_string()))?;
+    Ok(Dem {
+        heights,
+        nodata,
+        units: String::new(),
+        cell_size: None,
+    })
+}
+
+fn parse_nodata(path: &Path, text: &str) -> Result<f32, FormatError> {
+    let trimmed = text.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+    match trimmed.to_ascii_lowercase().as_str() {
+        "nan" | "-nan" => Ok(f32::NAN),
+        _ => trimmed.parse::<f64>().map(|v| v as f32).map_err(|_| {
+            FormatError::new(path, format!("GDAL_NODATA tag {trimmed:?} is not a number"))
+        }),
+    }
+}
+
+fn bands(colour: ColorType) -> u16 {
+    match colour {
+        ColorType::Gray(_) | ColorType::Palette(_) => 1,
+        ColorType::GrayA(_) => 2,
+        ColorType::RGB(_) | ColorType::YCbCr(_) | ColorType::Lab(_) => 3,
+        ColorType::RGBA(_) | ColorType::CMYK(_) => 4,
+        ColorType::CMYKA(_) => 5,
+        ColorType::Multiband { num_samples, .. } => num_samples,
+        _ => 0,
+    }
+}
+
+fn sample_name(result: &DecodingResult) -> &'static str {
+    match result {
+        DecodingResult::U8(_) => "uint8",
+        DecodingResult::U16(_) => "uint16",
+        DecodingResult::U32(_) => "uint32",
+        DecodingResult::U64(_) => "uint64",
+        DecodingResult::F16(_) => "float16",
+        DecodingResult::F32(_) => "float32",
+        DecodingResult::F64(_) => "float64",
+        DecodingResult::I8(_) => "int8",
+        DecodingResult::I16(_) => "int16",
+        DecodingResult::I32(_) => "int32",
+        DecodingResult::I64(_) => "int64",
+    }
+}
+
+/// Float32, one band; missing cells take the DEM's nodata value (NaN if it had none),
+/// which the GDAL_NODATA tag records.
+pub fn write(path: &Path, dem: &Dem) -> Result<(), FormatError> {
+    let map = &dem.heights;
+    let has_missing = map.data().iter().any(|h| h.is_nan());
+    let fill = dem.nodata.unwrap_or(f32::NAN);
+    let values: Vec<f32> = map
+        .data()
+        .iter()
+        .map(|&h| if h.is_nan() { fill } else { h })
+        .collect();
+    write_atomically(path, |out| {
+        let mut encoder = TiffEncoder::new(out).map_err(std::io::Error::other)?;
+        let mut image = encoder
+            .new_image::<Gray32Float>(map.width() as u32, map.height() as u32)
+            .map_err(std::io::Error::other)?;
+        if has_missing || dem.nodata.is_some() {
+            let tag = if fill.is_nan() {
+                "nan".to_string()
+            } else {
+                fill.to_string()
+            };
+            image
+                .encoder()
+                .write_tag(Tag::GdalNodata, tag.as_str())
+                .map_err(std::io::Error::other)?;
+        }
+        image.write_data(&values).map_err(std::io::Error::other)
+    })
+    .map_err(|e| FormatError::new(path, e.source.to_string()))
+}

@@ -1,0 +1,298 @@
+//! Figures of a run: the erosion/deposition map with its colour bar, and the
+//! before/after relief side by side. Text is drawn with an embedded font (DejaVu Sans),
+//! so it renders on a machine with no fonts installed.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+
+use super::files::WriteError;
+use super::heightmap::Heightmap;
+use super::image::write_png;
+
+const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+const FONT_FAMILY: &str = "sans-serif";
+const WHITE_RGB: [u8; 3] = [255, 255, 255];
+const MISSING_RGB: [u8; 3] = [150, 150, 150];
+/// Panels of the side-by-side figure are shrunk to at most this many pixels a side.
+const MAX_PANEL: usize = 1024;
+
+fn ensure_font() {
+    static REGISTERED: OnceLock<()> = OnceLock::new();
+    REGISTERED.get_or_init(|| {
+        // The font is compiled in; failing to parse it is a build defect.
+        if register_font(FONT_FAMILY, FontStyle::Normal, FONT).is_err() {
+            panic!("the embedded DejaVu Sans font does not parse");
+        }
+    });
+}
+
+/// An 8-bit RGB raster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RgbImage {
+    pub width: usize,
+    pub height: usize,
+    pub pixels: Vec<u8>,
+}
+
+impl RgbImage {
+    pub fn filled(width: usize, height: usize, colour: [u8; 3]) -> Self {
+        Self {
+            width,
+            height,
+            pixels: colour.repeat(width * height),
+        }
+    }
+
+    pub fn from_pixels(width: usize, height: usize, pixels: Vec<u8>) -> Self {
+        assert_eq!(pixels.len(), width * height * 3, "RGB pixels for the size");
+        Self {
+            width,
+            height,
+            pixels,
+        }
+    }
+
+    pub fn put(&mut self, x: usize, y: usize, colour: [u8; 3]) {
+        let i = (y * self.width + x) * 3;
+        self.pixels[i..i + 3].copy_from_slice(&colour);
+    }
+
+    /// Copies `other` with its top-left corner at (x, y), clipped to this image.
+    pub fn blit(&mut self, other: &RgbImage, x: usize, y: usize) {
+        for row in 0..other.height.min(self.height.saturating_sub(y)) {
+            let cols = other.width.min(self.width.saturating_sub(x));
+            let src = row * other.width * 3;
+            let dst = ((y + row) * self.width + x) * 3;
+            self.pixels[dst..dst + cols * 3].copy_from_slice(&other.pixels[src..src + cols * 3]);
+        }
+    }
+
+    /// Box-filtered by the smallest whole factor that brings both sides to `max_side`.
+    pub fn shrunk_to(&self, max_side: usize) -> RgbImage {
+        let factor = self.width.max(self.height).div_ceil(max_side).max(1);
+        if factor == 1 {
+            return self.clone();
+        }
+        let (w, h) = (self.width.div_ceil(factor), self.height.div_ceil(factor));
+        let mut out = RgbImage::filled(w, h, WHITE_RGB);
+        for y in 0..h {
+            for x in 0..w {
+                let mut sum = [0u32; 3];
+                let mut n = 0;
+                for sy in y * factor..((y + 1) * factor).min(self.height) {
+                    for sx in x * factor..((x + 1) * factor).min(self.width) {
+                        let i = (sy * self.width + sx) * 3;
+                        for (total, &p) in sum.iter_mut().zip(&self.pixels[i..i + 3]) {
+                            *total += u32::from(p);
+                        }
+                        n += 1;
+                    }
+                }
+                out.put(x, y, sum.map(|s| (s / n.max(1)) as u8));
+            }
+        }
+        out
+    }
+
+    /// Draws `text` with its top-left corner at (x, y), `size` pixels high.
+    pub fn text(&mut self, text: &str, x: i32, y: i32, size: f64) {
+        ensure_font();
+        let (w, h) = (self.width as u32, self.height as u32);
+        let area =
+            BitMapBackend::<plotters::backend::RGBPixel>::with_buffer(&mut self.pixels, (w, h))
+                .into_drawing_area();
+        let style = (FONT_FAMILY, size).into_font().color(&BLACK);
+        // Drawing into an in-memory buffer cannot fail for want of a device.
+        let _ = area.draw(&Text::new(text.to_string(), (x, y), style));
+        let _ = area.present();
+    }
+
+    pub fn write_png(&self, path: &Path) -> Result<(), WriteError> {
+        write_png(
+            path,
+            self.width,
+            self.height,
+            png::ColorType::Rgb,
+            png::BitDepth::Eight,
+            &self.pixels,
+        )
+    }
+}
+
+/// Diverging colours from erosion (red) through no change (white) to deposition (blue).
+const DIVERGING: [[f32; 3]; 5] = [
+    [178.0, 24.0, 43.0],
+    [239.0, 138.0, 98.0],
+    [247.0, 247.0, 247.0],
+    [103.0, 169.0, 207.0],
+    [33.0, 102.0, 172.0],
+];
+
+/// Colour of t in [-1, 1]: -1 is the deepest erosion shown, +1 the highest deposit.
+fn diverging(t: f32) -> [u8; 3] {
+    let s = (t.clamp(-1.0, 1.0) + 1.0) * 0.5 * (DIVERGING.len() - 1) as f32;
+    let i = (s.floor() as usize).min(DIVERGING.len() - 2);
+    let k = s - i as f32;
+    [0, 1, 2].map(|c| (DIVERGING[i][c] + (DIVERGING[i + 1][c] - DIVERGING[i][c]) * k).round() as u8)
+}
+
+/// The change shown at full colour: the 99th percentile of |after - before|, so that a
+/// few extreme cells do not wash out the rest.
+fn colour_limit(changes: &[f32]) -> f32 {
+    let mut magnitudes: Vec<f32> = changes
+        .iter()
+        .filter(|d| d.is_finite())
+        .map(|d| d.abs())
+        .collect();
+    if magnitudes.is_empty() {
+        return 1.0;
+    }
+    let k = ((magnitudes.len() - 1) as f64 * 0.99) as usize;
+    let (_, p99, _) = magnitudes.select_nth_unstable_by(k, f32::total_cmp);
+    if *p99 > 0.0 {
+        *p99
+    } else {
+        magnitudes
+            .iter()
+            .copied()
+            .fold(0.0, f32::max)
+            .max(f32::MIN_POSITIVE)
+    }
+}
+
+/// Three significant digits, with a sign.
+fn format_height(v: f32) -> String {
+    let a = v.abs();
+    match a {
+        0.0 => "0".into(),
+        _ if !(0.001..100_000.0).contains(&a) => format!("{v:+.2e}"),
+        _ if a >= 100.0 => format!("{v:+.0}"),
+        _ if a >= 10.0 => format!("{v:+.1}"),
+        _ if a >= 1.0 => format!("{v:+.2}"),
+        _ => format!("{v:+.3}"),
+    }
+}
+
+/// After minus before, in the maps' own units, with a colour bar. Missing cells are
+/// grey.
+pub fn erosion_map(before: &Heightmap, after: &Heightmap, units: &str) -> RgbImage {
+    let changes: Vec<f32> = before
+        .data()
+        .iter()
+        .zip(after.data())
+        .map(|(b, a)| a - b)
+        .collect();
+    let limit = colour_limit(&changes);
+    let (w, h) = (before.width(), before.height());
+    let mut map = RgbImage::filled(w, h, MISSING_RGB);
+    for (i, &d) in changes.iter().enumerate() {
+        if d.is_finite() {
+            map.put(i % w, i / w, diverging(d / limit));
+        }
+    }
+    let map = map.shrunk_to(MAX_PANEL);
+
+    let legend_width = 170;
+    let bar_height = map.height.clamp(120, 400);
+    let height = (map.height).max(bar_height + 70) + 20;
+    let mut canvas = RgbImage::filled(map.width + 20 + legend_width, height, WHITE_RGB);
+    canvas.blit(&map, 10, 10);
+    let (bar_x, bar_y, bar_w) = (map.width + 30, 50, 24);
+    for row in 0..bar_height {
+        let t = 1.0 - 2.0 * row as f32 / (bar_height - 1) as f32;
+        for col in 0..bar_w {
+            canvas.put(bar_x + col, bar_y + row, diverging(t));
+        }
+    }
+    let label_x = (bar_x + bar_w + 6) as i32;
+    let unit = if units.is_empty() {
+        String::new()
+    } else {
+        format!(" {units}")
+    };
+    canvas.text("after - before", bar_x as i32, 10, 15.0);
+    canvas.text(
+        &format!(
+            "({})",
+            if units.is_empty() {
+                "height units"
+            } else {
+                units
+            }
+        ),
+        bar_x as i32,
+        27,
+        13.0,
+    );
+    canvas.text(
+        &format!("{}{unit}", format_height(limit)),
+        label_x,
+        bar_y as i32 - 6,
+        13.0,
+    );
+    canvas.text("deposition", label_x, bar_y as i32 + 10, 12.0);
+    canvas.text("0", label_x, (bar_y + bar_height / 2) as i32 - 6, 13.0);
+    canvas.text("erosion", label_x, (bar_y + bar_height) as i32 - 24, 12.0);
+    canvas.text(
+        &format!("{}{unit}", format_height(-limit)),
+        label_x,
+        (bar_y + bar_height) as i32 - 8,
+        13.0,
+    );
+    canvas
+}
+
+/// Two pictures side by side under their titles.
+pub fn side_by_side(left: &RgbImage, right: &RgbImage, titles: [&str; 2]) -> RgbImage {
+    let (left, right) = (left.shrunk_to(MAX_PANEL), right.shrunk_to(MAX_PANEL));
+    let title_strip = 30;
+    let gap = 12;
+    let width = left.width + right.width + 3 * gap;
+    let height = left.height.max(right.height) + title_strip + gap;
+    let mut canvas = RgbImage::filled(width, height, WHITE_RGB);
+    canvas.blit(&left, gap, title_strip);
+    canvas.blit(&right, 2 * gap + left.width, title_strip);
+    canvas.text(titles[0], gap as i32, 6, 18.0);
+    canvas.text(titles[1], (2 * gap + left.width) as i32, 6, 18.0);
+    canvas
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_colour_map_is_white_at_zero_and_red_for_erosion_blue_for_deposition() {
+        assert_eq!(diverging(0.0), [247, 247, 247]);
+        let erosion = diverging(-1.0);
+        let deposition = diverging(1.0);
+        assert!(erosion[0] > erosion[2] && deposition[2] > deposition[0]);
+    }
+
+    #[test]
+    fn the_colour_limit_ignores_the_top_percent() {
+        let mut changes = vec![0.5f32; 1000];
+        changes[3] = -400.0;
+        assert_eq!(colour_limit(&changes), 0.5);
+        assert_eq!(colour_limit(&[0.0, 0.0, -2.0]), 2.0);
+    }
+
+    #[test]
+    fn legend_numbers_keep_three_significant_digits() {
+        assert_eq!(format_height(77.703), "+77.7");
+        assert_eq!(format_height(-0.0123), "-0.012");
+        assert_eq!(format_height(1234.5), "+1234");
+        assert_eq!(format_height(2.0e6), "+2.00e6");
+    }
+
+    #[test]
+    fn text_draws_dark_pixels() {
+        let mut image = RgbImage::filled(80, 30, WHITE_RGB);
+        image.text("0.5 m", 2, 2, 16.0);
+        let dark = image.pixels.chunks(3).filter(|p| p[0] < 128).count();
+        assert!(dark > 20, "only {dark} dark pixels");
+    }
+}

@@ -1,0 +1,326 @@
+//! `vkerode erode --input` and `vkerode convert` on real and broken files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tiff::encoder::{colortype, TiffEncoder};
+use tiff::tags::Tag;
+use vkerode::terrain::formats::read_dem;
+
+const JACKSBORO: &str = "tests/data/jacksboro_fault_dem.tif";
+
+fn vkerode(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vkerode"))
+        .args(args)
+        .env("VKERODE_VALIDATE", "1")
+        .output()
+        .expect("the vkerode binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli-files")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn assert_clean_success(output: &Output) {
+    let err = stderr(output);
+    assert!(output.status.success(), "vkerode failed: {err}");
+    assert!(!err.contains("validation"), "validation messages: {err}");
+}
+
+#[test]
+fn the_jacksboro_dem_erodes_end_to_end_in_metres_with_pictures() {
+    let dir = scratch("jacksboro");
+    let out = dir.join("out");
+    let result = vkerode(&[
+        "erode",
+        "--input",
+        JACKSBORO,
+        "--cell-size",
+        "74.5,92.6",
+        "--droplets",
+        "60000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_clean_success(&result);
+    for file in [
+        "before.tif",
+        "after.tif",
+        "before_relief.png",
+        "after_relief.png",
+        "erosion.png",
+        "before_after.png",
+        "run.json",
+    ] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let input = read_dem(Path::new(JACKSBORO), None).unwrap();
+    let before = read_dem(&out.join("before.tif"), None).unwrap();
+    let after = read_dem(&out.join("after.tif"), None).unwrap();
+    // The exported "before" is the input in metres again, to one fixed-point unit
+    // (74.5 m / 1000).
+    for (a, b) in input.heights.data().iter().zip(before.heights.data()) {
+        assert!((a - b).abs() <= 0.0746, "{a} m exported as {b} m");
+    }
+    // Erosion followed the drainage: valley floors (D8 channels) gained sediment
+    // from the slopes above them, by metres, not by rounding.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let change = &report["change"];
+    let channel = change["channel_mean_change"].as_f64().unwrap() * 74.5;
+    let hillslope = change["hillslope_mean_change"].as_f64().unwrap() * 74.5;
+    assert!(
+        channel > 1.0 && hillslope < -0.1,
+        "channels {channel} m, hillslopes {hillslope} m"
+    );
+    let moved = input
+        .heights
+        .data()
+        .iter()
+        .zip(after.heights.data())
+        .filter(|(a, b)| (*a - *b).abs() > 1.0)
+        .count();
+    assert!(
+        moved * 4 > input.heights.data().len(),
+        "only {moved} cells changed by over a metre"
+    );
+}
+
+#[test]
+fn nodata_cells_are_reported_filled_and_written_back_as_nodata() {
+    let dir = scratch("nodata");
+    let input = dir.join("holes.tif");
+    let nodata = -9999.0f32;
+    let mut data: Vec<f32> = (0..48 * 40)
+        .map(|i| 500.0 + (i % 48) as f32 * 2.0 + (i / 48) as f32)
+        .collect();
+    for i in [100, 101, 102, 148, 149, 150, 1000] {
+        data[i] = nodata;
+    }
+    data[1500] = f32::NAN;
+    let mut encoder = TiffEncoder::new(std::fs::File::create(&input).unwrap()).unwrap();
+    let mut image = encoder.new_image::<colortype::Gray32Float>(48, 40).unwrap();
+    image.encoder().write_tag(Tag::GdalNodata, "-9999").unwrap();
+    image.write_data(&data).unwrap();
+
+    let out = dir.join("out");
+    let result = vkerode(&[
+        "erode",
+        "--input",
+        input.to_str().unwrap(),
+        "--cell-size",
+        "10",
+        "--droplets",
+        "500",
+        "--format",
+        "raw",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_clean_success(&result);
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(stdout.contains("8 cells have no data"), "{stdout}");
+    let after = read_dem(&out.join("after.raw"), None).unwrap();
+    assert_eq!(after.nodata, Some(nodata));
+    let missing: Vec<usize> = (0..data.len())
+        .filter(|&i| after.heights.data()[i].is_nan())
+        .collect();
+    assert_eq!(missing, vec![100, 101, 102, 148, 149, 150, 1000, 1500]);
+    assert!(after
+        .heights
+        .data()
+        .iter()
+        .filter(|h| !h.is_nan())
+        .all(|h| h.is_finite()));
+}
+
+#[test]
+fn convert_turns_a_dem_into_png16_and_back() {
+    let dir = scratch("convert");
+    let png = dir.join("jacksboro.png");
+    assert_clean_success(&vkerode(&[
+        "convert",
+        JACKSBORO,
+        png.to_str().unwrap(),
+        "--cell-size",
+        "74.5,92.6",
+    ]));
+    let tif = dir.join("back.tif");
+    assert_clean_success(&vkerode(&[
+        "convert",
+        png.to_str().unwrap(),
+        tif.to_str().unwrap(),
+    ]));
+    let input = read_dem(Path::new(JACKSBORO), None).unwrap();
+    let back = read_dem(&tif, None).unwrap();
+    let stats = input.heights.stats();
+    let step = (stats.max - stats.min) / 65535.0;
+    for (a, b) in input.heights.data().iter().zip(back.heights.data()) {
+        assert!((a - b).abs() <= step * 1.001, "{a} vs {b}");
+    }
+}
+
+/// A file that vkerode must refuse: the message names the file and `problem`, the exit
+/// status is 1, and neither an output folder nor an output file appears.
+fn assert_refused(input: &Path, extra: &[&str], problem: &str) {
+    let dir = input.parent().unwrap();
+    let out = dir.join("out");
+    let mut args = vec!["erode", "--input", input.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    let result = vkerode(&args);
+    let err = stderr(&result);
+    assert_eq!(
+        result.status.code(),
+        Some(1),
+        "{input:?} should fail: {err}"
+    );
+    assert!(
+        err.contains(input.to_str().unwrap()),
+        "the message names the file: {err}"
+    );
+    assert!(err.contains(problem), "expected {problem:?} in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.exists(), "an output folder was left behind");
+
+    let converted = dir.join("converted.tif");
+    let mut convert = vec![
+        "convert",
+        input.to_str().unwrap(),
+        converted.to_str().unwrap(),
+    ];
+    convert.extend_from_slice(extra);
+    let result = vkerode(&convert);
+    let err = stderr(&result);
+    assert_eq!(
+        result.status.code(),
+        Some(1),
+        "convert of {input:?} should fail: {err}"
+    );
+    assert!(
+        err.contains(problem),
+        "convert: expected {problem:?} in: {err}"
+    );
+    assert!(!converted.exists(), "convert left a file behind");
+}
+
+fn write_tiff<C: colortype::ColorType>(path: &Path, w: u32, h: u32, data: &[C::Inner])
+where
+    [C::Inner]: tiff::encoder::TiffValue,
+{
+    let mut encoder = TiffEncoder::new(std::fs::File::create(path).unwrap()).unwrap();
+    encoder.write_image::<C>(w, h, data).unwrap();
+}
+
+fn write_png(path: &Path, colour: png::ColorType, w: u32, h: u32, data: &[u8]) {
+    let mut encoder = png::Encoder::new(std::fs::File::create(path).unwrap(), w, h);
+    encoder.set_color(colour);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(data)
+        .unwrap();
+}
+
+fn truncate(path: &Path, keep: usize) {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::write(path, &bytes[..keep.min(bytes.len())]).unwrap();
+}
+
+#[test]
+fn an_empty_file_is_refused() {
+    let path = scratch("empty").join("empty.tif");
+    std::fs::write(&path, b"").unwrap();
+    assert_refused(&path, &[], "the file is empty");
+}
+
+#[test]
+fn a_truncated_tiff_is_refused() {
+    let path = scratch("truncated-tiff").join("cut.tif");
+    write_tiff::<colortype::Gray32Float>(&path, 64, 64, &vec![1.0f32; 64 * 64]);
+    truncate(&path, 5000);
+    assert_refused(&path, &[], "the file ends early (truncated?)");
+}
+
+#[test]
+fn a_truncated_png_is_refused() {
+    let path = scratch("truncated-png").join("cut.png");
+    let noise: Vec<u8> = (0..64 * 64u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)
+        .collect();
+    write_png(&path, png::ColorType::Grayscale, 64, 64, &noise);
+    truncate(&path, 900);
+    assert_refused(&path, &[], "truncated");
+}
+
+#[test]
+fn an_rgb_png_is_refused() {
+    let path = scratch("rgb-png").join("colour.png");
+    write_png(&path, png::ColorType::Rgb, 16, 16, &[90u8; 16 * 16 * 3]);
+    assert_refused(&path, &[], "needs a grayscale PNG");
+}
+
+#[test]
+fn a_multi_band_tiff_is_refused() {
+    let path = scratch("rgb-tiff").join("bands.tif");
+    write_tiff::<colortype::RGB8>(&path, 16, 16, &[7u8; 16 * 16 * 3]);
+    assert_refused(&path, &[], "has 3 bands");
+}
+
+#[test]
+fn an_unsupported_sample_format_is_refused() {
+    let path = scratch("f64-tiff").join("double.tif");
+    write_tiff::<colortype::Gray64Float>(&path, 16, 16, &[1.0f64; 16 * 16]);
+    assert_refused(&path, &[], "unsupported sample format float64");
+}
+
+#[test]
+fn a_two_by_two_image_is_refused() {
+    let path = scratch("tiny").join("tiny.tif");
+    write_tiff::<colortype::Gray32Float>(&path, 2, 2, &[1.0f32; 4]);
+    assert_refused(&path, &[], "needs at least 4 x 4");
+}
+
+#[test]
+fn a_raw_file_of_the_wrong_size_is_refused() {
+    let path = scratch("raw-size").join("heights.raw");
+    std::fs::write(&path, vec![0u8; 4 * 30 * 30 - 4]).unwrap();
+    assert_refused(&path, &["--width", "30", "--height", "30"], "need 3600");
+}
+
+#[test]
+fn heights_past_the_fixed_point_range_are_refused_with_a_scale_that_fits() {
+    let path = scratch("overflow").join("tall.tif");
+    let mut data = vec![100.0f32; 32 * 32];
+    data[77] = 5.0e6;
+    write_tiff::<colortype::Gray32Float>(&path, 32, 32, &data);
+    let out = path.parent().unwrap().join("out");
+    let result = vkerode(&[
+        "erode",
+        "--input",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(path.to_str().unwrap()),
+        "names the file: {err}"
+    );
+    assert!(
+        err.contains("the largest height, 5000000") && err.contains("a scale of at most"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -1,0 +1,173 @@
+//! Heightmap files: round trips through every format, the real Jacksboro DEM, and
+//! nodata filling.
+
+use std::path::{Path, PathBuf};
+
+use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
+use tiff::tags::Tag;
+use vkerode::terrain::formats::{read_dem, write_dem, Dem, HeightFormat};
+use vkerode::terrain::image::CellSize;
+use vkerode::terrain::nodata::fill_missing;
+use vkerode::terrain::units::GridUnits;
+use vkerode::terrain::Heightmap;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("heightmap-files")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Bathymetry to mountains, with values that do not round nicely.
+fn sample_dem() -> Dem {
+    let (w, h) = (37, 23);
+    let data = (0..w * h)
+        .map(|i| {
+            let (x, y) = ((i % w) as f32, (i / w) as f32);
+            -431.7 + 97.31 * x + 13.9 * y * y + (x * y).sin() * 3.3
+        })
+        .collect();
+    Dem {
+        heights: Heightmap::new(w, h, data).unwrap(),
+        nodata: None,
+        units: "m".into(),
+        cell_size: Some(CellSize { x: 30.0, y: 27.5 }),
+    }
+}
+
+#[test]
+fn float32_tiff_round_trips_bit_exactly() {
+    let dem = sample_dem();
+    let path = scratch("tif").join("map.tif");
+    write_dem(&path, HeightFormat::Tif, &dem).unwrap();
+    let back = read_dem(&path, None).unwrap();
+    let bits = |d: &Dem| {
+        d.heights
+            .data()
+            .iter()
+            .map(|h| h.to_bits())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(bits(&back), bits(&dem));
+    assert_eq!((back.heights.width(), back.heights.height()), (37, 23));
+}
+
+#[test]
+fn png16_round_trips_within_one_quantisation_step() {
+    let dem = sample_dem();
+    let path = scratch("png").join("map.png");
+    let files = write_dem(&path, HeightFormat::Png16, &dem).unwrap();
+    assert_eq!(files.len(), 2, "the PNG and its sidecar");
+    let back = read_dem(&path, None).unwrap();
+    let stats = dem.heights.stats();
+    let step = (stats.max - stats.min) / 65535.0;
+    let worst = dem
+        .heights
+        .data()
+        .iter()
+        .zip(back.heights.data())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst <= step, "worst error {worst} for a step of {step}");
+    assert_eq!(back.units, "m");
+    assert_eq!(back.cell_size, dem.cell_size);
+}
+
+#[test]
+fn raw_float32_round_trips_bit_exactly_with_its_sidecar() {
+    let dem = sample_dem();
+    let path = scratch("raw").join("map.raw");
+    write_dem(&path, HeightFormat::Raw, &dem).unwrap();
+    // The sidecar gives the size; --width/--height are not needed.
+    let back = read_dem(&path, None).unwrap();
+    let bits = |d: &Dem| {
+        d.heights
+            .data()
+            .iter()
+            .map(|h| h.to_bits())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(bits(&back), bits(&dem));
+    assert_eq!(back.cell_size, dem.cell_size);
+}
+
+#[test]
+fn elevations_in_metres_survive_cell_units_and_fixed_point() {
+    let dem = sample_dem();
+    let units = GridUnits {
+        cell_size: CellSize { x: 30.0, y: 27.5 },
+        vertical_scale: 1.0,
+    };
+    let scale = 1000.0;
+    let cells = dem.heights.map(|e| units.to_kernel(e));
+    let fixed = cells.to_fixed(scale).unwrap();
+    let back = Heightmap::from_fixed(37, 23, &fixed, scale)
+        .unwrap()
+        .map(|h| units.from_kernel(h));
+    // One fixed-point unit is 30 m / 1000 = 3 cm.
+    for (a, b) in dem.heights.data().iter().zip(back.data()) {
+        assert!((a - b).abs() <= 0.031, "{a} m came back as {b} m");
+    }
+}
+
+#[test]
+fn the_jacksboro_dem_reads_as_403_by_344_metres() {
+    let dem = read_dem(Path::new("tests/data/jacksboro_fault_dem.tif"), None).unwrap();
+    assert_eq!((dem.heights.width(), dem.heights.height()), (403, 344));
+    assert_eq!(dem.missing_cells(), 0);
+    let stats = dem.heights.stats();
+    assert!((235.0..237.0).contains(&stats.min), "min {}", stats.min);
+    assert!((1075.0..1077.0).contains(&stats.max), "max {}", stats.max);
+}
+
+/// A 6 x 5 float32 GeoTIFF with nodata -9999 in two cells and NaN in one.
+pub fn write_nodata_tiff(path: &Path) -> Vec<f32> {
+    let nodata = -9999.0f32;
+    let mut data: Vec<f32> = (0..30).map(|i| 100.0 + i as f32).collect();
+    data[7] = nodata;
+    data[8] = nodata;
+    data[22] = f32::NAN;
+    let file = std::fs::File::create(path).unwrap();
+    let mut encoder = TiffEncoder::new(file).unwrap();
+    let mut image = encoder.new_image::<Gray32Float>(6, 5).unwrap();
+    image.encoder().write_tag(Tag::GdalNodata, "-9999").unwrap();
+    image.write_data(&data).unwrap();
+    data
+}
+
+#[test]
+fn nodata_and_nan_cells_are_filled_from_neighbours_and_written_back_as_nodata() {
+    let dir = scratch("nodata");
+    let input = dir.join("holes.tif");
+    let original = write_nodata_tiff(&input);
+    let dem = read_dem(&input, None).unwrap();
+    assert_eq!(dem.nodata, Some(-9999.0));
+    assert_eq!(dem.missing_cells(), 3);
+
+    let mut filled = dem.heights.clone();
+    let mask = fill_missing(&mut filled);
+    assert_eq!(mask.iter().filter(|&&m| m).count(), 3);
+    // Cell 7 = (1, 1): its known neighbours are cells 0, 1, 2, 6, 12, 13, 14.
+    let expected = [0, 1, 2, 6, 12, 13, 14]
+        .iter()
+        .map(|&i| original[i])
+        .sum::<f32>()
+        / 7.0;
+    assert!(
+        (filled.at(1, 1) - expected).abs() < 1e-3,
+        "{} vs {expected}",
+        filled.at(1, 1)
+    );
+    assert!(filled.data().iter().all(|h| h.is_finite()));
+
+    let output = dir.join("written.tif");
+    write_dem(&output, HeightFormat::Tif, &dem).unwrap();
+    let back = read_dem(&output, None).unwrap();
+    assert_eq!(back.nodata, Some(-9999.0));
+    let missing: Vec<usize> = (0..30)
+        .filter(|&i| back.heights.data()[i].is_nan())
+        .collect();
+    assert_eq!(missing, vec![7, 8, 22]);
+}
