@@ -31,6 +31,9 @@ build: deps
 
 demo: build
 	$(BIN) erode --size $(DEMO_SIZE) --droplets $(DEMO_DROPLETS) --out $(DEMO_OUT)
+	rm -rf $(DEMO_OUT)/results
+	$(BIN) sweep experiments/demo-workgroup.toml --results $(DEMO_OUT)/results
+	$(BIN) plot $(DEMO_OUT)/results/demo-workgroup/*/points.csv --x workgroup --out $(DEMO_OUT)/workgroup-chart
 
 # Tests share target/release with the demo so shaderc is built once.
 test: deps

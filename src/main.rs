@@ -8,11 +8,17 @@ use anyhow::{bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
 
 use vkerode::erosion::{DropletJob, KernelParams};
+use vkerode::experiment::config::Experiment;
+use vkerode::experiment::peak::{save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS, WALK_SIDES};
+use vkerode::experiment::plot::{self, PlotRequest};
+use vkerode::experiment::results::merge;
+use vkerode::experiment::sweep::{run_sweep, Shard, SweepOptions};
 use vkerode::experiment::{
     run_erosion, write_outcome, Engine, ErodeOutcome, ErodeRequest, OutputOptions, TerrainReport,
     TerrainSource, TimeSource,
 };
 use vkerode::gpu::{list_devices, Context, ContextOptions, DeviceInfo};
+use vkerode::terrain::files::write_atomically;
 use vkerode::terrain::formats::{read_dem, write_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 use vkerode::terrain::units::GridUnits;
@@ -70,6 +76,64 @@ enum Command {
     /// Generate terrain (or read --input), erode it with the paper's droplet kernel, and
     /// write the heightmaps, pictures and timings.
     Erode(Box<ErodeArgs>),
+    /// Run an experiment config (experiments/*.toml): every point of its sweep,
+    /// measured with GPU timestamps and recorded in results/<experiment>/<device>/.
+    Sweep {
+        /// The experiment config.
+        config: PathBuf,
+        /// Root folder of results.
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
+        /// Continue an interrupted sweep: skip the points already recorded.
+        #[arg(long)]
+        resume: bool,
+        /// Run only every n-th point, starting at the i-th ("i/n", 0-based): one part of
+        /// a sweep split over GPUs or jobs. `vkerode merge` joins the parts.
+        #[arg(long)]
+        shard: Option<Shard>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+        /// Override a setting of the config, e.g. `--set fixed.size=1024`,
+        /// `--set axes.workgroup=[32,64]`, `--set measure.max_reps=10` (values in TOML).
+        /// Overrides are part of the recorded config.
+        #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+        overrides: Vec<String>,
+    },
+    /// Measure the device's int atomicAdd rates (random addresses, and droplet-shaped
+    /// walks), print them and cache them for sweeps' percent-of-peak.
+    Peak {
+        /// Also write peak.json and CSVs of the rates into this folder.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Draw a throughput chart (PNG and SVG) from one or more points.csv files.
+    Plot {
+        /// points.csv files; several devices' files can share one chart.
+        #[arg(required = true)]
+        csvs: Vec<PathBuf>,
+        /// Column on the x axis.
+        #[arg(long)]
+        x: String,
+        /// Metric on the y axis.
+        #[arg(long, default_value = "steps_per_s")]
+        y: String,
+        /// Column whose values each get their own series.
+        #[arg(long)]
+        series: Option<String>,
+        /// Output path; .png and .svg are written.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Join the results folders of a sweep's shards into one.
+    Merge {
+        /// Shard folders (each with meta.json, points.csv, samples.csv).
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Folder for the merged results.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Convert a heightmap between TIFF, 16-bit PNG and raw float32.
     Convert {
         #[command(flatten)]
@@ -294,6 +358,51 @@ fn run(cli: Cli) -> Result<()> {
             output,
             format,
         } => convert(input, output, *format),
+        Command::Sweep {
+            config,
+            results,
+            resume,
+            shard,
+            quiet,
+            overrides,
+        } => {
+            let sweep_options = SweepOptions {
+                results_root: results.clone(),
+                resume: *resume,
+                shard: *shard,
+                quiet: *quiet,
+            };
+            sweep(&options, config, overrides, &sweep_options)
+        }
+        Command::Peak { out } => peak(&options, out.as_deref()),
+        Command::Plot {
+            csvs,
+            x,
+            y,
+            series,
+            out,
+        } => {
+            let request = PlotRequest {
+                csvs: csvs.clone(),
+                x: x.clone(),
+                y: y.clone(),
+                series: series.clone(),
+                out: plot::stem(out),
+            };
+            for file in plot::plot(&request)? {
+                say!("wrote {}", file.display());
+            }
+            Ok(())
+        }
+        Command::Merge { inputs, out } => {
+            let points = merge(inputs, out)?;
+            say!(
+                "merged {points} points from {} folders into {}",
+                inputs.len(),
+                out.display()
+            );
+            Ok(())
+        }
     }
 }
 
@@ -541,4 +650,95 @@ fn print_outcome(outcome: &ErodeOutcome) {
         c.channel_incision_before,
         c.channel_incision_after
     );
+}
+
+fn sweep(
+    options: &ContextOptions,
+    config: &Path,
+    overrides: &[String],
+    sweep: &SweepOptions,
+) -> Result<()> {
+    // Syntax, types and values first, with no device; then the device's limits.
+    Experiment::load(config, overrides, None)?;
+    let ctx = open_device(options)?;
+    let experiment = Experiment::load(config, overrides, Some(ctx.info()))?;
+    say!(
+        "{}: {} points{}",
+        experiment.config.name,
+        experiment.points.len(),
+        sweep
+            .shard
+            .map(|s| format!(", shard {s}"))
+            .unwrap_or_default()
+    );
+    let summary = run_sweep(&ctx, &experiment, sweep)?;
+    say!(
+        "measured {} points ({} already recorded) into {}",
+        summary.measured,
+        summary.skipped,
+        summary.dir.display()
+    );
+    Ok(())
+}
+
+fn peak(options: &ContextOptions, out: Option<&Path>) -> Result<()> {
+    let ctx = open_device(options)?;
+    let info = ctx.info();
+    let probe = PeakProbe::new(&ctx)?;
+    let mut table = PeakTable::empty(info);
+    say!("random-address atomicAdd (int):");
+    say!(
+        "  {:>12} {:>14} {:>14}",
+        "addresses",
+        "footprint",
+        "G atomics/s"
+    );
+    for addresses in RANDOM_FOOTPRINTS {
+        if !probe.fits(u64::from(addresses)) {
+            say!("  {addresses:>12}   does not fit this device's maxStorageBufferRange");
+            continue;
+        }
+        let r = probe.random(addresses)?;
+        say!(
+            "  {:>12} {:>11} KiB {:>14.2}",
+            addresses,
+            r.footprint_bytes / 1024,
+            r.atomics_per_s / 1e9
+        );
+        table.random.push(r);
+    }
+    say!("droplet-shaped walks (30 unit steps, 2x2 atomicAdd per step):");
+    say!(
+        "  {:>8} {:>12} {:>16} {:>14}",
+        "map",
+        "footprint",
+        "G walk-steps/s",
+        "G atomics/s"
+    );
+    for side in WALK_SIDES {
+        if !probe.fits(u64::from(side).pow(2)) {
+            say!("  {side:>8}   does not fit this device's maxStorageBufferRange");
+            continue;
+        }
+        let w = probe.walk(side)?;
+        say!(
+            "  {:>8} {:>8} MiB {:>16.2} {:>14.2}",
+            format!("{side}²"),
+            w.footprint_bytes >> 20,
+            w.walk_steps_per_s / 1e9,
+            w.atomics_per_s / 1e9
+        );
+        table.walk.push(w);
+    }
+    let cached = save_cached(info, &table)?;
+    say!("cached in {}", cached.display());
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let path = dir.join("peak.json");
+        write_atomically(&path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &table).map_err(std::io::Error::other)
+        })?;
+        say!("wrote {}", path.display());
+    }
+    Ok(())
 }

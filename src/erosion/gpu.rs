@@ -8,7 +8,8 @@ use super::batches::{plan_batches, Batch};
 use super::params::DropletJob;
 use super::{ErosionError, WorkCount};
 use crate::gpu::barriers::{
-    COMPUTE_TO_COMPUTE, COMPUTE_TO_TRANSFER, TRANSFER_TO_COMPUTE, TRANSFER_TO_HOST,
+    COMPUTE_TO_COMPUTE, COMPUTE_TO_TRANSFER, EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE,
+    TRANSFER_TO_HOST,
 };
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
@@ -59,6 +60,7 @@ impl<'a> FixedHeightfield<'a> {
 /// What one run on the GPU produced.
 #[derive(Clone, Debug)]
 pub struct GpuRun {
+    /// The heights after the run; empty unless the run read them back.
     pub cells: Vec<i32>,
     /// Time between GPU timestamps around the dispatches; `None` where the device has
     /// no timestamps.
@@ -124,64 +126,125 @@ impl DropletKernel {
         self.workgroup
     }
 
-    /// Runs the job with the uninstrumented kernel, timed with GPU timestamps.
+    /// Runs the job once with the uninstrumented kernel, timed with GPU timestamps.
     pub fn run(
         &self,
         map: &FixedHeightfield,
         job: &DropletJob,
         batch: u32,
     ) -> Result<GpuRun, ErosionError> {
-        self.execute(false, map, job, batch)
+        self.prepare(map)?.execute(job, batch, RunMode::TIMED)
     }
 
-    /// Runs the job with the instrumented kernel, which counts droplets and atomics.
+    /// Runs the job once with the instrumented kernel, which counts droplets and atomics.
     pub fn run_counted(
         &self,
         map: &FixedHeightfield,
         job: &DropletJob,
         batch: u32,
     ) -> Result<GpuRun, ErosionError> {
-        self.execute(true, map, job, batch)
+        self.prepare(map)?.execute(job, batch, RunMode::COUNTED)
     }
 
-    fn execute(
-        &self,
-        counted: bool,
-        map: &FixedHeightfield,
-        job: &DropletJob,
-        batch: u32,
-    ) -> Result<GpuRun, ErosionError> {
-        job.validate()?;
+    /// Buffers and commands for one map, to run many times: each run starts from a
+    /// fresh copy of `map`.
+    pub fn prepare(&self, map: &FixedHeightfield) -> Result<DropletRunner<'_>, ErosionError> {
         check_map(map)?;
-        if batch == 0 {
-            return Err(ErosionError::Batch);
-        }
         let ctx = &self.ctx;
-        let pipeline = if counted { &self.counted } else { &self.timed };
-        let batches = plan_batches(
-            job.droplets,
-            batch,
-            self.workgroup,
-            ctx.info().max_workgroup_count[0],
-        );
         let bytes = map.cells.len() as u64 * 4;
         let heights = Buffer::new(ctx, "heightData", bytes, BufferKind::Storage)?;
         let counters = Buffer::new(ctx, "workCounters", COUNTER_SLOTS * 4, BufferKind::Storage)?;
-        let upload = Buffer::upload_from(ctx, "heightData upload", map.cells)?;
-        let readback = Buffer::new(ctx, "heightData read-back", bytes, BufferKind::Download)?;
-        let counter_readback = Buffer::new(
-            ctx,
-            "workCounters read-back",
-            COUNTER_SLOTS * 4,
-            BufferKind::Download,
-        )?;
-        let set = DescriptorSet::new(pipeline, &[&heights, &counters])?;
-        let queries = TimestampQueries::new(ctx, 2)?;
+        let sets = [
+            DescriptorSet::new(&self.timed, &[&heights, &counters])?,
+            DescriptorSet::new(&self.counted, &[&heights, &counters])?,
+        ];
+        Ok(DropletRunner {
+            kernel: self,
+            width: map.width,
+            height: map.height,
+            upload: Buffer::upload_from(ctx, "heightData upload", map.cells)?,
+            readback: Buffer::new(ctx, "heightData read-back", bytes, BufferKind::Download)?,
+            counter_readback: Buffer::new(
+                ctx,
+                "workCounters read-back",
+                COUNTER_SLOTS * 4,
+                BufferKind::Download,
+            )?,
+            sets,
+            heights,
+            counters,
+            queries: TimestampQueries::new(ctx, 2)?,
+            stream: CommandStream::new(ctx)?,
+        })
+    }
+}
 
+/// Which kernel a run uses and whether it reads the heights back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunMode {
+    pub counted: bool,
+    pub read_back: bool,
+}
+
+impl RunMode {
+    pub const TIMED: RunMode = RunMode {
+        counted: false,
+        read_back: true,
+    };
+    pub const COUNTED: RunMode = RunMode {
+        counted: true,
+        read_back: true,
+    };
+    /// For repetitions of a benchmark: no read-back.
+    pub const TIMED_ONLY: RunMode = RunMode {
+        counted: false,
+        read_back: false,
+    };
+}
+
+/// A map's buffers on the device, ready to run droplet jobs on.
+pub struct DropletRunner<'k> {
+    kernel: &'k DropletKernel,
+    width: u32,
+    height: u32,
+    heights: Buffer,
+    counters: Buffer,
+    upload: Buffer,
+    readback: Buffer,
+    counter_readback: Buffer,
+    /// For the timed and the counted pipeline.
+    sets: [DescriptorSet; 2],
+    queries: Option<TimestampQueries>,
+    stream: CommandStream,
+}
+
+impl DropletRunner<'_> {
+    pub fn execute(
+        &mut self,
+        job: &DropletJob,
+        batch: u32,
+        mode: RunMode,
+    ) -> Result<GpuRun, ErosionError> {
+        job.validate()?;
+        if batch == 0 {
+            return Err(ErosionError::Batch);
+        }
+        let kernel = self.kernel;
+        let (pipeline, set) = if mode.counted {
+            (&kernel.counted, &self.sets[1])
+        } else {
+            (&kernel.timed, &self.sets[0])
+        };
+        let batches = plan_batches(
+            job.droplets,
+            batch,
+            kernel.workgroup,
+            kernel.ctx.info().max_workgroup_count[0],
+        );
         let p = &job.params;
         let push = |b: &Batch| DropletPushConstants {
-            map_width: map.width as i32,
-            map_height: map.height as i32,
+            map_width: self.width as i32,
+            map_height: self.height as i32,
             max_lifetime: p.lifetime as i32,
             inertia: p.inertia,
             capacity_factor: p.capacity,
@@ -192,17 +255,19 @@ impl DropletKernel {
             batch_base_id: b.base_id,
             batch_size: b.size,
         };
-
-        let mut stream = CommandStream::new(ctx)?;
-        let wall_time = stream.submit(|rec| {
-            if let Some(q) = &queries {
+        let (heights, counters, queries) = (&self.heights, &self.counters, &self.queries);
+        let (upload, readback, counter_readback) =
+            (&self.upload, &self.readback, &self.counter_readback);
+        let wall_time = self.stream.submit(|rec| {
+            if let Some(q) = queries {
                 rec.reset_queries(q);
             }
-            rec.fill_zero(&counters);
-            rec.copy(&upload, &heights);
+            rec.barrier(EARLIER_WORK_TO_TRANSFER);
+            rec.fill_zero(counters);
+            rec.copy(upload, heights);
             rec.barrier(TRANSFER_TO_COMPUTE);
-            rec.bind(pipeline, &set);
-            if let Some(q) = &queries {
+            rec.bind(pipeline, set);
+            if let Some(q) = queries {
                 rec.timestamp(q, 0);
             }
             for (i, b) in batches.iter().enumerate() {
@@ -212,28 +277,39 @@ impl DropletKernel {
                 rec.push_constants(pipeline, &push(b));
                 rec.dispatch(b.groups, 1, 1);
             }
-            if let Some(q) = &queries {
+            if let Some(q) = queries {
                 rec.timestamp(q, 1);
             }
-            rec.barrier(COMPUTE_TO_TRANSFER);
-            rec.copy(&heights, &readback);
-            rec.copy(&counters, &counter_readback);
-            rec.barrier(TRANSFER_TO_HOST);
+            if mode.read_back || mode.counted {
+                rec.barrier(COMPUTE_TO_TRANSFER);
+                if mode.read_back {
+                    rec.copy(heights, readback);
+                }
+                if mode.counted {
+                    rec.copy(counters, counter_readback);
+                }
+                rec.barrier(TRANSFER_TO_HOST);
+            }
         })?;
 
-        let gpu_time = match &queries {
+        let gpu_time = match queries {
             Some(q) => Some(q.elapsed(0, 1)?),
             None => None,
         };
-        let work = if counted {
+        let work = if mode.counted {
             let slots = counter_readback.read::<u32>()?;
             let atomics: u64 = slots[1..].iter().map(|&c| u64::from(c)).sum();
             Some(WorkCount::from_atomics(u64::from(slots[0]), atomics))
         } else {
             None
         };
+        let cells = if mode.read_back {
+            readback.read::<i32>()?
+        } else {
+            Vec::new()
+        };
         Ok(GpuRun {
-            cells: readback.read::<i32>()?,
+            cells,
             gpu_time,
             wall_time,
             batches,

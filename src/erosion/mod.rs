@@ -5,9 +5,10 @@ pub mod cpu;
 mod gpu;
 mod hash;
 mod params;
+pub mod peak;
 
 pub use batches::{default_batch, plan_batches, Batch, DEFAULT_CELLS_PER_DROPLET};
-pub use gpu::{DropletKernel, FixedHeightfield, GpuRun};
+pub use gpu::{DropletKernel, DropletRunner, FixedHeightfield, GpuRun, RunMode};
 pub use hash::{droplet_start, pcg_hash};
 pub use params::{DropletJob, KernelParams, ParamError};
 

@@ -1,15 +1,21 @@
 //! Running erosion as an experiment: requests, figures, provenance and output files.
 
+pub mod config;
 mod erode;
 mod figures;
+pub mod measure;
+pub mod peak;
+pub mod plot;
 mod provenance;
+pub mod results;
+pub mod sweep;
 
 pub use erode::{
     run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest, OutputOptions,
     TerrainReport, TerrainSource,
 };
 pub use figures::{ChangeFigures, RunFigures, TimeSource};
-pub use provenance::Provenance;
+pub use provenance::{device_slug, Provenance};
 
 use std::path::PathBuf;
 
@@ -37,6 +43,8 @@ pub enum ExperimentError {
     Write(#[from] WriteError),
     #[error(transparent)]
     Format(#[from] FormatError),
+    #[error(transparent)]
+    Results(#[from] results::ResultsError),
     #[error("the GPU engine needs a Vulkan device")]
     NoDeviceForGpuEngine,
     #[error("{path}: {source}")]

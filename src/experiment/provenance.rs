@@ -101,3 +101,28 @@ mod tests {
         assert_eq!(super::rfc3339(1_795_996_799), "2026-11-29T23:59:59Z");
     }
 }
+
+/// A name safe for paths: lowercase letters and digits, runs of anything else as '-'.
+pub fn device_slug(name: &str) -> String {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug.trim_matches('-').to_string()
+}
+
+#[cfg(test)]
+mod slug_tests {
+    #[test]
+    fn device_names_become_path_safe_slugs() {
+        assert_eq!(super::device_slug("NVIDIA H200"), "nvidia-h200");
+        assert_eq!(
+            super::device_slug("llvmpipe (LLVM 15.0.6, 256 bits)"),
+            "llvmpipe-llvm-15-0-6-256-bits"
+        );
+    }
+}

@@ -34,6 +34,20 @@ pub const COMPUTE_TO_COMPUTE: Barrier = Barrier {
     ),
 };
 
+/// An earlier submission's dispatches and copies, then copies or fills over the same
+/// buffers: the first command of a submission that reuses buffers.
+pub const EARLIER_WORK_TO_TRANSFER: Barrier = Barrier {
+    name: "earlier_work_to_transfer",
+    src_stage: vk::PipelineStageFlags::from_raw(
+        vk::PipelineStageFlags::COMPUTE_SHADER.as_raw() | vk::PipelineStageFlags::TRANSFER.as_raw(),
+    ),
+    src_access: vk::AccessFlags::from_raw(
+        vk::AccessFlags::SHADER_WRITE.as_raw() | vk::AccessFlags::TRANSFER_WRITE.as_raw(),
+    ),
+    dst_stage: vk::PipelineStageFlags::TRANSFER,
+    dst_access: vk::AccessFlags::TRANSFER_WRITE,
+};
+
 /// A dispatch's SSBO writes, then a copy out of that SSBO for read-back.
 pub const COMPUTE_TO_TRANSFER: Barrier = Barrier {
     name: "compute_to_transfer",

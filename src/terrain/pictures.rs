@@ -19,7 +19,8 @@ const MISSING_RGB: [u8; 3] = [150, 150, 150];
 /// Panels of the side-by-side figure are shrunk to at most this many pixels a side.
 const MAX_PANEL: usize = 1024;
 
-fn ensure_font() {
+/// Registers the embedded font with plotters, once.
+pub(crate) fn ensure_font() {
     static REGISTERED: OnceLock<()> = OnceLock::new();
     REGISTERED.get_or_init(|| {
         // The font is compiled in; failing to parse it is a build defect.

@@ -1,0 +1,181 @@
+//! Drivers of the atomic-rate probes (glsl/peak_walk.comp, glsl/peak_random.comp):
+//! what the device can do with int atomicAdd, with no erosion arithmetic.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::ErosionError;
+use crate::gpu::barriers::{EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE};
+use crate::gpu::{
+    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
+    PipelineDesc, SpecConstant, SpecValue, Spirv, TimestampQueries,
+};
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct WalkPushConstants {
+    map_width: i32,
+    map_height: i32,
+    steps: i32,
+    walkers: u32,
+    seed: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct RandomPushConstants {
+    footprint_mask: u32,
+    adds: u32,
+    invocations: u32,
+    seed: u32,
+}
+
+/// Median rate of one probe configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRate {
+    /// Median GPU time of one dispatch, in ms.
+    pub gpu_ms: f64,
+    /// Atomic adds per second.
+    pub atomics_per_s: f64,
+}
+
+pub struct AtomicProbe {
+    ctx: Arc<Context>,
+    walk: ComputePipeline,
+    random: ComputePipeline,
+    workgroup: u32,
+}
+
+impl AtomicProbe {
+    pub fn new(ctx: &Arc<Context>, workgroup: u32) -> Result<Self, ErosionError> {
+        let limit = ctx.info().max_workgroup_x();
+        if workgroup == 0 || workgroup > limit {
+            return Err(ErosionError::Workgroup {
+                requested: workgroup,
+                limit,
+            });
+        }
+        let spec = [SpecConstant {
+            id: 1,
+            value: SpecValue::U32(workgroup),
+        }];
+        let build = |shader: Spirv, push: usize| {
+            ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    shader,
+                    specialization: &spec,
+                    storage_buffers: 1,
+                    push_constant_bytes: push as u32,
+                },
+            )
+        };
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            walk: build(shaders::PEAK_WALK, std::mem::size_of::<WalkPushConstants>())?,
+            random: build(
+                shaders::PEAK_RANDOM,
+                std::mem::size_of::<RandomPushConstants>(),
+            )?,
+            workgroup,
+        })
+    }
+
+    /// `walkers` straight walks of `steps` unit steps on a `side` x `side` map, four
+    /// atomics a step. The rate counts atomics; walk-steps are a quarter of them.
+    pub fn walk(
+        &self,
+        side: u32,
+        walkers: u32,
+        steps: u32,
+        reps: u32,
+    ) -> Result<ProbeRate, ErosionError> {
+        let push = WalkPushConstants {
+            map_width: side as i32,
+            map_height: side as i32,
+            steps: steps as i32,
+            walkers,
+            seed: 1,
+        };
+        let cells = u64::from(side) * u64::from(side);
+        let atomics = u64::from(walkers) * u64::from(steps) * 4;
+        self.time(&self.walk, cells, walkers, &push, atomics, reps)
+    }
+
+    /// `invocations` x `adds` atomics on random addresses among `footprint` ints (a
+    /// power of two).
+    pub fn random(
+        &self,
+        footprint: u32,
+        invocations: u32,
+        adds: u32,
+        reps: u32,
+    ) -> Result<ProbeRate, ErosionError> {
+        assert!(footprint.is_power_of_two(), "footprint is a power of two");
+        let push = RandomPushConstants {
+            footprint_mask: footprint - 1,
+            adds,
+            invocations,
+            seed: 1,
+        };
+        let atomics = u64::from(invocations) * u64::from(adds);
+        self.time(
+            &self.random,
+            u64::from(footprint),
+            invocations,
+            &push,
+            atomics,
+            reps,
+        )
+    }
+
+    fn time<T: bytemuck::Pod>(
+        &self,
+        pipeline: &ComputePipeline,
+        cells: u64,
+        invocations: u32,
+        push: &T,
+        atomics: u64,
+        reps: u32,
+    ) -> Result<ProbeRate, ErosionError> {
+        let ctx = &self.ctx;
+        let buffer = Buffer::new(ctx, "probe cells", cells * 4, BufferKind::Storage)?;
+        let set = DescriptorSet::new(pipeline, &[&buffer])?;
+        let queries = TimestampQueries::new(ctx, 2)?;
+        let mut stream = CommandStream::new(ctx)?;
+        let groups = invocations.div_ceil(self.workgroup);
+        let mut times = Vec::new();
+        for _ in 0..reps.max(1) + 1 {
+            let wall = stream.submit(|rec| {
+                if let Some(q) = &queries {
+                    rec.reset_queries(q);
+                }
+                rec.barrier(EARLIER_WORK_TO_TRANSFER);
+                rec.fill_zero(&buffer);
+                rec.barrier(TRANSFER_TO_COMPUTE);
+                rec.bind(pipeline, &set);
+                rec.push_constants(pipeline, push);
+                if let Some(q) = &queries {
+                    rec.timestamp(q, 0);
+                }
+                rec.dispatch(groups, 1, 1);
+                if let Some(q) = &queries {
+                    rec.timestamp(q, 1);
+                }
+            })?;
+            let elapsed = match &queries {
+                Some(q) => q.elapsed(0, 1)?,
+                None => wall,
+            };
+            times.push(elapsed.as_secs_f64());
+        }
+        times.remove(0); // the first run warms up
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        Ok(ProbeRate {
+            gpu_ms: median * 1e3,
+            atomics_per_s: atomics as f64 / median.max(f64::MIN_POSITIVE),
+        })
+    }
+}

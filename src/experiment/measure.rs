@@ -1,0 +1,206 @@
+//! Measuring one point the way nvbench does: warm-up, then timed repetitions with GPU
+//! timestamps until the noise is low, the repetitions run out or the time budget does.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::config::MeasureSettings;
+use crate::erosion::{DropletJob, DropletRunner, ErosionError, RunMode};
+
+/// One timed repetition.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Sample {
+    /// GPU-timestamp time of the dispatches (wall time where there are no timestamps).
+    pub gpu_ms: f64,
+    /// Host time of the whole submission: upload, dispatches and waiting.
+    pub wall_ms: f64,
+}
+
+/// Why the repetitions stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// The relative IQR reached the target.
+    NoiseTarget,
+    /// The maximum number of repetitions ran.
+    MaxReps,
+    /// The time budget ran out.
+    TimeBudget,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::NoiseTarget => "noise-target",
+            StopReason::MaxReps => "max-reps",
+            StopReason::TimeBudget => "time-budget",
+        }
+    }
+}
+
+/// Median and spread of a set of samples.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub q1: f64,
+    pub q3: f64,
+}
+
+impl Summary {
+    /// Quartiles by linear interpolation between order statistics.
+    pub fn of(values: &[f64]) -> Self {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let quantile = |q: f64| {
+            if sorted.is_empty() {
+                return f64::NAN;
+            }
+            let pos = q * (sorted.len() - 1) as f64;
+            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+            sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+        };
+        Self {
+            median: quantile(0.5),
+            min: quantile(0.0),
+            max: quantile(1.0),
+            q1: quantile(0.25),
+            q3: quantile(0.75),
+        }
+    }
+
+    /// (q3 - q1) / median.
+    pub fn rel_iqr(&self) -> f64 {
+        (self.q3 - self.q1) / self.median
+    }
+}
+
+/// The stopping rule, apart from the GPU: given the samples so far and the time spent,
+/// whether to stop and why.
+pub fn should_stop(
+    settings: &MeasureSettings,
+    gpu_ms: &[f64],
+    spent: Duration,
+) -> Option<StopReason> {
+    let reps = gpu_ms.len() as u32;
+    if reps >= settings.min_reps && Summary::of(gpu_ms).rel_iqr() <= settings.target_rel_iqr {
+        return Some(StopReason::NoiseTarget);
+    }
+    if reps >= settings.max_reps {
+        return Some(StopReason::MaxReps);
+    }
+    if spent.as_secs_f64() >= settings.time_budget_s && reps >= 1 {
+        return Some(StopReason::TimeBudget);
+    }
+    None
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Measurement {
+    pub samples: Vec<Sample>,
+    pub stop: StopReason,
+    pub gpu_ms: Summary,
+    pub wall_ms: Summary,
+}
+
+/// Warm-up runs, then timed repetitions of `job` on `runner`, each from a fresh copy
+/// of the terrain, uploaded outside the timed region.
+pub fn measure(
+    runner: &mut DropletRunner,
+    job: &DropletJob,
+    batch: u32,
+    settings: &MeasureSettings,
+) -> Result<Measurement, ErosionError> {
+    for _ in 0..settings.warmup {
+        runner.execute(job, batch, RunMode::TIMED_ONLY)?;
+    }
+    let started = Instant::now();
+    let mut samples = Vec::new();
+    let mut gpu_ms = Vec::new();
+    let stop = loop {
+        let run = runner.execute(job, batch, RunMode::TIMED_ONLY)?;
+        let sample = Sample {
+            gpu_ms: run.gpu_time.unwrap_or(run.wall_time).as_secs_f64() * 1e3,
+            wall_ms: run.wall_time.as_secs_f64() * 1e3,
+        };
+        samples.push(sample);
+        gpu_ms.push(sample.gpu_ms);
+        if let Some(reason) = should_stop(settings, &gpu_ms, started.elapsed()) {
+            break reason;
+        }
+    };
+    let wall: Vec<f64> = samples.iter().map(|s| s.wall_ms).collect();
+    Ok(Measurement {
+        gpu_ms: Summary::of(&gpu_ms),
+        wall_ms: Summary::of(&wall),
+        samples,
+        stop,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(target: f64, max_reps: u32, budget: f64) -> MeasureSettings {
+        MeasureSettings {
+            warmup: 0,
+            min_reps: 3,
+            max_reps,
+            target_rel_iqr: target,
+            time_budget_s: budget,
+        }
+    }
+
+    #[test]
+    fn quartiles_interpolate_between_samples() {
+        let s = Summary::of(&[4.0, 1.0, 3.0, 2.0, 5.0]);
+        assert_eq!(
+            (s.min, s.q1, s.median, s.q3, s.max),
+            (1.0, 2.0, 3.0, 4.0, 5.0)
+        );
+        assert!((s.rel_iqr() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(Summary::of(&[1.0, 2.0]).median, 1.5);
+    }
+
+    #[test]
+    fn an_unreachable_noise_target_stops_at_the_maximum_repetitions() {
+        // Alternating samples never get a relative IQR of zero.
+        let noisy: Vec<f64> = (0..10)
+            .map(|i| if i % 2 == 0 { 1.0 } else { 2.0 })
+            .collect();
+        let rule = settings(0.0, 10, 1e9);
+        for n in 1..10 {
+            assert_eq!(
+                should_stop(&rule, &noisy[..n], Duration::ZERO),
+                None,
+                "after {n}"
+            );
+        }
+        assert_eq!(
+            should_stop(&rule, &noisy, Duration::ZERO),
+            Some(StopReason::MaxReps)
+        );
+    }
+
+    #[test]
+    fn quiet_samples_stop_at_the_noise_target_and_slow_ones_at_the_budget() {
+        let quiet = [10.0, 10.01, 9.99];
+        assert_eq!(
+            should_stop(&settings(0.02, 50, 1e9), &quiet, Duration::ZERO),
+            Some(StopReason::NoiseTarget)
+        );
+        assert_eq!(
+            should_stop(&settings(0.02, 50, 1e9), &quiet[..2], Duration::ZERO),
+            None,
+            "min_reps first"
+        );
+        let noisy = [1.0, 3.0];
+        assert_eq!(
+            should_stop(&settings(0.02, 50, 5.0), &noisy, Duration::from_secs(6)),
+            Some(StopReason::TimeBudget)
+        );
+    }
+}

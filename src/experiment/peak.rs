@@ -1,0 +1,216 @@
+//! `vkerode peak`: the device's int atomicAdd rates, for random addresses over a range
+//! of footprints and for droplet-shaped walks over a range of map sizes, cached per
+//! device so that sweeps can report each point as a share of the droplet-shaped peak.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::provenance::device_slug;
+use super::ExperimentError;
+use crate::erosion::peak::AtomicProbe;
+use crate::erosion::ATOMICS_PER_STEP;
+use crate::gpu::{Context, DeviceInfo};
+use crate::terrain::files::write_atomically;
+
+/// Walk steps per walker, as the paper's lifetime.
+const WALK_STEPS: u32 = 30;
+
+/// Work per probe, scaled to the device: a GPU gets the figures of ../shared/GPU.md's
+/// probe (4M walkers, 4M x 64 random adds); a CPU device a thousandth of the time.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeSize {
+    pub walkers: u32,
+    pub invocations: u32,
+    pub adds: u32,
+    pub reps: u32,
+}
+
+impl ProbeSize {
+    pub fn for_device(info: &DeviceInfo) -> Self {
+        if info.device_type == "CPU" {
+            Self {
+                walkers: 1 << 16,
+                invocations: 1 << 16,
+                adds: 16,
+                reps: 3,
+            }
+        } else {
+            Self {
+                walkers: 1 << 22,
+                invocations: 1 << 22,
+                adds: 64,
+                reps: 5,
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WalkPeak {
+    pub map_side: u32,
+    pub footprint_bytes: u64,
+    pub walkers: u32,
+    pub walk_steps_per_s: f64,
+    pub atomics_per_s: f64,
+    pub gpu_ms: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomPeak {
+    /// Distinct addresses; one address is the most contended case.
+    pub addresses: u32,
+    pub footprint_bytes: u64,
+    pub atomics_per_s: f64,
+    pub gpu_ms: f64,
+}
+
+/// Every probe measured on one device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeakTable {
+    pub device: String,
+    pub driver_info: String,
+    pub vkerode_commit: String,
+    pub walk: Vec<WalkPeak>,
+    pub random: Vec<RandomPeak>,
+}
+
+/// Random-probe footprints: one address to 64M (256 MiB, past any L2).
+pub const RANDOM_FOOTPRINTS: [u32; 8] = [1, 32, 1024, 1 << 16, 1 << 20, 1 << 22, 1 << 24, 1 << 26];
+/// Walk-probe map sides: 4 MiB to 256 MiB heightmaps.
+pub const WALK_SIDES: [u32; 4] = [1024, 2048, 4096, 8192];
+
+impl PeakTable {
+    pub fn empty(info: &DeviceInfo) -> Self {
+        Self {
+            device: info.name.clone(),
+            driver_info: info.driver_info.clone(),
+            vkerode_commit: env!("VKERODE_GIT_COMMIT").into(),
+            walk: Vec::new(),
+            random: Vec::new(),
+        }
+    }
+
+    pub fn walk_at(&self, side: u32) -> Option<&WalkPeak> {
+        self.walk.iter().find(|w| w.map_side == side)
+    }
+}
+
+/// Measures the probes that fit in the device's largest SSBO.
+pub struct PeakProbe {
+    probe: AtomicProbe,
+    size: ProbeSize,
+    max_bytes: u64,
+}
+
+impl PeakProbe {
+    pub fn new(ctx: &Arc<Context>) -> Result<Self, ExperimentError> {
+        let info = ctx.info();
+        Ok(Self {
+            probe: AtomicProbe::new(ctx, 256.min(info.max_workgroup_x()))?,
+            size: ProbeSize::for_device(info),
+            max_bytes: info.max_storage_buffer_range,
+        })
+    }
+
+    pub fn fits(&self, cells: u64) -> bool {
+        cells * 4 <= self.max_bytes
+    }
+
+    pub fn walk(&self, side: u32) -> Result<WalkPeak, ExperimentError> {
+        let s = self.size;
+        let rate = self.probe.walk(side, s.walkers, WALK_STEPS, s.reps)?;
+        Ok(WalkPeak {
+            map_side: side,
+            footprint_bytes: u64::from(side).pow(2) * 4,
+            walkers: s.walkers,
+            walk_steps_per_s: rate.atomics_per_s / ATOMICS_PER_STEP as f64,
+            atomics_per_s: rate.atomics_per_s,
+            gpu_ms: rate.gpu_ms,
+        })
+    }
+
+    pub fn random(&self, addresses: u32) -> Result<RandomPeak, ExperimentError> {
+        let s = self.size;
+        let rate = self
+            .probe
+            .random(addresses, s.invocations, s.adds, s.reps)?;
+        Ok(RandomPeak {
+            addresses,
+            footprint_bytes: u64::from(addresses) * 4,
+            atomics_per_s: rate.atomics_per_s,
+            gpu_ms: rate.gpu_ms,
+        })
+    }
+}
+
+/// Where a device's peak table is cached: `$VKERODE_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/vkerode`, else `~/.cache/vkerode`.
+pub fn cache_path(info: &DeviceInfo) -> PathBuf {
+    let dir = std::env::var_os("VKERODE_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("vkerode")))
+        .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/vkerode")))
+        .unwrap_or_else(|| PathBuf::from(".vkerode-cache"));
+    let driver = device_slug(&info.driver_info);
+    dir.join(format!("peak-{}-{driver}.json", device_slug(&info.name)))
+}
+
+/// The cached table of this device and driver, if there is a readable one.
+pub fn load_cached(info: &DeviceInfo) -> Option<PeakTable> {
+    let text = std::fs::read_to_string(cache_path(info)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+pub fn save_cached(info: &DeviceInfo, table: &PeakTable) -> Result<PathBuf, ExperimentError> {
+    let path = cache_path(info);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    write_atomically(&path, |out| {
+        serde_json::to_writer_pretty(&mut *out, table).map_err(std::io::Error::other)
+    })?;
+    Ok(path)
+}
+
+/// The droplet-shaped ceiling at a map side, from the cache or measured now (and
+/// cached). `None` where the map does not fit the device.
+pub struct WalkCeilings {
+    ctx: Arc<Context>,
+    table: PeakTable,
+    probe: Option<PeakProbe>,
+}
+
+impl WalkCeilings {
+    pub fn new(ctx: &Arc<Context>) -> Self {
+        let info = ctx.info();
+        Self {
+            ctx: Arc::clone(ctx),
+            table: load_cached(info).unwrap_or_else(|| PeakTable::empty(info)),
+            probe: None,
+        }
+    }
+
+    pub fn at(&mut self, side: u32) -> Result<Option<f64>, ExperimentError> {
+        if let Some(w) = self.table.walk_at(side) {
+            return Ok(Some(w.walk_steps_per_s));
+        }
+        if self.probe.is_none() {
+            self.probe = Some(PeakProbe::new(&self.ctx)?);
+        }
+        let probe = self.probe.as_ref().expect("probe was just made");
+        if !probe.fits(u64::from(side).pow(2)) {
+            return Ok(None);
+        }
+        let peak = probe.walk(side)?;
+        let rate = peak.walk_steps_per_s;
+        self.table.walk.push(peak);
+        self.table.walk.sort_by_key(|w| w.map_side);
+        save_cached(self.ctx.info(), &self.table)?;
+        Ok(Some(rate))
+    }
+}

@@ -1,0 +1,372 @@
+//! `vkerode plot`: throughput charts from points.csv files, as PNG and SVG. One
+//! series per value of a chosen column and per device; IQR error bars where the metric
+//! has quartile columns; a log-2 x axis when every x is a power of two.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use thiserror::Error;
+
+use super::results::POINT_COLUMNS;
+use crate::terrain::files::write_atomically;
+use crate::terrain::image::write_png;
+use crate::terrain::pictures::ensure_font;
+
+const SIZE: (u32, u32) = (960, 600);
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+
+#[derive(Debug, Error)]
+pub enum PlotError {
+    #[error("{}: {reason}", path.display())]
+    Input { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Request(String),
+    #[error("drawing the chart: {0}")]
+    Draw(String),
+    #[error("writing {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+pub struct PlotRequest {
+    pub csvs: Vec<PathBuf>,
+    /// Column on the x axis (an axis of the sweep).
+    pub x: String,
+    /// Metric on the y axis.
+    pub y: String,
+    /// Column whose values each get a series.
+    pub series: Option<String>,
+    /// Output path without extension; `.png` and `.svg` are written.
+    pub out: PathBuf,
+}
+
+/// (x, y, the IQR of y where known)
+type PlotPoint = (f64, f64, Option<(f64, f64)>);
+
+struct Series {
+    name: String,
+    points: Vec<PlotPoint>,
+}
+
+struct Chart {
+    title: String,
+    x_label: String,
+    y_label: String,
+    log2_x: bool,
+    series: Vec<Series>,
+}
+
+fn metric_label(column: &str) -> &str {
+    match column {
+        "steps_per_s" => "droplet-steps/s",
+        "droplets_per_s" => "droplets/s",
+        "atomics_per_s" => "atomic adds/s",
+        "gpu_ms_median" => "GPU time (ms, median)",
+        "wall_ms_median" => "wall time (ms, median)",
+        "percent_of_peak" => "% of the droplet-shaped atomic peak",
+        "total_height_change" => "total height change (cells)",
+        other => other,
+    }
+}
+
+fn axis_label(column: &str) -> String {
+    match column {
+        "workgroup" => "workgroup size (invocations)".into(),
+        "size" => "map side (cells)".into(),
+        "droplets" => "droplets".into(),
+        "batch" => "droplets per dispatch".into(),
+        "lifetime" => "lifetime (steps)".into(),
+        "scale" => "fixed-point scale".into(),
+        other => other.into(),
+    }
+}
+
+/// The quartile columns of a metric, where points.csv has them.
+fn quartile_columns(metric: &str) -> Option<(String, String)> {
+    let (q1, q3) = match metric {
+        "gpu_ms_median" => ("gpu_ms_q1".to_string(), "gpu_ms_q3".to_string()),
+        m => (format!("{m}_q1"), format!("{m}_q3")),
+    };
+    (POINT_COLUMNS.contains(&q1.as_str()) && POINT_COLUMNS.contains(&q3.as_str()))
+        .then_some((q1, q3))
+}
+
+fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
+    for column in [Some(&request.x), Some(&request.y), request.series.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        if !POINT_COLUMNS.contains(&column.as_str()) {
+            return Err(PlotError::Request(format!(
+                "{column:?} is not a points.csv column; the columns are: {}",
+                POINT_COLUMNS.join(", ")
+            )));
+        }
+    }
+    let quartiles = quartile_columns(&request.y);
+    let mut groups: BTreeMap<String, Series> = BTreeMap::new();
+    let mut experiments = Vec::new();
+    let mut devices = Vec::new();
+    for path in &request.csvs {
+        let bad = |reason: String| PlotError::Input {
+            path: path.clone(),
+            reason,
+        };
+        let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+        let headers = reader.headers().map_err(|e| bad(e.to_string()))?.clone();
+        let col = |name: &str| {
+            headers.iter().position(|h| h == name).ok_or_else(|| {
+                bad(format!(
+                    "has no column {name:?}: is it a vkerode points.csv?"
+                ))
+            })
+        };
+        let (xi, yi, ei, di) = (
+            col(&request.x)?,
+            col(&request.y)?,
+            col("experiment")?,
+            col("device")?,
+        );
+        let si = request.series.as_deref().map(col).transpose()?;
+        let qi = match &quartiles {
+            Some((q1, q3)) => Some((col(q1)?, col(q3)?)),
+            None => None,
+        };
+        for record in reader.records() {
+            let record = record.map_err(|e| bad(e.to_string()))?;
+            let number = |i: usize| -> Result<f64, PlotError> {
+                let text = record.get(i).unwrap_or_default();
+                text.parse::<f64>().map_err(|_| {
+                    bad(format!(
+                        "{:?} in column {:?} is not a number",
+                        text, &headers[i]
+                    ))
+                })
+            };
+            let (x, y) = (number(xi)?, number(yi)?);
+            let iqr = match qi {
+                Some((a, b)) => Some((number(a)?, number(b)?)),
+                None => None,
+            };
+            let device = record.get(di).unwrap_or_default().to_string();
+            let experiment = record.get(ei).unwrap_or_default().to_string();
+            if !devices.contains(&device) {
+                devices.push(device.clone());
+            }
+            if !experiments.contains(&experiment) {
+                experiments.push(experiment);
+            }
+            let mut name = device;
+            if let (Some(si), Some(column)) = (si, &request.series) {
+                name = format!("{name}, {column} {}", record.get(si).unwrap_or_default());
+            }
+            groups
+                .entry(name.clone())
+                .or_insert_with(|| Series {
+                    name,
+                    points: Vec::new(),
+                })
+                .points
+                .push((x, y, iqr));
+        }
+    }
+    let mut series: Vec<Series> = groups.into_values().collect();
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    if series.iter().all(|s| s.points.is_empty()) {
+        return Err(PlotError::Request("the CSV files hold no points".into()));
+    }
+    let log2_x = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .all(|&(x, _, _)| x >= 1.0 && x.fract() == 0.0 && (x as u64).is_power_of_two());
+    Ok(Chart {
+        title: format!(
+            "{}: {} vs {} on {}",
+            experiments.join(", "),
+            metric_label(&request.y),
+            request.x,
+            devices.join(" and ")
+        ),
+        x_label: axis_label(&request.x),
+        y_label: metric_label(&request.y).to_string(),
+        log2_x,
+        series,
+    })
+}
+
+/// A power-of-1000 prefix for the y axis.
+fn y_unit(max: f64) -> (f64, &'static str) {
+    match max {
+        m if m >= 1e9 => (1e9, "G"),
+        m if m >= 1e6 => (1e6, "M"),
+        m if m >= 1e3 => (1e3, "k"),
+        _ => (1.0, ""),
+    }
+}
+
+fn format_x(v: f64) -> String {
+    if v >= 1e6 && v.fract() == 0.0 && (v as u64) % (1 << 20) == 0 {
+        format!("{}M", v as u64 >> 20)
+    } else if v >= 1e3 && v.fract() == 0.0 && (v as u64) % 1024 == 0 && v as u64 >= 4096 {
+        format!("{}k", v as u64 >> 10)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn draw<DB, X>(root: &DrawingArea<DB, Shift>, chart: &Chart, x_range: X) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+{
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let y_max = chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .map(|&(_, y, iqr)| iqr.map_or(y, |(lo, hi)| y.max(lo).max(hi)))
+        .fold(0.0f64, f64::max);
+    let (unit, prefix) = y_unit(y_max);
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(&chart.title, ("sans-serif", 20))
+        .margin(18)
+        .x_label_area_size(48)
+        .y_label_area_size(72);
+    let mut ctx = builder
+        .build_cartesian_2d(x_range, 0.0..(y_max / unit * 1.12).max(f64::MIN_POSITIVE))
+        .map_err(|e| err(&e))?;
+    let y_desc = if prefix.is_empty() {
+        chart.y_label.clone()
+    } else {
+        format!("{} ({prefix})", chart.y_label)
+    };
+    ctx.configure_mesh()
+        .x_desc(&chart.x_label)
+        .y_desc(y_desc)
+        .x_label_formatter(&|v| format_x(*v))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, series) in chart.series.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        let line: Vec<(f64, f64)> = series
+            .points
+            .iter()
+            .map(|&(x, y, _)| (x, y / unit))
+            .collect();
+        ctx.draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(&series.name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
+        ctx.draw_series(line.iter().map(|&p| Circle::new(p, 4, colour.filled())))
+            .map_err(|e| err(&e))?;
+        ctx.draw_series(series.points.iter().filter_map(|&(x, y, iqr)| {
+            iqr.map(|(lo, hi)| {
+                ErrorBar::new_vertical(x, lo.min(hi) / unit, y / unit, lo.max(hi) / unit, colour, 8)
+            })
+        }))
+        .map_err(|e| err(&e))?;
+    }
+    ctx.configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}
+
+fn draw_any<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+) -> Result<(), String> {
+    let xs = chart.series.iter().flat_map(|s| &s.points).map(|p| p.0);
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+        (lo.min(x), hi.max(x))
+    });
+    if chart.log2_x {
+        let range = (lo / 1.3)..(hi * 1.3);
+        draw(root, chart, range.log_scale().base(2.0))
+    } else {
+        let pad = ((hi - lo) * 0.05).max(hi.abs() * 0.05).max(1e-9);
+        let range: RangedCoordf64 = ((lo - pad)..(hi + pad)).into();
+        draw(root, chart, range)
+    }
+}
+
+/// Draws the chart; returns the PNG and SVG paths.
+pub fn plot(request: &PlotRequest) -> Result<Vec<PathBuf>, PlotError> {
+    let chart = read_chart(request)?;
+    ensure_font();
+    let png_path = request.out.with_extension("png");
+    let svg_path = request.out.with_extension("svg");
+    let mut pixels = vec![255u8; (SIZE.0 * SIZE.1 * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
+        draw_any(&root, &chart).map_err(PlotError::Draw)?;
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw_any(&root, &chart).map_err(PlotError::Draw)?;
+    }
+    if let Some(dir) = png_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| PlotError::Write {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    write_png(
+        &png_path,
+        SIZE.0 as usize,
+        SIZE.1 as usize,
+        png::ColorType::Rgb,
+        png::BitDepth::Eight,
+        &pixels,
+    )
+    .map_err(|e| PlotError::Write {
+        path: e.path,
+        source: e.source,
+    })?;
+    write_atomically(&svg_path, |out| {
+        std::io::Write::write_all(out, svg.as_bytes())
+    })
+    .map_err(|e| PlotError::Write {
+        path: e.path,
+        source: e.source,
+    })?;
+    Ok(vec![png_path, svg_path])
+}
+
+/// Is this the chart's output path stem? (For callers that take `out.png`.)
+pub fn stem(out: &Path) -> PathBuf {
+    match out.extension().and_then(|e| e.to_str()) {
+        Some("png" | "svg") => out.with_extension(""),
+        _ => out.to_path_buf(),
+    }
+}

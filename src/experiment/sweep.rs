@@ -1,0 +1,176 @@
+//! Running a sweep: every point of an experiment, measured and recorded as it
+//! completes.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::config::{Experiment, Point};
+use super::measure::measure;
+use super::peak::WalkCeilings;
+use super::provenance::device_slug;
+use super::results::{Meta, PointOutcome, ResultsWriter};
+use super::ExperimentError;
+use crate::erosion::{default_batch, DropletKernel, FixedHeightfield, RunMode};
+use crate::gpu::Context;
+use crate::terrain::{generate_on_gpu, TerrainSpec};
+
+/// Every n-th point, starting at the i-th: one of n parts of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub fn includes(&self, point: usize) -> bool {
+        point % self.count == self.index
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let parsed = text
+            .split_once('/')
+            .and_then(|(i, n)| Some((i.trim().parse().ok()?, n.trim().parse().ok()?)));
+        match parsed {
+            Some((index, count)) if count > 0 && index < count => Ok(Shard { index, count }),
+            _ => Err(format!("{text:?} is not a shard \"i/n\" with 0 <= i < n")),
+        }
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+pub struct SweepOptions {
+    /// Results go to `<root>/<experiment>/<device-slug>[/shard-i-of-n]`.
+    pub results_root: PathBuf,
+    pub resume: bool,
+    pub shard: Option<Shard>,
+    pub quiet: bool,
+}
+
+pub struct SweepSummary {
+    pub dir: PathBuf,
+    pub measured: usize,
+    pub skipped: usize,
+}
+
+/// The initial terrain of the last point, reused while points share it.
+struct TerrainCache {
+    key: Option<(TerrainSpec, u32)>,
+    fixed: Vec<i32>,
+}
+
+impl TerrainCache {
+    fn get(
+        &mut self,
+        ctx: &Arc<Context>,
+        spec: TerrainSpec,
+        scale: f32,
+    ) -> Result<&[i32], ExperimentError> {
+        let key = (spec, scale.to_bits());
+        if self.key != Some(key) {
+            self.fixed = generate_on_gpu(ctx, &spec)?.to_fixed(scale)?;
+            self.key = Some(key);
+        }
+        Ok(&self.fixed)
+    }
+}
+
+pub fn results_dir(experiment: &Experiment, device_name: &str, options: &SweepOptions) -> PathBuf {
+    let mut dir = options
+        .results_root
+        .join(&experiment.config.name)
+        .join(device_slug(device_name));
+    if let Some(shard) = options.shard {
+        dir = dir.join(format!("shard-{}-of-{}", shard.index, shard.count));
+    }
+    dir
+}
+
+pub fn run_sweep(
+    ctx: &Arc<Context>,
+    experiment: &Experiment,
+    options: &SweepOptions,
+) -> Result<SweepSummary, ExperimentError> {
+    let dir = results_dir(experiment, &ctx.info().name, options);
+    let meta = Meta::new(experiment, ctx.info(), options.shard.map(|s| s.to_string()));
+    let mut writer = ResultsWriter::open(&dir, meta, options.resume)?;
+    let mine: Vec<&Point> = experiment
+        .points
+        .iter()
+        .filter(|p| options.shard.is_none_or(|s| s.includes(p.index)))
+        .collect();
+    let todo: Vec<&Point> = mine
+        .iter()
+        .copied()
+        .filter(|p| !writer.is_complete(p.index))
+        .collect();
+
+    let bar = ProgressBar::new(todo.len() as u64);
+    if options.quiet {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} points, ETA {eta}  {msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(experiment.config.name.clone());
+
+    let mut terrain = TerrainCache {
+        key: None,
+        fixed: Vec::new(),
+    };
+    let mut ceilings = WalkCeilings::new(ctx);
+    for point in &todo {
+        let label = point
+            .axes
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        bar.set_message(format!("point {}: {label}", point.index));
+        let s = &point.settings;
+        let spec = s.terrain();
+        let cells = terrain.get(ctx, spec, s.scale)?;
+        let map = FixedHeightfield::new(spec.width, spec.height, cells);
+        let job = s.job();
+        let batch = s.batch.unwrap_or_else(|| default_batch(cells.len() as u64));
+        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale)?;
+        let mut runner = kernel.prepare(&map)?;
+        let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
+        let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
+        let total_change: i64 = counted
+            .cells
+            .iter()
+            .zip(cells)
+            .map(|(&a, &b)| i64::from(a) - i64::from(b))
+            .sum();
+        let outcome = PointOutcome {
+            point,
+            measurement: &measurement,
+            work: counted.work.unwrap_or_default(),
+            dispatches: counted.batches.len(),
+            batch,
+            peak_walk_steps_per_s: ceilings.at(s.size)?,
+            total_height_change: total_change as f64 / f64::from(s.scale),
+        };
+        writer.record(&outcome)?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(SweepSummary {
+        dir,
+        measured: todo.len(),
+        skipped: mine.len() - todo.len(),
+    })
+}
