@@ -98,14 +98,14 @@ fn assert_config_refused(text: &str, expected: &[&str]) {
 fn config_errors_name_the_file_and_key_before_any_gpu_work() {
     let head = "name = \"bad\"\ndescription = \"\"\n";
     assert_config_refused(&format!("{head}colour = 3\n"), &["colour", "unknown field"]);
-    assert_config_refused(&format!("{head}[fixed]\nsise = 64\n"), &["fixed", "unknown field `sise`"]);
+    assert_config_refused(&format!("{head}[fixed]\nsise = 64\n"), &["fixed.sise", "unknown field `sise`"]);
     assert_config_refused(&format!("{head}[axes]\nworkgroup = [\"big\"]\n"), &["axes.workgroup[0]", "invalid type"]);
     assert_config_refused(&format!("{head}[axes]\nworkgroup = []\n"), &["axes.workgroup", "is empty"]);
     assert_config_refused(
         &format!("{head}[fixed]\nsize = 64\n[axes]\nworkgroup = [64, 100000]\n"),
         &["axes.workgroup = 100000", "above this device's limit"],
     );
-    assert_config_refused(&format!("{head}[measure]\nmax_reps = \"ten\"\n"), &["invalid type"]);
+    assert_config_refused(&format!("{head}[measure]\nmax_reps = \"ten\"\n"), &["measure.max_reps: ", "invalid type"]);
 }
 
 #[test]

@@ -303,13 +303,8 @@ impl Experiment {
             reason,
         };
         let toml_error = |e: toml::de::Error| {
-            let key = e
-                .message()
-                .split('`')
-                .nth(1)
-                .map(str::to_string)
-                .unwrap_or_else(|| "(syntax)".into());
-            error(&key, e.to_string().trim().replace('\n', " "))
+            let reason = e.to_string().trim().replace('\n', " ");
+            error(&key_named_in(&reason).unwrap_or_else(|| "(syntax)".into()), reason)
         };
         let mut table: toml::Table = toml::from_str(text).map_err(toml_error)?;
         for assignment in overrides {
@@ -353,7 +348,10 @@ impl Experiment {
         }
 
         // Fixed settings on their own must be valid, axes aside.
-        settings_from(&config.fixed).map_err(|reason| error("fixed", reason))?;
+        settings_from(&config.fixed).map_err(|reason| {
+            let key = key_named_in(&reason).map_or("fixed".into(), |k| format!("fixed.{k}"));
+            error(&key, reason)
+        })?;
         let mut axes: Vec<(String, Vec<toml::Value>)> = Vec::new();
         for (name, values) in &config.axes {
             let key = format!("axes.{name}");
@@ -455,6 +453,16 @@ fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), Strin
         }
         _ => Err(format!("{path} is not inside a table")),
     }
+}
+
+/// The key a serde error names: "... in `measure.max_reps`" or "unknown field `x`".
+fn key_named_in(reason: &str) -> Option<String> {
+    let quoted = |after: &str| {
+        let start = reason.rfind(after)? + after.len();
+        let end = reason[start..].find('`')?;
+        Some(reason[start..start + end].to_string())
+    };
+    quoted(" in `").or_else(|| quoted("unknown field `"))
 }
 
 fn settings_from(table: &toml::Table) -> Result<PointSettings, String> {
