@@ -1,20 +1,12 @@
 //! The command line as a user meets it: a clean run, and clear errors for bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn vkerode(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vkerode"))
-        .args(args)
-        .env("VKERODE_VALIDATE", "1")
-        .output()
-        .expect("the vkerode binary runs")
-}
+use common::vkerode;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// An output folder that does not exist yet, in a clean scratch folder.
+fn scratch(name: &str) -> std::path::PathBuf {
+    common::scratch("cli", name).join("out")
 }
 
 fn text(bytes: &[u8]) -> String {

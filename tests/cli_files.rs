@@ -1,7 +1,10 @@
 //! `vkerode erode --input` and `vkerode convert` on real and broken files.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use common::{assert_clean_success, stderr, vkerode};
 
 use tiff::encoder::{colortype, TiffEncoder};
 use tiff::tags::Tag;
@@ -9,31 +12,8 @@ use vkerode::terrain::formats::read_dem;
 
 const JACKSBORO: &str = "tests/data/jacksboro_fault_dem.tif";
 
-fn vkerode(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vkerode"))
-        .args(args)
-        .env("VKERODE_VALIDATE", "1")
-        .output()
-        .expect("the vkerode binary runs")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli-files")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn assert_clean_success(output: &Output) {
-    let err = stderr(output);
-    assert!(output.status.success(), "vkerode failed: {err}");
-    assert!(!err.contains("validation"), "validation messages: {err}");
+    common::scratch("cli-files", name)
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Heightmap files: round trips through every format, the real Jacksboro DEM, and
 //! nodata filling.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
@@ -12,12 +14,7 @@ use vkerode::terrain::units::GridUnits;
 use vkerode::terrain::Heightmap;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("heightmap-files")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("heightmap-files", name)
 }
 
 /// Bathymetry to mountains, with values that do not round nicely.

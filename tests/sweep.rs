@@ -2,36 +2,19 @@
 //! shards and merging, charts, and the stopping rule. Every sweep runs on the default
 //! device under validation.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use vkerode::experiment::results::{POINT_COLUMNS, SAMPLE_COLUMNS};
 
+use common::{assert_clean_success, vkerode, vkerode_command};
+
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sweep").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vkerode"));
-    cmd.args(args)
-        .env("VKERODE_VALIDATE", "1")
-        .env("VKERODE_CACHE_DIR", dir.join("cache"));
-    cmd
-}
-
-fn vkerode(dir: &Path, args: &[&str]) -> Output {
-    command(dir, args).output().expect("the vkerode binary runs")
-}
-
-fn assert_clean_success(output: &Output) {
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "vkerode failed: {err}");
-    assert!(!err.contains("validation"), "validation messages: {err}");
+    common::scratch("sweep", name)
 }
 
 /// A small sweep: `points` workgroup sizes on a 64^2 map.
@@ -48,7 +31,8 @@ fn small_config(dir: &Path, name: &str, workgroups: &str, measure: &str) -> Path
     path
 }
 
-const QUICK: &str = "warmup = 1\nmin_reps = 3\nmax_reps = 4\ntarget_rel_iqr = 0.5\ntime_budget_s = 2";
+const QUICK: &str =
+    "warmup = 1\nmin_reps = 3\nmax_reps = 4\ntarget_rel_iqr = 0.5\ntime_budget_s = 2";
 
 fn results_dir(root: &Path, name: &str) -> PathBuf {
     let experiment = root.join(name);
@@ -62,12 +46,21 @@ fn results_dir(root: &Path, name: &str) -> PathBuf {
 
 fn read_csv(path: &Path) -> (Vec<String>, Vec<BTreeMap<String, String>>) {
     let mut reader = csv::Reader::from_path(path).unwrap();
-    let headers: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
+    let headers: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
     let rows = reader
         .records()
         .map(|r| {
             let r = r.unwrap();
-            headers.iter().cloned().zip(r.iter().map(str::to_string)).collect()
+            headers
+                .iter()
+                .cloned()
+                .zip(r.iter().map(str::to_string))
+                .collect()
         })
         .collect();
     (headers, rows)
@@ -80,14 +73,25 @@ fn point_indices(rows: &[BTreeMap<String, String>]) -> Vec<usize> {
 }
 
 fn assert_config_refused(text: &str, expected: &[&str]) {
-    let dir = scratch(&format!("bad-{}", expected[0].replace(['.', ' ', '='], "_")));
+    let dir = scratch(&format!(
+        "bad-{}",
+        expected[0].replace(['.', ' ', '='], "_")
+    ));
     let config = dir.join("bad.toml");
     std::fs::write(&config, text).unwrap();
     let results = dir.join("results");
-    let out = vkerode(&dir, &["sweep", config.to_str().unwrap(), "--results", results.to_str().unwrap()]);
+    let out = vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "should fail: {err}");
-    assert!(err.contains(config.to_str().unwrap()), "names the file: {err}");
+    assert!(
+        err.contains(config.to_str().unwrap()),
+        "names the file: {err}"
+    );
     for needle in expected {
         assert!(err.contains(needle), "expected {needle:?} in: {err}");
     }
@@ -98,14 +102,26 @@ fn assert_config_refused(text: &str, expected: &[&str]) {
 fn config_errors_name_the_file_and_key_before_any_gpu_work() {
     let head = "name = \"bad\"\ndescription = \"\"\n";
     assert_config_refused(&format!("{head}colour = 3\n"), &["colour", "unknown field"]);
-    assert_config_refused(&format!("{head}[fixed]\nsise = 64\n"), &["fixed.sise", "unknown field `sise`"]);
-    assert_config_refused(&format!("{head}[axes]\nworkgroup = [\"big\"]\n"), &["axes.workgroup[0]", "invalid type"]);
-    assert_config_refused(&format!("{head}[axes]\nworkgroup = []\n"), &["axes.workgroup", "is empty"]);
+    assert_config_refused(
+        &format!("{head}[fixed]\nsise = 64\n"),
+        &["fixed.sise", "unknown field `sise`"],
+    );
+    assert_config_refused(
+        &format!("{head}[axes]\nworkgroup = [\"big\"]\n"),
+        &["axes.workgroup[0]", "invalid type"],
+    );
+    assert_config_refused(
+        &format!("{head}[axes]\nworkgroup = []\n"),
+        &["axes.workgroup", "is empty"],
+    );
     assert_config_refused(
         &format!("{head}[fixed]\nsize = 64\n[axes]\nworkgroup = [64, 100000]\n"),
         &["axes.workgroup = 100000", "above this device's limit"],
     );
-    assert_config_refused(&format!("{head}[measure]\nmax_reps = \"ten\"\n"), &["measure.max_reps: ", "invalid type"]);
+    assert_config_refused(
+        &format!("{head}[measure]\nmax_reps = \"ten\"\n"),
+        &["measure.max_reps: ", "invalid type"],
+    );
 }
 
 #[test]
@@ -113,7 +129,13 @@ fn a_sweep_writes_the_stable_schema_and_full_metadata() {
     let dir = scratch("schema");
     let config = small_config(&dir, "schema", "[32, 64]", QUICK);
     let root = dir.join("results");
-    assert_clean_success(&vkerode(&dir, &["sweep", config.to_str().unwrap(), "--results", root.to_str().unwrap(), "--quiet"]));
+    assert_clean_success(&vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--quiet",
+    ]));
     let results = results_dir(&root, "schema");
     let (headers, rows) = read_csv(&results.join("points.csv"));
     assert_eq!(headers, POINT_COLUMNS);
@@ -129,28 +151,55 @@ fn a_sweep_writes_the_stable_schema_and_full_metadata() {
     }
     let (sample_headers, samples) = read_csv(&results.join("samples.csv"));
     assert_eq!(sample_headers, SAMPLE_COLUMNS);
-    let total_reps: usize = rows.iter().map(|r| r["reps"].parse::<usize>().unwrap()).sum();
+    let total_reps: usize = rows
+        .iter()
+        .map(|r| r["reps"].parse::<usize>().unwrap())
+        .sum();
     assert_eq!(samples.len(), total_reps, "every repetition is kept");
 
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(results.join("meta.json")).unwrap()).unwrap();
     for field in [
-        "device", "vendor_id", "driver_version", "api_version", "subgroup_size", "timestamp_period_ns",
-        "vkerode_version", "git_commit", "config_hash", "config", "host", "started_at",
+        "device",
+        "vendor_id",
+        "driver_version",
+        "api_version",
+        "subgroup_size",
+        "timestamp_period_ns",
+        "vkerode_version",
+        "git_commit",
+        "config_hash",
+        "config",
+        "host",
+        "started_at",
     ] {
         assert!(!meta[field].is_null(), "meta.json lacks {field}");
     }
-    assert_eq!(meta["config"]["axes"]["workgroup"], serde_json::json!([32, 64]));
+    assert_eq!(
+        meta["config"]["axes"]["workgroup"],
+        serde_json::json!([32, 64])
+    );
 }
 
 #[test]
 fn an_interrupted_sweep_resumes_without_duplicate_rows() {
     let dir = scratch("resume");
-    let measure = "warmup = 1\nmin_reps = 4\nmax_reps = 4\ntarget_rel_iqr = 0.0\ntime_budget_s = 60";
+    let measure =
+        "warmup = 1\nmin_reps = 4\nmax_reps = 4\ntarget_rel_iqr = 0.0\ntime_budget_s = 60";
     let config = small_config(&dir, "resume", "[16, 32, 64, 128, 256, 512]", measure);
     let root = dir.join("results");
-    let args = ["sweep", config.to_str().unwrap(), "--results", root.to_str().unwrap(), "--quiet"];
-    let mut child = command(&dir, &args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let args = [
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--quiet",
+    ];
+    let mut child = vkerode_command(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(120);
     let points_csv = root.join("resume");
     loop {
@@ -173,14 +222,26 @@ fn an_interrupted_sweep_resumes_without_duplicate_rows() {
 
     let mut resumed = args.to_vec();
     resumed.push("--resume");
-    assert_clean_success(&vkerode(&dir, &resumed));
+    assert_clean_success(&vkerode(&resumed));
     let (_, rows) = read_csv(&results.join("points.csv"));
-    assert_eq!(point_indices(&rows), vec![0, 1, 2, 3, 4, 5], "every point exactly once");
+    assert_eq!(
+        point_indices(&rows),
+        vec![0, 1, 2, 3, 4, 5],
+        "every point exactly once"
+    );
     let (_, samples) = read_csv(&results.join("samples.csv"));
-    assert_eq!(samples.len(), 6 * 4, "four samples for each point, none left over");
+    assert_eq!(
+        samples.len(),
+        6 * 4,
+        "four samples for each point, none left over"
+    );
 
-    let again = vkerode(&dir, &args);
-    assert_eq!(again.status.code(), Some(1), "without --resume existing results are kept");
+    let again = vkerode(&args);
+    assert_eq!(
+        again.status.code(),
+        Some(1),
+        "without --resume existing results are kept"
+    );
 }
 
 #[test]
@@ -189,41 +250,85 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
     let config = small_config(&dir, "shards", "[16, 32, 64, 128, 256]", QUICK);
     let root = dir.join("results");
     for shard in ["0/2", "1/2"] {
-        assert_clean_success(&vkerode(
-            &dir,
-            &["sweep", config.to_str().unwrap(), "--results", root.to_str().unwrap(), "--shard", shard, "--quiet"],
-        ));
+        assert_clean_success(&vkerode(&[
+            "sweep",
+            config.to_str().unwrap(),
+            "--results",
+            root.to_str().unwrap(),
+            "--shard",
+            shard,
+            "--quiet",
+        ]));
     }
     let device = results_dir(&root, "shards");
     let (a, b) = (device.join("shard-0-of-2"), device.join("shard-1-of-2"));
-    assert_eq!(point_indices(&read_csv(&a.join("points.csv")).1), vec![0, 2, 4]);
-    assert_eq!(point_indices(&read_csv(&b.join("points.csv")).1), vec![1, 3]);
+    assert_eq!(
+        point_indices(&read_csv(&a.join("points.csv")).1),
+        vec![0, 2, 4]
+    );
+    assert_eq!(
+        point_indices(&read_csv(&b.join("points.csv")).1),
+        vec![1, 3]
+    );
     let merged = dir.join("merged");
-    assert_clean_success(&vkerode(&dir, &["merge", a.to_str().unwrap(), b.to_str().unwrap(), "--out", merged.to_str().unwrap()]));
-    assert_eq!(point_indices(&read_csv(&merged.join("points.csv")).1), vec![0, 1, 2, 3, 4]);
+    assert_clean_success(&vkerode(&[
+        "merge",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        point_indices(&read_csv(&merged.join("points.csv")).1),
+        vec![0, 1, 2, 3, 4]
+    );
 
     let other = small_config(&dir, "shards", "[16, 32]", QUICK);
     let other_root = dir.join("other");
-    assert_clean_success(&vkerode(
-        &dir,
-        &["sweep", other.to_str().unwrap(), "--results", other_root.to_str().unwrap(), "--shard", "1/2", "--quiet"],
-    ));
+    assert_clean_success(&vkerode(&[
+        "sweep",
+        other.to_str().unwrap(),
+        "--results",
+        other_root.to_str().unwrap(),
+        "--shard",
+        "1/2",
+        "--quiet",
+    ]));
     let c = results_dir(&other_root, "shards").join("shard-1-of-2");
-    let refused = vkerode(&dir, &["merge", a.to_str().unwrap(), c.to_str().unwrap(), "--out", dir.join("bad").to_str().unwrap()]);
+    let refused = vkerode(&[
+        "merge",
+        a.to_str().unwrap(),
+        c.to_str().unwrap(),
+        "--out",
+        dir.join("bad").to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1), "{err}");
     assert!(err.contains("does not match"), "{err}");
-    let twice = vkerode(&dir, &["merge", a.to_str().unwrap(), a.to_str().unwrap(), "--out", dir.join("twice").to_str().unwrap()]);
+    let twice = vkerode(&[
+        "merge",
+        a.to_str().unwrap(),
+        a.to_str().unwrap(),
+        "--out",
+        dir.join("twice").to_str().unwrap(),
+    ]);
     assert!(String::from_utf8_lossy(&twice.stderr).contains("in more than one input"));
 }
 
 #[test]
 fn an_unreachable_noise_target_stops_at_the_maximum_repetitions() {
     let dir = scratch("stop");
-    let measure = "warmup = 0\nmin_reps = 2\nmax_reps = 3\ntarget_rel_iqr = 0.0\ntime_budget_s = 600";
+    let measure =
+        "warmup = 0\nmin_reps = 2\nmax_reps = 3\ntarget_rel_iqr = 0.0\ntime_budget_s = 600";
     let config = small_config(&dir, "stop", "[64]", measure);
     let root = dir.join("results");
-    assert_clean_success(&vkerode(&dir, &["sweep", config.to_str().unwrap(), "--results", root.to_str().unwrap(), "--quiet"]));
+    assert_clean_success(&vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--quiet",
+    ]));
     let (_, rows) = read_csv(&results_dir(&root, "stop").join("points.csv"));
     assert_eq!(rows[0]["stop_reason"], "max-reps");
     assert_eq!(rows[0]["reps"], "3");
@@ -234,14 +339,32 @@ fn a_chart_from_a_real_sweep_has_its_labels_drawn() {
     let dir = scratch("plot");
     let config = small_config(&dir, "plot", "[32, 64, 128]", QUICK);
     let root = dir.join("results");
-    assert_clean_success(&vkerode(&dir, &["sweep", config.to_str().unwrap(), "--results", root.to_str().unwrap(), "--quiet"]));
+    assert_clean_success(&vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--quiet",
+    ]));
     let csv = results_dir(&root, "plot").join("points.csv");
     let chart = dir.join("chart");
-    assert_clean_success(&vkerode(&dir, &["plot", csv.to_str().unwrap(), "--x", "workgroup", "--out", chart.to_str().unwrap()]));
+    assert_clean_success(&vkerode(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "--x",
+        "workgroup",
+        "--out",
+        chart.to_str().unwrap(),
+    ]));
     let svg = std::fs::read_to_string(chart.with_extension("svg")).unwrap();
-    assert!(svg.contains("workgroup size (invocations)") && svg.contains("droplet-steps/s"), "SVG labels");
+    assert!(
+        svg.contains("workgroup size (invocations)") && svg.contains("droplet-steps/s"),
+        "SVG labels"
+    );
 
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(chart.with_extension("png")).unwrap()));
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(chart.with_extension("png")).unwrap(),
+    ));
     let mut reader = decoder.read_info().unwrap();
     let mut pixels = vec![0u8; reader.output_buffer_size()];
     let frame = reader.next_frame(&mut pixels).unwrap();
@@ -253,10 +376,23 @@ fn a_chart_from_a_real_sweep_has_its_labels_drawn() {
             .count()
     };
     assert!(dark_in(w / 4, 3 * w / 4, 0, 45) > 200, "the title is drawn");
-    assert!(dark_in(w / 3, 2 * w / 3, h - 40, h) > 100, "the x-axis label is drawn");
-    assert!(dark_in(0, 30, h / 4, 3 * h / 4) > 100, "the y-axis label is drawn");
+    assert!(
+        dark_in(w / 3, 2 * w / 3, h - 40, h) > 100,
+        "the x-axis label is drawn"
+    );
+    assert!(
+        dark_in(0, 30, h / 4, 3 * h / 4) > 100,
+        "the y-axis label is drawn"
+    );
 
-    let bad = vkerode(&dir, &["plot", csv.to_str().unwrap(), "--x", "colour", "--out", chart.to_str().unwrap()]);
+    let bad = vkerode(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "--x",
+        "colour",
+        "--out",
+        chart.to_str().unwrap(),
+    ]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a points.csv column"));
 }

@@ -304,7 +304,10 @@ impl Experiment {
         };
         let toml_error = |e: toml::de::Error| {
             let reason = e.to_string().trim().replace('\n', " ");
-            error(&key_named_in(&reason).unwrap_or_else(|| "(syntax)".into()), reason)
+            error(
+                &key_named_in(&reason).unwrap_or_else(|| "(syntax)".into()),
+                reason,
+            )
         };
         let mut table: toml::Table = toml::from_str(text).map_err(toml_error)?;
         for assignment in overrides {

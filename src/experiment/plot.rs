@@ -28,6 +28,16 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(23, 190, 207),
 ];
 
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn x_labels_are_whole_numbers_or_millions() {
+        assert_eq!(super::format_x(4096.0), "4096");
+        assert_eq!(super::format_x(4_000_000.0), "4M");
+        assert_eq!(super::format_x(1_048_576.0), "1.049M");
+    }
+}
+
 #[derive(Debug, Error)]
 pub enum PlotError {
     #[error("{}: {reason}", path.display())]
@@ -222,11 +232,11 @@ fn y_unit(max: f64) -> (f64, &'static str) {
     }
 }
 
+/// Whole numbers as they are, millions with an "M".
 fn format_x(v: f64) -> String {
-    if v >= 1e6 && v.fract() == 0.0 && (v as u64) % (1 << 20) == 0 {
-        format!("{}M", v as u64 >> 20)
-    } else if v >= 1e3 && v.fract() == 0.0 && (v as u64) % 1024 == 0 && v as u64 >= 4096 {
-        format!("{}k", v as u64 >> 10)
+    if v.abs() >= 1e6 {
+        let millions = format!("{:.3}", v / 1e6);
+        format!("{}M", millions.trim_end_matches('0').trim_end_matches('.'))
     } else {
         format!("{v}")
     }

@@ -44,3 +44,40 @@ pub fn fixed_terrain(size: u32, seed: u32) -> Vec<i32> {
         .to_fixed(SCALE)
         .expect("terrain fits the fixed point")
 }
+
+/// An empty folder for one test, under cargo's scratch space.
+pub fn scratch(group: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(group)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+/// The vkerode binary with validation on and a peak cache of the tests' own.
+pub fn vkerode_command(args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vkerode"));
+    cmd.args(args).env("VKERODE_VALIDATE", "1").env(
+        "VKERODE_CACHE_DIR",
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("peak-cache"),
+    );
+    cmd
+}
+
+pub fn vkerode(args: &[&str]) -> std::process::Output {
+    vkerode_command(args)
+        .output()
+        .expect("the vkerode binary runs")
+}
+
+pub fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Success with the validation layer silent.
+pub fn assert_clean_success(output: &std::process::Output) {
+    let err = stderr(output);
+    assert!(output.status.success(), "vkerode failed: {err}");
+    assert!(!err.contains("validation"), "validation messages: {err}");
+}

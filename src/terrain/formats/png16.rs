@@ -84,15 +84,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     };
     let heights =
         Heightmap::new(width, height, values).map_err(|e| FormatError::new(path, e.to_string()))?;
-    Ok(Dem {
-        heights,
-        nodata: None,
-        units: sidecar
-            .as_ref()
-            .map(|s| s.units.clone())
-            .unwrap_or_default(),
-        cell_size: sidecar.as_ref().and_then(Sidecar::cell_size),
-    })
+    Ok(Sidecar::dem(sidecar.as_ref(), heights, None))
 }
 
 pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{sidecar_path, Dem, FormatError};
 use crate::terrain::files::write_atomically;
+use crate::terrain::heightmap::Heightmap;
 use crate::terrain::image::CellSize;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,6 +46,16 @@ impl Sidecar {
             max: None,
             nodata_pixel: None,
             nodata: None,
+        }
+    }
+
+    /// A DEM of `heights` with the units and cell size this sidecar (if any) gives.
+    pub fn dem(sidecar: Option<&Sidecar>, heights: Heightmap, nodata: Option<f32>) -> Dem {
+        Dem {
+            heights,
+            nodata,
+            units: sidecar.map(|s| s.units.clone()).unwrap_or_default(),
+            cell_size: sidecar.and_then(Sidecar::cell_size),
         }
     }
 
