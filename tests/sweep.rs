@@ -31,6 +31,19 @@ fn small_config(dir: &Path, name: &str, workgroups: &str, measure: &str) -> Path
     path
 }
 
+/// Runs `vkerode sweep` quietly into `root` and checks that it succeeded cleanly.
+fn sweep_into(config: &Path, root: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    assert_clean_success(&vkerode(&args));
+}
+
 const QUICK: &str =
     "warmup = 1\nmin_reps = 3\nmax_reps = 4\ntarget_rel_iqr = 0.5\ntime_budget_s = 2";
 
@@ -129,13 +142,7 @@ fn a_sweep_writes_the_stable_schema_and_full_metadata() {
     let dir = scratch("schema");
     let config = small_config(&dir, "schema", "[32, 64]", QUICK);
     let root = dir.join("results");
-    assert_clean_success(&vkerode(&[
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--quiet",
-    ]));
+    sweep_into(&config, &root, &[]);
     let results = results_dir(&root, "schema");
     let (headers, rows) = read_csv(&results.join("points.csv"));
     assert_eq!(headers, POINT_COLUMNS);
@@ -250,15 +257,7 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
     let config = small_config(&dir, "shards", "[16, 32, 64, 128, 256]", QUICK);
     let root = dir.join("results");
     for shard in ["0/2", "1/2"] {
-        assert_clean_success(&vkerode(&[
-            "sweep",
-            config.to_str().unwrap(),
-            "--results",
-            root.to_str().unwrap(),
-            "--shard",
-            shard,
-            "--quiet",
-        ]));
+        sweep_into(&config, &root, &["--shard", shard]);
     }
     let device = results_dir(&root, "shards");
     let (a, b) = (device.join("shard-0-of-2"), device.join("shard-1-of-2"));
@@ -322,13 +321,7 @@ fn an_unreachable_noise_target_stops_at_the_maximum_repetitions() {
         "warmup = 0\nmin_reps = 2\nmax_reps = 3\ntarget_rel_iqr = 0.0\ntime_budget_s = 600";
     let config = small_config(&dir, "stop", "[64]", measure);
     let root = dir.join("results");
-    assert_clean_success(&vkerode(&[
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--quiet",
-    ]));
+    sweep_into(&config, &root, &[]);
     let (_, rows) = read_csv(&results_dir(&root, "stop").join("points.csv"));
     assert_eq!(rows[0]["stop_reason"], "max-reps");
     assert_eq!(rows[0]["reps"], "3");
@@ -339,13 +332,7 @@ fn a_chart_from_a_real_sweep_has_its_labels_drawn() {
     let dir = scratch("plot");
     let config = small_config(&dir, "plot", "[32, 64, 128]", QUICK);
     let root = dir.join("results");
-    assert_clean_success(&vkerode(&[
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--quiet",
-    ]));
+    sweep_into(&config, &root, &[]);
     let csv = results_dir(&root, "plot").join("points.csv");
     let chart = dir.join("chart");
     assert_clean_success(&vkerode(&[
