@@ -4,7 +4,18 @@
 // vkerode add lives in the included files: resources, and the functions main() calls.
 //
 //! variant counted: COUNT_WORK
+//! variant racy: ATOMICS_RACY
+//! variant racy_counted: ATOMICS_RACY COUNT_WORK
+//! variant float: ATOMICS_FLOAT
+//! variant float_counted: ATOMICS_FLOAT COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
+#ifdef ATOMICS_FLOAT
+#extension GL_EXT_shader_atomic_float : require
+#endif
+#ifdef COUNT_WORK
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 
 #include "include/droplet_bindings.glsl"
 #include "include/droplet_functions.glsl"

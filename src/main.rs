@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
 
-use vkerode::erosion::{DropletJob, KernelParams};
+use vkerode::erosion::{AtomicMode, DropletJob, KernelParams};
 use vkerode::experiment::config::Experiment;
 use vkerode::experiment::peak::{save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS, WALK_SIDES};
 use vkerode::experiment::plot::{self, PlotRequest};
@@ -268,6 +268,10 @@ struct ErodeArgs {
     /// Workgroup size (local_size_x; the paper uses 64).
     #[arg(long, default_value_t = 64)]
     workgroup: u32,
+    /// How modifyHeight adds: int (the paper's fixed point and atomicAdd), float
+    /// (float atomics, where the device has them) or racy (a plain read-modify-write).
+    #[arg(long, value_enum, default_value_t = AtomicMode::Int)]
+    atomics: AtomicMode,
     /// Droplets per dispatch at most. Default: one per 64 map cells, for stability.
     #[arg(long)]
     batch: Option<u32>,
@@ -569,6 +573,7 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         engine: args.engine,
         workgroup: args.workgroup,
         batch: args.batch,
+        atomics: args.atomics,
     };
     let ctx = match request.engine {
         Engine::Gpu => Some(open_device(options)?),

@@ -11,17 +11,41 @@ layout(local_size_x = 64, local_size_x_id = 1, local_size_y = 1, local_size_z = 
 // Heights are stored as int(h * FIXED_POINT_SCALE); the paper's scale is 1000.
 layout(constant_id = 2) const float FIXED_POINT_SCALE = 1000.0;
 
+#ifdef ATOMICS_FLOAT
+// Float mode: heights in height units, added with float atomics.
+layout(std430, binding = 0) buffer Heightfield {
+    float heightData[];
+};
+#else
 layout(std430, binding = 0) buffer Heightfield {
     int heightData[]; // Scaled fixed-point integers
 };
+#endif
 
-// Work counters, written only by the COUNT_WORK variant: [0] droplets started,
-// [1 + i] atomicAdds on the heightfield, spread over 64 slots to keep the
-// instrumented build from serialising on one address.
+// The COUNT_WORK variant's instrumentation. workCounters: [0] droplets started,
+// [1 + i] atomicAdds on the heightfield and [1 + 64 + i] those of them that another
+// active lane of the subgroup aimed at the same cell, each spread over 64 slots so
+// that the instrumented build does not serialise on one address.
 layout(std430, binding = 1) buffer WorkCounters {
     uint workCounters[];
 };
-const uint ATOMIC_COUNTER_SLOTS = 64u;
+const uint COUNTER_SHARDS = 64u;
+const uint ATOMICS_SLOT = 1u;
+const uint CONFLICTS_SLOT = 1u + COUNTER_SHARDS;
+
+// Atomics each cell received.
+layout(std430, binding = 2) buffer CellHits {
+    uint cellHits[];
+};
+
+// Per droplet: the height change its modifyHeight calls asked for, and (int modes)
+// the fixed-point change they added.
+layout(std430, binding = 3) buffer IntendedChange {
+    float intendedChange[];
+};
+layout(std430, binding = 4) buffer AppliedChange {
+    int appliedFixed[];
+};
 
 layout(push_constant) uniform DropletParams {
     int MAP_WIDTH;

@@ -12,15 +12,59 @@ void countWork(uint slot) {
 #endif
 }
 
+#ifdef COUNT_WORK
+// How many other active lanes of this subgroup aim at the same cell right now.
+uint sameCellLanes(int index) {
+    uvec4 activeLanes = subgroupBallot(true);
+    uint matches = 0u;
+    for (uint lane = 0u; lane < gl_SubgroupSize; ++lane) {
+        int other = subgroupShuffle(index, lane);
+        if (lane != gl_SubgroupInvocationID && subgroupBallotBitExtract(activeLanes, lane) && other == index) {
+            matches++;
+        }
+    }
+    return matches;
+}
+#endif
+
+// The instrumented build's record of one modifyHeight.
+void recordModification(int index, float deltaH, int fixedDelta) {
+#ifdef COUNT_WORK
+    uint shard = gl_GlobalInvocationID.x % COUNTER_SHARDS;
+    countWork(ATOMICS_SLOT + shard);
+    if (sameCellLanes(index) > 0u) {
+        countWork(CONFLICTS_SLOT + shard);
+    }
+    atomicAdd(cellHits[index], 1u);
+    uint droplet = BATCH_BASE_ID + gl_GlobalInvocationID.x;
+    intendedChange[droplet] += deltaH;
+    appliedFixed[droplet] += fixedDelta;
+#endif
+}
+
+#if defined(ATOMICS_FLOAT)
+// Float mode: the same call, with float heights and float atomicAdd.
+void modifyHeight(ivec2 coord, float deltaH) {
+    int index = coord.y * MAP_WIDTH + coord.x;
+    atomicAdd(heightData[index], deltaH);
+    recordModification(index, deltaH, 0);
+}
+#else
 // The paper's modifyHeight, with its literal 1000.0 as the FIXED_POINT_SCALE
 // specialization constant. The paper names the buffer heightMapBuffer here and
-// heightData in its declaration; it is one buffer.
+// heightData in its declaration; it is one buffer. Racy mode swaps the atomicAdd for
+// a plain read-modify-write, to measure what the atomics buy.
 void modifyHeight(ivec2 coord, float deltaH) {
     int fixedDelta = int(deltaH * FIXED_POINT_SCALE);
     int index = coord.y * MAP_WIDTH + coord.x;
+#if defined(ATOMICS_RACY)
+    heightData[index] += fixedDelta;
+#else
     atomicAdd(heightData[index], fixedDelta);
-    countWork(1u + gl_GlobalInvocationID.x % ATOMIC_COUNTER_SLOTS);
+#endif
+    recordModification(index, deltaH, fixedDelta);
 }
+#endif
 
 // A droplet's start: PCG hash of its global id and the seed, uniform over
 // [1, W-2) x [1, H-2). Invocations past the end of the batch get a position
@@ -40,7 +84,11 @@ vec2 getRandomPosition(uint id) {
 }
 
 float cellHeight(ivec2 cell) {
+#ifdef ATOMICS_FLOAT
+    return heightData[cell.y * MAP_WIDTH + cell.x];
+#else
     return float(heightData[cell.y * MAP_WIDTH + cell.x]) / FIXED_POINT_SCALE;
+#endif
 }
 
 // Bilinear height and gradient of the four corners of the cell under pos:

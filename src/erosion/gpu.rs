@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::batches::{plan_batches, Batch};
-use super::params::DropletJob;
+use super::contention::{Contention, MassInputs};
+use super::params::{AtomicMode, DropletJob};
 use super::{ErosionError, WorkCount};
 use crate::gpu::barriers::{
     COMPUTE_TO_COMPUTE, COMPUTE_TO_TRANSFER, EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE,
@@ -36,8 +37,10 @@ struct DropletPushConstants {
 /// Specialization constant IDs of the droplet kernel.
 const WORKGROUP_SIZE_ID: u32 = 1;
 const FIXED_POINT_SCALE_ID: u32 = 2;
-/// Slots of the `workCounters` SSBO: droplets, then 64 atomic-count shards.
-const COUNTER_SLOTS: u64 = 1 + 64;
+/// Slots of the `workCounters` SSBO: droplets, then 64 shards each of atomics and of
+/// same-cell conflicts inside a subgroup.
+const COUNTER_SHARDS: usize = 64;
+const COUNTER_SLOTS: u64 = 1 + 2 * COUNTER_SHARDS as u64;
 
 /// A fixed-point heightfield: `int(h * scale)` per cell, row-major.
 #[derive(Clone, Debug)]
@@ -70,6 +73,7 @@ pub struct GpuRun {
     pub batches: Vec<Batch>,
     /// Filled by the instrumented build only.
     pub work: Option<WorkCount>,
+    pub contention: Option<Contention>,
 }
 
 pub struct DropletKernel {
@@ -77,14 +81,18 @@ pub struct DropletKernel {
     timed: ComputePipeline,
     counted: ComputePipeline,
     workgroup: u32,
+    mode: AtomicMode,
+    scale: f32,
 }
 
 impl DropletKernel {
-    /// Builds the timed and instrumented pipelines for this workgroup size and scale.
+    /// Builds the timed and instrumented pipelines for this workgroup size, scale and
+    /// atomic mode.
     pub fn new(
         ctx: &Arc<Context>,
         workgroup: u32,
         fixed_point_scale: f32,
+        mode: AtomicMode,
     ) -> Result<Self, ErosionError> {
         let limit = ctx.info().max_workgroup_x();
         if workgroup == 0 || workgroup > limit {
@@ -92,6 +100,11 @@ impl DropletKernel {
                 requested: workgroup,
                 limit,
             });
+        }
+        if mode == AtomicMode::Float && !ctx.info().float_atomic_add {
+            return Err(ErosionError::Unsupported(
+                "float atomics (shaderBufferFloat32AtomicAdd of VK_EXT_shader_atomic_float)",
+            ));
         }
         let spec = [
             SpecConstant {
@@ -109,16 +122,23 @@ impl DropletKernel {
                 &PipelineDesc {
                     shader,
                     specialization: &spec,
-                    storage_buffers: 2,
+                    storage_buffers: 5,
                     push_constant_bytes: std::mem::size_of::<DropletPushConstants>() as u32,
                 },
             )
         };
+        let (timed, counted) = match mode {
+            AtomicMode::Int => (shaders::DROPLET, shaders::DROPLET_COUNTED),
+            AtomicMode::Racy => (shaders::DROPLET_RACY, shaders::DROPLET_RACY_COUNTED),
+            AtomicMode::Float => (shaders::DROPLET_FLOAT, shaders::DROPLET_FLOAT_COUNTED),
+        };
         Ok(Self {
             ctx: Arc::clone(ctx),
-            timed: build(shaders::DROPLET)?,
-            counted: build(shaders::DROPLET_COUNTED)?,
+            timed: build(timed)?,
+            counted: build(counted)?,
             workgroup,
+            mode,
+            scale: fixed_point_scale,
         })
     }
 
@@ -136,7 +156,8 @@ impl DropletKernel {
         self.prepare(map)?.execute(job, batch, RunMode::TIMED)
     }
 
-    /// Runs the job once with the instrumented kernel, which counts droplets and atomics.
+    /// Runs the job once with the instrumented kernel, which counts droplets, atomics
+    /// and contention.
     pub fn run_counted(
         &self,
         map: &FixedHeightfield,
@@ -152,17 +173,25 @@ impl DropletKernel {
         check_map(map)?;
         let ctx = &self.ctx;
         let bytes = map.cells.len() as u64 * 4;
-        let heights = Buffer::new(ctx, "heightData", bytes, BufferKind::Storage)?;
-        let counters = Buffer::new(ctx, "workCounters", COUNTER_SLOTS * 4, BufferKind::Storage)?;
-        let sets = [
-            DescriptorSet::new(&self.timed, &[&heights, &counters])?,
-            DescriptorSet::new(&self.counted, &[&heights, &counters])?,
-        ];
+        let upload = match self.mode {
+            AtomicMode::Float => {
+                let heights: Vec<f32> = map.cells.iter().map(|&c| c as f32 / self.scale).collect();
+                Buffer::upload_from(ctx, "heightData upload", &heights)?
+            }
+            AtomicMode::Int | AtomicMode::Racy => {
+                Buffer::upload_from(ctx, "heightData upload", map.cells)?
+            }
+        };
         Ok(DropletRunner {
             kernel: self,
             width: map.width,
             height: map.height,
-            upload: Buffer::upload_from(ctx, "heightData upload", map.cells)?,
+            initial: map.cells.to_vec(),
+            heights: Buffer::new(ctx, "heightData", bytes, BufferKind::Storage)?,
+            counters: Buffer::new(ctx, "workCounters", COUNTER_SLOTS * 4, BufferKind::Storage)?,
+            hits: Buffer::new(ctx, "cellHits", bytes, BufferKind::Storage)?,
+            per_droplet: None,
+            upload,
             readback: Buffer::new(ctx, "heightData read-back", bytes, BufferKind::Download)?,
             counter_readback: Buffer::new(
                 ctx,
@@ -170,9 +199,7 @@ impl DropletKernel {
                 COUNTER_SLOTS * 4,
                 BufferKind::Download,
             )?,
-            sets,
-            heights,
-            counters,
+            hits_readback: Buffer::new(ctx, "cellHits read-back", bytes, BufferKind::Download)?,
             queries: TimestampQueries::new(ctx, 2)?,
             stream: CommandStream::new(ctx)?,
         })
@@ -202,18 +229,52 @@ impl RunMode {
     };
 }
 
+/// Per-droplet instrumentation buffers, with their read-backs.
+struct PerDroplet {
+    droplets: u32,
+    intended: Buffer,
+    applied: Buffer,
+    intended_readback: Buffer,
+    applied_readback: Buffer,
+}
+
+impl PerDroplet {
+    fn new(ctx: &Arc<Context>, droplets: u32) -> Result<Self, ErosionError> {
+        let bytes = u64::from(droplets) * 4;
+        Ok(Self {
+            droplets,
+            intended: Buffer::new(ctx, "intendedChange", bytes, BufferKind::Storage)?,
+            applied: Buffer::new(ctx, "appliedFixed", bytes, BufferKind::Storage)?,
+            intended_readback: Buffer::new(
+                ctx,
+                "intendedChange read-back",
+                bytes,
+                BufferKind::Download,
+            )?,
+            applied_readback: Buffer::new(
+                ctx,
+                "appliedFixed read-back",
+                bytes,
+                BufferKind::Download,
+            )?,
+        })
+    }
+}
+
 /// A map's buffers on the device, ready to run droplet jobs on.
 pub struct DropletRunner<'k> {
     kernel: &'k DropletKernel,
     width: u32,
     height: u32,
+    initial: Vec<i32>,
     heights: Buffer,
     counters: Buffer,
+    hits: Buffer,
+    per_droplet: Option<PerDroplet>,
     upload: Buffer,
     readback: Buffer,
     counter_readback: Buffer,
-    /// For the timed and the counted pipeline.
-    sets: [DescriptorSet; 2],
+    hits_readback: Buffer,
     queries: Option<TimestampQueries>,
     stream: CommandStream,
 }
@@ -230,11 +291,29 @@ impl DropletRunner<'_> {
             return Err(ErosionError::Batch);
         }
         let kernel = self.kernel;
-        let (pipeline, set) = if mode.counted {
-            (&kernel.counted, &self.sets[1])
+        if self
+            .per_droplet
+            .as_ref()
+            .is_none_or(|p| p.droplets < job.droplets)
+        {
+            self.per_droplet = Some(PerDroplet::new(&kernel.ctx, job.droplets)?);
+        }
+        let per_droplet = self.per_droplet.as_ref().expect("allocated above");
+        let pipeline = if mode.counted {
+            &kernel.counted
         } else {
-            (&kernel.timed, &self.sets[0])
+            &kernel.timed
         };
+        let set = DescriptorSet::new(
+            pipeline,
+            &[
+                &self.heights,
+                &self.counters,
+                &self.hits,
+                &per_droplet.intended,
+                &per_droplet.applied,
+            ],
+        )?;
         let batches = plan_batches(
             job.droplets,
             batch,
@@ -255,18 +334,23 @@ impl DropletRunner<'_> {
             batch_base_id: b.base_id,
             batch_size: b.size,
         };
-        let (heights, counters, queries) = (&self.heights, &self.counters, &self.queries);
-        let (upload, readback, counter_readback) =
-            (&self.upload, &self.readback, &self.counter_readback);
+        let (heights, counters, hits, queries) =
+            (&self.heights, &self.counters, &self.hits, &self.queries);
+        let (upload, readback) = (&self.upload, &self.readback);
+        let (counter_readback, hits_readback) = (&self.counter_readback, &self.hits_readback);
         let wall_time = self.stream.submit(|rec| {
             if let Some(q) = queries {
                 rec.reset_queries(q);
             }
             rec.barrier(EARLIER_WORK_TO_TRANSFER);
-            rec.fill_zero(counters);
             rec.copy(upload, heights);
+            if mode.counted {
+                for buffer in [counters, hits, &per_droplet.intended, &per_droplet.applied] {
+                    rec.fill_zero(buffer);
+                }
+            }
             rec.barrier(TRANSFER_TO_COMPUTE);
-            rec.bind(pipeline, set);
+            rec.bind(pipeline, &set);
             if let Some(q) = queries {
                 rec.timestamp(q, 0);
             }
@@ -287,6 +371,9 @@ impl DropletRunner<'_> {
                 }
                 if mode.counted {
                     rec.copy(counters, counter_readback);
+                    rec.copy(hits, hits_readback);
+                    rec.copy(&per_droplet.intended, &per_droplet.intended_readback);
+                    rec.copy(&per_droplet.applied, &per_droplet.applied_readback);
                 }
                 rec.barrier(TRANSFER_TO_HOST);
             }
@@ -296,17 +383,57 @@ impl DropletRunner<'_> {
             Some(q) => Some(q.elapsed(0, 1)?),
             None => None,
         };
-        let work = if mode.counted {
-            let slots = counter_readback.read::<u32>()?;
-            let atomics: u64 = slots[1..].iter().map(|&c| u64::from(c)).sum();
-            Some(WorkCount::from_atomics(u64::from(slots[0]), atomics))
+        let scale = kernel.scale;
+        let initial_fixed: i64 = self.initial.iter().map(|&c| i64::from(c)).sum();
+        // The heights after, and what the map received, in height units.
+        let (cells, received) = if mode.read_back {
+            match kernel.mode {
+                AtomicMode::Float => {
+                    let heights = readback.read::<f32>()?;
+                    let sum: f64 = heights.iter().map(|&h| f64::from(h)).sum();
+                    let cells = heights
+                        .iter()
+                        .map(|&h| (h * scale).round() as i32)
+                        .collect();
+                    (cells, sum - initial_fixed as f64 / f64::from(scale))
+                }
+                AtomicMode::Int | AtomicMode::Racy => {
+                    let cells = readback.read::<i32>()?;
+                    let sum: i64 = cells.iter().map(|&c| i64::from(c)).sum();
+                    (cells, (sum - initial_fixed) as f64 / f64::from(scale))
+                }
+            }
         } else {
-            None
+            (Vec::new(), 0.0)
         };
-        let cells = if mode.read_back {
-            readback.read::<i32>()?
+        let (work, contention) = if mode.counted {
+            let slots = counter_readback.read::<u32>()?;
+            let total = |range: std::ops::Range<usize>| {
+                slots[range].iter().map(|&c| u64::from(c)).sum::<u64>()
+            };
+            let atomics = total(1..1 + COUNTER_SHARDS);
+            let conflicts = total(1 + COUNTER_SHARDS..1 + 2 * COUNTER_SHARDS);
+            let droplets = job.droplets as usize;
+            let intended = per_droplet.intended_readback.read::<f32>()?;
+            let applied = per_droplet.applied_readback.read::<i32>()?;
+            let contention = Contention::measure(
+                &hits_readback.read::<u32>()?,
+                atomics,
+                conflicts,
+                &MassInputs {
+                    intended: &intended[..droplets],
+                    applied_fixed: &applied[..droplets],
+                    float_heights: kernel.mode == AtomicMode::Float,
+                    scale,
+                    received,
+                },
+            );
+            (
+                Some(WorkCount::from_atomics(u64::from(slots[0]), atomics)),
+                Some(contention),
+            )
         } else {
-            Vec::new()
+            (None, None)
         };
         Ok(GpuRun {
             cells,
@@ -314,6 +441,7 @@ impl DropletRunner<'_> {
             wall_time,
             batches,
             work,
+            contention,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! The droplet-erosion kernels' drivers, and a CPU reference of the same algorithm.
 
 mod batches;
+mod contention;
 pub mod cpu;
 mod gpu;
 mod hash;
@@ -8,9 +9,10 @@ mod params;
 pub mod peak;
 
 pub use batches::{default_batch, plan_batches, Batch, DEFAULT_CELLS_PER_DROPLET};
+pub use contention::Contention;
 pub use gpu::{DropletKernel, DropletRunner, FixedHeightfield, GpuRun, RunMode};
 pub use hash::{droplet_start, pcg_hash};
-pub use params::{DropletJob, KernelParams, ParamError};
+pub use params::{AtomicMode, DropletJob, KernelParams, ParamError};
 
 use thiserror::Error;
 
@@ -23,6 +25,8 @@ pub const ATOMICS_PER_STEP: u64 = 4;
 pub enum ErosionError {
     #[error("workgroup size {requested} is not supported: this device allows 1 to {limit} invocations along x")]
     Workgroup { requested: u32, limit: u32 },
+    #[error("this device does not support {0}")]
+    Unsupported(&'static str),
     #[error("the droplet batch must be at least 1")]
     Batch,
     #[error("the map is {width} x {height} cells; the droplet kernel needs at least {min} x {min}", min = crate::terrain::MIN_SIZE)]

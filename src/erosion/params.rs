@@ -11,6 +11,31 @@ pub struct ParamError {
     pub value: String,
 }
 
+/// How `modifyHeight` adds to the heightfield.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum AtomicMode {
+    /// The paper's: int32 fixed point, atomicAdd.
+    #[default]
+    Int,
+    /// float32 heights, float atomicAdd (GL_EXT_shader_atomic_float).
+    Float,
+    /// int32 fixed point, a plain read-modify-write: races lose updates.
+    Racy,
+}
+
+impl AtomicMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AtomicMode::Int => "int",
+            AtomicMode::Float => "float",
+            AtomicMode::Racy => "racy",
+        }
+    }
+}
+
 /// The paper's uniforms, plus the fixed-point scale of its `modifyHeight`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct KernelParams {

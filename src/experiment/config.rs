@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::erosion::{DropletJob, KernelParams};
+use crate::erosion::{AtomicMode, DropletJob, KernelParams};
 use crate::gpu::DeviceInfo;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
@@ -74,6 +74,9 @@ pub struct PointSettings {
     /// The kernel: "paper" (glsl/droplet.comp) is the only one so far.
     #[serde(default = "defaults::variant")]
     pub variant: String,
+    /// How modifyHeight adds: "int" (the paper's), "float" or "racy".
+    #[serde(default)]
+    pub atomics: AtomicMode,
 }
 
 mod defaults {
@@ -164,6 +167,9 @@ impl Default for MeasureSettings {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point {
     pub index: usize,
+    /// Why this device cannot run the point (float atomics it lacks); such points are
+    /// skipped with a note.
+    pub unsupported: Option<String>,
     /// (axis, value as written), in the config's axis order.
     pub axes: Vec<(String, String)>,
     pub settings: PointSettings,
@@ -398,8 +404,12 @@ impl Experiment {
                 };
                 error(&key, reason)
             })?;
+            let unsupported = device
+                .filter(|d| settings.atomics == AtomicMode::Float && !d.float_atomic_add)
+                .map(|d| format!("{} has no float atomicAdd on storage buffers", d.name));
             points.push(Point {
                 index,
+                unsupported,
                 axes: labels,
                 settings,
             });

@@ -11,7 +11,9 @@ use super::figures::{ChangeFigures, RunFigures, TimeSource};
 use super::provenance::Provenance;
 use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
-use crate::erosion::{default_batch, DropletJob, DropletKernel, FixedHeightfield, WorkCount};
+use crate::erosion::{
+    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, WorkCount,
+};
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{write_dem, Dem, HeightFormat};
@@ -70,6 +72,8 @@ pub struct ErodeRequest {
     pub workgroup: u32,
     /// Droplets per dispatch; `None` picks [`default_batch`]. GPU only.
     pub batch: Option<u32>,
+    /// How modifyHeight adds. GPU only.
+    pub atomics: AtomicMode,
 }
 
 /// Everything an erosion run measured, as written to `run.json`.
@@ -86,6 +90,9 @@ pub struct ErodeReport {
     /// On the GPU, from a separate instrumented run of the same job: it races as the
     /// timed run does but is not the same run, so its counts estimate the timed run's.
     pub work: WorkCount,
+    pub atomics: AtomicMode,
+    /// From the instrumented run (GPU only): hits per cell, subgroup conflicts, mass.
+    pub contention: Option<Contention>,
     pub change: ChangeFigures,
 }
 
@@ -194,7 +201,12 @@ pub fn run_erosion(
         Engine::Cpu | Engine::CpuSequential => None,
     };
     let kernel = match gpu {
-        Some(ctx) => Some(DropletKernel::new(ctx, request.workgroup, scale)?),
+        Some(ctx) => Some(DropletKernel::new(
+            ctx,
+            request.workgroup,
+            scale,
+            request.atomics,
+        )?),
         None => None,
     };
     let terrain = prepare_terrain(&request.terrain, gpu)?;
@@ -205,21 +217,27 @@ pub fn run_erosion(
         .batch
         .unwrap_or_else(|| default_batch(initial.len() as u64));
 
-    let (cells, figures, work, dispatches, provenance) = match (gpu, &kernel) {
+    let (cells, figures, work, contention, dispatches, provenance) = match (gpu, &kernel) {
         (Some(ctx), Some(kernel)) => {
             let map = FixedHeightfield::new(w as u32, h as u32, &initial);
             let timed = kernel.run(&map, &request.job, batch)?;
-            let work = kernel
-                .run_counted(&map, &request.job, batch)?
-                .work
-                .unwrap_or_default();
+            let counted = kernel.run_counted(&map, &request.job, batch)?;
+            let work = counted.work.unwrap_or_default();
             let source = match timed.gpu_time {
                 Some(_) => TimeSource::GpuTimestamps,
                 None => TimeSource::WallClock,
             };
             let figures = RunFigures::new(source, timed.gpu_time, timed.wall_time, &work);
             let provenance = Provenance::collect(ctx.info());
-            (timed.cells, figures, work, timed.batches.len(), provenance)
+            let batches = timed.batches.len();
+            (
+                timed.cells,
+                figures,
+                work,
+                counted.contention,
+                batches,
+                provenance,
+            )
         }
         _ => {
             let mut cells = initial.clone();
@@ -230,7 +248,7 @@ pub fn run_erosion(
             };
             let wall = started.elapsed();
             let figures = RunFigures::new(TimeSource::CpuWallClock, None, wall, &work);
-            (cells, figures, work, 0, Provenance::cpu())
+            (cells, figures, work, None, 0, Provenance::cpu())
         }
     };
     let after = Heightmap::from_fixed(w, h, &cells, scale)?;
@@ -244,6 +262,8 @@ pub fn run_erosion(
         dispatches,
         figures,
         work,
+        atomics: request.atomics,
+        contention,
         change: ChangeFigures::between(&before, &after, &initial, &cells),
     };
     Ok(ErodeOutcome {

@@ -13,7 +13,7 @@ use thiserror::Error;
 use super::config::{Experiment, Point};
 use super::measure::Measurement;
 use super::provenance::Provenance;
-use crate::erosion::WorkCount;
+use crate::erosion::{Contention, WorkCount};
 use crate::gpu::DeviceInfo;
 use crate::terrain::files::write_atomically;
 
@@ -44,6 +44,7 @@ pub const POINT_COLUMNS: &[&str] = &[
     "workgroup",
     "batch",
     "variant",
+    "atomics",
     "dispatches",
     "reps",
     "stop_reason",
@@ -64,6 +65,19 @@ pub const POINT_COLUMNS: &[&str] = &[
     "peak_walk_steps_per_s",
     "percent_of_peak",
     "total_height_change",
+    "in_flight_per_cell",
+    "unstable",
+    "hits_max",
+    "hits_p99",
+    "hottest_1pct_share",
+    "subgroup_conflicts_per_1000",
+    "mass_intended",
+    "mass_applied",
+    "mass_received",
+    "mass_truncated",
+    "mass_lost",
+    "rerun_cells_differing",
+    "rerun_max_difference",
 ];
 
 pub const SAMPLE_COLUMNS: &[&str] = &["experiment", "point", "rep", "gpu_ms", "wall_ms"];
@@ -187,12 +201,20 @@ pub struct PointOutcome<'a> {
     /// Droplet-shaped walk steps/s at this map size, if measured.
     pub peak_walk_steps_per_s: Option<f64>,
     pub total_height_change: f64,
+    pub contention: Contention,
+    /// Heights hit the int32 limits or moved by more than the terrain's relief.
+    pub unstable: bool,
+    /// Two runs of the same job: cells that differ, and the largest difference in
+    /// height units.
+    pub rerun_cells_differing: usize,
+    pub rerun_max_difference: f64,
 }
 
 impl PointOutcome<'_> {
     fn row(&self, meta: &Meta) -> Vec<String> {
         let s = &self.point.settings;
         let m = self.measurement;
+        let c = &self.contention;
         let per_s = |count: u64, ms: f64| count as f64 / (ms / 1e3);
         let steps_per_s = per_s(self.work.steps, m.gpu_ms.median);
         let opt = |v: Option<f64>| v.map(|v| format!("{v}")).unwrap_or_default();
@@ -217,6 +239,7 @@ impl PointOutcome<'_> {
             s.workgroup.to_string(),
             self.batch.to_string(),
             s.variant.clone(),
+            s.atomics.as_str().to_string(),
             self.dispatches.to_string(),
             m.samples.len().to_string(),
             m.stop.as_str().to_string(),
@@ -240,6 +263,19 @@ impl PointOutcome<'_> {
                 .peak_walk_steps_per_s
                 .map(|peak| 100.0 * steps_per_s / peak)),
             self.total_height_change.to_string(),
+            (f64::from(self.batch.min(s.droplets)) / f64::from(s.size).powi(2)).to_string(),
+            self.unstable.to_string(),
+            c.hits_max.to_string(),
+            c.hits_p99.to_string(),
+            c.hottest_1pct_share.to_string(),
+            c.subgroup_conflicts_per_1000.to_string(),
+            c.mass_intended.to_string(),
+            c.mass_applied.to_string(),
+            c.mass_received.to_string(),
+            c.mass_truncated.to_string(),
+            c.mass_lost.to_string(),
+            self.rerun_cells_differing.to_string(),
+            self.rerun_max_difference.to_string(),
         ]
     }
 }

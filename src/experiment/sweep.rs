@@ -132,6 +132,11 @@ pub fn run_sweep(
     };
     let mut ceilings = WalkCeilings::new(ctx);
     for point in &todo {
+        if let Some(reason) = &point.unsupported {
+            bar.println(format!("note: skipping point {}: {reason}", point.index));
+            bar.inc(1);
+            continue;
+        }
         let label = point
             .axes
             .iter()
@@ -145,7 +150,7 @@ pub fn run_sweep(
         let map = FixedHeightfield::new(spec.width, spec.height, cells);
         let job = s.job();
         let batch = s.batch.unwrap_or_else(|| default_batch(cells.len() as u64));
-        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale)?;
+        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.atomics)?;
         let mut runner = kernel.prepare(&map)?;
         let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
         let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
@@ -155,6 +160,9 @@ pub fn run_sweep(
             .zip(cells)
             .map(|(&a, &b)| i64::from(a) - i64::from(b))
             .sum();
+        let first = runner.execute(&job, batch, RunMode::TIMED)?;
+        let second = runner.execute(&job, batch, RunMode::TIMED)?;
+        let (rerun_cells_differing, rerun_max_fixed) = differences(&first.cells, &second.cells);
         let outcome = PointOutcome {
             point,
             measurement: &measurement,
@@ -163,6 +171,10 @@ pub fn run_sweep(
             batch,
             peak_walk_steps_per_s: ceilings.at(s.size)?,
             total_height_change: total_change as f64 / f64::from(s.scale),
+            unstable: is_unstable(cells, &counted.cells, spec.relief * s.scale),
+            contention: counted.contention.unwrap_or_default(),
+            rerun_cells_differing,
+            rerun_max_difference: rerun_max_fixed as f64 / f64::from(s.scale),
         };
         writer.record(&outcome)?;
         bar.inc(1);
@@ -173,4 +185,42 @@ pub fn run_sweep(
         measured: todo.len(),
         skipped: mine.len() - todo.len(),
     })
+}
+
+/// Cells that differ between two runs, and the largest difference, in fixed point.
+fn differences(a: &[i32], b: &[i32]) -> (usize, i64) {
+    a.iter().zip(b).fold((0, 0), |(count, largest), (&x, &y)| {
+        let d = (i64::from(x) - i64::from(y)).abs();
+        (count + usize::from(d != 0), largest.max(d))
+    })
+}
+
+/// Cells this close to the int32 limits count as having hit them.
+const LIMIT_MARGIN: i64 = 1 << 24;
+
+/// A run blew up if any cell reached the int32 limits or moved by more than the
+/// terrain's relief (`relief_fixed`, in fixed point).
+fn is_unstable(before: &[i32], after: &[i32], relief_fixed: f32) -> bool {
+    before.iter().zip(after).any(|(&b, &a)| {
+        let near_limit = i64::from(a).abs() >= i64::from(i32::MAX) - LIMIT_MARGIN;
+        near_limit || (i64::from(a) - i64::from(b)).abs() as f64 > f64::from(relief_fixed)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reruns_count_differing_cells_and_the_largest_gap() {
+        assert_eq!(differences(&[1, 2, 3], &[1, 5, 2]), (2, 3));
+        assert_eq!(differences(&[7, 7], &[7, 7]), (0, 0));
+    }
+
+    #[test]
+    fn runaway_cells_flag_a_run_unstable() {
+        assert!(!is_unstable(&[0, 1000], &[10, 900], 500.0));
+        assert!(is_unstable(&[0, 1000], &[10, 1600], 500.0));
+        assert!(is_unstable(&[0, 0], &[i32::MIN + 5, 0], 1e12));
+    }
 }
