@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
 
-use vkerode::erosion::{AtomicMode, DropletJob, KernelParams};
+use vkerode::erosion::{AtomicMode, DropletJob, KernelParams, Spawn, SpawnMode, TileOrder};
 use vkerode::experiment::config::Experiment;
 use vkerode::experiment::peak::{save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS, WALK_SIDES};
 use vkerode::experiment::plot::{self, PlotRequest};
@@ -121,6 +121,9 @@ enum Command {
         /// Column whose values each get their own series.
         #[arg(long)]
         series: Option<String>,
+        /// Only rows where COLUMN equals VALUE ("phases=4"); may be repeated.
+        #[arg(long = "where", value_name = "COLUMN=VALUE", value_parser = parse_filter)]
+        filters: Vec<(String, String)>,
         /// Output path; .png and .svg are written.
         #[arg(long)]
         out: PathBuf,
@@ -200,6 +203,12 @@ impl InputArgs {
     }
 }
 
+fn parse_filter(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| format!("{text:?} is not COLUMN=VALUE"))
+}
+
 fn parse_cell_size(text: &str) -> Result<CellSize, String> {
     let parse = |s: &str| match s.trim().parse::<f32>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
@@ -272,6 +281,18 @@ struct ErodeArgs {
     /// (float atomics, where the device has them) or racy (a plain read-modify-write).
     #[arg(long, value_enum, default_value_t = AtomicMode::Int)]
     atomics: AtomicMode,
+    /// Where droplets start: global (the paper's) or tiled (each workgroup in one tile).
+    #[arg(long, value_enum, default_value_t = SpawnMode::Global)]
+    spawn: SpawnMode,
+    /// Tile side in cells, for --spawn tiled.
+    #[arg(long, default_value_t = 32)]
+    tile: u32,
+    /// Which tile consecutive workgroups get, for --spawn tiled.
+    #[arg(long, value_enum, default_value_t = TileOrder::Linear)]
+    tile_order: TileOrder,
+    /// Checkerboard colours (1, 4 or 9), each its own dispatch, for --spawn tiled.
+    #[arg(long, default_value_t = 1)]
+    phases: u32,
     /// Droplets per dispatch at most. Default: one per 64 map cells, for stability.
     #[arg(long)]
     batch: Option<u32>,
@@ -327,6 +348,12 @@ impl ErodeArgs {
                 evaporation: self.evaporation,
                 lifetime: self.lifetime,
                 fixed_point_scale: self.scale,
+            },
+            spawn: Spawn {
+                mode: self.spawn,
+                tile: self.tile,
+                order: self.tile_order,
+                phases: self.phases,
             },
         }
     }
@@ -384,6 +411,7 @@ fn run(cli: Cli) -> Result<()> {
             x,
             y,
             series,
+            filters,
             out,
         } => {
             let request = PlotRequest {
@@ -391,6 +419,7 @@ fn run(cli: Cli) -> Result<()> {
                 x: x.clone(),
                 y: y.clone(),
                 series: series.clone(),
+                filters: filters.clone(),
                 out: plot::stem(out),
             };
             for file in plot::plot(&request)? {

@@ -59,6 +59,12 @@ layout(push_constant) uniform DropletParams {
     uint SEED;          // vkerode: droplet spawn seed
     uint BATCH_BASE_ID; // vkerode: id of this dispatch's first droplet
     uint BATCH_SIZE;    // vkerode: droplets in this dispatch
+    // vkerode, tiled spawning only (SPAWN_TILED):
+    uint TILE_SIZE;     // side of a spawn tile, in cells
+    uint TILE_ORDER;    // workgroup-to-tile order: 0 linear, 1 morton, 2 scattered
+    uint PHASE_STRIDE;  // checkerboard period in tiles: 1 (no phases), 2 or 3
+    uint PHASE;         // this dispatch's colour, 0 .. PHASE_STRIDE^2 - 1
+    uint GROUP_BASE;    // workgroups of this colour dispatched before this one
 };
 
 #endif

@@ -66,9 +66,44 @@ void modifyHeight(ivec2 coord, float deltaH) {
 }
 #endif
 
+#ifdef SPAWN_TILED
+// Morton (Z-order) decoding: the even bits of v.
+uint compactBits(uint v) {
+    v &= 0x55555555u;
+    v = (v | (v >> 1u)) & 0x33333333u;
+    v = (v | (v >> 2u)) & 0x0F0F0F0Fu;
+    v = (v | (v >> 4u)) & 0x00FF00FFu;
+    v = (v | (v >> 8u)) & 0x0000FFFFu;
+    return v;
+}
+
+// The tile (in tile coordinates) that workgroup `group` of this colour spawns in.
+// src/erosion/spawn.rs mirrors it.
+uvec2 tileOf(uint group) {
+    uint tilesX = (uint(MAP_WIDTH) + TILE_SIZE - 1u) / TILE_SIZE;
+    uint tilesY = (uint(MAP_HEIGHT) + TILE_SIZE - 1u) / TILE_SIZE;
+    uvec2 colour = uvec2(PHASE % PHASE_STRIDE, PHASE / PHASE_STRIDE);
+    uint cx = (tilesX - colour.x + PHASE_STRIDE - 1u) / PHASE_STRIDE;
+    uint cy = (tilesY - colour.y + PHASE_STRIDE - 1u) / PHASE_STRIDE;
+    uint count = cx * cy;
+    uint k = group % count;
+    uvec2 t;
+    if (TILE_ORDER == 1u) {
+        t = uvec2(compactBits(k) % cx, compactBits(k >> 1u) % cy);
+    } else if (TILE_ORDER == 2u) {
+        uint s = pcgHash(k) % count;
+        t = uvec2(s % cx, s / cx);
+    } else {
+        t = uvec2(k % cx, k / cx);
+    }
+    return colour + t * PHASE_STRIDE;
+}
+#endif
+
 // A droplet's start: PCG hash of its global id and the seed, uniform over
-// [1, W-2) x [1, H-2). Invocations past the end of the batch get a position
-// outside the map, so the paper's bounds check ends them before any work.
+// [1, W-2) x [1, H-2) (or, tiled, over its workgroup's tile). Invocations past the
+// end of the batch get a position outside the map, so the paper's bounds check ends
+// them before any work.
 vec2 getRandomPosition(uint id) {
     if (id >= BATCH_SIZE) {
         return vec2(-1.0);
@@ -78,9 +113,16 @@ vec2 getRandomPosition(uint id) {
     uint a = pcgHash(dropletId ^ (SEED * 0x9E3779B9u));
     uint b = pcgHash(a);
     const float inv2pow32 = 1.0 / 4294967296.0;
+#ifdef SPAWN_TILED
+    uvec2 tile = tileOf(GROUP_BASE + gl_WorkGroupID.x);
+    vec2 lo = max(vec2(tile * TILE_SIZE), vec2(1.0));
+    vec2 hi = min(vec2((tile + 1u) * TILE_SIZE), vec2(float(MAP_WIDTH - 2), float(MAP_HEIGHT - 2)));
+    return lo + vec2(float(a), float(b)) * inv2pow32 * max(hi - lo, vec2(0.0));
+#else
     precise float x = 1.0 + float(a) * inv2pow32 * float(MAP_WIDTH - 3);
     precise float y = 1.0 + float(b) * inv2pow32 * float(MAP_HEIGHT - 3);
     return vec2(x, y);
+#endif
 }
 
 float cellHeight(ivec2 cell) {

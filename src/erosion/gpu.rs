@@ -4,9 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::batches::{plan_batches, Batch};
+use super::batches::{plan_batches, plan_phased, Batch};
 use super::contention::{Contention, MassInputs};
 use super::params::{AtomicMode, DropletJob};
+use super::spawn::SpawnMode;
 use super::{ErosionError, WorkCount};
 use crate::gpu::barriers::{
     COMPUTE_TO_COMPUTE, COMPUTE_TO_TRANSFER, EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE,
@@ -32,6 +33,11 @@ struct DropletPushConstants {
     seed: u32,
     batch_base_id: u32,
     batch_size: u32,
+    tile_size: u32,
+    tile_order: u32,
+    phase_stride: u32,
+    phase: u32,
+    group_base: u32,
 }
 
 /// Specialization constant IDs of the droplet kernel.
@@ -82,6 +88,7 @@ pub struct DropletKernel {
     counted: ComputePipeline,
     workgroup: u32,
     mode: AtomicMode,
+    spawn: SpawnMode,
     scale: f32,
 }
 
@@ -93,6 +100,7 @@ impl DropletKernel {
         workgroup: u32,
         fixed_point_scale: f32,
         mode: AtomicMode,
+        spawn: SpawnMode,
     ) -> Result<Self, ErosionError> {
         let limit = ctx.info().max_workgroup_x();
         if workgroup == 0 || workgroup > limit {
@@ -127,17 +135,22 @@ impl DropletKernel {
                 },
             )
         };
-        let (timed, counted) = match mode {
-            AtomicMode::Int => (shaders::DROPLET, shaders::DROPLET_COUNTED),
-            AtomicMode::Racy => (shaders::DROPLET_RACY, shaders::DROPLET_RACY_COUNTED),
-            AtomicMode::Float => (shaders::DROPLET_FLOAT, shaders::DROPLET_FLOAT_COUNTED),
-        };
+        let mut name = String::from("droplet");
+        if mode != AtomicMode::Int {
+            name += &format!("_{}", mode.as_str());
+        }
+        if spawn == SpawnMode::Tiled {
+            name += "_tiled";
+        }
+        let module =
+            |name: &str| shaders::by_name(name).expect("build.rs compiles every droplet variant");
         Ok(Self {
             ctx: Arc::clone(ctx),
-            timed: build(timed)?,
-            counted: build(counted)?,
+            timed: build(module(&name))?,
+            counted: build(module(&format!("{name}_counted")))?,
             workgroup,
             mode,
+            spawn,
             scale: fixed_point_scale,
         })
     }
@@ -314,12 +327,17 @@ impl DropletRunner<'_> {
                 &per_droplet.applied,
             ],
         )?;
-        let batches = plan_batches(
+        if job.spawn.mode != kernel.spawn {
+            return Err(ErosionError::SpawnMismatch);
+        }
+        let whole = plan_batches(
             job.droplets,
             batch,
             kernel.workgroup,
             kernel.ctx.info().max_workgroup_count[0],
         );
+        let batches = plan_phased(&whole, job.spawn.phases, kernel.workgroup);
+        let spawn = job.spawn.constants();
         let p = &job.params;
         let push = |b: &Batch| DropletPushConstants {
             map_width: self.width as i32,
@@ -333,6 +351,11 @@ impl DropletRunner<'_> {
             seed: job.seed,
             batch_base_id: b.base_id,
             batch_size: b.size,
+            tile_size: spawn.tile_size,
+            tile_order: spawn.tile_order,
+            phase_stride: spawn.phase_stride,
+            phase: b.phase,
+            group_base: b.group_base,
         };
         let (heights, counters, hits, queries) =
             (&self.heights, &self.counters, &self.hits, &self.queries);

@@ -7,12 +7,14 @@ mod gpu;
 mod hash;
 mod params;
 pub mod peak;
+mod spawn;
 
-pub use batches::{default_batch, plan_batches, Batch, DEFAULT_CELLS_PER_DROPLET};
+pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS_PER_DROPLET};
 pub use contention::Contention;
 pub use gpu::{DropletKernel, DropletRunner, FixedHeightfield, GpuRun, RunMode};
 pub use hash::{droplet_start, pcg_hash};
 pub use params::{AtomicMode, DropletJob, KernelParams, ParamError};
+pub use spawn::{Spawn, SpawnMode, TileOrder};
 
 use thiserror::Error;
 
@@ -27,6 +29,8 @@ pub enum ErosionError {
     Workgroup { requested: u32, limit: u32 },
     #[error("this device does not support {0}")]
     Unsupported(&'static str),
+    #[error("the job's spawning does not match the kernel's (tiled spawning needs a kernel built for it)")]
+    SpawnMismatch,
     #[error("the droplet batch must be at least 1")]
     Batch,
     #[error("the map is {width} x {height} cells; the droplet kernel needs at least {min} x {min}", min = crate::terrain::MIN_SIZE)]

@@ -1,6 +1,8 @@
 //! The droplet kernel's parameters, with the defaults vkerode chose (the paper gives none).
 
 use serde::Serialize;
+
+use super::spawn::Spawn;
 use thiserror::Error;
 
 #[derive(Debug, Error, PartialEq)]
@@ -134,6 +136,8 @@ pub struct DropletJob {
     pub droplets: u32,
     pub seed: u32,
     pub params: KernelParams,
+    /// Where droplets start. Tiled spawning needs a kernel built for it.
+    pub spawn: Spawn,
 }
 
 impl DropletJob {
@@ -145,6 +149,7 @@ impl DropletJob {
                 value: "0".into(),
             });
         }
+        self.spawn.validate()?;
         self.params.validate()
     }
 }

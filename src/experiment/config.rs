@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::erosion::{AtomicMode, DropletJob, KernelParams};
+use crate::erosion::{AtomicMode, DropletJob, KernelParams, Spawn, SpawnMode, TileOrder};
 use crate::gpu::DeviceInfo;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
@@ -77,6 +77,18 @@ pub struct PointSettings {
     /// How modifyHeight adds: "int" (the paper's), "float" or "racy".
     #[serde(default)]
     pub atomics: AtomicMode,
+    /// "global" (the paper's) or "tiled".
+    #[serde(default)]
+    pub spawn: SpawnMode,
+    /// Tile side in cells, for tiled spawning.
+    #[serde(default = "defaults::tile")]
+    pub tile: u32,
+    /// "linear", "morton" or "scattered": which tile consecutive workgroups get.
+    #[serde(default)]
+    pub tile_order: TileOrder,
+    /// 1, 4 or 9 checkerboard colours, each its own dispatch (tiled spawning).
+    #[serde(default = "defaults::phases")]
+    pub phases: u32,
 }
 
 mod defaults {
@@ -116,6 +128,12 @@ mod defaults {
     }
     pub fn variant() -> String {
         "paper".into()
+    }
+    pub fn tile() -> u32 {
+        32
+    }
+    pub fn phases() -> u32 {
+        1
     }
 }
 
@@ -198,6 +216,12 @@ impl PointSettings {
                 lifetime: self.lifetime,
                 fixed_point_scale: self.scale,
             },
+            spawn: Spawn {
+                mode: self.spawn,
+                tile: self.tile,
+                order: self.tile_order,
+                phases: self.phases,
+            },
         }
     }
 
@@ -210,6 +234,17 @@ impl PointSettings {
         self.job()
             .validate()
             .map_err(|e| (key_of(e.name), e.to_string()))?;
+        let top = f64::from(self.terrain().relief) * f64::from(self.scale);
+        if top >= crate::terrain::FIXED_POINT_LIMIT {
+            return Err((
+                "scale",
+                format!(
+                    "heights up to the relief {} times scale {} pass the fixed-point limit 2^30; lower the scale or the relief",
+                    self.terrain().relief,
+                    self.scale
+                ),
+            ));
+        }
         if self.batch == Some(0) {
             return Err(("batch", "must be at least 1".into()));
         }
@@ -261,6 +296,8 @@ fn key_of(param: &str) -> &'static str {
         "evaporation" => "evaporation",
         "lifetime" => "lifetime",
         "fixed-point scale" => "scale",
+        "phases" => "phases",
+        "tile" => "tile",
         _ => "droplets",
     }
 }

@@ -206,6 +206,7 @@ pub fn run_erosion(
             request.workgroup,
             scale,
             request.atomics,
+            request.job.spawn.mode,
         )?),
         None => None,
     };

@@ -62,6 +62,8 @@ pub struct PlotRequest {
     pub y: String,
     /// Column whose values each get a series.
     pub series: Option<String>,
+    /// Only rows whose column equals the value: (column, value).
+    pub filters: Vec<(String, String)>,
     /// Output path without extension; `.png` and `.svg` are written.
     pub out: PathBuf,
 }
@@ -91,6 +93,10 @@ fn metric_label(column: &str) -> &str {
         "wall_ms_median" => "wall time (ms, median)",
         "percent_of_peak" => "% of the droplet-shaped atomic peak",
         "total_height_change" => "total height change (cells)",
+        "mass_truncated" => "mass lost to fixed-point truncation (cells)",
+        "mass_lost" => "mass lost to races (cells)",
+        "subgroup_conflicts_per_1000" => "same-cell conflicts in a subgroup, per 1000 atomics",
+        "hottest_1pct_share" => "share of atomics on the hottest 1% of cells",
         other => other,
     }
 }
@@ -103,6 +109,7 @@ fn axis_label(column: &str) -> String {
         "batch" => "droplets per dispatch".into(),
         "lifetime" => "lifetime (steps)".into(),
         "scale" => "fixed-point scale".into(),
+        "tile" => "tile side (cells)".into(),
         other => other.into(),
     }
 }
@@ -158,8 +165,16 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
             Some((q1, q3)) => Some((col(q1)?, col(q3)?)),
             None => None,
         };
+        let filters = request
+            .filters
+            .iter()
+            .map(|(c, v)| col(c).map(|i| (i, v.as_str())))
+            .collect::<Result<Vec<_>, _>>()?;
         for record in reader.records() {
             let record = record.map_err(|e| bad(e.to_string()))?;
+            if filters.iter().any(|&(i, v)| record.get(i) != Some(v)) {
+                continue;
+            }
             let number = |i: usize| -> Result<f64, PlotError> {
                 let text = record.get(i).unwrap_or_default();
                 text.parse::<f64>().map_err(|_| {
@@ -197,6 +212,10 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         }
     }
     let mut series: Vec<Series> = groups.into_values().collect();
+    let mut title_filter = String::new();
+    for (column, value) in &request.filters {
+        title_filter += &format!(", {column} {value}");
+    }
     for s in &mut series {
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }

@@ -45,6 +45,10 @@ pub const POINT_COLUMNS: &[&str] = &[
     "batch",
     "variant",
     "atomics",
+    "spawn",
+    "tile",
+    "tile_order",
+    "phases",
     "dispatches",
     "reps",
     "stop_reason",
@@ -240,6 +244,10 @@ impl PointOutcome<'_> {
             self.batch.to_string(),
             s.variant.clone(),
             s.atomics.as_str().to_string(),
+            label(&s.spawn),
+            s.tile.to_string(),
+            label(&s.tile_order),
+            s.phases.to_string(),
             self.dispatches.to_string(),
             m.samples.len().to_string(),
             m.stop.as_str().to_string(),
@@ -278,6 +286,14 @@ impl PointOutcome<'_> {
             self.rerun_max_difference.to_string(),
         ]
     }
+}
+
+/// How serde names a unit enum variant ("global", "morton", ...).
+fn label<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// A results folder open for appending.

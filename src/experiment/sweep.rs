@@ -150,7 +150,7 @@ pub fn run_sweep(
         let map = FixedHeightfield::new(spec.width, spec.height, cells);
         let job = s.job();
         let batch = s.batch.unwrap_or_else(|| default_batch(cells.len() as u64));
-        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.atomics)?;
+        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.atomics, s.spawn)?;
         let mut runner = kernel.prepare(&map)?;
         let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
         let counted = runner.execute(&job, batch, RunMode::COUNTED)?;

@@ -1,0 +1,196 @@
+//! Where droplets start: the paper's global random spawning, or tiled spawning, where
+//! each workgroup spawns all its droplets inside one T x T tile, optionally in
+//! checkerboard phases so that concurrently running tiles are apart.
+
+use serde::{Deserialize, Serialize};
+
+use super::hash::pcg_hash;
+use super::params::ParamError;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpawnMode {
+    /// The paper's getRandomPosition: uniform over the whole map.
+    #[default]
+    Global,
+    /// Each workgroup's droplets uniform over one tile.
+    Tiled,
+}
+
+/// Which tile workgroup k (of a colour) gets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum TileOrder {
+    /// Row by row: consecutive workgroups in neighbouring tiles.
+    #[default]
+    Linear,
+    /// Z-order: consecutive workgroups in a compact block of tiles.
+    Morton,
+    /// Hashed: consecutive workgroups far apart.
+    Scattered,
+}
+
+impl TileOrder {
+    fn code(self) -> u32 {
+        match self {
+            TileOrder::Linear => 0,
+            TileOrder::Morton => 1,
+            TileOrder::Scattered => 2,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Spawn {
+    pub mode: SpawnMode,
+    /// Tile side in cells (tiled only).
+    pub tile: u32,
+    pub order: TileOrder,
+    /// 1, 4 or 9 checkerboard colours, each its own dispatch (tiled only).
+    pub phases: u32,
+}
+
+impl Default for Spawn {
+    fn default() -> Self {
+        Self {
+            mode: SpawnMode::Global,
+            tile: 32,
+            order: TileOrder::Linear,
+            phases: 1,
+        }
+    }
+}
+
+/// The push-constant fields of tiled spawning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpawnConstants {
+    pub tile_size: u32,
+    pub tile_order: u32,
+    pub phase_stride: u32,
+}
+
+impl Spawn {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let refuse = |name, expected, value: u32| {
+            Err(ParamError {
+                name,
+                expected,
+                value: value.to_string(),
+            })
+        };
+        if !matches!(self.phases, 1 | 4 | 9) {
+            return refuse("phases", "1, 4 or 9", self.phases);
+        }
+        if self.mode == SpawnMode::Global && self.phases != 1 {
+            return refuse(
+                "phases",
+                "1 with global spawning (phases colour tiles)",
+                self.phases,
+            );
+        }
+        if self.tile < 2 {
+            return refuse("tile", "at least 2 cells", self.tile);
+        }
+        Ok(())
+    }
+
+    /// Checkerboard period in tiles: 1, 2 or 3.
+    pub fn stride(&self) -> u32 {
+        match self.phases {
+            4 => 2,
+            9 => 3,
+            _ => 1,
+        }
+    }
+
+    pub fn constants(&self) -> SpawnConstants {
+        SpawnConstants {
+            tile_size: self.tile,
+            tile_order: self.order.code(),
+            phase_stride: self.stride(),
+        }
+    }
+
+    /// The tile (in tile coordinates) of workgroup `group` of colour `phase` on a
+    /// `width` x `height` map, as glsl's tileOf computes it.
+    pub fn tile_of(&self, width: u32, height: u32, phase: u32, group: u32) -> (u32, u32) {
+        let stride = self.stride();
+        let tiles_x = width.div_ceil(self.tile);
+        let tiles_y = height.div_ceil(self.tile);
+        let (px, py) = (phase % stride, phase / stride);
+        let cx = (tiles_x - px).div_ceil(stride);
+        let cy = (tiles_y - py).div_ceil(stride);
+        let count = cx * cy;
+        let k = group % count;
+        let (tx, ty) = match self.order {
+            TileOrder::Morton => (compact_bits(k) % cx, compact_bits(k >> 1) % cy),
+            TileOrder::Scattered => {
+                let s = pcg_hash(k) % count;
+                (s % cx, s / cx)
+            }
+            TileOrder::Linear => (k % cx, k / cx),
+        };
+        (px + tx * stride, py + ty * stride)
+    }
+}
+
+fn compact_bits(v: u32) -> u32 {
+    let mut v = v & 0x5555_5555;
+    v = (v | (v >> 1)) & 0x3333_3333;
+    v = (v | (v >> 2)) & 0x0F0F_0F0F;
+    v = (v | (v >> 4)) & 0x00FF_00FF;
+    (v | (v >> 8)) & 0x0000_FFFF
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiled(order: TileOrder, phases: u32) -> Spawn {
+        Spawn {
+            mode: SpawnMode::Tiled,
+            tile: 16,
+            order,
+            phases,
+        }
+    }
+
+    #[test]
+    fn linear_and_morton_orders_visit_every_tile_of_a_square_grid_once() {
+        for order in [TileOrder::Linear, TileOrder::Morton] {
+            let spawn = tiled(order, 1);
+            let mut seen: Vec<(u32, u32)> = (0..16).map(|g| spawn.tile_of(64, 64, 0, g)).collect();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), 16, "{order:?}");
+        }
+        let morton = tiled(TileOrder::Morton, 1);
+        let first_four: Vec<_> = (0..4).map(|g| morton.tile_of(64, 64, 0, g)).collect();
+        assert_eq!(first_four, [(0, 0), (1, 0), (0, 1), (1, 1)]);
+    }
+
+    #[test]
+    fn a_colour_only_gets_tiles_of_its_colour() {
+        let spawn = tiled(TileOrder::Scattered, 9);
+        for phase in 0..9 {
+            for group in 0..50 {
+                let (tx, ty) = spawn.tile_of(200, 130, phase, group);
+                assert_eq!((tx % 3, ty % 3), (phase % 3, phase / 3));
+                assert!(tx < 200u32.div_ceil(16) && ty < 130u32.div_ceil(16));
+            }
+        }
+    }
+
+    #[test]
+    fn phases_need_tiles() {
+        let mut spawn = Spawn {
+            phases: 4,
+            ..Spawn::default()
+        };
+        assert_eq!(spawn.validate().unwrap_err().name, "phases");
+        spawn.mode = SpawnMode::Tiled;
+        assert!(spawn.validate().is_ok());
+        spawn.phases = 5;
+        assert!(spawn.validate().is_err());
+    }
+}
