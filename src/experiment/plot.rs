@@ -80,7 +80,9 @@ struct Chart {
     title: String,
     x_label: String,
     y_label: String,
-    log2_x: bool,
+    /// Base of a logarithmic x axis: 2 when every x is a power of two, 10 when the x
+    /// values span two decades or more, none otherwise.
+    log_x: Option<f64>,
     series: Vec<Series>,
 }
 
@@ -222,10 +224,20 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
     if series.iter().all(|s| s.points.is_empty()) {
         return Err(PlotError::Request("the CSV files hold no points".into()));
     }
-    let log2_x = series
+    let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.0).collect();
+    let powers_of_two = xs
         .iter()
-        .flat_map(|s| &s.points)
-        .all(|&(x, _, _)| x >= 1.0 && x.fract() == 0.0 && (x as u64).is_power_of_two());
+        .all(|&x| x >= 1.0 && x.fract() == 0.0 && (x as u64).is_power_of_two());
+    let (lo, hi) = xs.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+        (lo.min(x), hi.max(x))
+    });
+    let log_x = if powers_of_two {
+        Some(2.0)
+    } else if lo > 0.0 && hi / lo >= 100.0 {
+        Some(10.0)
+    } else {
+        None
+    };
     Ok(Chart {
         title: format!(
             "{}: {} vs {} on {}",
@@ -236,7 +248,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         ),
         x_label: axis_label(&request.x),
         y_label: metric_label(&request.y).to_string(),
-        log2_x,
+        log_x,
         series,
     })
 }
@@ -269,13 +281,16 @@ where
 {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let y_max = chart
+    let (y_min, y_max) = chart
         .series
         .iter()
         .flat_map(|s| &s.points)
-        .map(|&(_, y, iqr)| iqr.map_or(y, |(lo, hi)| y.max(lo).max(hi)))
-        .fold(0.0f64, f64::max);
-    let (unit, prefix) = y_unit(y_max);
+        .flat_map(|&(_, y, iqr)| [Some(y), iqr.map(|r| r.0), iqr.map(|r| r.1)])
+        .flatten()
+        .fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    let (unit, prefix) = y_unit(y_max.max(-y_min));
+    let pad = (y_max - y_min).max(f64::MIN_POSITIVE) * 0.12 / unit;
+    let y_range = if y_min < 0.0 { y_min / unit - pad } else { 0.0 }..(y_max / unit + pad);
     let mut builder = ChartBuilder::on(root);
     builder
         .caption(&chart.title, ("sans-serif", 20))
@@ -283,7 +298,7 @@ where
         .x_label_area_size(48)
         .y_label_area_size(72);
     let mut ctx = builder
-        .build_cartesian_2d(x_range, 0.0..(y_max / unit * 1.12).max(f64::MIN_POSITIVE))
+        .build_cartesian_2d(x_range, y_range)
         .map_err(|e| err(&e))?;
     let y_desc = if prefix.is_empty() {
         chart.y_label.clone()
@@ -338,9 +353,9 @@ fn draw_any<DB: DrawingBackend>(
     let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
         (lo.min(x), hi.max(x))
     });
-    if chart.log2_x {
+    if let Some(base) = chart.log_x {
         let range = (lo / 1.3)..(hi * 1.3);
-        draw(root, chart, range.log_scale().base(2.0))
+        draw(root, chart, range.log_scale().base(base))
     } else {
         let pad = ((hi - lo) * 0.05).max(hi.abs() * 0.05).max(1e-9);
         let range: RangedCoordf64 = ((lo - pad)..(hi + pad)).into();

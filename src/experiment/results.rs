@@ -60,7 +60,7 @@ pub const POINT_COLUMNS: &[&str] = &[
     "gpu_ms_rel_iqr",
     "wall_ms_median",
     "steps",
-    "atomics",
+    "atomic_adds",
     "droplets_per_s",
     "steps_per_s",
     "steps_per_s_q1",
@@ -535,4 +535,17 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<usize, ResultsError> {
     meta.merged_from = inputs.iter().map(|p| p.display().to_string()).collect();
     meta.write(out)?;
     Ok(rows.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_names_are_unique() {
+        let mut names: Vec<&str> = POINT_COLUMNS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), POINT_COLUMNS.len());
+    }
 }
