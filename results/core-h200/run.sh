@@ -14,7 +14,7 @@ erode() { # name, args...
     echo "== $name: $*"
     "$bin" erode "$@" --out "$dest/$name" | tee "$dest/$name.txt"
     # Keep the reports and, for small maps, the eroded relief; not the heightmaps.
-    rm -f "$dest/$name"/{before,after}.png "$dest/$name"/before_relief.png
+    rm -f "$dest/$name"/{before,after}.tif "$dest/$name"/{before_relief,erosion,before_after}.png
     if [ "$(stat -c %s "$dest/$name/after_relief.png")" -gt 8000000 ]; then
         rm -f "$dest/$name/after_relief.png"
     fi

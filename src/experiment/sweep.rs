@@ -171,7 +171,9 @@ pub fn run_sweep(
             batch,
             peak_walk_steps_per_s: ceilings.at(s.size)?,
             total_height_change: total_change as f64 / f64::from(s.scale),
-            unstable: is_unstable(cells, &counted.cells, spec.relief * s.scale),
+            unstable: [&counted.cells, &first.cells, &second.cells]
+                .iter()
+                .any(|after| is_unstable(cells, after, spec.relief * s.scale)),
             contention: counted.contention.unwrap_or_default(),
             rerun_cells_differing,
             rerun_max_difference: rerun_max_fixed as f64 / f64::from(s.scale),
