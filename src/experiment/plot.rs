@@ -214,10 +214,11 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         }
     }
     let mut series: Vec<Series> = groups.into_values().collect();
-    let mut title_filter = String::new();
-    for (column, value) in &request.filters {
-        title_filter += &format!(", {column} {value}");
-    }
+    let title_filter: String = request
+        .filters
+        .iter()
+        .map(|(column, value)| format!(", {column} {value}"))
+        .collect();
     for s in &mut series {
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
@@ -240,7 +241,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
     };
     Ok(Chart {
         title: format!(
-            "{}: {} vs {} on {}",
+            "{}: {} vs {}{title_filter} on {}",
             experiments.join(", "),
             metric_label(&request.y),
             request.x,
