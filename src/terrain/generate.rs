@@ -26,6 +26,8 @@ pub const DEFAULT_RELIEF_PER_SIDE: f32 = 2.0;
 pub enum TerrainError {
     #[error("terrain size {width} x {height} is below the minimum of {MIN_SIZE} x {MIN_SIZE}")]
     TooSmall { width: u32, height: u32 },
+    #[error("terrain size {width} x {height} has more than 2^31 cells, past the kernel's int32 cell index")]
+    TooLarge { width: u32, height: u32 },
     #[error("relief must be finite and positive, got {0}")]
     BadRelief(f32),
     #[error(transparent)]
@@ -56,6 +58,12 @@ impl TerrainSpec {
     pub fn validate(&self) -> Result<(), TerrainError> {
         if self.width < MIN_SIZE || self.height < MIN_SIZE {
             return Err(TerrainError::TooSmall {
+                width: self.width,
+                height: self.height,
+            });
+        }
+        if u64::from(self.width) * u64::from(self.height) >= 1 << 31 {
+            return Err(TerrainError::TooLarge {
                 width: self.width,
                 height: self.height,
             });
