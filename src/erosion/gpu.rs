@@ -199,7 +199,7 @@ impl DropletKernel {
             kernel: self,
             width: map.width,
             height: map.height,
-            initial: map.cells.to_vec(),
+            initial_sum: map.cells.iter().map(|&c| i64::from(c)).sum(),
             heights: Buffer::new(ctx, "heightData", bytes, BufferKind::Storage)?,
             counters: Buffer::new(ctx, "workCounters", COUNTER_SLOTS * 4, BufferKind::Storage)?,
             hits: Buffer::new(ctx, "cellHits", bytes, BufferKind::Storage)?,
@@ -279,7 +279,8 @@ pub struct DropletRunner<'k> {
     kernel: &'k DropletKernel,
     width: u32,
     height: u32,
-    initial: Vec<i32>,
+    /// Sum of the initial fixed-point cells, for the mass the map received.
+    initial_sum: i64,
     heights: Buffer,
     counters: Buffer,
     hits: Buffer,
@@ -407,7 +408,7 @@ impl DropletRunner<'_> {
             None => None,
         };
         let scale = kernel.scale;
-        let initial_fixed: i64 = self.initial.iter().map(|&c| i64::from(c)).sum();
+        let initial_fixed = self.initial_sum;
         // The heights after, and what the map received, in height units.
         let (cells, received) = if mode.read_back {
             match kernel.mode {

@@ -12,7 +12,8 @@ use super::provenance::Provenance;
 use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{
-    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, WorkCount,
+    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, RunMode,
+    WorkCount,
 };
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
@@ -221,8 +222,10 @@ pub fn run_erosion(
     let (cells, figures, work, contention, dispatches, provenance) = match (gpu, &kernel) {
         (Some(ctx), Some(kernel)) => {
             let map = FixedHeightfield::new(w as u32, h as u32, &initial);
-            let timed = kernel.run(&map, &request.job, batch)?;
-            let counted = kernel.run_counted(&map, &request.job, batch)?;
+            // One upload of the map serves both runs; each starts from a fresh copy.
+            let mut runner = kernel.prepare(&map)?;
+            let timed = runner.execute(&request.job, batch, RunMode::TIMED)?;
+            let counted = runner.execute(&request.job, batch, RunMode::COUNTED)?;
             let work = counted.work.unwrap_or_default();
             let source = match timed.gpu_time {
                 Some(_) => TimeSource::GpuTimestamps,
