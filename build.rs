@@ -1,15 +1,17 @@
 //! Compiles every `glsl/*.comp` to SPIR-V with shaderc and embeds the modules in the
 //! binary through `$OUT_DIR/shaders.rs`.
 //!
-//! A `.comp` file declares macro-selected variants in its header, one per line:
+//! A `.comp` file declares macro-selected variants in its header, as axes, one per line:
 //!
 //! ```glsl
-//! //! variant counted: COUNT_WORK
-//! //! variant wide: COUNT_WORK TILE=16
+//! //! axis atomics: racy=ATOMICS_RACY float=ATOMICS_FLOAT
+//! //! axis build: counted=COUNT_WORK,WIDE=16
 //! ```
 //!
-//! Each variant becomes a module of its own, `<stem>_<variant>`, next to the plain
-//! `<stem>` module. The GLSL is compiled as written: no optimisation passes.
+//! Each axis also has an unnamed option that defines nothing. Every combination of one
+//! option per axis becomes a module, named `<stem>` followed by the chosen options' names
+//! in axis order (`droplet`, `droplet_racy`, `droplet_counted`, `droplet_racy_counted`,
+//! ...). The GLSL is compiled as written: no optimisation passes.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,8 +19,9 @@ use std::process::Command;
 use std::{env, fs, process};
 
 const SHADER_DIR: &str = "glsl";
-const VARIANT_MARKER: &str = "//! variant ";
+const AXIS_MARKER: &str = "//! axis ";
 
+#[derive(Clone)]
 struct Variant {
     name: String,
     macros: Vec<(String, Option<String>)>,
@@ -115,12 +118,7 @@ fn compile_with_variants(
         .file_stem()
         .and_then(|s| s.to_str())
         .ok_or_else(|| format!("{}: file name is not UTF-8", path.display()))?;
-    let plain = Variant {
-        name: String::new(),
-        macros: Vec::new(),
-    };
-    let mut variants = vec![plain];
-    variants.extend(parse_variants(path, &source)?);
+    let variants = parse_variants(path, &source)?;
 
     let mut built = Vec::new();
     for variant in &variants {
@@ -147,33 +145,54 @@ fn compile_with_variants(
     Ok(built)
 }
 
+/// The product of the file's `//! axis` lines; the first variant is the plain one.
 fn parse_variants(path: &Path, source: &str) -> Result<Vec<Variant>, String> {
-    let mut variants = Vec::new();
+    let mut variants = vec![Variant {
+        name: String::new(),
+        macros: Vec::new(),
+    }];
     for (line_index, line) in source.lines().enumerate() {
-        let Some(spec) = line.trim().strip_prefix(VARIANT_MARKER) else {
+        let Some(spec) = line.trim().strip_prefix(AXIS_MARKER) else {
             continue;
         };
         let at = format!("{}:{}", path.display(), line_index + 1);
-        let (name, macros) = spec.split_once(':').ok_or_else(|| {
-            format!("{at}: error: expected `//! variant NAME: MACRO[=VALUE] ...`")
-        })?;
-        let name = name.trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!(
-                "{at}: error: variant name {name:?} must be [A-Za-z0-9_]+"
-            ));
+        let syntax =
+            || format!("{at}: error: expected `//! axis AXIS: NAME=MACRO[,MACRO[=VALUE]] ...`");
+        let (_axis, options) = spec.split_once(':').ok_or_else(syntax)?;
+        let mut options_parsed = Vec::new();
+        for option in options.split_whitespace() {
+            let (name, macros) = option.split_once('=').ok_or_else(syntax)?;
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
+                return Err(format!(
+                    "{at}: error: option name {name:?} must be [A-Za-z0-9]+"
+                ));
+            }
+            let macros: Vec<_> = macros
+                .split(',')
+                .map(|m| match m.split_once('=') {
+                    Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                    None => (m.to_string(), None),
+                })
+                .collect();
+            options_parsed.push((name.to_string(), macros));
         }
-        let macros = macros
-            .split_whitespace()
-            .map(|m| match m.split_once('=') {
-                Some((k, v)) => (k.to_string(), Some(v.to_string())),
-                None => (m.to_string(), None),
-            })
-            .collect();
-        variants.push(Variant {
-            name: name.to_string(),
-            macros,
-        });
+        let mut product = Vec::new();
+        for variant in &variants {
+            product.push(variant.clone());
+            for (name, macros) in &options_parsed {
+                let mut all = variant.macros.clone();
+                all.extend(macros.iter().cloned());
+                product.push(Variant {
+                    name: if variant.name.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{}_{name}", variant.name)
+                    },
+                    macros: all,
+                });
+            }
+        }
+        variants = product;
     }
     Ok(variants)
 }

@@ -3,27 +3,12 @@
 // printed: main() below is the paper's, statement for statement. What Vulkan and
 // vkerode add lives in the included files: resources, and the functions main() calls.
 //
-// Variants: the instrumented build (counted), the atomic modes (racy, float) and tiled
-// spawning (tiled), each combination its own module.
-//! variant counted: COUNT_WORK
-//! variant racy: ATOMICS_RACY
-//! variant racy_counted: ATOMICS_RACY COUNT_WORK
-//! variant float: ATOMICS_FLOAT
-//! variant float_counted: ATOMICS_FLOAT COUNT_WORK
-//! variant tiled: SPAWN_TILED
-//! variant tiled_counted: SPAWN_TILED COUNT_WORK
-//! variant racy_tiled: ATOMICS_RACY SPAWN_TILED
-//! variant racy_tiled_counted: ATOMICS_RACY SPAWN_TILED COUNT_WORK
-//! variant float_tiled: ATOMICS_FLOAT SPAWN_TILED
-//! variant float_tiled_counted: ATOMICS_FLOAT SPAWN_TILED COUNT_WORK
+// Variants, one module per combination: the atomic mode (racy, float, or deterministic:
+// deltas into a separate buffer), tiled spawning, and the instrumented build.
+//! axis atomics: racy=ATOMICS_RACY float=ATOMICS_FLOAT deterministic=DETERMINISTIC
+//! axis spawn: tiled=SPAWN_TILED
+//! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
-#ifdef ATOMICS_FLOAT
-#extension GL_EXT_shader_atomic_float : require
-#endif
-#ifdef COUNT_WORK
-#extension GL_KHR_shader_subgroup_ballot : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#endif
 
 #include "include/droplet_bindings.glsl"
 #include "include/droplet_functions.glsl"

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Every sweep of experiments/ on the default device, its atomic peak rates, and the
 # charts, into RESULTS_ROOT/<experiment>/<device>/:
-#   results/sweeps.sh [RESULTS_ROOT] [--small]
+#   results/sweeps.sh [RESULTS_ROOT] [--small] [EXPERIMENT...]
+# With experiment names, only those run ("peak" is the atomic peak table).
 # On the NVIDIA H200 (results/core-h200/README.md says how to reach it) run it as is.
 # --small shrinks every sweep to what lavapipe on two CPU cores can take; the
 # overrides are recorded in each meta.json.
 set -euo pipefail
 bin=${VKERODE:-./target/release/vkerode}
 root=${1:-results}
-small=${2:-}
+small=
+if [ "${2:-}" = --small ]; then small=--small; shift; fi
+shift || true
+only=("$@")
 slug=$("$bin" devices | head -1 | sed 's/^\[[0-9]*\] //' | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
 
 sweep() { # experiment, overrides for --small...
@@ -25,25 +29,80 @@ plot() { # experiment, chart name, plot arguments...
     "$bin" plot "$root/$exp/$slug/points.csv" --out "$root/$exp/$slug/$name" "$@"
 }
 
-"$bin" peak --out "$root/peak/$slug"
+run_peak() {
+    "$bin" peak --out "$root/peak/$slug"
+}
 
-sweep workgroup fixed.size=1024 fixed.droplets=1000000
-plot workgroup chart --x workgroup
+run_workgroup() {
+    sweep workgroup fixed.size=1024 fixed.droplets=1000000
+    plot workgroup chart --x workgroup
+}
 
-sweep mapsize fixed.droplets=1000000 'axes.size=[256,512,1024,2048]'
-plot mapsize chart --x size
-plot mapsize percent-of-peak --x size --y percent_of_peak
+run_mapsize() {
+    sweep mapsize fixed.droplets=1000000 'axes.size=[256,512,1024,2048]'
+    plot mapsize chart --x size
+    plot mapsize percent-of-peak --x size --y percent_of_peak
+}
 
-sweep atomics fixed.size=512 fixed.droplets=200000
-plot atomics chart --x scale --series atomics
-plot atomics truncated-mass --x scale --y mass_truncated --series atomics
-plot atomics lost-mass --x scale --y mass_lost --series atomics
+run_atomics() {
+    sweep atomics fixed.size=512 fixed.droplets=200000
+    plot atomics chart --x scale --series atomics
+    plot atomics truncated-mass --x scale --y mass_truncated --series atomics
+    plot atomics lost-mass --x scale --y mass_lost --series atomics
+}
 
-sweep batching fixed.size=512 fixed.droplets=200000
-for phases in 1 4 9; do
-    plot batching "chart-phases-$phases" --x tile --series tile_order --where "phases=$phases"
+run_batching() {
+    sweep batching fixed.size=512 fixed.droplets=200000
+    for phases in 1 4 9; do
+        plot batching "chart-phases-$phases" --x tile --series tile_order --where "phases=$phases"
+    done
+    plot batching conflicts --x tile --y subgroup_conflicts_per_1000 --series tile_order --where phases=1
+}
+
+run_droplets() {
+    sweep droplets fixed.size=1024 'axes.droplets=[1024,4096,16384,65536,262144,1048576]'
+    plot droplets chart --x droplets
+}
+
+run_stagger() {
+    sweep stagger fixed.size=512 fixed.droplets=200000
+    for k in 16 64; do
+        plot stagger "chart-batches-$k" --x passes --series stagger --where "batches=$k"
+        plot stagger "conflicts-batches-$k" --x passes --y subgroup_conflicts_per_1000 --series stagger --where "batches=$k"
+    done
+    plot stagger hits-max --x passes --y hits_max --series stagger --where batches=16
+}
+
+run_determinism() {
+    sweep determinism 'axes.size=[256,512]' fixed.droplets=200000
+    plot determinism chart --x size --series atomics
+    plot determinism rerun-cells --x size --y rerun_cells_differing --series atomics
+}
+
+run_stability() {
+    sweep stability fixed.size=256 fixed.droplets=65536 'axes.batch=[64,256,1024,4096,16384,65536]'
+    for passes in 1 5; do
+        plot stability "max-change-passes-$passes" --x in_flight_per_cell --y max_cell_change --series atomics --where "passes=$passes"
+    done
+}
+
+run_fast() {
+    sweep fast fixed.size=512 fixed.droplets=200000 'axes.tile=[512,128,32]'
+    for wg in 32 64; do
+        plot fast "chart-workgroup-$wg" --x tile --series variant --where "workgroup=$wg"
+    done
+}
+
+run_terrain() {
+    sweep terrain fixed.size=512 fixed.droplets=200000 'axes.relief=[1024.0,256.0,32.0]'
+    plot terrain chart --x relief --series variant
+    plot terrain hits-max --x relief --y hits_max --series variant
+}
+
+wanted() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
+for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain; do
+    if wanted "$experiment"; then
+        echo "== $experiment"
+        "run_$experiment"
+    fi
 done
-plot batching conflicts --x tile --y subgroup_conflicts_per_1000 --series tile_order --where phases=1
-
-sweep droplets fixed.size=1024 'axes.droplets=[1024,4096,16384,65536,262144,1048576]'
-plot droplets chart --x droplets

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
 
-use vkerode::erosion::{AtomicMode, DropletJob, KernelParams, Spawn, SpawnMode, TileOrder};
-use vkerode::experiment::config::Experiment;
+use vkerode::erosion::{AtomicMode, DropletJob, KernelParams, Passes, Spawn, SpawnMode, TileOrder};
+use vkerode::experiment::config::{Experiment, KernelChoice};
 use vkerode::experiment::peak::{save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS, WALK_SIDES};
 use vkerode::experiment::plot::{self, PlotRequest};
 use vkerode::experiment::results::merge;
@@ -296,6 +296,19 @@ struct ErodeArgs {
     /// Droplets per dispatch at most. Default: one per 64 map cells, for stability.
     #[arg(long)]
     batch: Option<u32>,
+    /// The kernel: the paper's, or vkerode's fast variant of it (int atomics, one pass).
+    #[arg(long, value_enum, default_value_t = KernelChoice::Paper)]
+    variant: KernelChoice,
+    /// Dispatch passes each droplet's life is split over, its state kept in a buffer.
+    #[arg(long, default_value_t = 1)]
+    passes: u32,
+    /// Start droplet i in pass i mod --passes, so droplets of every age run together.
+    #[arg(long)]
+    stagger: bool,
+    /// Droplets read frozen heights and add into a delta buffer applied after each
+    /// dispatch: reruns are bit-identical. Same as --atomics deterministic.
+    #[arg(long)]
+    deterministic: bool,
     /// Format of the heightmaps written.
     #[arg(long, value_enum, default_value_t = HeightFormat::Tif)]
     format: HeightFormat,
@@ -355,6 +368,21 @@ impl ErodeArgs {
                 order: self.tile_order,
                 phases: self.phases,
             },
+            passes: Passes {
+                count: self.passes,
+                stagger: self.stagger,
+            },
+        }
+    }
+
+    fn atomics(&self) -> Result<AtomicMode> {
+        match (self.deterministic, self.atomics) {
+            (false, mode) => Ok(mode),
+            (true, AtomicMode::Int | AtomicMode::Deterministic) => Ok(AtomicMode::Deterministic),
+            (true, mode) => bail!(
+                "--deterministic needs int atomics, not --atomics {}",
+                mode.as_str()
+            ),
         }
     }
 }
@@ -602,7 +630,8 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         engine: args.engine,
         workgroup: args.workgroup,
         batch: args.batch,
-        atomics: args.atomics,
+        atomics: args.atomics()?,
+        variant: args.variant,
     };
     let ctx = match request.engine {
         Engine::Gpu => Some(open_device(options)?),

@@ -4,8 +4,8 @@
 mod common;
 
 use vkerode::erosion::{
-    AtomicMode, DropletJob, DropletKernel, ErosionError, FixedHeightfield, KernelParams, Spawn,
-    SpawnMode,
+    AtomicMode, DropletJob, DropletKernel, ErosionError, FixedHeightfield, KernelParams,
+    KernelVariant, Passes, Spawn, SpawnMode,
 };
 
 use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
@@ -19,6 +19,7 @@ fn job(droplets: u32, scale: f32) -> DropletJob {
             ..KernelParams::default()
         },
         spawn: Spawn::default(),
+        passes: Passes::default(),
     }
 }
 
@@ -27,8 +28,13 @@ fn int_mode_mass_closes_and_truncation_shrinks_with_the_scale() {
     let ctx = validated_device();
     let mut truncated_share = Vec::new();
     for scale in [1000.0f32, 1048576.0] {
-        let kernel =
-            DropletKernel::new(&ctx, 64, scale, AtomicMode::Int, SpawnMode::Global).unwrap();
+        let kernel = DropletKernel::new(
+            &ctx,
+            64,
+            scale,
+            KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
+        )
+        .unwrap();
         // Terrain heights fit 2^30 at both scales: relief 256 x 2^20 < 2^30.
         let initial: Vec<i32> = fixed_terrain(128, 4)
             .iter()
@@ -70,8 +76,20 @@ fn one_droplet_has_no_conflicts_and_racy_mode_loses_nothing_without_races() {
     let initial = fixed_terrain(128, 6);
     let map = FixedHeightfield::new(128, 128, &initial);
     let one = job(1, SCALE);
-    let int = DropletKernel::new(&ctx, 64, SCALE, AtomicMode::Int, SpawnMode::Global).unwrap();
-    let racy = DropletKernel::new(&ctx, 64, SCALE, AtomicMode::Racy, SpawnMode::Global).unwrap();
+    let int = DropletKernel::new(
+        &ctx,
+        64,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
+    )
+    .unwrap();
+    let racy = DropletKernel::new(
+        &ctx,
+        64,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Racy, SpawnMode::Global),
+    )
+    .unwrap();
     let a = int.run_counted(&map, &one, 1).unwrap();
     let b = racy.run_counted(&map, &one, 1).unwrap();
     assert_eq!(a.cells, b.cells, "with no races, racy adds are atomic adds");
@@ -91,7 +109,13 @@ fn racy_mode_with_many_droplets_loses_updates_that_int_mode_keeps() {
     let initial = fixed_terrain(64, 8);
     let map = FixedHeightfield::new(64, 64, &initial);
     let many = job(50_000, SCALE);
-    let racy = DropletKernel::new(&ctx, 64, SCALE, AtomicMode::Racy, SpawnMode::Global).unwrap();
+    let racy = DropletKernel::new(
+        &ctx,
+        64,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Racy, SpawnMode::Global),
+    )
+    .unwrap();
     let c = racy
         .run_counted(&map, &many, 50_000)
         .unwrap()
@@ -114,7 +138,12 @@ fn float_mode_runs_where_the_device_has_float_atomics_and_is_refused_where_not()
     let ctx = validated_device();
     let initial = fixed_terrain(128, 2);
     let map = FixedHeightfield::new(128, 128, &initial);
-    match DropletKernel::new(&ctx, 64, SCALE, AtomicMode::Float, SpawnMode::Global) {
+    match DropletKernel::new(
+        &ctx,
+        64,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Float, SpawnMode::Global),
+    ) {
         Ok(kernel) => {
             assert!(ctx.info().float_atomic_add);
             let run = kernel.run_counted(&map, &job(4000, SCALE), 4000).unwrap();

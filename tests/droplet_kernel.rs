@@ -5,7 +5,8 @@ mod common;
 
 use vkerode::erosion::cpu::{erode_parallel, erode_sequential};
 use vkerode::erosion::{
-    AtomicMode, DropletJob, DropletKernel, FixedHeightfield, KernelParams, Spawn, SpawnMode,
+    AtomicMode, DropletJob, DropletKernel, FixedHeightfield, KernelParams, KernelVariant, Passes,
+    Spawn, SpawnMode,
 };
 use vkerode::experiment::ChangeFigures;
 use vkerode::terrain::{Heightmap, FIXED_POINT_LIMIT};
@@ -18,13 +19,20 @@ fn job(droplets: u32, seed: u32) -> DropletJob {
         seed,
         params: KernelParams::default(),
         spawn: Spawn::default(),
+        passes: Passes::default(),
     }
 }
 
 #[test]
 fn one_droplet_on_the_gpu_follows_the_cpu_reference_path() {
     let ctx = validated_device();
-    let kernel = DropletKernel::new(&ctx, 64, SCALE, AtomicMode::Int, SpawnMode::Global).unwrap();
+    let kernel = DropletKernel::new(
+        &ctx,
+        64,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
+    )
+    .unwrap();
     let initial = fixed_terrain(128, 3);
     let map = FixedHeightfield::new(128, 128, &initial);
     for seed in 1..=8 {
@@ -78,7 +86,13 @@ fn one_droplet_on_the_gpu_follows_the_cpu_reference_path() {
 #[test]
 fn a_hundred_thousand_droplets_stay_in_range_lower_hillslopes_and_fill_channels() {
     let ctx = validated_device();
-    let kernel = DropletKernel::new(&ctx, 64, SCALE, AtomicMode::Int, SpawnMode::Global).unwrap();
+    let kernel = DropletKernel::new(
+        &ctx,
+        64,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
+    )
+    .unwrap();
     let size = 256usize;
     let initial = fixed_terrain(size as u32, 5);
     let before = Heightmap::from_fixed(size, size, &initial, SCALE).unwrap();
@@ -148,7 +162,13 @@ fn more_droplets_than_one_dispatch_can_hold_all_run() {
     let ctx = validated_device();
     let max_groups = ctx.info().max_workgroup_count[0];
     // Workgroup size 1: one group per droplet, so the group-count limit is the cap.
-    let kernel = DropletKernel::new(&ctx, 1, SCALE, AtomicMode::Int, SpawnMode::Global).unwrap();
+    let kernel = DropletKernel::new(
+        &ctx,
+        1,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
+    )
+    .unwrap();
     let droplets = 70_000;
     let initial = fixed_terrain(128, 9);
     let map = FixedHeightfield::new(128, 128, &initial);

@@ -3,8 +3,8 @@
 mod common;
 
 use vkerode::erosion::{
-    AtomicMode, DropletJob, DropletKernel, FixedHeightfield, KernelParams, Spawn, SpawnMode,
-    TileOrder,
+    AtomicMode, DropletJob, DropletKernel, FixedHeightfield, KernelParams, KernelVariant, Passes,
+    Spawn, SpawnMode, TileOrder,
 };
 
 use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
@@ -26,22 +26,34 @@ fn tiled_job(droplets: u32, order: TileOrder, phases: u32, lifetime: u32) -> Dro
             order,
             phases,
         },
+        passes: Passes::default(),
     }
 }
 
 #[test]
 fn tiled_spawning_starts_every_droplet_inside_its_workgroups_tile() {
     let ctx = validated_device();
-    let kernel = DropletKernel::new(&ctx, 64, SCALE, AtomicMode::Int, SpawnMode::Tiled).unwrap();
+    let kernel = DropletKernel::new(
+        &ctx,
+        64,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Int, SpawnMode::Tiled),
+    )
+    .unwrap();
     let initial = fixed_terrain(SIDE, 7);
     let map = FixedHeightfield::new(SIDE, SIDE, &initial);
-    for order in [TileOrder::Linear, TileOrder::Morton, TileOrder::Scattered] {
+    for order in [
+        TileOrder::Linear,
+        TileOrder::Morton,
+        TileOrder::Scattered,
+        TileOrder::Sweep,
+    ] {
         // Three workgroups, one step each: every atomic lands on the 2x2 cells at a
         // droplet's start.
         let job = tiled_job(3 * 64, order, 1, 1);
         let run = kernel.run_counted(&map, &job, 3 * 64).unwrap();
         let tiles: Vec<(u32, u32)> = (0..3)
-            .map(|g| job.spawn.tile_of(SIDE, SIDE, 0, g))
+            .map(|g| job.spawn.tile_of(SIDE, SIDE, 0, g, 3))
             .collect();
         let moved: Vec<usize> = (0..initial.len())
             .filter(|&i| run.cells[i] != initial[i])
@@ -66,7 +78,13 @@ fn tiled_spawning_starts_every_droplet_inside_its_workgroups_tile() {
 #[test]
 fn checkerboard_phases_and_batches_run_every_droplet_once() {
     let ctx = validated_device();
-    let kernel = DropletKernel::new(&ctx, 32, SCALE, AtomicMode::Int, SpawnMode::Tiled).unwrap();
+    let kernel = DropletKernel::new(
+        &ctx,
+        32,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Int, SpawnMode::Tiled),
+    )
+    .unwrap();
     let initial = fixed_terrain(SIDE, 8);
     let map = FixedHeightfield::new(SIDE, SIDE, &initial);
     for (phases, batch) in [(1, 10_000), (4, 2_500), (9, 1_000)] {
@@ -82,7 +100,13 @@ fn checkerboard_phases_and_batches_run_every_droplet_once() {
         assert_eq!(colours.len() as u32, phases);
     }
     let global = tiled_job(10, TileOrder::Linear, 1, 30);
-    let plain = DropletKernel::new(&ctx, 32, SCALE, AtomicMode::Int, SpawnMode::Global).unwrap();
+    let plain = DropletKernel::new(
+        &ctx,
+        32,
+        SCALE,
+        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
+    )
+    .unwrap();
     assert!(
         plain.run(&map, &global, 10).is_err(),
         "a global kernel refuses a tiled job"

@@ -4,6 +4,14 @@
 #ifndef VKERODE_DROPLET_BINDINGS_GLSL
 #define VKERODE_DROPLET_BINDINGS_GLSL
 
+#ifdef ATOMICS_FLOAT
+#extension GL_EXT_shader_atomic_float : require
+#endif
+#ifdef COUNT_WORK
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
+
 // The paper's local_size_x = 64, as a specialization constant. ID 1, not 0: ID 0 is
 // reported to break on NVIDIA drivers.
 layout(local_size_x = 64, local_size_x_id = 1, local_size_y = 1, local_size_z = 1) in;
@@ -47,6 +55,25 @@ layout(std430, binding = 4) buffer AppliedChange {
     int appliedFixed[];
 };
 
+// Deterministic mode: this dispatch's fixed-point changes, applied to heightData by
+// glsl/apply_delta.comp after the dispatch, so that every droplet reads frozen heights.
+layout(std430, binding = 5) buffer DeltaField {
+    int deltaData[];
+};
+
+// Staggered passes (glsl/droplet_passes.comp): each droplet of the batch between passes.
+struct DropletState {
+    vec2 pos;
+    vec2 dir;
+    float water;
+    float sediment;
+    float speed;
+    uint alive;
+};
+layout(std430, binding = 6) buffer DropletStates {
+    DropletState dropletState[];
+};
+
 layout(push_constant) uniform DropletParams {
     int MAP_WIDTH;
     int MAP_HEIGHT;
@@ -61,10 +88,16 @@ layout(push_constant) uniform DropletParams {
     uint BATCH_SIZE;    // vkerode: droplets in this dispatch
     // vkerode, tiled spawning only (SPAWN_TILED):
     uint TILE_SIZE;     // side of a spawn tile, in cells
-    uint TILE_ORDER;    // workgroup-to-tile order: 0 linear, 1 morton, 2 scattered
+    uint TILE_ORDER;    // workgroup-to-tile order: 0 linear, 1 morton, 2 scattered, 3 sweep
     uint PHASE_STRIDE;  // checkerboard period in tiles: 1 (no phases), 2 or 3
     uint PHASE;         // this dispatch's colour, 0 .. PHASE_STRIDE^2 - 1
     uint GROUP_BASE;    // workgroups of this colour dispatched before this one
+    // vkerode, staggered passes only (glsl/droplet_passes.comp):
+    uint PASS;          // this dispatch's pass, 0 .. passes in the batch - 1
+    uint PASS_COUNT;    // P: passes each droplet lives through
+    uint STEPS_PER_PASS; // ceil(MAX_LIFETIME / P)
+    uint STAGGER;       // 1: droplet i starts in pass i mod P; 0: all start in pass 0
+    uint COLOUR_GROUPS; // workgroups of this colour in all dispatches (sweep order)
 };
 
 #endif

@@ -53,12 +53,15 @@ void modifyHeight(ivec2 coord, float deltaH) {
 // The paper's modifyHeight, with its literal 1000.0 as the FIXED_POINT_SCALE
 // specialization constant. The paper names the buffer heightMapBuffer here and
 // heightData in its declaration; it is one buffer. Racy mode swaps the atomicAdd for
-// a plain read-modify-write, to measure what the atomics buy.
+// a plain read-modify-write, to measure what the atomics buy; deterministic mode adds
+// into deltaData and leaves the heights the droplets read unchanged.
 void modifyHeight(ivec2 coord, float deltaH) {
     int fixedDelta = int(deltaH * FIXED_POINT_SCALE);
     int index = coord.y * MAP_WIDTH + coord.x;
 #if defined(ATOMICS_RACY)
     heightData[index] += fixedDelta;
+#elif defined(DETERMINISTIC)
+    atomicAdd(deltaData[index], fixedDelta);
 #else
     atomicAdd(heightData[index], fixedDelta);
 #endif
@@ -92,6 +95,10 @@ uvec2 tileOf(uint group) {
         t = uvec2(compactBits(k) % cx, compactBits(k >> 1u) % cy);
     } else if (TILE_ORDER == 2u) {
         uint s = pcgHash(k) % count;
+        t = uvec2(s % cx, s / cx);
+    } else if (TILE_ORDER == 3u) {
+        precise float share = (float(group) + 0.5) / float(COLOUR_GROUPS);
+        uint s = min(uint(share * float(count)), count - 1u);
         t = uvec2(s % cx, s / cx);
     } else {
         t = uvec2(k % cx, k / cx);
@@ -133,21 +140,22 @@ float cellHeight(ivec2 cell) {
 #endif
 }
 
-// Bilinear height and gradient of the four corners of the cell under pos:
+// Bilinear height and gradient from the four corners of the cell under pos:
 // .xy = (dh/dx, dh/dy), .z = h.
-vec3 getSurfaceNormalAndHeight(vec2 pos) {
-    ivec2 cell = ivec2(pos);
+vec3 bilinearSurface(float hNW, float hNE, float hSW, float hSE, vec2 pos) {
     vec2 f = fract(pos);
     float u = f.x;
     float v = f.y;
-    float hNW = cellHeight(cell);
-    float hNE = cellHeight(cell + ivec2(1, 0));
-    float hSW = cellHeight(cell + ivec2(0, 1));
-    float hSE = cellHeight(cell + ivec2(1, 1));
     precise float gx = (hNE - hNW) * (1.0 - v) + (hSE - hSW) * v;
     precise float gy = (hSW - hNW) * (1.0 - u) + (hSE - hNE) * u;
     precise float h = hNW * (1.0 - u) * (1.0 - v) + hNE * u * (1.0 - v) + hSW * (1.0 - u) * v + hSE * u * v;
     return vec3(gx, gy, h);
+}
+
+vec3 getSurfaceNormalAndHeight(vec2 pos) {
+    ivec2 cell = ivec2(pos);
+    return bilinearSurface(cellHeight(cell), cellHeight(cell + ivec2(1, 0)),
+                           cellHeight(cell + ivec2(0, 1)), cellHeight(cell + ivec2(1, 1)), pos);
 }
 
 #endif

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::batches::{plan_batches, plan_phased, Batch};
 use super::contention::{Contention, MassInputs};
 use super::params::{AtomicMode, DropletJob};
-use super::spawn::SpawnMode;
+use super::variant::{DropletShader, KernelVariant};
 use super::{ErosionError, WorkCount};
 use crate::gpu::barriers::{
     COMPUTE_TO_COMPUTE, COMPUTE_TO_TRANSFER, EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE,
@@ -38,7 +38,22 @@ struct DropletPushConstants {
     phase_stride: u32,
     phase: u32,
     group_base: u32,
+    pass: u32,
+    pass_count: u32,
+    steps_per_pass: u32,
+    stagger: u32,
+    colour_groups: u32,
 }
+
+/// The push-constant block of glsl/apply_delta.comp.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct ApplyPushConstants {
+    cells: u32,
+}
+const APPLY_WORKGROUP: u32 = 256;
+/// Bytes of one `DropletState` in glsl/include/droplet_bindings.glsl.
+const DROPLET_STATE_BYTES: u64 = 32;
 
 /// Specialization constant IDs of the droplet kernel.
 const WORKGROUP_SIZE_ID: u32 = 1;
@@ -77,6 +92,8 @@ pub struct GpuRun {
     /// Host time from submission to completion, upload and read-back included.
     pub wall_time: Duration,
     pub batches: Vec<Batch>,
+    /// Droplet dispatches: batches times passes.
+    pub dispatches: usize,
     /// Filled by the instrumented build only.
     pub work: Option<WorkCount>,
     pub contention: Option<Contention>,
@@ -86,21 +103,21 @@ pub struct DropletKernel {
     ctx: Arc<Context>,
     timed: ComputePipeline,
     counted: ComputePipeline,
+    /// Deterministic mode's glsl/apply_delta.comp.
+    apply: Option<ComputePipeline>,
     workgroup: u32,
-    mode: AtomicMode,
-    spawn: SpawnMode,
+    variant: KernelVariant,
     scale: f32,
 }
 
 impl DropletKernel {
-    /// Builds the timed and instrumented pipelines for this workgroup size, scale and
-    /// atomic mode.
+    /// Builds the timed and instrumented pipelines of this variant for this workgroup
+    /// size and scale.
     pub fn new(
         ctx: &Arc<Context>,
         workgroup: u32,
         fixed_point_scale: f32,
-        mode: AtomicMode,
-        spawn: SpawnMode,
+        variant: KernelVariant,
     ) -> Result<Self, ErosionError> {
         let limit = ctx.info().max_workgroup_x();
         if workgroup == 0 || workgroup > limit {
@@ -109,7 +126,10 @@ impl DropletKernel {
                 limit,
             });
         }
-        if mode == AtomicMode::Float && !ctx.info().float_atomic_add {
+        if let Some(reason) = variant.unsupported() {
+            return Err(ErosionError::Variant(reason));
+        }
+        if variant.atomics == AtomicMode::Float && !ctx.info().float_atomic_add {
             return Err(ErosionError::Unsupported(
                 "float atomics (shaderBufferFloat32AtomicAdd of VK_EXT_shader_atomic_float)",
             ));
@@ -130,33 +150,44 @@ impl DropletKernel {
                 &PipelineDesc {
                     shader,
                     specialization: &spec,
-                    storage_buffers: 5,
+                    storage_buffers: 7,
                     push_constant_bytes: std::mem::size_of::<DropletPushConstants>() as u32,
                 },
             )
         };
-        let mut name = String::from("droplet");
-        if mode != AtomicMode::Int {
-            name += &format!("_{}", mode.as_str());
-        }
-        if spawn == SpawnMode::Tiled {
-            name += "_tiled";
-        }
+        let name = variant.module_name();
         let module =
             |name: &str| shaders::by_name(name).expect("build.rs compiles every droplet variant");
+        let apply = if variant.atomics == AtomicMode::Deterministic {
+            Some(ComputePipeline::new(
+                ctx,
+                &PipelineDesc {
+                    shader: shaders::APPLY_DELTA,
+                    specialization: &[],
+                    storage_buffers: 2,
+                    push_constant_bytes: std::mem::size_of::<ApplyPushConstants>() as u32,
+                },
+            )?)
+        } else {
+            None
+        };
         Ok(Self {
             ctx: Arc::clone(ctx),
             timed: build(module(&name))?,
             counted: build(module(&format!("{name}_counted")))?,
+            apply,
             workgroup,
-            mode,
-            spawn,
+            variant,
             scale: fixed_point_scale,
         })
     }
 
     pub fn workgroup(&self) -> u32 {
         self.workgroup
+    }
+
+    pub fn variant(&self) -> KernelVariant {
+        self.variant
     }
 
     /// Runs the job once with the uninstrumented kernel, timed with GPU timestamps.
@@ -186,15 +217,15 @@ impl DropletKernel {
         check_map(map)?;
         let ctx = &self.ctx;
         let bytes = map.cells.len() as u64 * 4;
-        let upload = match self.mode {
-            AtomicMode::Float => {
-                let heights: Vec<f32> = map.cells.iter().map(|&c| c as f32 / self.scale).collect();
-                Buffer::upload_from(ctx, "heightData upload", &heights)?
-            }
-            AtomicMode::Int | AtomicMode::Racy => {
-                Buffer::upload_from(ctx, "heightData upload", map.cells)?
-            }
+        let upload = if self.variant.atomics == AtomicMode::Float {
+            let heights: Vec<f32> = map.cells.iter().map(|&c| c as f32 / self.scale).collect();
+            Buffer::upload_from(ctx, "heightData upload", &heights)?
+        } else {
+            Buffer::upload_from(ctx, "heightData upload", map.cells)?
         };
+        // Buffers a variant does not use are still bound, at a token size.
+        let unused = 16;
+        let delta_bytes = if self.apply.is_some() { bytes } else { unused };
         Ok(DropletRunner {
             kernel: self,
             width: map.width,
@@ -203,6 +234,8 @@ impl DropletKernel {
             heights: Buffer::new(ctx, "heightData", bytes, BufferKind::Storage)?,
             counters: Buffer::new(ctx, "workCounters", COUNTER_SLOTS * 4, BufferKind::Storage)?,
             hits: Buffer::new(ctx, "cellHits", bytes, BufferKind::Storage)?,
+            delta: Buffer::new(ctx, "deltaData", delta_bytes, BufferKind::Storage)?,
+            states: Buffer::new(ctx, "dropletState", unused, BufferKind::Storage)?,
             per_droplet: None,
             upload,
             readback: Buffer::new(ctx, "heightData read-back", bytes, BufferKind::Download)?,
@@ -284,6 +317,8 @@ pub struct DropletRunner<'k> {
     heights: Buffer,
     counters: Buffer,
     hits: Buffer,
+    delta: Buffer,
+    states: Buffer,
     per_droplet: Option<PerDroplet>,
     upload: Buffer,
     readback: Buffer,
@@ -305,14 +340,25 @@ impl DropletRunner<'_> {
             return Err(ErosionError::Batch);
         }
         let kernel = self.kernel;
-        if self
-            .per_droplet
-            .as_ref()
-            .is_none_or(|p| p.droplets < job.droplets)
-        {
-            self.per_droplet = Some(PerDroplet::new(&kernel.ctx, job.droplets)?);
+        if !kernel.variant.runs(job) {
+            return Err(ErosionError::VariantMismatch {
+                needed: KernelVariant::for_job(job, kernel.variant.atomics).module_name(),
+                built: kernel.variant.module_name(),
+            });
         }
-        let per_droplet = self.per_droplet.as_ref().expect("allocated above");
+        let whole = plan_batches(
+            job.droplets,
+            batch,
+            kernel.workgroup,
+            kernel.ctx.info().max_workgroup_count[0],
+        );
+        let batches = plan_phased(&whole, job.spawn.phases, kernel.workgroup);
+        self.reserve(job, &batches)?;
+        let mut colour_groups = [0u32; 9];
+        for b in &batches {
+            colour_groups[b.phase as usize] += b.groups;
+        }
+        let per_droplet = self.per_droplet.as_ref().expect("reserved above");
         let pipeline = if mode.counted {
             &kernel.counted
         } else {
@@ -326,21 +372,29 @@ impl DropletRunner<'_> {
                 &self.hits,
                 &per_droplet.intended,
                 &per_droplet.applied,
+                &self.delta,
+                &self.states,
             ],
         )?;
-        if job.spawn.mode != kernel.spawn {
-            return Err(ErosionError::SpawnMismatch);
-        }
-        let whole = plan_batches(
-            job.droplets,
-            batch,
-            kernel.workgroup,
-            kernel.ctx.info().max_workgroup_count[0],
-        );
-        let batches = plan_phased(&whole, job.spawn.phases, kernel.workgroup);
+        let apply = match &kernel.apply {
+            Some(apply) => Some((
+                apply,
+                DescriptorSet::new(apply, &[&self.heights, &self.delta])?,
+            )),
+            None => None,
+        };
+        let cells = self.width * self.height;
+        let apply_push = ApplyPushConstants { cells };
+        let apply_groups = cells
+            .div_ceil(APPLY_WORKGROUP)
+            .min(kernel.ctx.info().max_workgroup_count[0]);
         let spawn = job.spawn.constants();
         let p = &job.params;
-        let push = |b: &Batch| DropletPushConstants {
+        let passes = match kernel.variant.shader {
+            DropletShader::Paper | DropletShader::Fast => 1,
+            DropletShader::Passes => job.passes.dispatches(),
+        };
+        let push = |b: &Batch, pass: u32| DropletPushConstants {
             map_width: self.width as i32,
             map_height: self.height as i32,
             max_lifetime: p.lifetime as i32,
@@ -357,9 +411,19 @@ impl DropletRunner<'_> {
             phase_stride: spawn.phase_stride,
             phase: b.phase,
             group_base: b.group_base,
+            pass,
+            pass_count: job.passes.count,
+            steps_per_pass: job.passes.steps_per_pass(p.lifetime),
+            stagger: u32::from(job.passes.stagger),
+            colour_groups: colour_groups[b.phase as usize],
         };
-        let (heights, counters, hits, queries) =
-            (&self.heights, &self.counters, &self.hits, &self.queries);
+        let (heights, counters, hits, delta, queries) = (
+            &self.heights,
+            &self.counters,
+            &self.hits,
+            &self.delta,
+            &self.queries,
+        );
         let (upload, readback) = (&self.upload, &self.readback);
         let (counter_readback, hits_readback) = (&self.counter_readback, &self.hits_readback);
         let wall_time = self.stream.submit(|rec| {
@@ -368,22 +432,35 @@ impl DropletRunner<'_> {
             }
             rec.barrier(EARLIER_WORK_TO_TRANSFER);
             rec.copy(upload, heights);
+            if apply.is_some() {
+                rec.fill_zero(delta);
+            }
             if mode.counted {
                 for buffer in [counters, hits, &per_droplet.intended, &per_droplet.applied] {
                     rec.fill_zero(buffer);
                 }
             }
             rec.barrier(TRANSFER_TO_COMPUTE);
-            rec.bind(pipeline, &set);
             if let Some(q) = queries {
                 rec.timestamp(q, 0);
             }
-            for (i, b) in batches.iter().enumerate() {
-                if i > 0 {
-                    rec.barrier(COMPUTE_TO_COMPUTE);
+            let mut first = true;
+            for b in &batches {
+                for pass in 0..passes {
+                    if !first {
+                        rec.barrier(COMPUTE_TO_COMPUTE);
+                    }
+                    first = false;
+                    rec.bind(pipeline, &set);
+                    rec.push_constants(pipeline, &push(b, pass));
+                    rec.dispatch(b.groups, 1, 1);
+                    if let Some((apply, apply_set)) = &apply {
+                        rec.barrier(COMPUTE_TO_COMPUTE);
+                        rec.bind(apply, apply_set);
+                        rec.push_constants(apply, &apply_push);
+                        rec.dispatch(apply_groups, 1, 1);
+                    }
                 }
-                rec.push_constants(pipeline, &push(b));
-                rec.dispatch(b.groups, 1, 1);
             }
             if let Some(q) = queries {
                 rec.timestamp(q, 1);
@@ -411,7 +488,7 @@ impl DropletRunner<'_> {
         let initial_fixed = self.initial_sum;
         // The heights after, and what the map received, in height units.
         let (cells, received) = if mode.read_back {
-            match kernel.mode {
+            match kernel.variant.atomics {
                 AtomicMode::Float => {
                     let heights = readback.read::<f32>()?;
                     let sum: f64 = heights.iter().map(|&h| f64::from(h)).sum();
@@ -421,7 +498,7 @@ impl DropletRunner<'_> {
                         .collect();
                     (cells, sum - initial_fixed as f64 / f64::from(scale))
                 }
-                AtomicMode::Int | AtomicMode::Racy => {
+                AtomicMode::Int | AtomicMode::Racy | AtomicMode::Deterministic => {
                     let cells = readback.read::<i32>()?;
                     let sum: i64 = cells.iter().map(|&c| i64::from(c)).sum();
                     (cells, (sum - initial_fixed) as f64 / f64::from(scale))
@@ -447,7 +524,7 @@ impl DropletRunner<'_> {
                 &MassInputs {
                     intended: &intended[..droplets],
                     applied_fixed: &applied[..droplets],
-                    float_heights: kernel.mode == AtomicMode::Float,
+                    float_heights: kernel.variant.atomics == AtomicMode::Float,
                     scale,
                     received,
                 },
@@ -463,10 +540,34 @@ impl DropletRunner<'_> {
             cells,
             gpu_time,
             wall_time,
+            dispatches: batches.len() * passes as usize,
             batches,
             work,
             contention,
         })
+    }
+}
+
+impl DropletRunner<'_> {
+    /// Grows the per-droplet buffers to the job's droplets and, for passes, the state
+    /// buffer to its largest dispatch.
+    fn reserve(&mut self, job: &DropletJob, batches: &[Batch]) -> Result<(), ErosionError> {
+        let ctx = &self.kernel.ctx;
+        if self
+            .per_droplet
+            .as_ref()
+            .is_none_or(|p| p.droplets < job.droplets)
+        {
+            self.per_droplet = Some(PerDroplet::new(ctx, job.droplets)?);
+        }
+        if self.kernel.variant.shader == DropletShader::Passes {
+            let largest = batches.iter().map(|b| u64::from(b.size)).max().unwrap_or(1);
+            let bytes = largest * DROPLET_STATE_BYTES;
+            if self.states.size() < bytes {
+                self.states = Buffer::new(ctx, "dropletState", bytes, BufferKind::Storage)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -8,13 +8,15 @@ mod hash;
 mod params;
 pub mod peak;
 mod spawn;
+mod variant;
 
 pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS_PER_DROPLET};
 pub use contention::Contention;
 pub use gpu::{DropletKernel, DropletRunner, FixedHeightfield, GpuRun, RunMode};
 pub use hash::{droplet_start, pcg_hash};
-pub use params::{AtomicMode, DropletJob, KernelParams, ParamError};
+pub use params::{AtomicMode, DropletJob, KernelParams, ParamError, Passes};
 pub use spawn::{Spawn, SpawnMode, TileOrder};
+pub use variant::{DropletShader, KernelVariant};
 
 use thiserror::Error;
 
@@ -29,8 +31,10 @@ pub enum ErosionError {
     Workgroup { requested: u32, limit: u32 },
     #[error("this device does not support {0}")]
     Unsupported(&'static str),
-    #[error("the job's spawning does not match the kernel's (tiled spawning needs a kernel built for it)")]
-    SpawnMismatch,
+    #[error("{0}")]
+    Variant(String),
+    #[error("the job needs kernel {needed}, not {built}")]
+    VariantMismatch { needed: String, built: String },
     #[error("the droplet batch must be at least 1")]
     Batch,
     #[error("the map is {width} x {height} cells; the droplet kernel needs at least {min} x {min}", min = crate::terrain::MIN_SIZE)]

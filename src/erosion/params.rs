@@ -26,6 +26,9 @@ pub enum AtomicMode {
     Float,
     /// int32 fixed point, a plain read-modify-write: races lose updates.
     Racy,
+    /// int32 fixed point; droplets read frozen heights and atomicAdd into a delta
+    /// buffer that a second kernel applies after each dispatch: bit-identical reruns.
+    Deterministic,
 }
 
 impl AtomicMode {
@@ -34,6 +37,7 @@ impl AtomicMode {
             AtomicMode::Int => "int",
             AtomicMode::Float => "float",
             AtomicMode::Racy => "racy",
+            AtomicMode::Deterministic => "deterministic",
         }
     }
 }
@@ -130,6 +134,56 @@ fn check(
     }
 }
 
+/// Staggered dispatch: each batch's droplets advance `count` times by
+/// ceil(lifetime / count) steps, their state kept in a buffer between passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Passes {
+    pub count: u32,
+    /// Droplet i starts in pass i mod count, so droplets of every age run together.
+    pub stagger: bool,
+}
+
+impl Default for Passes {
+    fn default() -> Self {
+        Self {
+            count: 1,
+            stagger: false,
+        }
+    }
+}
+
+impl Passes {
+    /// Whether the paper's single-dispatch kernel cannot run this: it needs the
+    /// stateful kernel (glsl/droplet_passes.comp).
+    pub fn needs_state(&self) -> bool {
+        self.count > 1 || self.stagger
+    }
+
+    pub fn steps_per_pass(&self, lifetime: u32) -> u32 {
+        lifetime.div_ceil(self.count)
+    }
+
+    /// Dispatches per batch: staggered droplets start up to count - 1 passes late.
+    pub fn dispatches(&self) -> u32 {
+        if self.stagger {
+            2 * self.count - 1
+        } else {
+            self.count
+        }
+    }
+
+    fn validate(&self, lifetime: u32) -> Result<(), ParamError> {
+        if self.count == 0 || self.count > lifetime {
+            return Err(ParamError {
+                name: "passes",
+                expected: "from 1 to the lifetime",
+                value: self.count.to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
 /// A droplet run: how many droplets, their seed and the kernel's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct DropletJob {
@@ -138,6 +192,7 @@ pub struct DropletJob {
     pub params: KernelParams,
     /// Where droplets start. Tiled spawning needs a kernel built for it.
     pub spawn: Spawn,
+    pub passes: Passes,
 }
 
 impl DropletJob {
@@ -150,7 +205,8 @@ impl DropletJob {
             });
         }
         self.spawn.validate()?;
-        self.params.validate()
+        self.params.validate()?;
+        self.passes.validate(self.params.lifetime)
     }
 }
 

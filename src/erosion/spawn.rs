@@ -28,6 +28,9 @@ pub enum TileOrder {
     Morton,
     /// Hashed: consecutive workgroups far apart.
     Scattered,
+    /// Row by row, each tile getting a run of consecutive workgroups: the droplets in
+    /// flight sweep across the map as a narrow band, a small footprint.
+    Sweep,
 }
 
 impl TileOrder {
@@ -36,6 +39,7 @@ impl TileOrder {
             TileOrder::Linear => 0,
             TileOrder::Morton => 1,
             TileOrder::Scattered => 2,
+            TileOrder::Sweep => 3,
         }
     }
 }
@@ -112,8 +116,16 @@ impl Spawn {
     }
 
     /// The tile (in tile coordinates) of workgroup `group` of colour `phase` on a
-    /// `width` x `height` map, as glsl's tileOf computes it.
-    pub fn tile_of(&self, width: u32, height: u32, phase: u32, group: u32) -> (u32, u32) {
+    /// `width` x `height` map, as glsl's tileOf computes it; the colour has
+    /// `colour_groups` workgroups in all.
+    pub fn tile_of(
+        &self,
+        width: u32,
+        height: u32,
+        phase: u32,
+        group: u32,
+        colour_groups: u32,
+    ) -> (u32, u32) {
         let stride = self.stride();
         let tiles_x = width.div_ceil(self.tile);
         let tiles_y = height.div_ceil(self.tile);
@@ -129,6 +141,11 @@ impl Spawn {
                 (s % cx, s / cx)
             }
             TileOrder::Linear => (k % cx, k / cx),
+            TileOrder::Sweep => {
+                let share = (group as f32 + 0.5) / colour_groups as f32;
+                let s = ((share * count as f32) as u32).min(count - 1);
+                (s % cx, s / cx)
+            }
         };
         (px + tx * stride, py + ty * stride)
     }
@@ -159,14 +176,25 @@ mod tests {
     fn linear_and_morton_orders_visit_every_tile_of_a_square_grid_once() {
         for order in [TileOrder::Linear, TileOrder::Morton] {
             let spawn = tiled(order, 1);
-            let mut seen: Vec<(u32, u32)> = (0..16).map(|g| spawn.tile_of(64, 64, 0, g)).collect();
+            let mut seen: Vec<(u32, u32)> =
+                (0..16).map(|g| spawn.tile_of(64, 64, 0, g, 16)).collect();
             seen.sort();
             seen.dedup();
             assert_eq!(seen.len(), 16, "{order:?}");
         }
         let morton = tiled(TileOrder::Morton, 1);
-        let first_four: Vec<_> = (0..4).map(|g| morton.tile_of(64, 64, 0, g)).collect();
+        let first_four: Vec<_> = (0..4).map(|g| morton.tile_of(64, 64, 0, g, 16)).collect();
         assert_eq!(first_four, [(0, 0), (1, 0), (0, 1), (1, 1)]);
+    }
+
+    #[test]
+    fn the_sweep_order_gives_each_tile_a_run_of_consecutive_workgroups() {
+        let spawn = tiled(TileOrder::Sweep, 1);
+        let tiles: Vec<_> = (0..64).map(|g| spawn.tile_of(64, 64, 0, g, 64)).collect();
+        for (g, tile) in tiles.iter().enumerate() {
+            let k = g as u32 / 4;
+            assert_eq!(*tile, (k % 4, k / 4), "group {g}");
+        }
     }
 
     #[test]
@@ -174,7 +202,7 @@ mod tests {
         let spawn = tiled(TileOrder::Scattered, 9);
         for phase in 0..9 {
             for group in 0..50 {
-                let (tx, ty) = spawn.tile_of(200, 130, phase, group);
+                let (tx, ty) = spawn.tile_of(200, 130, phase, group, 50);
                 assert_eq!((tx % 3, ty % 3), (phase % 3, phase / 3));
                 assert!(tx < 200u32.div_ceil(16) && ty < 130u32.div_ceil(16));
             }

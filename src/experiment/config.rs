@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::erosion::{AtomicMode, DropletJob, KernelParams, Spawn, SpawnMode, TileOrder};
+use crate::erosion::{
+    AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Passes, Spawn,
+    SpawnMode, TileOrder,
+};
 use crate::gpu::DeviceInfo;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
@@ -71,9 +74,13 @@ pub struct PointSettings {
     /// Droplets per dispatch; default one per 64 cells.
     #[serde(default)]
     pub batch: Option<u32>,
-    /// The kernel: "paper" (glsl/droplet.comp) is the only one so far.
-    #[serde(default = "defaults::variant")]
-    pub variant: String,
+    /// K: run the droplets in K dispatches of equal size (instead of `batch`).
+    #[serde(default)]
+    pub batches: Option<u32>,
+    /// The kernel: "paper" (glsl/droplet.comp, or droplet_passes.comp for passes) or
+    /// "fast" (glsl/droplet_fast.comp).
+    #[serde(default)]
+    pub variant: KernelChoice,
     /// How modifyHeight adds: "int" (the paper's), "float" or "racy".
     #[serde(default)]
     pub atomics: AtomicMode,
@@ -89,6 +96,73 @@ pub struct PointSettings {
     /// 1, 4 or 9 checkerboard colours, each its own dispatch (tiled spawning).
     #[serde(default = "defaults::phases")]
     pub phases: u32,
+    /// P: dispatch passes each droplet's life is split over (state kept in a buffer).
+    #[serde(default = "defaults::passes")]
+    pub passes: u32,
+    /// on: droplet i starts in pass i mod P.
+    #[serde(default)]
+    pub stagger: Switch,
+    /// on: droplets read frozen heights and add into a delta buffer applied after each
+    /// dispatch (int atomics only).
+    #[serde(default)]
+    pub deterministic: Switch,
+}
+
+/// The `variant` key.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum KernelChoice {
+    /// The paper's kernel.
+    #[default]
+    Paper,
+    /// vkerode's fast variant of it.
+    Fast,
+}
+
+impl KernelChoice {
+    /// The variant a job needs with these atomics.
+    pub fn variant(self, job: &DropletJob, atomics: AtomicMode) -> KernelVariant {
+        let mut variant = KernelVariant::for_job(job, atomics);
+        if self == KernelChoice::Fast {
+            variant.shader = DropletShader::Fast;
+        }
+        variant
+    }
+}
+
+/// A config switch: `on` / `off`, or `true` / `false`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Switch(pub bool);
+
+impl Serialize for Switch {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(if self.0 { "on" } else { "off" })
+    }
+}
+
+impl<'de> Deserialize<'de> for Switch {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Switch;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"on\", \"off\", true or false")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Switch, E> {
+                Ok(Switch(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Switch, E> {
+                match v {
+                    "on" => Ok(Switch(true)),
+                    "off" => Ok(Switch(false)),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 mod defaults {
@@ -126,13 +200,13 @@ mod defaults {
     pub fn workgroup() -> u32 {
         64
     }
-    pub fn variant() -> String {
-        "paper".into()
-    }
     pub fn tile() -> u32 {
         32
     }
     pub fn phases() -> u32 {
+        1
+    }
+    pub fn passes() -> u32 {
         1
     }
 }
@@ -222,7 +296,35 @@ impl PointSettings {
                 order: self.tile_order,
                 phases: self.phases,
             },
+            passes: Passes {
+                count: self.passes,
+                stagger: self.stagger.0,
+            },
         }
+    }
+
+    /// The atomic mode the kernel runs: `deterministic = on` is int atomics into a
+    /// delta buffer.
+    pub fn atomic_mode(&self) -> AtomicMode {
+        if self.deterministic.0 {
+            AtomicMode::Deterministic
+        } else {
+            self.atomics
+        }
+    }
+
+    /// Droplets per dispatch: `batch`, or the droplets over `batches`, or the default of
+    /// one per 64 cells of a map of `cells`.
+    pub fn droplets_per_dispatch(&self, cells: u64) -> u32 {
+        match (self.batch, self.batches) {
+            (Some(batch), _) => batch,
+            (None, Some(k)) => self.droplets.div_ceil(k),
+            (None, None) => crate::erosion::default_batch(cells),
+        }
+    }
+
+    pub fn kernel_variant(&self) -> KernelVariant {
+        self.variant.variant(&self.job(), self.atomic_mode())
     }
 
     /// Checks the point against the algorithm's rules and, given one, the device's
@@ -245,16 +347,35 @@ impl PointSettings {
                 ),
             ));
         }
+        if self.deterministic.0 && self.atomics != AtomicMode::Int {
+            return Err((
+                "deterministic",
+                format!(
+                    "needs atomics = \"int\", not {:?}: only integer sums are order-independent",
+                    self.atomics.as_str()
+                ),
+            ));
+        }
+        if self.batches == Some(0) {
+            return Err(("batches", "must be at least 1".into()));
+        }
+        if self.batch.is_some() && self.batches.is_some() {
+            return Err((
+                "batches",
+                "set batch (droplets per dispatch) or batches (dispatches), not both".into(),
+            ));
+        }
         if self.batch == Some(0) {
             return Err(("batch", "must be at least 1".into()));
         }
-        if self.variant != "paper" {
+        if let Some(reason) = self.kernel_variant().unsupported() {
+            return Err(("variant", reason));
+        }
+        if self.variant == KernelChoice::Fast && self.job().passes.needs_state() {
             return Err((
                 "variant",
-                format!(
-                    "unknown kernel variant {:?}; known: \"paper\"",
-                    self.variant
-                ),
+                "the fast kernel runs one pass; passes and stagger need variant = \"paper\""
+                    .into(),
             ));
         }
         if self.workgroup == 0 {
@@ -298,6 +419,7 @@ fn key_of(param: &str) -> &'static str {
         "fixed-point scale" => "scale",
         "phases" => "phases",
         "tile" => "tile",
+        "passes" => "passes",
         _ => "droplets",
     }
 }

@@ -12,9 +12,10 @@ use super::provenance::Provenance;
 use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{
-    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, RunMode,
-    WorkCount,
+    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield,
+    RunMode, WorkCount,
 };
+use crate::experiment::config::KernelChoice;
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{write_dem, Dem, HeightFormat};
@@ -75,6 +76,8 @@ pub struct ErodeRequest {
     pub batch: Option<u32>,
     /// How modifyHeight adds. GPU only.
     pub atomics: AtomicMode,
+    /// The paper's kernel or the fast one. GPU only.
+    pub variant: KernelChoice,
 }
 
 /// Everything an erosion run measured, as written to `run.json`.
@@ -92,6 +95,8 @@ pub struct ErodeReport {
     /// timed run does but is not the same run, so its counts estimate the timed run's.
     pub work: WorkCount,
     pub atomics: AtomicMode,
+    /// The droplet module that ran (GPU only).
+    pub kernel: Option<String>,
     /// From the instrumented run (GPU only): hits per cell, subgroup conflicts, mass.
     pub contention: Option<Contention>,
     pub change: ChangeFigures,
@@ -206,8 +211,7 @@ pub fn run_erosion(
             ctx,
             request.workgroup,
             scale,
-            request.atomics,
-            request.job.spawn.mode,
+            request.variant.variant(&request.job, request.atomics),
         )?),
         None => None,
     };
@@ -233,7 +237,7 @@ pub fn run_erosion(
             };
             let figures = RunFigures::new(source, timed.gpu_time, timed.wall_time, &work);
             let provenance = Provenance::collect(ctx.info());
-            let batches = timed.batches.len();
+            let batches = timed.dispatches;
             (
                 timed.cells,
                 figures,
@@ -267,6 +271,7 @@ pub fn run_erosion(
         figures,
         work,
         atomics: request.atomics,
+        kernel: kernel.as_ref().map(|k| k.variant().module_name()),
         contention,
         change: ChangeFigures::between(&before, &after, &initial, &cells),
     };

@@ -13,7 +13,7 @@ use super::peak::WalkCeilings;
 use super::provenance::device_slug;
 use super::results::{Meta, PointOutcome, ResultsWriter};
 use super::ExperimentError;
-use crate::erosion::{default_batch, DropletKernel, FixedHeightfield, RunMode};
+use crate::erosion::{DropletKernel, FixedHeightfield, RunMode};
 use crate::gpu::Context;
 use crate::terrain::{generate_on_gpu, TerrainSpec};
 
@@ -149,17 +149,20 @@ pub fn run_sweep(
         let cells = terrain.get(ctx, spec, s.scale)?;
         let map = FixedHeightfield::new(spec.width, spec.height, cells);
         let job = s.job();
-        let batch = s.batch.unwrap_or_else(|| default_batch(cells.len() as u64));
-        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.atomics, s.spawn)?;
+        let batch = s.droplets_per_dispatch(cells.len() as u64);
+        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.kernel_variant())?;
         let mut runner = kernel.prepare(&map)?;
         let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
         let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
-        let total_change: i64 = counted
-            .cells
-            .iter()
-            .zip(cells)
-            .map(|(&a, &b)| i64::from(a) - i64::from(b))
-            .sum();
+        let (total_change, max_change) =
+            counted
+                .cells
+                .iter()
+                .zip(cells)
+                .fold((0i64, 0i64), |(total, largest), (&a, &b)| {
+                    let d = i64::from(a) - i64::from(b);
+                    (total + d, largest.max(d.abs()))
+                });
         let first = runner.execute(&job, batch, RunMode::TIMED)?;
         let second = runner.execute(&job, batch, RunMode::TIMED)?;
         let (rerun_cells_differing, rerun_max_fixed) = differences(&first.cells, &second.cells);
@@ -167,10 +170,11 @@ pub fn run_sweep(
             point,
             measurement: &measurement,
             work: counted.work.unwrap_or_default(),
-            dispatches: counted.batches.len(),
+            dispatches: counted.dispatches,
             batch,
             peak_walk_steps_per_s: ceilings.at(s.size)?,
             total_height_change: total_change as f64 / f64::from(s.scale),
+            max_cell_change: max_change as f64 / f64::from(s.scale),
             unstable: [&counted.cells, &first.cells, &second.cells]
                 .iter()
                 .any(|after| is_unstable(cells, after, spec.relief * s.scale)),

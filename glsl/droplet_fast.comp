@@ -1,0 +1,117 @@
+#version 450 core
+// vkerode's fast variant of the paper's droplet kernel. The per-droplet algorithm and
+// its arithmetic are the paper's (glsl/droplet.comp); what changes is memory traffic:
+//  - a change that truncates to zero fixed-point units issues no atomicAdd;
+//  - the four corner heights loaded for a step's second sample are the next step's
+//    first sample, patched with the droplet's own changes, instead of a second load.
+// A lone droplet gives the paper kernel's heights bit for bit (tests/fast_kernel.rs).
+//! axis spawn: tiled=SPAWN_TILED
+//! axis build: counted=COUNT_WORK
+#extension GL_GOOGLE_include_directive : require
+
+#include "include/droplet_bindings.glsl"
+#include "include/droplet_functions.glsl"
+
+// Fixed-point heights of the 2x2 corners NW, NE, SW, SE of `cell`.
+ivec4 loadCorners(ivec2 cell) {
+    int i = cell.y * MAP_WIDTH + cell.x;
+    return ivec4(heightData[i], heightData[i + 1], heightData[i + MAP_WIDTH], heightData[i + MAP_WIDTH + 1]);
+}
+
+vec3 surfaceFromCorners(ivec4 corners, vec2 pos) {
+    vec4 h = vec4(corners) / FIXED_POINT_SCALE;
+    return bilinearSurface(h.x, h.y, h.z, h.w, pos);
+}
+
+// modifyHeight without the atomic when the change truncates to nothing; returns the
+// fixed-point change made.
+int addHeight(ivec2 coord, float deltaH) {
+    int fixedDelta = int(deltaH * FIXED_POINT_SCALE);
+    int index = coord.y * MAP_WIDTH + coord.x;
+    if (fixedDelta != 0) {
+        atomicAdd(heightData[index], fixedDelta);
+    }
+    recordModification(index, deltaH, fixedDelta);
+    return fixedDelta;
+}
+
+// Adds the changes made at the corners of `changed` to those corners of `cached` that
+// are the same cells.
+ivec4 patchCorners(ivec4 cached, ivec2 cachedCell, ivec4 changes, ivec2 changed) {
+    ivec2 offset = changed - cachedCell;
+    for (int c = 0; c < 4; ++c) {
+        ivec2 at = ivec2(c & 1, c >> 1) + offset;
+        if (at.x >= 0 && at.x <= 1 && at.y >= 0 && at.y <= 1) {
+            cached[at.y * 2 + at.x] += changes[c];
+        }
+    }
+    return cached;
+}
+
+void main() {
+    uint id = gl_GlobalInvocationID.x;
+    vec2 pos = getRandomPosition(id);
+    vec2 dir = vec2(0.0);
+
+    float water = 1.0;
+    float sediment = 0.0;
+    float speed = 1.0;
+
+    ivec4 corners = ivec4(0);
+    bool cached = false;
+    for (int step = 0; step < MAX_LIFETIME; ++step) {
+        ivec2 iPos = ivec2(pos);
+        if (iPos.x < 1 || iPos.x >= MAP_WIDTH - 2 ||
+            iPos.y < 1 || iPos.y >= MAP_HEIGHT - 2) {
+            break;
+        }
+        if (!cached) {
+            corners = loadCorners(iPos);
+            cached = true;
+        }
+
+        vec3 surfaceData = surfaceFromCorners(corners, pos);
+        vec2 grad = surfaceData.xy;
+        float hOld = surfaceData.z;
+
+        dir = (dir * INERTIA) - (grad * (1.0 - INERTIA));
+        float len = length(dir);
+        if (len == 0.0) break;
+        dir /= len;
+
+        vec2 newPos = pos + dir;
+        ivec2 newCell = ivec2(newPos);
+        ivec4 next = loadCorners(newCell);
+        float hNew = surfaceFromCorners(next, newPos).z;
+        float deltaH = hNew - hOld;
+
+        float capacity = max(-deltaH, 0.01) * speed * water * CAPACITY_FACTOR;
+
+        vec2 f = fract(pos);
+        ivec4 changes;
+        if (sediment > capacity || deltaH > 0.0) {
+            float depositAmount = (deltaH > 0.0) ? min(deltaH, sediment) : (sediment - capacity) * DEPOSITION_RATE;
+            sediment -= depositAmount;
+
+            changes.x = addHeight(iPos, depositAmount * (1.0 - f.x) * (1.0 - f.y));
+            changes.y = addHeight(iPos + ivec2(1, 0), depositAmount * f.x * (1.0 - f.y));
+            changes.z = addHeight(iPos + ivec2(0, 1), depositAmount * (1.0 - f.x) * f.y);
+            changes.w = addHeight(iPos + ivec2(1, 1), depositAmount * f.x * f.y);
+        } else {
+            float erodeAmount = min((capacity - sediment) * EROSION_RATE, -deltaH);
+            sediment += erodeAmount;
+
+            changes.x = addHeight(iPos, -erodeAmount * (1.0 - f.x) * (1.0 - f.y));
+            changes.y = addHeight(iPos + ivec2(1, 0), -erodeAmount * f.x * (1.0 - f.y));
+            changes.z = addHeight(iPos + ivec2(0, 1), -erodeAmount * (1.0 - f.x) * f.y);
+            changes.w = addHeight(iPos + ivec2(1, 1), -erodeAmount * f.x * f.y);
+        }
+        corners = patchCorners(next, newCell, changes, iPos);
+
+        speed = sqrt(max(0.0, speed * speed + deltaH * 9.81));
+        water *= (1.0 - EVAPORATION_RATE);
+        pos = newPos;
+
+        if (water < 0.01) break;
+    }
+}

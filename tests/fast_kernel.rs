@@ -1,0 +1,80 @@
+//! The fast variant against the paper's kernel, on lavapipe under validation.
+
+mod common;
+
+use vkerode::erosion::{
+    AtomicMode, DropletJob, DropletKernel, DropletShader, ErosionError, FixedHeightfield,
+    KernelParams, KernelVariant, Passes, Spawn, SpawnMode,
+};
+
+use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
+
+const SIZE: u32 = 128;
+
+fn job(droplets: u32, seed: u32) -> DropletJob {
+    DropletJob {
+        droplets,
+        seed,
+        params: KernelParams::default(),
+        spawn: Spawn::default(),
+        passes: Passes::default(),
+    }
+}
+
+fn fast(atomics: AtomicMode) -> KernelVariant {
+    KernelVariant {
+        shader: DropletShader::Fast,
+        atomics,
+        spawn: SpawnMode::Global,
+    }
+}
+
+#[test]
+fn a_lone_droplet_leaves_the_paper_kernels_heights_bit_for_bit() {
+    let ctx = validated_device();
+    let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
+    let paper = DropletKernel::new(&ctx, 64, SCALE, paper).unwrap();
+    let fast = DropletKernel::new(&ctx, 64, SCALE, fast(AtomicMode::Int)).unwrap();
+    let initial = fixed_terrain(SIZE, 11);
+    let map = FixedHeightfield::new(SIZE, SIZE, &initial);
+    let mut zero_changes = 0;
+    for seed in 1..=12 {
+        let one = job(1, seed);
+        let expected = paper.run_counted(&map, &one, 1).unwrap();
+        let got = fast.run_counted(&map, &one, 1).unwrap();
+        assert!(expected.cells != initial, "seed {seed}: the droplet moved");
+        assert_eq!(got.cells, expected.cells, "seed {seed}");
+        assert_eq!(got.work, expected.work, "seed {seed}: same steps");
+        let mass = got.contention.unwrap();
+        zero_changes += usize::from(mass.mass_truncated > 0.0);
+    }
+    // Truncation to zero happens, so the skipped atomics are exercised.
+    assert!(zero_changes > 0);
+    assert_validation_clean(&ctx);
+}
+
+#[test]
+fn many_droplets_run_once_each_and_close_the_mass_account() {
+    let ctx = validated_device();
+    let kernel = DropletKernel::new(&ctx, 32, SCALE, fast(AtomicMode::Int)).unwrap();
+    let initial = fixed_terrain(SIZE, 12);
+    let map = FixedHeightfield::new(SIZE, SIZE, &initial);
+    let run = kernel.run_counted(&map, &job(4000, 2), 256).unwrap();
+    assert_eq!(run.work.unwrap().droplets, 4000);
+    let mass = run.contention.unwrap();
+    let closes = mass.mass_intended - mass.mass_received - mass.mass_truncated;
+    assert!(closes.abs() <= 1e-3 * mass.mass_intended.abs(), "{mass:?}");
+    assert_validation_clean(&ctx);
+}
+
+#[test]
+fn the_fast_kernel_refuses_other_atomic_modes() {
+    let ctx = validated_device();
+    for mode in [AtomicMode::Float, AtomicMode::Racy, AtomicMode::Deterministic] {
+        match DropletKernel::new(&ctx, 64, SCALE, fast(mode)) {
+            Err(ErosionError::Variant(reason)) => assert!(reason.contains(mode.as_str())),
+            Err(other) => panic!("{mode:?}: unexpected error {other}"),
+            Ok(_) => panic!("{mode:?}: the fast kernel has no such build"),
+        }
+    }
+}
