@@ -70,7 +70,11 @@ fn many_droplets_run_once_each_and_close_the_mass_account() {
 #[test]
 fn the_fast_kernel_refuses_other_atomic_modes() {
     let ctx = validated_device();
-    for mode in [AtomicMode::Float, AtomicMode::Racy, AtomicMode::Deterministic] {
+    for mode in [
+        AtomicMode::Float,
+        AtomicMode::Racy,
+        AtomicMode::Deterministic,
+    ] {
         match DropletKernel::new(&ctx, 64, SCALE, fast(mode)) {
             Err(ErosionError::Variant(reason)) => assert!(reason.contains(mode.as_str())),
             Err(other) => panic!("{mode:?}: unexpected error {other}"),

@@ -150,3 +150,25 @@ fn deterministic_mode_reruns_bit_identically() {
     }
     assert_validation_clean(&ctx);
 }
+
+#[test]
+fn a_lone_deterministic_droplet_sees_its_own_changes_as_the_paper_kernel_does() {
+    let ctx = validated_device();
+    let variant = |atomics| KernelVariant::paper(atomics, SpawnMode::Global);
+    let paper = DropletKernel::new(&ctx, 64, SCALE, variant(AtomicMode::Int)).unwrap();
+    let frozen = DropletKernel::new(&ctx, 64, SCALE, variant(AtomicMode::Deterministic)).unwrap();
+    let initial = fixed_terrain(SIZE, 9);
+    let map = FixedHeightfield::new(SIZE, SIZE, &initial);
+    for seed in 1..=8 {
+        let one = job(1, seed, 1, false);
+        let expected = paper.run(&map, &one, 1).unwrap();
+        let got = frozen.run(&map, &one, 1).unwrap();
+        assert!(expected.cells != initial, "seed {seed}: the droplet moved");
+        let differing: Vec<(usize, i32)> = (0..initial.len())
+            .filter(|&i| got.cells[i] != expected.cells[i])
+            .map(|i| (i, got.cells[i] - expected.cells[i]))
+            .collect();
+        assert!(differing.is_empty(), "seed {seed}: {differing:?}");
+    }
+    assert_validation_clean(&ctx);
+}

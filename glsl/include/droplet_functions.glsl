@@ -42,6 +42,36 @@ void recordModification(int index, float deltaH, int fixedDelta) {
 #endif
 }
 
+#ifdef DETERMINISTIC
+// Deterministic mode: heightData stays frozen during a dispatch, so each droplet keeps
+// its own changes and adds them to what it reads. Without them a droplet does not see
+// its own erosion: rocking between two cells it digs the same drop again each step, and
+// the overshoot runs away. 128 changes are 32 steps, a whole life at the default
+// lifetime of 30; past that the oldest are forgotten.
+const uint OWN_CHANGES = 128u;
+int ownCell[OWN_CHANGES];
+int ownChange[OWN_CHANGES];
+uint ownCount = 0u;
+
+void rememberChange(int index, int fixedDelta) {
+    uint slot = ownCount % OWN_CHANGES;
+    ownCell[slot] = index;
+    ownChange[slot] = fixedDelta;
+    ownCount++;
+}
+
+int ownChangeAt(int index) {
+    int sum = 0;
+    uint remembered = min(ownCount, OWN_CHANGES);
+    for (uint i = 0u; i < remembered; ++i) {
+        if (ownCell[i] == index) {
+            sum += ownChange[i];
+        }
+    }
+    return sum;
+}
+#endif
+
 #if defined(ATOMICS_FLOAT)
 // Float mode: the same call, with float heights and float atomicAdd.
 void modifyHeight(ivec2 coord, float deltaH) {
@@ -62,6 +92,7 @@ void modifyHeight(ivec2 coord, float deltaH) {
     heightData[index] += fixedDelta;
 #elif defined(DETERMINISTIC)
     atomicAdd(deltaData[index], fixedDelta);
+    rememberChange(index, fixedDelta);
 #else
     atomicAdd(heightData[index], fixedDelta);
 #endif
@@ -133,8 +164,11 @@ vec2 getRandomPosition(uint id) {
 }
 
 float cellHeight(ivec2 cell) {
-#ifdef ATOMICS_FLOAT
+#if defined(ATOMICS_FLOAT)
     return heightData[cell.y * MAP_WIDTH + cell.x];
+#elif defined(DETERMINISTIC)
+    int index = cell.y * MAP_WIDTH + cell.x;
+    return float(heightData[index] + ownChangeAt(index)) / FIXED_POINT_SCALE;
 #else
     return float(heightData[cell.y * MAP_WIDTH + cell.x]) / FIXED_POINT_SCALE;
 #endif

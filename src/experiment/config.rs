@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::erosion::{
-    AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Passes, Spawn,
-    SpawnMode, TileOrder,
+    AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Passes, Spawn, SpawnMode,
+    TileOrder,
 };
 use crate::gpu::DeviceInfo;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
@@ -109,9 +109,7 @@ pub struct PointSettings {
 }
 
 /// The `variant` key.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum KernelChoice {
     /// The paper's kernel.
@@ -374,8 +372,7 @@ impl PointSettings {
         if self.variant == KernelChoice::Fast && self.job().passes.needs_state() {
             return Err((
                 "variant",
-                "the fast kernel runs one pass; passes and stagger need variant = \"paper\""
-                    .into(),
+                "the fast kernel runs one pass; passes and stagger need variant = \"paper\"".into(),
             ));
         }
         if self.workgroup == 0 {

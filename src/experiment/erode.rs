@@ -12,8 +12,8 @@ use super::provenance::Provenance;
 use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{
-    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield,
-    RunMode, WorkCount,
+    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, RunMode,
+    WorkCount,
 };
 use crate::experiment::config::KernelChoice;
 use crate::gpu::Context;

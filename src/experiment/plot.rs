@@ -83,6 +83,8 @@ struct Chart {
     /// Base of a logarithmic x axis: 2 when every x is a power of two, 10 when the x
     /// values span two decades or more, none otherwise.
     log_x: Option<f64>,
+    /// A logarithmic y axis, when every y is positive and they span three decades.
+    log_y: bool,
     series: Vec<Series>,
 }
 
@@ -99,6 +101,9 @@ fn metric_label(column: &str) -> &str {
         "mass_lost" => "mass lost to races (cells)",
         "subgroup_conflicts_per_1000" => "same-cell conflicts in a subgroup, per 1000 atomics",
         "hottest_1pct_share" => "share of atomics on the hottest 1% of cells",
+        "hits_max" => "atomics on the hottest cell",
+        "max_cell_change" => "largest change of one cell (height units)",
+        "rerun_cells_differing" => "cells that differ between two runs",
         other => other,
     }
 }
@@ -112,6 +117,9 @@ fn axis_label(column: &str) -> String {
         "lifetime" => "lifetime (steps)".into(),
         "scale" => "fixed-point scale".into(),
         "tile" => "tile side (cells)".into(),
+        "passes" => "dispatch passes per droplet life (P)".into(),
+        "in_flight_per_cell" => "droplets in flight per cell per dispatch".into(),
+        "relief" => "terrain relief (height units)".into(),
         other => other.into(),
     }
 }
@@ -239,6 +247,11 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
     } else {
         None
     };
+    let ys: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.1).collect();
+    let (y_lo, y_hi) = ys.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &y| {
+        (lo.min(y), hi.max(y))
+    });
+    let log_y = y_lo > 0.0 && y_hi / y_lo >= 1000.0;
     Ok(Chart {
         title: format!(
             "{}: {} vs {}{title_filter} on {}",
@@ -250,6 +263,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         x_label: axis_label(&request.x),
         y_label: metric_label(&request.y).to_string(),
         log_x,
+        log_y,
         series,
     })
 }
@@ -274,24 +288,60 @@ fn format_x(v: f64) -> String {
     }
 }
 
-fn draw<DB, X>(root: &DrawingArea<DB, Shift>, chart: &Chart, x_range: X) -> Result<(), String>
-where
-    DB: DrawingBackend,
-    X: AsRangedCoord<Value = f64>,
-    X::CoordDescType: ValueFormatter<f64>,
-{
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let (y_min, y_max) = chart
+/// The y values' unit and its prefix, and their range in that unit.
+struct YAxis {
+    unit: f64,
+    prefix: &'static str,
+    lo: f64,
+    hi: f64,
+}
+
+fn y_axis(chart: &Chart) -> YAxis {
+    let ys = chart
         .series
         .iter()
         .flat_map(|s| &s.points)
         .flat_map(|&(_, y, iqr)| [Some(y), iqr.map(|r| r.0), iqr.map(|r| r.1)])
-        .flatten()
-        .fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        .flatten();
+    if chart.log_y {
+        let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+        return YAxis {
+            unit: 1.0,
+            prefix: "",
+            lo: lo / 2.0,
+            hi: hi * 2.0,
+        };
+    }
+    let (y_min, y_max) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
     let (unit, prefix) = y_unit(y_max.max(-y_min));
     let pad = (y_max - y_min).max(f64::MIN_POSITIVE) * 0.12 / unit;
-    let y_range = if y_min < 0.0 { y_min / unit - pad } else { 0.0 }..(y_max / unit + pad);
+    YAxis {
+        unit,
+        prefix,
+        lo: if y_min < 0.0 { y_min / unit - pad } else { 0.0 },
+        hi: y_max / unit + pad,
+    }
+}
+
+fn draw<DB, X, Y>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+    x_range: X,
+    y_range: Y,
+    unit: f64,
+    prefix: &str,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut builder = ChartBuilder::on(root);
     builder
         .caption(&chart.title, ("sans-serif", 20))
@@ -354,13 +404,25 @@ fn draw_any<DB: DrawingBackend>(
     let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
         (lo.min(x), hi.max(x))
     });
-    if let Some(base) = chart.log_x {
-        let range = (lo / 1.3)..(hi * 1.3);
-        draw(root, chart, range.log_scale().base(base))
-    } else {
+    let y = y_axis(chart);
+    let (unit, prefix) = (y.unit, y.prefix);
+    let linear_x = || {
         let pad = ((hi - lo) * 0.05).max(hi.abs() * 0.05).max(1e-9);
-        let range: RangedCoordf64 = ((lo - pad)..(hi + pad)).into();
-        draw(root, chart, range)
+        RangedCoordf64::from((lo - pad)..(hi + pad))
+    };
+    let linear_y = || RangedCoordf64::from(y.lo..y.hi);
+    let log_y = || (y.lo..y.hi).log_scale();
+    match (chart.log_x, chart.log_y) {
+        (Some(base), false) => {
+            let x = ((lo / 1.3)..(hi * 1.3)).log_scale().base(base);
+            draw(root, chart, x, linear_y(), unit, prefix)
+        }
+        (Some(base), true) => {
+            let x = ((lo / 1.3)..(hi * 1.3)).log_scale().base(base);
+            draw(root, chart, x, log_y(), unit, prefix)
+        }
+        (None, false) => draw(root, chart, linear_x(), linear_y(), unit, prefix),
+        (None, true) => draw(root, chart, linear_x(), log_y(), unit, prefix),
     }
 }
 
