@@ -8,7 +8,8 @@
 //! //! axis build: counted=COUNT_WORK,WIDE=16
 //! ```
 //!
-//! Each axis also has an unnamed option that defines nothing. Every combination of one
+//! The pseudo-macro `@O` compiles that option with shaderc's performance optimisation
+//! instead of verbatim. Each axis also has an unnamed option that defines nothing. Every combination of one
 //! option per axis becomes a module, named `<stem>` followed by the chosen options' names
 //! in axis order (`droplet`, `droplet_racy`, `droplet_counted`, `droplet_racy_counted`,
 //! ...). The GLSL is compiled as written: no optimisation passes.
@@ -20,6 +21,8 @@ use std::{env, fs, process};
 
 const SHADER_DIR: &str = "glsl";
 const AXIS_MARKER: &str = "//! axis ";
+/// The pseudo-macro that turns on shaderc's optimiser for a variant.
+const OPTIMISE: &str = "@O";
 
 #[derive(Clone)]
 struct Variant {
@@ -211,9 +214,14 @@ fn compile(
         shaderc::EnvVersion::Vulkan1_2 as u32,
     );
     options.set_target_spirv(shaderc::SpirvVersion::V1_5);
-    options.set_optimization_level(shaderc::OptimizationLevel::Zero);
+    let optimise = macros.iter().any(|(name, _)| name == OPTIMISE);
+    options.set_optimization_level(if optimise {
+        shaderc::OptimizationLevel::Performance
+    } else {
+        shaderc::OptimizationLevel::Zero
+    });
     options.set_warnings_as_errors();
-    for (name, value) in macros {
+    for (name, value) in macros.iter().filter(|(name, _)| name != OPTIMISE) {
         options.add_macro_definition(name, value.as_deref());
     }
     options.set_include_callback(|requested, _kind, requesting, _depth| {

@@ -3,8 +3,10 @@
 // printed: main() below is the paper's, statement for statement. What Vulkan and
 // vkerode add lives in the included files: resources, and the functions main() calls.
 //
-// Variants, one module per combination: the atomic mode (racy, float, or deterministic:
-// deltas into a separate buffer), tiled spawning, and the instrumented build.
+// Variants, one module per combination: SPIR-V through shaderc's optimiser (opt; the
+// plain modules are verbatim), the atomic mode (racy, float, or deterministic: deltas
+// into a separate buffer), tiled spawning, and the instrumented build.
+//! axis spirv: opt=@O
 //! axis atomics: racy=ATOMICS_RACY float=ATOMICS_FLOAT deterministic=DETERMINISTIC
 //! axis spawn: tiled=SPAWN_TILED
 //! axis build: counted=COUNT_WORK

@@ -5,6 +5,10 @@
 //  - the four corner heights loaded for a step's second sample are the next step's
 //    first sample, patched with the droplet's own changes, instead of a second load.
 // A lone droplet gives the paper kernel's heights bit for bit (tests/fast_kernel.rs).
+// Variants: optimised SPIR-V (opt); one idea at a time (skiponly, reuseonly), to
+// measure each; tiled spawning; the instrumented build.
+//! axis spirv: opt=@O
+//! axis ideas: skiponly=NO_CORNER_REUSE reuseonly=NO_ZERO_SKIP
 //! axis spawn: tiled=SPAWN_TILED
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
@@ -28,9 +32,13 @@ vec3 surfaceFromCorners(ivec4 corners, vec2 pos) {
 int addHeight(ivec2 coord, float deltaH) {
     int fixedDelta = int(deltaH * FIXED_POINT_SCALE);
     int index = coord.y * MAP_WIDTH + coord.x;
+#ifdef NO_ZERO_SKIP
+    atomicAdd(heightData[index], fixedDelta);
+#else
     if (fixedDelta != 0) {
         atomicAdd(heightData[index], fixedDelta);
     }
+#endif
     recordModification(index, deltaH, fixedDelta);
     return fixedDelta;
 }
@@ -106,7 +114,11 @@ void main() {
             changes.z = addHeight(iPos + ivec2(0, 1), -erodeAmount * (1.0 - f.x) * f.y);
             changes.w = addHeight(iPos + ivec2(1, 1), -erodeAmount * f.x * f.y);
         }
+#ifdef NO_CORNER_REUSE
+        cached = false;
+#else
         corners = patchCorners(next, newCell, changes, iPos);
+#endif
 
         speed = sqrt(max(0.0, speed * speed + deltaH * 9.81));
         water *= (1.0 - EVAPORATION_RATE);

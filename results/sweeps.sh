@@ -99,8 +99,15 @@ run_terrain() {
     plot terrain hits-max --x relief --y hits_max --series variant
 }
 
+run_ideas() {
+    sweep ideas fixed.size=512 fixed.droplets=200000 'axes.workgroup=[32,64]'
+    for spirv in verbatim optimised; do
+        plot ideas "chart-$spirv" --x workgroup --series variant --where "spirv=$spirv"
+    done
+}
+
 wanted() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
-for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain; do
+for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas; do
     if wanted "$experiment"; then
         echo "== $experiment"
         "run_$experiment"

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
 
-use vkerode::erosion::{AtomicMode, DropletJob, KernelParams, Passes, Spawn, SpawnMode, TileOrder};
+use vkerode::erosion::{
+    AtomicMode, DropletJob, KernelParams, Passes, Spawn, SpawnMode, SpirvBuild, TileOrder,
+};
 use vkerode::experiment::config::{Experiment, KernelChoice};
 use vkerode::experiment::peak::{save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS, WALK_SIDES};
 use vkerode::experiment::plot::{self, PlotRequest};
@@ -299,6 +301,9 @@ struct ErodeArgs {
     /// The kernel: the paper's, or vkerode's fast variant of it (int atomics, one pass).
     #[arg(long, value_enum, default_value_t = KernelChoice::Paper)]
     variant: KernelChoice,
+    /// SPIR-V as build.rs compiled it verbatim, or through shaderc's optimiser.
+    #[arg(long, value_enum, default_value_t = SpirvBuild::Verbatim)]
+    spirv: SpirvBuild,
     /// Dispatch passes each droplet's life is split over, its state kept in a buffer.
     #[arg(long, default_value_t = 1)]
     passes: u32,
@@ -632,6 +637,7 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         batch: args.batch,
         atomics: args.atomics()?,
         variant: args.variant,
+        spirv: args.spirv,
     };
     let ctx = match request.engine {
         Engine::Gpu => Some(open_device(options)?),

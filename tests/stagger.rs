@@ -32,8 +32,7 @@ fn passes_kernel(
 ) -> DropletKernel {
     let variant = KernelVariant {
         shader: DropletShader::Passes,
-        atomics,
-        spawn: SpawnMode::Global,
+        ..KernelVariant::paper(atomics, SpawnMode::Global)
     };
     DropletKernel::new(ctx, 64, SCALE, variant).unwrap()
 }

@@ -390,9 +390,10 @@ impl DropletRunner<'_> {
             .min(kernel.ctx.info().max_workgroup_count[0]);
         let spawn = job.spawn.constants();
         let p = &job.params;
-        let passes = match kernel.variant.shader {
-            DropletShader::Paper | DropletShader::Fast => 1,
-            DropletShader::Passes => job.passes.dispatches(),
+        let passes = if kernel.variant.shader == DropletShader::Passes {
+            job.passes.dispatches()
+        } else {
+            1
         };
         let push = |b: &Batch, pass: u32| DropletPushConstants {
             map_width: self.width as i32,

@@ -16,7 +16,7 @@ pub use gpu::{DropletKernel, DropletRunner, FixedHeightfield, GpuRun, RunMode};
 pub use hash::{droplet_start, pcg_hash};
 pub use params::{AtomicMode, DropletJob, KernelParams, ParamError, Passes};
 pub use spawn::{Spawn, SpawnMode, TileOrder};
-pub use variant::{DropletShader, KernelVariant};
+pub use variant::{DropletShader, KernelVariant, SpirvBuild};
 
 use thiserror::Error;
 

@@ -17,6 +17,32 @@ pub enum DropletShader {
     /// glsl/droplet_fast.comp: the paper's algorithm with less memory traffic (int
     /// atomics, one pass).
     Fast,
+    /// The fast kernel with only its first idea: no atomics for zero changes.
+    FastSkipOnly,
+    /// The fast kernel with only its second idea: corner heights reused.
+    FastReuseOnly,
+}
+
+impl DropletShader {
+    fn is_fast(self) -> bool {
+        matches!(
+            self,
+            DropletShader::Fast | DropletShader::FastSkipOnly | DropletShader::FastReuseOnly
+        )
+    }
+}
+
+/// How build.rs compiled the SPIR-V.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpirvBuild {
+    /// The GLSL as written, no optimisation passes.
+    #[default]
+    Verbatim,
+    /// Through shaderc's performance optimiser.
+    Optimised,
 }
 
 /// Everything that selects a compiled droplet module.
@@ -25,6 +51,7 @@ pub struct KernelVariant {
     pub shader: DropletShader,
     pub atomics: AtomicMode,
     pub spawn: SpawnMode,
+    pub spirv: SpirvBuild,
 }
 
 impl KernelVariant {
@@ -34,6 +61,7 @@ impl KernelVariant {
             shader: DropletShader::Paper,
             atomics,
             spawn,
+            spirv: SpirvBuild::Verbatim,
         }
     }
 
@@ -48,16 +76,26 @@ impl KernelVariant {
             },
             atomics,
             spawn: job.spawn.mode,
+            spirv: SpirvBuild::Verbatim,
         }
     }
 
-    /// The build.rs module name: `droplet[_passes][_racy|_float|_deterministic][_tiled]`.
+    /// The build.rs module name, e.g. `droplet_opt_racy_tiled` or
+    /// `droplet_fast_skiponly`.
     pub fn module_name(&self) -> String {
         let mut name = String::from(match self.shader {
             DropletShader::Paper => "droplet",
             DropletShader::Passes => "droplet_passes",
-            DropletShader::Fast => "droplet_fast",
+            _ => "droplet_fast",
         });
+        if self.spirv == SpirvBuild::Optimised {
+            name += "_opt";
+        }
+        match self.shader {
+            DropletShader::FastSkipOnly => name += "_skiponly",
+            DropletShader::FastReuseOnly => name += "_reuseonly",
+            _ => {}
+        }
         if self.atomics != AtomicMode::Int {
             name += "_";
             name += self.atomics.as_str();
@@ -76,12 +114,14 @@ impl KernelVariant {
 
     /// Why no module of this variant exists, if none does.
     pub fn unsupported(&self) -> Option<String> {
-        (self.shader == DropletShader::Fast && self.atomics != AtomicMode::Int).then(|| {
-            format!(
+        if self.shader.is_fast() && self.atomics != AtomicMode::Int {
+            return Some(format!(
                 "the fast kernel runs int atomics only, not {}",
                 self.atomics.as_str()
-            )
-        })
+            ));
+        }
+        (self.shader == DropletShader::Passes && self.spirv == SpirvBuild::Optimised)
+            .then(|| "the passes kernel is built verbatim only".to_string())
     }
 }
 
@@ -96,6 +136,8 @@ mod tests {
             DropletShader::Paper,
             DropletShader::Passes,
             DropletShader::Fast,
+            DropletShader::FastSkipOnly,
+            DropletShader::FastReuseOnly,
         ];
         let modes = [
             AtomicMode::Int,
@@ -105,11 +147,15 @@ mod tests {
         ];
         for shader in shaders_ {
             for atomics in modes {
-                for spawn in [SpawnMode::Global, SpawnMode::Tiled] {
+                for (spawn, spirv) in [SpawnMode::Global, SpawnMode::Tiled]
+                    .into_iter()
+                    .flat_map(|s| [(s, SpirvBuild::Verbatim), (s, SpirvBuild::Optimised)])
+                {
                     let variant = KernelVariant {
                         shader,
                         atomics,
                         spawn,
+                        spirv,
                     };
                     if variant.unsupported().is_some() {
                         continue;

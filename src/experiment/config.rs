@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use crate::erosion::{
     AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Passes, Spawn, SpawnMode,
-    TileOrder,
+    SpirvBuild, TileOrder,
 };
 use crate::gpu::DeviceInfo;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
@@ -81,6 +81,9 @@ pub struct PointSettings {
     /// "fast" (glsl/droplet_fast.comp).
     #[serde(default)]
     pub variant: KernelChoice,
+    /// "verbatim" SPIR-V (the default) or "optimised" by shaderc.
+    #[serde(default)]
+    pub spirv: SpirvBuild,
     /// How modifyHeight adds: "int" (the paper's), "float" or "racy".
     #[serde(default)]
     pub atomics: AtomicMode,
@@ -117,14 +120,27 @@ pub enum KernelChoice {
     Paper,
     /// vkerode's fast variant of it.
     Fast,
+    /// The fast variant with only its zero-skipping.
+    FastSkipOnly,
+    /// The fast variant with only its corner reuse.
+    FastReuseOnly,
 }
 
 impl KernelChoice {
     /// The variant a job needs with these atomics.
-    pub fn variant(self, job: &DropletJob, atomics: AtomicMode) -> KernelVariant {
+    pub fn variant(
+        self,
+        job: &DropletJob,
+        atomics: AtomicMode,
+        spirv: SpirvBuild,
+    ) -> KernelVariant {
         let mut variant = KernelVariant::for_job(job, atomics);
-        if self == KernelChoice::Fast {
-            variant.shader = DropletShader::Fast;
+        variant.spirv = spirv;
+        match self {
+            KernelChoice::Paper => {}
+            KernelChoice::Fast => variant.shader = DropletShader::Fast,
+            KernelChoice::FastSkipOnly => variant.shader = DropletShader::FastSkipOnly,
+            KernelChoice::FastReuseOnly => variant.shader = DropletShader::FastReuseOnly,
         }
         variant
     }
@@ -322,7 +338,8 @@ impl PointSettings {
     }
 
     pub fn kernel_variant(&self) -> KernelVariant {
-        self.variant.variant(&self.job(), self.atomic_mode())
+        self.variant
+            .variant(&self.job(), self.atomic_mode(), self.spirv)
     }
 
     /// Checks the point against the algorithm's rules and, given one, the device's
@@ -369,7 +386,7 @@ impl PointSettings {
         if let Some(reason) = self.kernel_variant().unsupported() {
             return Err(("variant", reason));
         }
-        if self.variant == KernelChoice::Fast && self.job().passes.needs_state() {
+        if self.variant != KernelChoice::Paper && self.job().passes.needs_state() {
             return Err((
                 "variant",
                 "the fast kernel runs one pass; passes and stagger need variant = \"paper\"".into(),

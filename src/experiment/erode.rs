@@ -13,7 +13,7 @@ use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{
     default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, RunMode,
-    WorkCount,
+    SpirvBuild, WorkCount,
 };
 use crate::experiment::config::KernelChoice;
 use crate::gpu::Context;
@@ -78,6 +78,8 @@ pub struct ErodeRequest {
     pub atomics: AtomicMode,
     /// The paper's kernel or the fast one. GPU only.
     pub variant: KernelChoice,
+    /// Verbatim or optimised SPIR-V. GPU only.
+    pub spirv: SpirvBuild,
 }
 
 /// Everything an erosion run measured, as written to `run.json`.
@@ -211,7 +213,9 @@ pub fn run_erosion(
             ctx,
             request.workgroup,
             scale,
-            request.variant.variant(&request.job, request.atomics),
+            request
+                .variant
+                .variant(&request.job, request.atomics, request.spirv),
         )?),
         None => None,
     };
