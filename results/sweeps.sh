@@ -35,7 +35,7 @@ run_peak() {
 
 run_workgroup() {
     sweep workgroup fixed.size=1024 fixed.droplets=1000000
-    plot workgroup chart --x workgroup
+    plot workgroup chart --x workgroup --series variant
 }
 
 run_mapsize() {
@@ -88,7 +88,7 @@ run_stability() {
 
 run_fast() {
     sweep fast fixed.size=512 fixed.droplets=200000 'axes.tile=[512,128,32]'
-    for wg in 32 64; do
+    for wg in 16 64; do
         plot fast "chart-workgroup-$wg" --x tile --series variant --where "workgroup=$wg"
     done
 }

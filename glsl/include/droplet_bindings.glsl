@@ -31,15 +31,16 @@ layout(std430, binding = 0) buffer Heightfield {
 #endif
 
 // The COUNT_WORK variant's instrumentation. workCounters: [0] droplets started,
-// [1 + i] atomicAdds on the heightfield and [1 + 64 + i] those of them that another
-// active lane of the subgroup aimed at the same cell, each spread over 64 slots so
-// that the instrumented build does not serialise on one address.
+// [1 + i] modifyHeight calls, [1 + 64 + i] those of them that another active lane of
+// the subgroup aimed at the same cell, and [1 + 128 + i] those that added zero, each
+// spread over 64 slots so that the instrumented build does not serialise on one address.
 layout(std430, binding = 1) buffer WorkCounters {
     uint workCounters[];
 };
 const uint COUNTER_SHARDS = 64u;
 const uint ATOMICS_SLOT = 1u;
 const uint CONFLICTS_SLOT = 1u + COUNTER_SHARDS;
+const uint ZERO_ADDS_SLOT = 1u + 2u * COUNTER_SHARDS;
 
 // Atomics each cell received.
 layout(std430, binding = 2) buffer CellHits {

@@ -32,6 +32,14 @@ void recordModification(int index, float deltaH, int fixedDelta) {
 #ifdef COUNT_WORK
     uint shard = gl_GlobalInvocationID.x % COUNTER_SHARDS;
     countWork(ATOMICS_SLOT + shard);
+#ifdef ATOMICS_FLOAT
+    bool addsNothing = deltaH == 0.0;
+#else
+    bool addsNothing = fixedDelta == 0;
+#endif
+    if (addsNothing) {
+        countWork(ZERO_ADDS_SLOT + shard);
+    }
     if (sameCellLanes(index) > 0u) {
         countWork(CONFLICTS_SLOT + shard);
     }

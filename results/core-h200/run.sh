@@ -34,9 +34,10 @@ erode paper-4096-4M-optimised-spirv --size 4096 --droplets 4000000 --spirv optim
 
 # The fast variant (experiments/ideas.toml picks its workgroup), same job.
 for rep in 1 2; do
-    erode "fast-4096-4M-workgroup-32-$rep" --size 4096 --droplets 4000000 --variant fast --workgroup 32
+    erode "fast-4096-4M-workgroup-16-$rep" --size 4096 --droplets 4000000 --variant fast --workgroup 16
 done
 erode fast-4096-4M-workgroup-64 --size 4096 --droplets 4000000 --variant fast
+erode paper-4096-4M-workgroup-16 --size 4096 --droplets 4000000 --workgroup 16
 
 # Stability against droplets per dispatch: 1M droplets on 1024^2.
 for batch in 1000000 262144 65536 16384 4096; do

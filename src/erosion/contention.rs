@@ -28,6 +28,9 @@ pub struct Contention {
     /// Atomics whose cell another active lane of the same subgroup targeted at the same
     /// call, per 1000 atomics.
     pub subgroup_conflicts_per_1000: f64,
+    /// Share of modifyHeight calls whose change truncated to nothing (int modes) or was
+    /// zero (float mode): adds that change no cell.
+    pub zero_add_share: f64,
     /// Height change the droplets asked for (sum of deltaH), in height units.
     pub mass_intended: f64,
     /// What the adds carried, after fixed-point truncation.
@@ -40,8 +43,25 @@ pub struct Contention {
     pub mass_lost: f64,
 }
 
+/// What the instrumented build counted over all modifyHeight calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AtomicCounts {
+    pub atomics: u64,
+    /// Calls whose cell another active lane of the subgroup targeted at the same time.
+    pub conflicts: u64,
+    /// Calls that added zero.
+    pub zero_adds: u64,
+}
+
 impl Contention {
-    pub fn measure(hits: &[u32], atomics: u64, conflicts: u64, mass: &MassInputs) -> Self {
+    pub fn measure(hits: &[u32], counts: AtomicCounts, mass: &MassInputs) -> Self {
+        let per_atomic = |n: u64| {
+            if counts.atomics > 0 {
+                n as f64 / counts.atomics as f64
+            } else {
+                0.0
+            }
+        };
         let mut sorted = hits.to_vec();
         sorted.sort_unstable();
         let total: u64 = sorted.iter().map(|&h| u64::from(h)).sum();
@@ -75,11 +95,8 @@ impl Contention {
             } else {
                 0.0
             },
-            subgroup_conflicts_per_1000: if atomics > 0 {
-                1000.0 * conflicts as f64 / atomics as f64
-            } else {
-                0.0
-            },
+            subgroup_conflicts_per_1000: 1000.0 * per_atomic(counts.conflicts),
+            zero_add_share: per_atomic(counts.zero_adds),
             mass_intended: intended,
             mass_applied: applied,
             mass_received: mass.received,
@@ -105,7 +122,12 @@ mod tests {
             scale: 1000.0,
             received: 0.0,
         };
-        let c = Contention::measure(&hits, 798, 40, &mass);
+        let counts = AtomicCounts {
+            atomics: 798,
+            conflicts: 40,
+            zero_adds: 399,
+        };
+        let c = Contention::measure(&hits, counts, &mass);
         assert_eq!(c.hits_max, 500);
         assert_eq!(
             c.hits_p99, 1,
@@ -114,6 +136,7 @@ mod tests {
         // The hottest 1% (2 cells) took 600 of 798 atomics.
         assert!((c.hottest_1pct_share - 600.0 / 798.0).abs() < 1e-12);
         assert!((c.subgroup_conflicts_per_1000 - 1000.0 * 40.0 / 798.0).abs() < 1e-9);
+        assert_eq!(c.zero_add_share, 0.5);
     }
 
     #[test]
@@ -125,7 +148,7 @@ mod tests {
             scale: 1000.0,
             received: 0.700,
         };
-        let c = Contention::measure(&[], 0, 0, &mass);
+        let c = Contention::measure(&[], AtomicCounts::default(), &mass);
         assert!((c.mass_applied - 0.734).abs() < 1e-9);
         assert!((c.mass_truncated - (0.7345 - 0.734)).abs() < 1e-6);
         assert!((c.mass_lost - 0.034).abs() < 1e-9);

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::batches::{plan_batches, plan_phased, Batch};
-use super::contention::{Contention, MassInputs};
+use super::contention::{AtomicCounts, Contention, MassInputs};
 use super::params::{AtomicMode, DropletJob};
 use super::variant::{DropletShader, KernelVariant};
 use super::{ErosionError, WorkCount};
@@ -58,10 +58,10 @@ const DROPLET_STATE_BYTES: u64 = 32;
 /// Specialization constant IDs of the droplet kernel.
 const WORKGROUP_SIZE_ID: u32 = 1;
 const FIXED_POINT_SCALE_ID: u32 = 2;
-/// Slots of the `workCounters` SSBO: droplets, then 64 shards each of atomics and of
-/// same-cell conflicts inside a subgroup.
+/// Slots of the `workCounters` SSBO: droplets, then 64 shards each of atomics, of
+/// same-cell conflicts inside a subgroup, and of adds of zero.
 const COUNTER_SHARDS: usize = 64;
-const COUNTER_SLOTS: u64 = 1 + 2 * COUNTER_SHARDS as u64;
+const COUNTER_SLOTS: u64 = 1 + 3 * COUNTER_SHARDS as u64;
 
 /// A fixed-point heightfield: `int(h * scale)` per cell, row-major.
 #[derive(Clone, Debug)]
@@ -513,15 +513,18 @@ impl DropletRunner<'_> {
             let total = |range: std::ops::Range<usize>| {
                 slots[range].iter().map(|&c| u64::from(c)).sum::<u64>()
             };
-            let atomics = total(1..1 + COUNTER_SHARDS);
-            let conflicts = total(1 + COUNTER_SHARDS..1 + 2 * COUNTER_SHARDS);
+            let shards = |k: usize| total(1 + k * COUNTER_SHARDS..1 + (k + 1) * COUNTER_SHARDS);
+            let counts = AtomicCounts {
+                atomics: shards(0),
+                conflicts: shards(1),
+                zero_adds: shards(2),
+            };
             let droplets = job.droplets as usize;
             let intended = per_droplet.intended_readback.read::<f32>()?;
             let applied = per_droplet.applied_readback.read::<i32>()?;
             let contention = Contention::measure(
                 &hits_readback.read::<u32>()?,
-                atomics,
-                conflicts,
+                counts,
                 &MassInputs {
                     intended: &intended[..droplets],
                     applied_fixed: &applied[..droplets],
@@ -531,7 +534,7 @@ impl DropletRunner<'_> {
                 },
             );
             (
-                Some(WorkCount::from_atomics(u64::from(slots[0]), atomics)),
+                Some(WorkCount::from_atomics(u64::from(slots[0]), counts.atomics)),
                 Some(contention),
             )
         } else {

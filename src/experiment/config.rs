@@ -747,6 +747,48 @@ mod tests {
     }
 
     #[test]
+    fn variant_keys_that_cannot_go_together_are_refused_by_name() {
+        let refused = |fixed: &str| {
+            let text = format!("name = \"v\"\ndescription = \"\"\n[fixed]\n{fixed}\n");
+            parse(&text).unwrap_err().key
+        };
+        assert_eq!(
+            refused("deterministic = \"on\"\natomics = \"racy\""),
+            "fixed.deterministic"
+        );
+        assert_eq!(refused("batch = 100\nbatches = 4"), "fixed.batches");
+        assert_eq!(refused("passes = 31"), "fixed.passes");
+        assert_eq!(refused("variant = \"fast\"\npasses = 3"), "fixed.variant");
+        assert_eq!(
+            refused("variant = \"fast\"\natomics = \"float\""),
+            "fixed.variant"
+        );
+        assert_eq!(refused("stagger = \"sometimes\""), "fixed.stagger");
+    }
+
+    #[test]
+    fn switches_and_batches_set_the_job() {
+        let e = parse(
+            "name = \"s\"\ndescription = \"\"\n[fixed]\ndroplets = 1000\nbatches = 3\npasses = 5\nstagger = \"on\"\ndeterministic = true\n",
+        )
+        .unwrap();
+        let s = &e.points[0].settings;
+        assert_eq!(s.droplets_per_dispatch(1 << 20), 334);
+        assert_eq!(s.atomic_mode(), AtomicMode::Deterministic);
+        assert_eq!(
+            s.job().passes,
+            Passes {
+                count: 5,
+                stagger: true
+            }
+        );
+        assert_eq!(
+            s.kernel_variant().module_name(),
+            "droplet_passes_deterministic"
+        );
+    }
+
+    #[test]
     fn no_axes_is_one_point() {
         let e = parse("name = \"one\"\ndescription = \"\"\n").unwrap();
         assert_eq!(e.points.len(), 1);
