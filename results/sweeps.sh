@@ -2,7 +2,9 @@
 # Every sweep of experiments/ on the default device, its atomic peak rates, and the
 # charts, into RESULTS_ROOT/<experiment>/<device>/:
 #   results/sweeps.sh [RESULTS_ROOT] [--small] [EXPERIMENT...]
-# With experiment names, only those run ("peak" is the atomic peak table).
+# With experiment names, only those run ("peak" is the atomic peak table). With
+# PLOTS_ONLY=1 nothing runs: the charts are redrawn from the points.csv files already
+# there; SLUG=nvidia-h200 picks the device folder (default: the default device).
 # On the NVIDIA H200 (results/core-h200/README.md says how to reach it) run it as is.
 # --small shrinks every sweep to what lavapipe on two CPU cores can take; the
 # overrides are recorded in each meta.json.
@@ -13,10 +15,11 @@ small=
 if [ "${2:-}" = --small ]; then small=--small; shift; fi
 shift || true
 only=("$@")
-slug=$("$bin" devices | head -1 | sed 's/^\[[0-9]*\] //' | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
+slug=${SLUG:-$("$bin" devices | head -1 | sed 's/^\[[0-9]*\] //' | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')}
 
 sweep() { # experiment, overrides for --small...
     local exp=$1; shift
+    if [ -n "${PLOTS_ONLY:-}" ]; then return; fi
     local sets=()
     if [ "$small" = --small ]; then
         sets=(--set measure.min_reps=5 --set measure.time_budget_s=5)
@@ -30,6 +33,7 @@ plot() { # experiment, chart name, plot arguments...
 }
 
 run_peak() {
+    if [ -n "${PLOTS_ONLY:-}" ]; then return; fi
     "$bin" peak --out "$root/peak/$slug"
 }
 

@@ -278,6 +278,16 @@ fn y_unit(max: f64) -> (f64, &'static str) {
     }
 }
 
+/// Tick labels without a trailing ".0"; large or tiny values in powers of ten.
+fn format_y(v: f64) -> String {
+    if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-3) {
+        format!("{v:.0e}")
+    } else {
+        let text = format!("{v:.3}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 /// Whole numbers as they are, millions with an "M".
 fn format_x(v: f64) -> String {
     if v.abs() >= 1e6 {
@@ -360,6 +370,7 @@ where
         .x_desc(&chart.x_label)
         .y_desc(y_desc)
         .x_label_formatter(&|v| format_x(*v))
+        .y_label_formatter(&|v| format_y(*v))
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
         .draw()
