@@ -22,7 +22,7 @@ sweep() { # experiment, overrides for --small...
     if [ -n "${PLOTS_ONLY:-}" ]; then return; fi
     local sets=()
     if [ "$small" = --small ]; then
-        sets=(--set measure.min_reps=5 --set measure.time_budget_s=5)
+        sets=(--set measure.warmup=1 --set measure.min_reps=3 --set measure.max_reps=10 --set measure.time_budget_s=2)
         for s in "$@"; do sets+=(--set "$s"); done
     fi
     "$bin" sweep "experiments/$exp.toml" --results "$root" --quiet "${sets[@]}"
@@ -38,12 +38,12 @@ run_peak() {
 }
 
 run_workgroup() {
-    sweep workgroup fixed.size=1024 fixed.droplets=1000000
+    sweep workgroup fixed.size=512 fixed.droplets=200000 'axes.workgroup=[16,32,64,256]'
     plot workgroup chart --x workgroup --series variant
 }
 
 run_mapsize() {
-    sweep mapsize fixed.droplets=1000000 'axes.size=[256,512,1024,2048]'
+    sweep mapsize fixed.droplets=200000 fixed.batch=16384 'axes.size=[256,512,1024]'
     plot mapsize chart --x size
     plot mapsize percent-of-peak --x size --y percent_of_peak
 }
@@ -64,12 +64,12 @@ run_batching() {
 }
 
 run_droplets() {
-    sweep droplets fixed.size=1024 'axes.droplets=[1024,4096,16384,65536,262144,1048576]'
+    sweep droplets fixed.size=512 'axes.droplets=[1024,4096,16384,65536,262144]'
     plot droplets chart --x droplets
 }
 
 run_stagger() {
-    sweep stagger fixed.size=512 fixed.droplets=200000
+    sweep stagger fixed.size=512 fixed.droplets=200000 'axes.passes=[1,2,5,30]'
     for k in 16 64; do
         plot stagger "chart-batches-$k" --x passes --series stagger --where "batches=$k"
         plot stagger "conflicts-batches-$k" --x passes --y subgroup_conflicts_per_1000 --series stagger --where "batches=$k"
@@ -78,20 +78,20 @@ run_stagger() {
 }
 
 run_determinism() {
-    sweep determinism 'axes.size=[256,512]' fixed.droplets=200000
+    sweep determinism 'axes.size=[256,512]' fixed.droplets=50000
     plot determinism chart --x size --series atomics
     plot determinism rerun-cells --x size --y rerun_cells_differing --series atomics
 }
 
 run_stability() {
-    sweep stability fixed.size=256 fixed.droplets=65536 'axes.batch=[64,256,1024,4096,16384,65536]'
+    sweep stability fixed.size=256 fixed.droplets=16384 'axes.batch=[16,64,256,1024,4096,16384]'
     for passes in 1 5; do
         plot stability "max-change-passes-$passes" --x in_flight_per_cell --y max_cell_change --series atomics --where "passes=$passes"
     done
 }
 
 run_fast() {
-    sweep fast fixed.size=512 fixed.droplets=200000 'axes.tile=[512,128,32]'
+    sweep fast fixed.size=512 fixed.droplets=200000 'axes.tile=[512,128]'
     for wg in 16 64; do
         plot fast "chart-workgroup-$wg" --x tile --series variant --where "workgroup=$wg"
     done
@@ -104,7 +104,7 @@ run_terrain() {
 }
 
 run_ideas() {
-    sweep ideas fixed.size=512 fixed.droplets=200000 'axes.workgroup=[32,64]'
+    sweep ideas fixed.size=512 fixed.droplets=200000 'axes.workgroup=[16,64]'
     for spirv in verbatim optimised; do
         plot ideas "chart-$spirv" --x workgroup --series variant --where "spirv=$spirv"
     done
