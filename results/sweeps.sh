@@ -92,7 +92,7 @@ run_stability() {
 
 run_fast() {
     sweep fast fixed.size=512 fixed.droplets=200000 'axes.tile=[512,128]'
-    for wg in 16 64; do
+    for wg in 8 16 64; do
         plot fast "chart-workgroup-$wg" --x tile --series variant --where "workgroup=$wg"
     done
 }
