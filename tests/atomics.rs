@@ -8,7 +8,7 @@ use vkerode::erosion::{
     KernelVariant, Passes, Spawn, SpawnMode,
 };
 
-use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
+use common::{assert_validation_clean, fixed_terrain, paper_kernel, validated_device, SCALE};
 
 fn job(droplets: u32, scale: f32) -> DropletJob {
     DropletJob {
@@ -76,20 +76,8 @@ fn one_droplet_has_no_conflicts_and_racy_mode_loses_nothing_without_races() {
     let initial = fixed_terrain(128, 6);
     let map = FixedHeightfield::new(128, 128, &initial);
     let one = job(1, SCALE);
-    let int = DropletKernel::new(
-        &ctx,
-        64,
-        SCALE,
-        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
-    )
-    .unwrap();
-    let racy = DropletKernel::new(
-        &ctx,
-        64,
-        SCALE,
-        KernelVariant::paper(AtomicMode::Racy, SpawnMode::Global),
-    )
-    .unwrap();
+    let int = paper_kernel(&ctx, 64, AtomicMode::Int);
+    let racy = paper_kernel(&ctx, 64, AtomicMode::Racy);
     let a = int.run_counted(&map, &one, 1).unwrap();
     let b = racy.run_counted(&map, &one, 1).unwrap();
     assert_eq!(a.cells, b.cells, "with no races, racy adds are atomic adds");
@@ -109,13 +97,7 @@ fn racy_mode_with_many_droplets_loses_updates_that_int_mode_keeps() {
     let initial = fixed_terrain(64, 8);
     let map = FixedHeightfield::new(64, 64, &initial);
     let many = job(50_000, SCALE);
-    let racy = DropletKernel::new(
-        &ctx,
-        64,
-        SCALE,
-        KernelVariant::paper(AtomicMode::Racy, SpawnMode::Global),
-    )
-    .unwrap();
+    let racy = paper_kernel(&ctx, 64, AtomicMode::Racy);
     let c = racy
         .run_counted(&map, &many, 50_000)
         .unwrap()

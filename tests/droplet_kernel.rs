@@ -4,39 +4,22 @@
 mod common;
 
 use vkerode::erosion::cpu::{erode_parallel, erode_sequential};
-use vkerode::erosion::{
-    AtomicMode, DropletJob, DropletKernel, FixedHeightfield, KernelParams, KernelVariant, Passes,
-    Spawn, SpawnMode,
-};
+use vkerode::erosion::{AtomicMode, FixedHeightfield};
 use vkerode::experiment::ChangeFigures;
 use vkerode::terrain::{Heightmap, FIXED_POINT_LIMIT};
 
-use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
-
-fn job(droplets: u32, seed: u32) -> DropletJob {
-    DropletJob {
-        droplets,
-        seed,
-        params: KernelParams::default(),
-        spawn: Spawn::default(),
-        passes: Passes::default(),
-    }
-}
+use common::{
+    assert_validation_clean, default_job, fixed_terrain, paper_kernel, validated_device, SCALE,
+};
 
 #[test]
 fn one_droplet_on_the_gpu_follows_the_cpu_reference_path() {
     let ctx = validated_device();
-    let kernel = DropletKernel::new(
-        &ctx,
-        64,
-        SCALE,
-        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
-    )
-    .unwrap();
+    let kernel = paper_kernel(&ctx, 64, AtomicMode::Int);
     let initial = fixed_terrain(128, 3);
     let map = FixedHeightfield::new(128, 128, &initial);
     for seed in 1..=8 {
-        let one = job(1, seed);
+        let one = default_job(1, seed);
         let mut expected = initial.clone();
         let cpu_work = erode_sequential(&mut expected, 128, 128, &one);
         assert!(
@@ -86,18 +69,12 @@ fn one_droplet_on_the_gpu_follows_the_cpu_reference_path() {
 #[test]
 fn a_hundred_thousand_droplets_stay_in_range_lower_hillslopes_and_fill_channels() {
     let ctx = validated_device();
-    let kernel = DropletKernel::new(
-        &ctx,
-        64,
-        SCALE,
-        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
-    )
-    .unwrap();
+    let kernel = paper_kernel(&ctx, 64, AtomicMode::Int);
     let size = 256usize;
     let initial = fixed_terrain(size as u32, 5);
     let before = Heightmap::from_fixed(size, size, &initial, SCALE).unwrap();
     let map = FixedHeightfield::new(size as u32, size as u32, &initial);
-    let work = job(100_000, 11);
+    let work = default_job(100_000, 11);
     let gpu = kernel.run(&map, &work, 16_384).unwrap();
     let mut reference = initial.clone();
     erode_sequential(&mut reference, size, size, &work);
@@ -162,17 +139,11 @@ fn more_droplets_than_one_dispatch_can_hold_all_run() {
     let ctx = validated_device();
     let max_groups = ctx.info().max_workgroup_count[0];
     // Workgroup size 1: one group per droplet, so the group-count limit is the cap.
-    let kernel = DropletKernel::new(
-        &ctx,
-        1,
-        SCALE,
-        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
-    )
-    .unwrap();
+    let kernel = paper_kernel(&ctx, 1, AtomicMode::Int);
     let droplets = 70_000;
     let initial = fixed_terrain(128, 9);
     let map = FixedHeightfield::new(128, 128, &initial);
-    let work = job(droplets, 2);
+    let work = default_job(droplets, 2);
     let run = kernel.run_counted(&map, &work, u32::MAX).unwrap();
     let count = run.work.unwrap();
     assert_eq!(count.droplets, u64::from(droplets));

@@ -3,23 +3,15 @@
 mod common;
 
 use vkerode::erosion::{
-    AtomicMode, DropletJob, DropletKernel, DropletShader, ErosionError, FixedHeightfield,
-    KernelParams, KernelVariant, Passes, Spawn, SpawnMode, SpirvBuild,
+    AtomicMode, DropletKernel, DropletShader, ErosionError, FixedHeightfield, KernelVariant,
+    SpawnMode, SpirvBuild,
 };
 
-use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
+use common::{
+    assert_validation_clean, default_job, fixed_terrain, paper_kernel, validated_device, SCALE,
+};
 
 const SIZE: u32 = 128;
-
-fn job(droplets: u32, seed: u32) -> DropletJob {
-    DropletJob {
-        droplets,
-        seed,
-        params: KernelParams::default(),
-        spawn: Spawn::default(),
-        passes: Passes::default(),
-    }
-}
 
 fn fast(atomics: AtomicMode) -> KernelVariant {
     KernelVariant {
@@ -32,7 +24,7 @@ fn fast(atomics: AtomicMode) -> KernelVariant {
 fn a_lone_droplet_leaves_the_paper_kernels_heights_bit_for_bit() {
     let ctx = validated_device();
     let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
-    let reference = DropletKernel::new(&ctx, 64, SCALE, paper).unwrap();
+    let reference = paper_kernel(&ctx, 64, AtomicMode::Int);
     let initial = fixed_terrain(SIZE, 11);
     let map = FixedHeightfield::new(SIZE, SIZE, &initial);
     let candidates = [
@@ -49,7 +41,7 @@ fn a_lone_droplet_leaves_the_paper_kernels_heights_bit_for_bit() {
         let name = variant.module_name();
         let kernel = DropletKernel::new(&ctx, 64, SCALE, variant).unwrap();
         for seed in 1..=12 {
-            let one = job(1, seed);
+            let one = default_job(1, seed);
             let expected = reference.run_counted(&map, &one, 1).unwrap();
             let got = kernel.run_counted(&map, &one, 1).unwrap();
             assert!(expected.cells != initial, "seed {seed}: the droplet moved");
@@ -61,7 +53,7 @@ fn a_lone_droplet_leaves_the_paper_kernels_heights_bit_for_bit() {
         }
     }
     // Truncation to zero happens, so the skipped atomics are exercised.
-    let truncated = reference.run_counted(&map, &job(1, 1), 1).unwrap();
+    let truncated = reference.run_counted(&map, &default_job(1, 1), 1).unwrap();
     assert!(truncated.contention.unwrap().mass_truncated > 0.0);
     assert_validation_clean(&ctx);
 }
@@ -72,7 +64,9 @@ fn many_droplets_run_once_each_and_close_the_mass_account() {
     let kernel = DropletKernel::new(&ctx, 32, SCALE, fast(AtomicMode::Int)).unwrap();
     let initial = fixed_terrain(SIZE, 12);
     let map = FixedHeightfield::new(SIZE, SIZE, &initial);
-    let run = kernel.run_counted(&map, &job(4000, 2), 256).unwrap();
+    let run = kernel
+        .run_counted(&map, &default_job(4000, 2), 256)
+        .unwrap();
     assert_eq!(run.work.unwrap().droplets, 4000);
     let mass = run.contention.unwrap();
     let closes = mass.mass_intended - mass.mass_received - mass.mass_truncated;

@@ -7,7 +7,7 @@ use vkerode::erosion::{
     Spawn, SpawnMode, TileOrder,
 };
 
-use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
+use common::{assert_validation_clean, fixed_terrain, paper_kernel, validated_device, SCALE};
 
 const SIDE: u32 = 128;
 const TILE: u32 = 16;
@@ -100,13 +100,7 @@ fn checkerboard_phases_and_batches_run_every_droplet_once() {
         assert_eq!(colours.len() as u32, phases);
     }
     let global = tiled_job(10, TileOrder::Linear, 1, 30);
-    let plain = DropletKernel::new(
-        &ctx,
-        32,
-        SCALE,
-        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
-    )
-    .unwrap();
+    let plain = paper_kernel(&ctx, 32, AtomicMode::Int);
     assert!(
         plain.run(&map, &global, 10).is_err(),
         "a global kernel refuses a tiled job"

@@ -7,7 +7,7 @@ use vkerode::erosion::{
     KernelVariant, Passes, RunMode, Spawn, SpawnMode,
 };
 
-use common::{assert_validation_clean, fixed_terrain, validated_device, SCALE};
+use common::{assert_validation_clean, fixed_terrain, paper_kernel, validated_device, SCALE};
 
 const SIZE: u32 = 128;
 /// One droplet per 64 cells per dispatch: the default density.
@@ -40,13 +40,7 @@ fn passes_kernel(
 #[test]
 fn one_pass_one_batch_is_the_paper_kernel_bit_for_bit() {
     let ctx = validated_device();
-    let paper = DropletKernel::new(
-        &ctx,
-        64,
-        SCALE,
-        KernelVariant::paper(AtomicMode::Int, SpawnMode::Global),
-    )
-    .unwrap();
+    let paper = paper_kernel(&ctx, 64, AtomicMode::Int);
     let passes = passes_kernel(&ctx, AtomicMode::Int);
     let initial = fixed_terrain(SIZE, 5);
     let map = FixedHeightfield::new(SIZE, SIZE, &initial);

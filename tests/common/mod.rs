@@ -81,3 +81,26 @@ pub fn assert_clean_success(output: &std::process::Output) {
     assert!(output.status.success(), "vkerode failed: {err}");
     assert!(!err.contains("validation"), "validation messages: {err}");
 }
+
+/// The paper's kernel with global spawning, at the paper's fixed-point scale.
+pub fn paper_kernel(
+    ctx: &Arc<Context>,
+    workgroup: u32,
+    atomics: vkerode::erosion::AtomicMode,
+) -> vkerode::erosion::DropletKernel {
+    let variant =
+        vkerode::erosion::KernelVariant::paper(atomics, vkerode::erosion::SpawnMode::Global);
+    vkerode::erosion::DropletKernel::new(ctx, workgroup, SCALE, variant)
+        .expect("the paper's kernel builds")
+}
+
+/// `droplets` droplets with the default parameters, spawning and a single pass.
+pub fn default_job(droplets: u32, seed: u32) -> vkerode::erosion::DropletJob {
+    vkerode::erosion::DropletJob {
+        droplets,
+        seed,
+        params: vkerode::erosion::KernelParams::default(),
+        spawn: vkerode::erosion::Spawn::default(),
+        passes: vkerode::erosion::Passes::default(),
+    }
+}
