@@ -398,13 +398,61 @@ where
         .map_err(|e| err(&e))?;
     }
     ctx.configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(legend_corner(chart))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))
         .draw()
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))
+}
+
+/// The corner of the plot with the fewest points near it, for the legend: lower right
+/// unless data lies there.
+fn legend_corner(chart: &Chart) -> SeriesLabelPosition {
+    let points: Vec<(f64, f64)> = chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .map(|&(x, y, _)| {
+            let x = if chart.log_x.is_some() { x.max(f64::MIN_POSITIVE).ln() } else { x };
+            let y = if chart.log_y { y.max(f64::MIN_POSITIVE).ln() } else { y };
+            (x, y)
+        })
+        .collect();
+    let span = |values: Vec<f64>| {
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (lo, (hi - lo).max(f64::MIN_POSITIVE))
+    };
+    let (x0, xw) = span(points.iter().map(|p| p.0).collect());
+    let (y0, yh) = if chart.log_y {
+        span(points.iter().map(|p| p.1).collect())
+    } else {
+        // Linear y axes start at zero (or below, for negative values).
+        let (lo, h) = span(points.iter().map(|p| p.1).chain([0.0]).collect());
+        (lo, h)
+    };
+    let near = |right: bool, top: bool| {
+        points
+            .iter()
+            .filter(|&&(x, y)| {
+                let (fx, fy) = ((x - x0) / xw, (y - y0) / yh);
+                (if right { fx >= 0.55 } else { fx <= 0.45 })
+                    && (if top { fy >= 0.6 } else { fy <= 0.4 })
+            })
+            .count()
+    };
+    [
+        (SeriesLabelPosition::LowerRight, near(true, false)),
+        (SeriesLabelPosition::UpperRight, near(true, true)),
+        (SeriesLabelPosition::LowerLeft, near(false, false)),
+        (SeriesLabelPosition::UpperLeft, near(false, true)),
+    ]
+    .into_iter()
+    .min_by_key(|&(_, count)| count)
+    .map(|(corner, _)| corner)
+    .unwrap_or(SeriesLabelPosition::LowerRight)
 }
 
 fn draw_any<DB: DrawingBackend>(
