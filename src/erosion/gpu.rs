@@ -485,58 +485,14 @@ impl DropletRunner<'_> {
             Some(q) => Some(q.elapsed(0, 1)?),
             None => None,
         };
-        let scale = kernel.scale;
-        let initial_fixed = self.initial_sum;
-        // The heights after, and what the map received, in height units.
         let (cells, received) = if mode.read_back {
-            match kernel.variant.atomics {
-                AtomicMode::Float => {
-                    let heights = readback.read::<f32>()?;
-                    let sum: f64 = heights.iter().map(|&h| f64::from(h)).sum();
-                    let cells = heights
-                        .iter()
-                        .map(|&h| (h * scale).round() as i32)
-                        .collect();
-                    (cells, sum - initial_fixed as f64 / f64::from(scale))
-                }
-                AtomicMode::Int | AtomicMode::Racy | AtomicMode::Deterministic => {
-                    let cells = readback.read::<i32>()?;
-                    let sum: i64 = cells.iter().map(|&c| i64::from(c)).sum();
-                    (cells, (sum - initial_fixed) as f64 / f64::from(scale))
-                }
-            }
+            self.read_heights()?
         } else {
             (Vec::new(), 0.0)
         };
         let (work, contention) = if mode.counted {
-            let slots = counter_readback.read::<u32>()?;
-            let total = |range: std::ops::Range<usize>| {
-                slots[range].iter().map(|&c| u64::from(c)).sum::<u64>()
-            };
-            let shards = |k: usize| total(1 + k * COUNTER_SHARDS..1 + (k + 1) * COUNTER_SHARDS);
-            let counts = AtomicCounts {
-                atomics: shards(0),
-                conflicts: shards(1),
-                zero_adds: shards(2),
-            };
-            let droplets = job.droplets as usize;
-            let intended = per_droplet.intended_readback.read::<f32>()?;
-            let applied = per_droplet.applied_readback.read::<i32>()?;
-            let contention = Contention::measure(
-                &hits_readback.read::<u32>()?,
-                counts,
-                &MassInputs {
-                    intended: &intended[..droplets],
-                    applied_fixed: &applied[..droplets],
-                    float_heights: kernel.variant.atomics == AtomicMode::Float,
-                    scale,
-                    received,
-                },
-            );
-            (
-                Some(WorkCount::from_atomics(u64::from(slots[0]), counts.atomics)),
-                Some(contention),
-            )
+            let (work, contention) = self.read_counts(job.droplets as usize, received)?;
+            (Some(work), Some(contention))
         } else {
             (None, None)
         };
@@ -553,6 +509,60 @@ impl DropletRunner<'_> {
 }
 
 impl DropletRunner<'_> {
+    /// The heights after a run, in fixed point, and the height it added to the map.
+    fn read_heights(&self) -> Result<(Vec<i32>, f64), ErosionError> {
+        let scale = self.kernel.scale;
+        if self.kernel.variant.atomics == AtomicMode::Float {
+            let heights = self.readback.read::<f32>()?;
+            let sum: f64 = heights.iter().map(|&h| f64::from(h)).sum();
+            let cells = heights
+                .iter()
+                .map(|&h| (h * scale).round() as i32)
+                .collect();
+            Ok((cells, sum - self.initial_sum as f64 / f64::from(scale)))
+        } else {
+            let cells = self.readback.read::<i32>()?;
+            let sum: i64 = cells.iter().map(|&c| i64::from(c)).sum();
+            Ok((cells, (sum - self.initial_sum) as f64 / f64::from(scale)))
+        }
+    }
+
+    /// What the instrumented build counted, given the height the map received.
+    fn read_counts(
+        &self,
+        droplets: usize,
+        received: f64,
+    ) -> Result<(WorkCount, Contention), ErosionError> {
+        let per_droplet = self.per_droplet.as_ref().expect("reserved before the run");
+        let slots = self.counter_readback.read::<u32>()?;
+        let shards = |k: usize| {
+            slots[1 + k * COUNTER_SHARDS..1 + (k + 1) * COUNTER_SHARDS]
+                .iter()
+                .map(|&c| u64::from(c))
+                .sum::<u64>()
+        };
+        let counts = AtomicCounts {
+            atomics: shards(0),
+            conflicts: shards(1),
+            zero_adds: shards(2),
+        };
+        let intended = per_droplet.intended_readback.read::<f32>()?;
+        let applied = per_droplet.applied_readback.read::<i32>()?;
+        let contention = Contention::measure(
+            &self.hits_readback.read::<u32>()?,
+            counts,
+            &MassInputs {
+                intended: &intended[..droplets],
+                applied_fixed: &applied[..droplets],
+                float_heights: self.kernel.variant.atomics == AtomicMode::Float,
+                scale: self.kernel.scale,
+                received,
+            },
+        );
+        let work = WorkCount::from_atomics(u64::from(slots[0]), counts.atomics);
+        Ok((work, contention))
+    }
+
     /// Grows the per-droplet buffers to the job's droplets and, for passes, the state
     /// buffer to its largest dispatch.
     fn reserve(&mut self, job: &DropletJob, batches: &[Batch]) -> Result<(), ErosionError> {

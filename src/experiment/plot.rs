@@ -415,8 +415,16 @@ fn legend_corner(chart: &Chart) -> SeriesLabelPosition {
         .iter()
         .flat_map(|s| &s.points)
         .map(|&(x, y, _)| {
-            let x = if chart.log_x.is_some() { x.max(f64::MIN_POSITIVE).ln() } else { x };
-            let y = if chart.log_y { y.max(f64::MIN_POSITIVE).ln() } else { y };
+            let x = if chart.log_x.is_some() {
+                x.max(f64::MIN_POSITIVE).ln()
+            } else {
+                x
+            };
+            let y = if chart.log_y {
+                y.max(f64::MIN_POSITIVE).ln()
+            } else {
+                y
+            };
             (x, y)
         })
         .collect();
