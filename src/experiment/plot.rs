@@ -298,6 +298,14 @@ fn format_x(v: f64) -> String {
     }
 }
 
+/// A caption font size that fits the title across the chart (DejaVu Sans glyphs
+/// average a little under half the font size in width).
+fn caption_size(title: &str) -> u32 {
+    let width = f64::from(SIZE.0) * 0.92;
+    let fit = width / (0.46 * title.chars().count().max(1) as f64);
+    fit.clamp(11.0, 20.0) as u32
+}
+
 /// The y values' unit and its prefix, and their range in that unit.
 struct YAxis {
     unit: f64,
@@ -354,7 +362,7 @@ where
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut builder = ChartBuilder::on(root);
     builder
-        .caption(&chart.title, ("sans-serif", 20))
+        .caption(&chart.title, ("sans-serif", caption_size(&chart.title)))
         .margin(18)
         .x_label_area_size(48)
         .y_label_area_size(72);
