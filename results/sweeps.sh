@@ -110,8 +110,13 @@ run_ideas() {
     done
 }
 
+run_occupancy() {
+    sweep occupancy fixed.size=512 fixed.droplets=200000 'axes.shared_kib=[0,16,32]'
+    plot occupancy chart --x shared_kib --series variant
+}
+
 wanted() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
-for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas; do
+for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas occupancy; do
     if wanted "$experiment"; then
         echo "== $experiment"
         "run_$experiment"

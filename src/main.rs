@@ -535,6 +535,10 @@ fn print_device(d: &DeviceInfo) {
         "    max SSBO range:       {} bytes",
         d.max_storage_buffer_range
     );
+    say!(
+        "    max shared memory:    {} bytes per workgroup",
+        d.max_shared_memory_bytes
+    );
 }
 
 /// The format asked for, or the one the file name implies.

@@ -19,6 +19,11 @@ layout(local_size_x = 64, local_size_x_id = 1, local_size_y = 1, local_size_z = 
 // Heights are stored as int(h * FIXED_POINT_SCALE); the paper's scale is 1000.
 layout(constant_id = 2) const float FIXED_POINT_SCALE = 1000.0;
 
+// Shared memory each workgroup reserves and never uses, so that an SM holds fewer
+// workgroups: the occupancy experiments' knob. One word by default.
+layout(constant_id = 3) const uint RESERVED_SHARED_WORDS = 1u;
+shared uint reservedShared[RESERVED_SHARED_WORDS];
+
 #ifdef ATOMICS_FLOAT
 // Float mode: heights in height units, added with float atomics.
 layout(std430, binding = 0) buffer Heightfield {

@@ -152,6 +152,12 @@ uvec2 tileOf(uint group) {
 // them before any work.
 vec2 getRandomPosition(uint id) {
     if (id >= BATCH_SIZE) {
+        // Never true for a dispatched thread (BATCH_SIZE < 2^32); it keeps the reserved
+        // shared memory from being compiled away.
+        if (id == 0xFFFFFFFFu) {
+            reservedShared[id % RESERVED_SHARED_WORDS] = id;
+            return vec2(float(reservedShared[BATCH_SIZE % RESERVED_SHARED_WORDS]));
+        }
         return vec2(-1.0);
     }
     countWork(0u);

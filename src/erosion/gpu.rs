@@ -58,6 +58,7 @@ const DROPLET_STATE_BYTES: u64 = 32;
 /// Specialization constant IDs of the droplet kernel.
 const WORKGROUP_SIZE_ID: u32 = 1;
 const FIXED_POINT_SCALE_ID: u32 = 2;
+const RESERVED_SHARED_WORDS_ID: u32 = 3;
 /// Slots of the `workCounters` SSBO: droplets, then 64 shards each of atomics, of
 /// same-cell conflicts inside a subgroup, and of adds of zero.
 const COUNTER_SHARDS: usize = 64;
@@ -129,6 +130,13 @@ impl DropletKernel {
         if let Some(reason) = variant.unsupported() {
             return Err(ErosionError::Variant(reason));
         }
+        let shared_limit = ctx.info().max_shared_memory_bytes;
+        if variant.reserved_shared_bytes > shared_limit {
+            return Err(ErosionError::Variant(format!(
+                "{} bytes of reserved shared memory are above this device's limit of {shared_limit}",
+                variant.reserved_shared_bytes
+            )));
+        }
         if variant.atomics == AtomicMode::Float && !ctx.info().float_atomic_add {
             return Err(ErosionError::Unsupported(
                 "float atomics (shaderBufferFloat32AtomicAdd of VK_EXT_shader_atomic_float)",
@@ -142,6 +150,10 @@ impl DropletKernel {
             SpecConstant {
                 id: FIXED_POINT_SCALE_ID,
                 value: SpecValue::F32(fixed_point_scale),
+            },
+            SpecConstant {
+                id: RESERVED_SHARED_WORDS_ID,
+                value: SpecValue::U32((variant.reserved_shared_bytes / 4).max(1)),
             },
         ];
         let build = |shader: Spirv| {

@@ -52,6 +52,8 @@ pub struct KernelVariant {
     pub atomics: AtomicMode,
     pub spawn: SpawnMode,
     pub spirv: SpirvBuild,
+    /// Shared memory each workgroup reserves without using it, to lower occupancy.
+    pub reserved_shared_bytes: u32,
 }
 
 impl KernelVariant {
@@ -62,6 +64,7 @@ impl KernelVariant {
             atomics,
             spawn,
             spirv: SpirvBuild::Verbatim,
+            reserved_shared_bytes: 0,
         }
     }
 
@@ -77,6 +80,7 @@ impl KernelVariant {
             atomics,
             spawn: job.spawn.mode,
             spirv: SpirvBuild::Verbatim,
+            reserved_shared_bytes: 0,
         }
     }
 
@@ -156,6 +160,7 @@ mod tests {
                         atomics,
                         spawn,
                         spirv,
+                        reserved_shared_bytes: 0,
                     };
                     if variant.unsupported().is_some() {
                         continue;

@@ -84,6 +84,9 @@ pub struct PointSettings {
     /// "verbatim" SPIR-V (the default) or "optimised" by shaderc.
     #[serde(default)]
     pub spirv: SpirvBuild,
+    /// KiB of shared memory each workgroup reserves unused, to lower the occupancy.
+    #[serde(default)]
+    pub shared_kib: u32,
     /// How modifyHeight adds: "int" (the paper's), "float" or "racy".
     #[serde(default)]
     pub atomics: AtomicMode,
@@ -338,8 +341,12 @@ impl PointSettings {
     }
 
     pub fn kernel_variant(&self) -> KernelVariant {
-        self.variant
-            .variant(&self.job(), self.atomic_mode(), self.spirv)
+        KernelVariant {
+            reserved_shared_bytes: self.shared_kib.saturating_mul(1024),
+            ..self
+                .variant
+                .variant(&self.job(), self.atomic_mode(), self.spirv)
+        }
     }
 
     /// Checks the point against the algorithm's rules and, given one, the device's
@@ -403,6 +410,16 @@ impl PointSettings {
                     format!(
                         "{} is above this device's limit of {limit} ({})",
                         self.workgroup, device.name
+                    ),
+                ));
+            }
+            let shared = u64::from(self.shared_kib) * 1024;
+            if shared > u64::from(device.max_shared_memory_bytes) {
+                return Err((
+                    "shared_kib",
+                    format!(
+                        "{} KiB is above this device's maxComputeSharedMemorySize of {} bytes",
+                        self.shared_kib, device.max_shared_memory_bytes
                     ),
                 ));
             }

@@ -30,6 +30,8 @@ pub struct DeviceInfo {
     pub max_workgroup_invocations: u32,
     pub max_workgroup_count: [u32; 3],
     pub max_storage_buffer_range: u64,
+    /// `maxComputeSharedMemorySize`: shared memory one workgroup may declare.
+    pub max_shared_memory_bytes: u32,
     pub compute_queue_family: Option<u32>,
     #[serde(skip)]
     raw_api_version: u32,
@@ -96,6 +98,7 @@ impl DeviceInfo {
             max_workgroup_invocations: limits.max_compute_work_group_invocations,
             max_workgroup_count: limits.max_compute_work_group_count,
             max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
+            max_shared_memory_bytes: limits.max_compute_shared_memory_size,
             compute_queue_family: compute_family.map(|i| i as u32),
             raw_api_version: v,
             raw_type: props.device_type,
