@@ -120,6 +120,7 @@ fn axis_label(column: &str) -> String {
         "passes" => "dispatch passes per droplet life (P)".into(),
         "in_flight_per_cell" => "droplets in flight per cell per dispatch".into(),
         "relief" => "terrain relief (height units)".into(),
+        "shared_kib" => "shared memory reserved per workgroup (KiB)".into(),
         other => other.into(),
     }
 }
