@@ -89,3 +89,31 @@ fn the_fast_kernel_refuses_other_atomic_modes() {
         }
     }
 }
+
+#[test]
+fn reserved_shared_memory_changes_occupancy_not_results() {
+    let ctx = validated_device();
+    let limit = ctx.info().max_shared_memory_bytes;
+    let reference = paper_kernel(&ctx, 64, AtomicMode::Int);
+    let initial = fixed_terrain(SIZE, 13);
+    let map = FixedHeightfield::new(SIZE, SIZE, &initial);
+    let reserving = |bytes| KernelVariant {
+        reserved_shared_bytes: bytes,
+        ..KernelVariant::paper(AtomicMode::Int, SpawnMode::Global)
+    };
+    let kernel = DropletKernel::new(&ctx, 64, SCALE, reserving(limit)).unwrap();
+    for seed in 1..=4 {
+        let one = default_job(1, seed);
+        let expected = reference.run(&map, &one, 1).unwrap();
+        assert!(
+            kernel.run(&map, &one, 1).unwrap().cells == expected.cells,
+            "seed {seed}"
+        );
+    }
+    match DropletKernel::new(&ctx, 64, SCALE, reserving(limit + 4)) {
+        Err(ErosionError::Variant(reason)) => assert!(reason.contains("shared memory")),
+        Err(other) => panic!("unexpected error {other}"),
+        Ok(_) => panic!("more shared memory than the device allows was accepted"),
+    }
+    assert_validation_clean(&ctx);
+}
