@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::vkerode;
+use common::{assert_erode_outputs, vkerode};
 
 /// An output folder that does not exist yet, in a clean scratch folder.
 fn scratch(name: &str) -> std::path::PathBuf {
@@ -36,17 +36,7 @@ fn erode_writes_heightmaps_pictures_and_a_report_with_validation_silent() {
         stdout.contains("droplet-steps/s"),
         "timings printed: {stdout}"
     );
-    for file in [
-        "before.tif",
-        "after.tif",
-        "before_relief.png",
-        "after_relief.png",
-        "erosion.png",
-        "before_after.png",
-        "run.json",
-    ] {
-        assert!(out.join(file).is_file(), "{file} missing");
-    }
+    assert_erode_outputs(&out);
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(report["work"]["droplets"], 5000);

@@ -4,7 +4,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{assert_clean_success, stderr, vkerode};
+use common::{assert_clean_success, assert_erode_outputs, stderr, vkerode};
 
 use tiff::encoder::{colortype, TiffEncoder};
 use tiff::tags::Tag;
@@ -32,17 +32,7 @@ fn the_jacksboro_dem_erodes_end_to_end_in_metres_with_pictures() {
         out.to_str().unwrap(),
     ]);
     assert_clean_success(&result);
-    for file in [
-        "before.tif",
-        "after.tif",
-        "before_relief.png",
-        "after_relief.png",
-        "erosion.png",
-        "before_after.png",
-        "run.json",
-    ] {
-        assert!(out.join(file).is_file(), "{file} missing");
-    }
+    assert_erode_outputs(&out);
     let input = read_dem(Path::new(JACKSBORO), None).unwrap();
     let before = read_dem(&out.join("before.tif"), None).unwrap();
     let after = read_dem(&out.join("after.tif"), None).unwrap();

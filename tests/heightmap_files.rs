@@ -34,20 +34,18 @@ fn sample_dem() -> Dem {
     }
 }
 
+/// The heights' bit patterns, for bit-exact comparisons.
+fn height_bits(dem: &Dem) -> Vec<u32> {
+    dem.heights.data().iter().map(|h| h.to_bits()).collect()
+}
+
 #[test]
 fn float32_tiff_round_trips_bit_exactly() {
     let dem = sample_dem();
     let path = scratch("tif").join("map.tif");
     write_dem(&path, HeightFormat::Tif, &dem).unwrap();
     let back = read_dem(&path, None).unwrap();
-    let bits = |d: &Dem| {
-        d.heights
-            .data()
-            .iter()
-            .map(|h| h.to_bits())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(bits(&back), bits(&dem));
+    assert_eq!(height_bits(&back), height_bits(&dem));
     assert_eq!((back.heights.width(), back.heights.height()), (37, 23));
 }
 
@@ -79,14 +77,7 @@ fn raw_float32_round_trips_bit_exactly_with_its_sidecar() {
     write_dem(&path, HeightFormat::Raw, &dem).unwrap();
     // The sidecar gives the size; --width/--height are not needed.
     let back = read_dem(&path, None).unwrap();
-    let bits = |d: &Dem| {
-        d.heights
-            .data()
-            .iter()
-            .map(|h| h.to_bits())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(bits(&back), bits(&dem));
+    assert_eq!(height_bits(&back), height_bits(&dem));
     assert_eq!(back.cell_size, dem.cell_size);
 }
 

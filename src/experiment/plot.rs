@@ -447,8 +447,7 @@ fn legend_corner(chart: &Chart) -> SeriesLabelPosition {
         span(points.iter().map(|p| p.1).collect())
     } else {
         // Linear y axes start at zero (or below, for negative values).
-        let (lo, h) = span(points.iter().map(|p| p.1).chain([0.0]).collect());
-        (lo, h)
+        span(points.iter().map(|p| p.1).chain([0.0]).collect())
     };
     let near = |right: bool, top: bool| {
         points

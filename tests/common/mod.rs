@@ -75,6 +75,21 @@ pub fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Every file `vkerode erode` writes with pictures on.
+pub fn assert_erode_outputs(out: &std::path::Path) {
+    for file in [
+        "before.tif",
+        "after.tif",
+        "before_relief.png",
+        "after_relief.png",
+        "erosion.png",
+        "before_after.png",
+        "run.json",
+    ] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+}
+
 /// Success with the validation layer silent.
 pub fn assert_clean_success(output: &std::process::Output) {
     let err = stderr(output);
