@@ -6,20 +6,39 @@
 //    first sample, patched with the droplet's own changes, instead of a second load.
 // A lone droplet gives the paper kernel's heights bit for bit (tests/fast_kernel.rs).
 // Variants: optimised SPIR-V (opt); one idea at a time (skiponly, reuseonly), to
-// measure each; tiled spawning; the instrumented build.
+// measure each, or both with the corners read as aligned 16-byte quads (quads);
+// tiled spawning; the L1 levers of glsl/droplet.comp; the instrumented build.
 //! axis spirv: opt=@O
-//! axis ideas: skiponly=NO_CORNER_REUSE reuseonly=NO_ZERO_SKIP
+//! axis ideas: skiponly=NO_CORNER_REUSE reuseonly=NO_ZERO_SKIP quads=QUAD_LOADS
 //! axis spawn: tiled=SPAWN_TILED
+//! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
 
 #include "include/droplet_bindings.glsl"
 #include "include/droplet_functions.glsl"
 
+#if defined(QUAD_LOADS) && !defined(LOADS_READONLY)
+// Cells i and i + 1: one aligned 16-byte load, or two where they straddle quads.
+ivec2 cellPair(int i) {
+    int q = i >> 2;
+    int r = i & 3;
+    ivec4 quad = heightQuads[q];
+    if (r == 3) {
+        return ivec2(quad.w, heightQuads[q + 1].x);
+    }
+    return r == 0 ? quad.xy : (r == 1 ? quad.yz : quad.zw);
+}
+#endif
+
 // Fixed-point heights of the 2x2 corners NW, NE, SW, SE of `cell`.
 ivec4 loadCorners(ivec2 cell) {
     int i = cell.y * MAP_WIDTH + cell.x;
-    return ivec4(heightData[i], heightData[i + 1], heightData[i + MAP_WIDTH], heightData[i + MAP_WIDTH + 1]);
+#if defined(QUAD_LOADS) && !defined(LOADS_READONLY)
+    return ivec4(cellPair(i), cellPair(i + MAP_WIDTH));
+#else
+    return ivec4(storedHeight(i), storedHeight(i + 1), storedHeight(i + MAP_WIDTH), storedHeight(i + MAP_WIDTH + 1));
+#endif
 }
 
 vec3 surfaceFromCorners(ivec4 corners, vec2 pos) {

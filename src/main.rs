@@ -5,13 +5,18 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{bail, Context as _, Result};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use vkerode::erosion::cache::ChasePath;
+use vkerode::erosion::KernelVariant;
 use vkerode::erosion::{
-    AtomicMode, DropletJob, KernelParams, Passes, Spawn, SpawnMode, SpirvBuild, TileOrder,
+    AtomicMode, DropletJob, KernelParams, Lever, Passes, Spawn, SpawnMode, SpirvBuild, TileOrder,
 };
 use vkerode::experiment::config::{Experiment, KernelChoice};
-use vkerode::experiment::peak::{save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS, WALK_SIDES};
+use vkerode::experiment::kernels::{kernel_statistics, write_statistics_csv};
+use vkerode::experiment::peak::{
+    load_cached, measure_cache, save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS, WALK_SIDES,
+};
 use vkerode::experiment::plot::{self, PlotRequest};
 use vkerode::experiment::results::merge;
 use vkerode::experiment::sweep::{run_sweep, Shard, SweepOptions};
@@ -19,8 +24,9 @@ use vkerode::experiment::{
     run_erosion, write_outcome, Engine, ErodeOutcome, ErodeRequest, OutputOptions, TerrainReport,
     TerrainSource, TimeSource,
 };
-use vkerode::gpu::{list_devices, Context, ContextOptions, DeviceInfo};
-use vkerode::terrain::files::write_atomically;
+use vkerode::gpu::{
+    list_devices, statistics_summary, CompilerStatistic, Context, ContextOptions, DeviceInfo,
+};
 use vkerode::terrain::formats::{read_dem, write_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 use vkerode::terrain::units::GridUnits;
@@ -103,9 +109,35 @@ enum Command {
         overrides: Vec<String>,
     },
     /// Measure the device's int atomicAdd rates (random addresses, and droplet-shaped
-    /// walks), print them and cache them for sweeps' percent-of-peak.
+    /// walks) and its cache microbenchmark (load latency and read bandwidth against
+    /// working set, 4 KiB up), print them and cache them for sweeps' percent-of-peak.
     Peak {
-        /// Also write peak.json and CSVs of the rates into this folder.
+        /// Also write peak.json and one CSV per probe into this folder.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Run only the cache microbenchmark; the cached atomic rates are kept.
+        #[arg(long)]
+        cache_only: bool,
+    },
+    /// List the driver's compiler statistics (registers, binary size, stack, local and
+    /// shared memory on NVIDIA) of droplet kernel variants at given workgroup sizes.
+    Kernels {
+        /// Kernels, comma-separated.
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [KernelChoice::Paper, KernelChoice::Fast])]
+        variant: Vec<KernelChoice>,
+        /// Workgroup sizes, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [64])]
+        workgroup: Vec<u32>,
+        /// L1 levers, comma-separated.
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Lever::None])]
+        lever: Vec<Lever>,
+        #[arg(long, value_enum, default_value_t = AtomicMode::Int)]
+        atomics: AtomicMode,
+        #[arg(long, value_enum, default_value_t = SpawnMode::Global)]
+        spawn: SpawnMode,
+        #[arg(long, value_enum, default_value_t = SpirvBuild::Verbatim)]
+        spirv: SpirvBuild,
+        /// Also write the statistics as CSV, one row per statistic.
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -304,6 +336,10 @@ struct ErodeArgs {
     /// SPIR-V as build.rs compiled it verbatim, or through shaderc's optimiser.
     #[arg(long, value_enum, default_value_t = SpirvBuild::Verbatim)]
     spirv: SpirvBuild,
+    /// How the heightfield's loads reach the cache (the L1 experiments): as built, no
+    /// shared memory declared, a readonly binding, a texel buffer, or robustness off.
+    #[arg(long, value_enum, default_value_t = Lever::None)]
+    lever: Lever,
     /// Dispatch passes each droplet's life is split over, its state kept in a buffer.
     #[arg(long, default_value_t = 1)]
     passes: u32,
@@ -438,7 +474,47 @@ fn run(cli: Cli) -> Result<()> {
             };
             sweep(&options, config, overrides, &sweep_options)
         }
-        Command::Peak { out } => peak(&options, out.as_deref()),
+        Command::Peak { out, cache_only } => peak(&options, out.as_deref(), *cache_only),
+        Command::Kernels {
+            variant,
+            workgroup,
+            lever,
+            atomics,
+            spawn,
+            spirv,
+            out,
+        } => {
+            // Only what selects the build matters: the spawn mode, one pass.
+            let job = DropletJob {
+                droplets: 1,
+                seed: 1,
+                params: KernelParams::default(),
+                spawn: Spawn {
+                    mode: *spawn,
+                    ..Spawn::default()
+                },
+                passes: Passes::default(),
+            };
+            let mut variants = Vec::new();
+            for v in variant {
+                for &lever in lever {
+                    let variant = KernelVariant {
+                        lever,
+                        ..v.variant(&job, *atomics, *spirv)
+                    };
+                    match variant.unsupported() {
+                        Some(reason) => say!(
+                            "{} with lever {}: no build ({reason})",
+                            v.to_possible_value()
+                                .map_or_else(String::new, |p| p.get_name().to_string()),
+                            lever.as_str()
+                        ),
+                        None => variants.push(variant),
+                    }
+                }
+            }
+            kernels(&options, &variants, workgroup, out.as_deref())
+        }
         Command::Plot {
             csvs,
             x,
@@ -538,6 +614,23 @@ fn print_device(d: &DeviceInfo) {
     say!(
         "    max shared memory:    {} bytes per workgroup",
         d.max_shared_memory_bytes
+    );
+    say!(
+        "    subgroup sizes:       {} to {} (what subgroup size control can choose)",
+        d.subgroup_size_range[0],
+        d.subgroup_size_range[1]
+    );
+    say!(
+        "    max texel buffer:     {} texels",
+        d.max_texel_buffer_elements
+    );
+    say!(
+        "    compiler statistics:  {} (VK_KHR_pipeline_executable_properties)",
+        yes_no(d.pipeline_statistics)
+    );
+    say!(
+        "    pipeline robustness:  {} (VK_EXT_pipeline_robustness; vkerode never enables robustBufferAccess)",
+        yes_no(d.pipeline_robustness)
     );
 }
 
@@ -642,6 +735,7 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         atomics: args.atomics()?,
         variant: args.variant,
         spirv: args.spirv,
+        lever: args.lever,
     };
     let ctx = match request.engine {
         Engine::Gpu => Some(open_device(options)?),
@@ -693,6 +787,13 @@ fn print_outcome(outcome: &ErodeOutcome) {
             f.wall_ms
         ),
         _ => say!("CPU time: {:.3} ms (wall clock)", f.wall_ms),
+    }
+    if r.engine == Engine::Gpu {
+        say!(
+            "compiler statistics of {}: {}",
+            r.kernel.as_deref().unwrap_or("the kernel"),
+            statistics_line(&r.compiler_statistics)
+        );
     }
     let counted = if r.engine == Engine::Gpu {
         "counted in a separate instrumented run"
@@ -754,10 +855,107 @@ fn sweep(
     Ok(())
 }
 
-fn peak(options: &ContextOptions, out: Option<&Path>) -> Result<()> {
+fn kernels(
+    options: &ContextOptions,
+    variants: &[KernelVariant],
+    workgroups: &[u32],
+    out: Option<&Path>,
+) -> Result<()> {
+    let ctx = open_device(options)?;
+    let rows = kernel_statistics(
+        &ctx,
+        variants,
+        workgroups,
+        KernelParams::default().fixed_point_scale,
+    )?;
+    for row in &rows {
+        say!(
+            "{} (workgroup {}, lever {}): {}",
+            row.module,
+            row.workgroup,
+            row.variant.lever.as_str(),
+            statistics_line(&row.statistics)
+        );
+    }
+    if !ctx.info().pipeline_statistics {
+        say!(
+            "{} does not offer VK_KHR_pipeline_executable_properties: no statistics to list",
+            ctx.info().name
+        );
+    }
+    if let Some(path) = out {
+        write_statistics_csv(path, &rows)?;
+        say!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// The statistics on one line, or why there are none.
+fn statistics_line(statistics: &[CompilerStatistic]) -> String {
+    if statistics.is_empty() {
+        "none reported by the driver".into()
+    } else {
+        statistics_summary(statistics)
+    }
+}
+
+fn peak(options: &ContextOptions, out: Option<&Path>, cache_only: bool) -> Result<()> {
     let ctx = open_device(options)?;
     let info = ctx.info();
-    let probe = PeakProbe::new(&ctx)?;
+    let mut table = if cache_only {
+        load_cached(info).unwrap_or_else(|| PeakTable::empty(info))
+    } else {
+        atomic_peaks(&ctx)?
+    };
+    say!("cache microbenchmark: dependent-load latency (ns per load) by read path, and read bandwidth, against working set:");
+    let (latency, bandwidth) = measure_cache(&ctx, |_| {})?;
+    let paths: Vec<ChasePath> = ChasePath::ALL
+        .into_iter()
+        .filter(|p| latency.iter().any(|l| l.path == *p))
+        .collect();
+    let header: Vec<String> = paths.iter().map(|p| format!("{:>16}", p.label())).collect();
+    say!("  {:>12}{} {:>12}", "working set", header.join(""), "GB/s");
+    for b in &bandwidth {
+        let cells: Vec<String> = paths
+            .iter()
+            .map(|p| {
+                latency
+                    .iter()
+                    .find(|l| l.path == *p && l.working_set_bytes == b.working_set_bytes)
+                    .map(|l| format!("{:>16.1}", l.latency_ns))
+                    .unwrap_or_else(|| format!("{:>16}", "-"))
+            })
+            .collect();
+        say!(
+            "  {:>12}{} {:>12.1}",
+            human_bytes(b.working_set_bytes),
+            cells.join(""),
+            b.bytes_per_s / 1e9
+        );
+    }
+    table.cache_latency = latency;
+    table.cache_bandwidth = bandwidth;
+    let cached = save_cached(info, &table)?;
+    say!("cached in {}", cached.display());
+    if let Some(dir) = out {
+        for path in table.write(dir)? {
+            say!("wrote {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
+        b => format!("{} KiB", b >> 10),
+    }
+}
+
+/// The random-address and droplet-shaped walk probes, printed as they are measured.
+fn atomic_peaks(ctx: &Arc<Context>) -> Result<PeakTable> {
+    let info = ctx.info();
+    let probe = PeakProbe::new(ctx)?;
     let mut table = PeakTable::empty(info);
     say!("random-address atomicAdd (int):");
     say!(
@@ -803,15 +1001,5 @@ fn peak(options: &ContextOptions, out: Option<&Path>) -> Result<()> {
         );
         table.walk.push(w);
     }
-    let cached = save_cached(info, &table)?;
-    say!("cached in {}", cached.display());
-    if let Some(dir) = out {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let path = dir.join("peak.json");
-        write_atomically(&path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &table).map_err(std::io::Error::other)
-        })?;
-        say!("wrote {}", path.display());
-    }
-    Ok(())
+    Ok(table)
 }

@@ -20,9 +20,12 @@ layout(local_size_x = 64, local_size_x_id = 1, local_size_y = 1, local_size_z = 
 layout(constant_id = 2) const float FIXED_POINT_SCALE = 1000.0;
 
 // Shared memory each workgroup reserves and never uses, so that an SM holds fewer
-// workgroups: the occupancy experiments' knob. One word by default.
+// workgroups: the occupancy experiments' knob. One word by default; none at all with
+// NO_SHARED_MEMORY, a lever of the L1 experiments (the driver may size the L1 by it).
+#ifndef NO_SHARED_MEMORY
 layout(constant_id = 3) const uint RESERVED_SHARED_WORDS = 1u;
 shared uint reservedShared[RESERVED_SHARED_WORDS];
+#endif
 
 #ifdef ATOMICS_FLOAT
 // Float mode: heights in height units, added with float atomics.
@@ -33,6 +36,23 @@ layout(std430, binding = 0) buffer Heightfield {
 layout(std430, binding = 0) buffer Heightfield {
     int heightData[]; // Scaled fixed-point integers
 };
+#endif
+
+// The heightfield's read path, the L1 experiments' levers: the same buffer through a
+// second, readonly restrict binding (LOADS_READONLY), or through a uniform texel buffer
+// view, the texture path (LOADS_TEXEL). The fast kernel's QUAD_LOADS reads it as
+// aligned 16-byte quads. Writes always go through heightData.
+#if defined(LOADS_READONLY)
+layout(std430, binding = 7) readonly restrict buffer HeightRead {
+    int heightRead[];
+};
+#elif defined(QUAD_LOADS)
+layout(std430, binding = 7) buffer HeightQuads {
+    ivec4 heightQuads[];
+};
+#endif
+#ifdef LOADS_TEXEL
+layout(binding = 8) uniform isamplerBuffer heightTexels;
 #endif
 
 // The COUNT_WORK variant's instrumentation. workCounters: [0] droplets started,

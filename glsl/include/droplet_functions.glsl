@@ -152,12 +152,14 @@ uvec2 tileOf(uint group) {
 // them before any work.
 vec2 getRandomPosition(uint id) {
     if (id >= BATCH_SIZE) {
+#ifndef NO_SHARED_MEMORY
         // Never true for a dispatched thread (BATCH_SIZE < 2^32); it keeps the reserved
         // shared memory from being compiled away.
         if (id == 0xFFFFFFFFu) {
             reservedShared[id % RESERVED_SHARED_WORDS] = id;
             return vec2(float(reservedShared[BATCH_SIZE % RESERVED_SHARED_WORDS]));
         }
+#endif
         return vec2(-1.0);
     }
     countWork(0u);
@@ -177,14 +179,38 @@ vec2 getRandomPosition(uint id) {
 #endif
 }
 
-float cellHeight(ivec2 cell) {
+// Cell `index` as stored (fixed point, or float in float mode), through the variant's
+// read path.
 #if defined(ATOMICS_FLOAT)
-    return heightData[cell.y * MAP_WIDTH + cell.x];
-#elif defined(DETERMINISTIC)
-    int index = cell.y * MAP_WIDTH + cell.x;
-    return float(heightData[index] + ownChangeAt(index)) / FIXED_POINT_SCALE;
+float storedHeight(int index) {
+#if defined(LOADS_TEXEL)
+    return intBitsToFloat(texelFetch(heightTexels, index).x);
+#elif defined(LOADS_READONLY)
+    return intBitsToFloat(heightRead[index]);
 #else
-    return float(heightData[cell.y * MAP_WIDTH + cell.x]) / FIXED_POINT_SCALE;
+    return heightData[index];
+#endif
+}
+#else
+int storedHeight(int index) {
+#if defined(LOADS_TEXEL)
+    return texelFetch(heightTexels, index).x;
+#elif defined(LOADS_READONLY)
+    return heightRead[index];
+#else
+    return heightData[index];
+#endif
+}
+#endif
+
+float cellHeight(ivec2 cell) {
+    int index = cell.y * MAP_WIDTH + cell.x;
+#if defined(ATOMICS_FLOAT)
+    return storedHeight(index);
+#elif defined(DETERMINISTIC)
+    return float(storedHeight(index) + ownChangeAt(index)) / FIXED_POINT_SCALE;
+#else
+    return float(storedHeight(index)) / FIXED_POINT_SCALE;
 #endif
 }
 

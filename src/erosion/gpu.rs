@@ -7,15 +7,16 @@ use std::time::Duration;
 use super::batches::{plan_batches, plan_phased, Batch};
 use super::contention::{AtomicCounts, Contention, MassInputs};
 use super::params::{AtomicMode, DropletJob};
-use super::variant::{DropletShader, KernelVariant};
+use super::variant::{DropletShader, KernelVariant, Lever};
 use super::{ErosionError, WorkCount};
 use crate::gpu::barriers::{
     COMPUTE_TO_COMPUTE, COMPUTE_TO_TRANSFER, EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE,
     TRANSFER_TO_HOST,
 };
 use crate::gpu::{
-    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
-    PipelineDesc, SpecConstant, SpecValue, Spirv, TimestampQueries,
+    shaders, Buffer, BufferKind, CommandStream, CompilerStatistic, ComputePipeline, Context,
+    DescriptorSet, PipelineDesc, SpecConstant, SpecValue, Spirv, TexelFormat, TexelView,
+    TimestampQueries,
 };
 
 /// The push-constant block of glsl/include/droplet_bindings.glsl, member for member.
@@ -54,6 +55,11 @@ struct ApplyPushConstants {
 const APPLY_WORKGROUP: u32 = 256;
 /// Bytes of one `DropletState` in glsl/include/droplet_bindings.glsl.
 const DROPLET_STATE_BYTES: u64 = 32;
+
+/// SSBO bindings of the droplet kernel: heightData, the six of the instrumented and
+/// stateful builds, and the heightfield again for the readonly and quad loads. A texel
+/// view of it follows where the texel lever asks for one.
+const STORAGE_BINDINGS: u32 = 8;
 
 /// Specialization constant IDs of the droplet kernel.
 const WORKGROUP_SIZE_ID: u32 = 1;
@@ -160,10 +166,14 @@ impl DropletKernel {
             ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
-                    shader,
-                    specialization: &spec,
-                    storage_buffers: 7,
-                    push_constant_bytes: std::mem::size_of::<DropletPushConstants>() as u32,
+                    texel_buffers: u32::from(variant.lever == Lever::Texel),
+                    robustness_off: variant.lever == Lever::RobustnessOff,
+                    ..PipelineDesc::storage(
+                        shader,
+                        &spec,
+                        STORAGE_BINDINGS,
+                        std::mem::size_of::<DropletPushConstants>() as u32,
+                    )
                 },
             )
         };
@@ -173,12 +183,12 @@ impl DropletKernel {
         let apply = if variant.atomics == AtomicMode::Deterministic {
             Some(ComputePipeline::new(
                 ctx,
-                &PipelineDesc {
-                    shader: shaders::APPLY_DELTA,
-                    specialization: &[],
-                    storage_buffers: 2,
-                    push_constant_bytes: std::mem::size_of::<ApplyPushConstants>() as u32,
-                },
+                &PipelineDesc::storage(
+                    shaders::APPLY_DELTA,
+                    &[],
+                    2,
+                    std::mem::size_of::<ApplyPushConstants>() as u32,
+                ),
             )?)
         } else {
             None
@@ -200,6 +210,12 @@ impl DropletKernel {
 
     pub fn variant(&self) -> KernelVariant {
         self.variant
+    }
+
+    /// The driver's compiler statistics of the timed pipeline; empty where the device
+    /// does not report them.
+    pub fn statistics(&self) -> &[CompilerStatistic] {
+        self.timed.statistics()
     }
 
     /// Runs the job once with the uninstrumented kernel, timed with GPU timestamps.
@@ -243,7 +259,13 @@ impl DropletKernel {
             width: map.width,
             height: map.height,
             initial_sum: map.cells.iter().map(|&c| i64::from(c)).sum(),
-            heights: Buffer::new(ctx, "heightData", bytes, BufferKind::Storage)?,
+            // Whole 16-byte quads, for the quad loads.
+            heights: Buffer::new(
+                ctx,
+                "heightData",
+                bytes.next_multiple_of(16),
+                BufferKind::Storage,
+            )?,
             counters: Buffer::new(ctx, "workCounters", COUNTER_SLOTS * 4, BufferKind::Storage)?,
             hits: Buffer::new(ctx, "cellHits", bytes, BufferKind::Storage)?,
             delta: Buffer::new(ctx, "deltaData", delta_bytes, BufferKind::Storage)?,
@@ -376,7 +398,11 @@ impl DropletRunner<'_> {
         } else {
             &kernel.timed
         };
-        let set = DescriptorSet::new(
+        let cells = self.width * self.height;
+        let texels = (kernel.variant.lever == Lever::Texel)
+            .then(|| TexelView::new(&self.heights, u64::from(cells), TexelFormat::I32))
+            .transpose()?;
+        let set = DescriptorSet::with_texels(
             pipeline,
             &[
                 &self.heights,
@@ -386,7 +412,9 @@ impl DropletRunner<'_> {
                 &per_droplet.applied,
                 &self.delta,
                 &self.states,
+                &self.heights,
             ],
+            &texels.iter().collect::<Vec<_>>(),
         )?;
         let apply = match &kernel.apply {
             Some(apply) => Some((
@@ -395,7 +423,6 @@ impl DropletRunner<'_> {
             )),
             None => None,
         };
-        let cells = self.width * self.height;
         let apply_push = ApplyPushConstants { cells };
         let apply_groups = cells
             .div_ceil(APPLY_WORKGROUP)

@@ -1,6 +1,7 @@
 //! The droplet-erosion kernels' drivers, and a CPU reference of the same algorithm.
 
 mod batches;
+pub mod cache;
 mod contention;
 pub mod cpu;
 mod gpu;
@@ -16,7 +17,7 @@ pub use gpu::{DropletKernel, DropletRunner, FixedHeightfield, GpuRun, RunMode};
 pub use hash::{droplet_start, pcg_hash};
 pub use params::{AtomicMode, DropletJob, KernelParams, ParamError, Passes};
 pub use spawn::{Spawn, SpawnMode, TileOrder};
-pub use variant::{DropletShader, KernelVariant, SpirvBuild};
+pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
 
 use thiserror::Error;
 

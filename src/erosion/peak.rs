@@ -61,15 +61,7 @@ impl AtomicProbe {
             value: SpecValue::U32(workgroup),
         }];
         let build = |shader: Spirv, push: usize| {
-            ComputePipeline::new(
-                ctx,
-                &PipelineDesc {
-                    shader,
-                    specialization: &spec,
-                    storage_buffers: 1,
-                    push_constant_bytes: push as u32,
-                },
-            )
+            ComputePipeline::new(ctx, &PipelineDesc::storage(shader, &spec, 1, push as u32))
         };
         Ok(Self {
             ctx: Arc::clone(ctx),

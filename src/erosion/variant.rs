@@ -21,14 +21,63 @@ pub enum DropletShader {
     FastSkipOnly,
     /// The fast kernel with only its second idea: corner heights reused.
     FastReuseOnly,
+    /// The fast kernel reading each row's two corners with one aligned 16-byte load.
+    FastQuads,
 }
 
 impl DropletShader {
     fn is_fast(self) -> bool {
         matches!(
             self,
-            DropletShader::Fast | DropletShader::FastSkipOnly | DropletShader::FastReuseOnly
+            DropletShader::Fast
+                | DropletShader::FastSkipOnly
+                | DropletShader::FastReuseOnly
+                | DropletShader::FastQuads
         )
+    }
+}
+
+/// A lever on how the driver caches the heightfield's loads (the L1 experiments).
+/// Each keeps the kernel's arithmetic; only the path of the loads or the pipeline's
+/// declarations change.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Lever {
+    /// As built: loads from the read-write heightfield SSBO, 4 bytes of shared memory.
+    #[default]
+    None,
+    /// No shared memory declared at all.
+    NoShared,
+    /// Loads through a second, `readonly restrict` binding of the heightfield.
+    Readonly,
+    /// Loads through a uniform texel buffer view of the heightfield (the texture path).
+    Texel,
+    /// The pipeline's storage-buffer robustness explicitly disabled
+    /// (VK_EXT_pipeline_robustness).
+    RobustnessOff,
+}
+
+impl Lever {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lever::None => "none",
+            Lever::NoShared => "no-shared",
+            Lever::Readonly => "readonly",
+            Lever::Texel => "texel",
+            Lever::RobustnessOff => "robustness-off",
+        }
+    }
+
+    /// The suffix of its build.rs module, for levers that are a build of their own.
+    fn module_suffix(self) -> Option<&'static str> {
+        match self {
+            Lever::NoShared => Some("_noshared"),
+            Lever::Readonly => Some("_readonly"),
+            Lever::Texel => Some("_texel"),
+            Lever::None | Lever::RobustnessOff => None,
+        }
     }
 }
 
@@ -54,6 +103,7 @@ pub struct KernelVariant {
     pub spirv: SpirvBuild,
     /// Shared memory each workgroup reserves without using it, to lower occupancy.
     pub reserved_shared_bytes: u32,
+    pub lever: Lever,
 }
 
 impl KernelVariant {
@@ -65,6 +115,7 @@ impl KernelVariant {
             spawn,
             spirv: SpirvBuild::Verbatim,
             reserved_shared_bytes: 0,
+            lever: Lever::None,
         }
     }
 
@@ -81,6 +132,7 @@ impl KernelVariant {
             spawn: job.spawn.mode,
             spirv: SpirvBuild::Verbatim,
             reserved_shared_bytes: 0,
+            lever: Lever::None,
         }
     }
 
@@ -98,6 +150,7 @@ impl KernelVariant {
         match self.shader {
             DropletShader::FastSkipOnly => name += "_skiponly",
             DropletShader::FastReuseOnly => name += "_reuseonly",
+            DropletShader::FastQuads => name += "_quads",
             _ => {}
         }
         if self.atomics != AtomicMode::Int {
@@ -106,6 +159,9 @@ impl KernelVariant {
         }
         if self.spawn == SpawnMode::Tiled {
             name += "_tiled";
+        }
+        if let Some(suffix) = self.lever.module_suffix() {
+            name += suffix;
         }
         name
     }
@@ -124,8 +180,26 @@ impl KernelVariant {
                 self.atomics.as_str()
             ));
         }
-        (self.shader == DropletShader::Passes && self.spirv == SpirvBuild::Optimised)
-            .then(|| "the passes kernel is built verbatim only".to_string())
+        if self.shader == DropletShader::Passes && self.spirv == SpirvBuild::Optimised {
+            return Some("the passes kernel is built verbatim only".into());
+        }
+        if self.shader == DropletShader::Passes && self.lever.module_suffix().is_some() {
+            return Some(format!(
+                "the passes kernel has no {} build",
+                self.lever.as_str()
+            ));
+        }
+        if self.shader == DropletShader::FastQuads
+            && matches!(self.lever, Lever::Readonly | Lever::Texel)
+        {
+            return Some(format!(
+                "the quads kernel reads through its own aligned binding, not the {} lever's",
+                self.lever.as_str()
+            ));
+        }
+        (self.lever == Lever::NoShared && self.reserved_shared_bytes > 0).then(|| {
+            "the no-shared lever declares no shared memory, so none can be reserved".into()
+        })
     }
 }
 
@@ -142,6 +216,14 @@ mod tests {
             DropletShader::Fast,
             DropletShader::FastSkipOnly,
             DropletShader::FastReuseOnly,
+            DropletShader::FastQuads,
+        ];
+        let levers = [
+            Lever::None,
+            Lever::NoShared,
+            Lever::Readonly,
+            Lever::Texel,
+            Lever::RobustnessOff,
         ];
         let modes = [
             AtomicMode::Int,
@@ -155,19 +237,22 @@ mod tests {
                     .into_iter()
                     .flat_map(|s| [(s, SpirvBuild::Verbatim), (s, SpirvBuild::Optimised)])
                 {
-                    let variant = KernelVariant {
-                        shader,
-                        atomics,
-                        spawn,
-                        spirv,
-                        reserved_shared_bytes: 0,
-                    };
-                    if variant.unsupported().is_some() {
-                        continue;
+                    for lever in levers {
+                        let variant = KernelVariant {
+                            shader,
+                            atomics,
+                            spawn,
+                            spirv,
+                            reserved_shared_bytes: 0,
+                            lever,
+                        };
+                        if variant.unsupported().is_some() {
+                            continue;
+                        }
+                        let name = variant.module_name();
+                        assert!(shaders::by_name(&name).is_some(), "{name}");
+                        assert!(shaders::by_name(&format!("{name}_counted")).is_some());
                     }
-                    let name = variant.module_name();
-                    assert!(shaders::by_name(&name).is_some(), "{name}");
-                    assert!(shaders::by_name(&format!("{name}_counted")).is_some());
                 }
             }
         }

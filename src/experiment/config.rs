@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::erosion::{
-    AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Passes, Spawn, SpawnMode,
-    SpirvBuild, TileOrder,
+    AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Lever, Passes, Spawn,
+    SpawnMode, SpirvBuild, TileOrder,
 };
 use crate::gpu::DeviceInfo;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
@@ -87,6 +87,10 @@ pub struct PointSettings {
     /// KiB of shared memory each workgroup reserves unused, to lower the occupancy.
     #[serde(default)]
     pub shared_kib: u32,
+    /// How the heightfield's loads reach the cache: "none" (as built), "no-shared",
+    /// "readonly", "texel" or "robustness-off".
+    #[serde(default)]
+    pub lever: Lever,
     /// How modifyHeight adds: "int" (the paper's), "float" or "racy".
     #[serde(default)]
     pub atomics: AtomicMode,
@@ -127,6 +131,8 @@ pub enum KernelChoice {
     FastSkipOnly,
     /// The fast variant with only its corner reuse.
     FastReuseOnly,
+    /// The fast variant reading each row's two corners with one aligned 16-byte load.
+    FastQuads,
 }
 
 impl KernelChoice {
@@ -144,6 +150,7 @@ impl KernelChoice {
             KernelChoice::Fast => variant.shader = DropletShader::Fast,
             KernelChoice::FastSkipOnly => variant.shader = DropletShader::FastSkipOnly,
             KernelChoice::FastReuseOnly => variant.shader = DropletShader::FastReuseOnly,
+            KernelChoice::FastQuads => variant.shader = DropletShader::FastQuads,
         }
         variant
     }
@@ -343,6 +350,7 @@ impl PointSettings {
     pub fn kernel_variant(&self) -> KernelVariant {
         KernelVariant {
             reserved_shared_bytes: self.shared_kib.saturating_mul(1024),
+            lever: self.lever,
             ..self
                 .variant
                 .variant(&self.job(), self.atomic_mode(), self.spirv)
@@ -435,6 +443,31 @@ impl PointSettings {
             }
         }
         Ok(())
+    }
+}
+
+impl PointSettings {
+    /// What the device lacks to run this point, if anything: such points are skipped
+    /// with a note, so that one sweep can run on devices with different features.
+    fn missing_feature(&self, device: &DeviceInfo) -> Option<String> {
+        let name = &device.name;
+        if self.atomics == AtomicMode::Float && !device.float_atomic_add {
+            return Some(format!("{name} has no float atomicAdd on storage buffers"));
+        }
+        if self.lever == Lever::RobustnessOff && !device.pipeline_robustness {
+            return Some(format!(
+                "{name} does not offer VK_EXT_pipeline_robustness, which the robustness-off lever needs"
+            ));
+        }
+        let cells = u64::from(self.size).pow(2);
+        (self.lever == Lever::Texel && cells > u64::from(device.max_texel_buffer_elements)).then(
+            || {
+                format!(
+                    "a texel view of a {0}x{0} map is past {name}'s maxTexelBufferElements of {1}",
+                    self.size, device.max_texel_buffer_elements
+                )
+            },
+        )
     }
 }
 
@@ -594,9 +627,7 @@ impl Experiment {
                 };
                 error(&key, reason)
             })?;
-            let unsupported = device
-                .filter(|d| settings.atomics == AtomicMode::Float && !d.float_atomic_add)
-                .map(|d| format!("{} has no float atomicAdd on storage buffers", d.name));
+            let unsupported = device.and_then(|d| settings.missing_feature(d));
             points.push(Point {
                 index,
                 unsupported,

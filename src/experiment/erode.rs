@@ -12,11 +12,11 @@ use super::provenance::Provenance;
 use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{
-    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, RunMode,
-    SpirvBuild, WorkCount,
+    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield,
+    KernelVariant, Lever, RunMode, SpirvBuild, WorkCount,
 };
 use crate::experiment::config::KernelChoice;
-use crate::gpu::Context;
+use crate::gpu::{CompilerStatistic, Context};
 use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{write_dem, Dem, HeightFormat};
 use crate::terrain::image::shaded_relief;
@@ -80,6 +80,8 @@ pub struct ErodeRequest {
     pub variant: KernelChoice,
     /// Verbatim or optimised SPIR-V. GPU only.
     pub spirv: SpirvBuild,
+    /// How the heightfield's loads reach the cache. GPU only.
+    pub lever: Lever,
 }
 
 /// Everything an erosion run measured, as written to `run.json`.
@@ -99,6 +101,10 @@ pub struct ErodeReport {
     pub atomics: AtomicMode,
     /// The droplet module that ran (GPU only).
     pub kernel: Option<String>,
+    pub lever: Lever,
+    /// The driver's compiler statistics of that module's pipeline, each under the
+    /// driver's name; empty on the CPU and where the driver reports none.
+    pub compiler_statistics: Vec<CompilerStatistic>,
     /// From the instrumented run (GPU only): hits per cell, subgroup conflicts, mass.
     pub contention: Option<Contention>,
     pub change: ChangeFigures,
@@ -213,9 +219,12 @@ pub fn run_erosion(
             ctx,
             request.workgroup,
             scale,
-            request
-                .variant
-                .variant(&request.job, request.atomics, request.spirv),
+            KernelVariant {
+                lever: request.lever,
+                ..request
+                    .variant
+                    .variant(&request.job, request.atomics, request.spirv)
+            },
         )?),
         None => None,
     };
@@ -276,6 +285,11 @@ pub fn run_erosion(
         work,
         atomics: request.atomics,
         kernel: kernel.as_ref().map(|k| k.variant().module_name()),
+        lever: request.lever,
+        compiler_statistics: kernel
+            .as_ref()
+            .map(|k| k.statistics().to_vec())
+            .unwrap_or_default(),
         contention,
         change: ChangeFigures::between(&before, &after, &initial, &cells),
     };

@@ -3,6 +3,7 @@
 pub mod config;
 mod erode;
 mod figures;
+pub mod kernels;
 pub mod measure;
 pub mod peak;
 pub mod plot;

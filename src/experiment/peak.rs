@@ -2,13 +2,14 @@
 //! of footprints and for droplet-shaped walks over a range of map sizes, cached per
 //! device so that sweeps can report each point as a share of the droplet-shaped peak.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::provenance::device_slug;
 use super::ExperimentError;
+use crate::erosion::cache::{BandwidthPoint, CacheProbe, CacheProbeSize, LatencyPoint};
 use crate::erosion::peak::AtomicProbe;
 use crate::erosion::ATOMICS_PER_STEP;
 use crate::gpu::{Context, DeviceInfo};
@@ -74,6 +75,12 @@ pub struct PeakTable {
     pub vkerode_commit: String,
     pub walk: Vec<WalkPeak>,
     pub random: Vec<RandomPeak>,
+    /// The cache microbenchmark: load latency per read path against working set.
+    #[serde(default)]
+    pub cache_latency: Vec<LatencyPoint>,
+    /// The cache microbenchmark: read bandwidth against working set.
+    #[serde(default)]
+    pub cache_bandwidth: Vec<BandwidthPoint>,
 }
 
 /// Random-probe footprints: one address to 64M (256 MiB, past any L2).
@@ -89,7 +96,34 @@ impl PeakTable {
             vkerode_commit: env!("VKERODE_GIT_COMMIT").into(),
             walk: Vec::new(),
             random: Vec::new(),
+            cache_latency: Vec::new(),
+            cache_bandwidth: Vec::new(),
         }
+    }
+
+    /// Writes peak.json and one CSV per probe (random.csv, walk.csv,
+    /// cache_latency.csv, cache_bandwidth.csv) into `dir`.
+    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
+        std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let json = dir.join("peak.json");
+        write_atomically(&json, |out| {
+            serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)
+        })?;
+        let mut written = vec![json];
+        written.extend(write_rows(&dir.join("random.csv"), &self.random)?);
+        written.extend(write_rows(&dir.join("walk.csv"), &self.walk)?);
+        written.extend(write_rows(
+            &dir.join("cache_latency.csv"),
+            &self.cache_latency,
+        )?);
+        written.extend(write_rows(
+            &dir.join("cache_bandwidth.csv"),
+            &self.cache_bandwidth,
+        )?);
+        Ok(written)
     }
 
     pub fn walk_at(&self, side: u32) -> Option<&WalkPeak> {
@@ -143,6 +177,40 @@ impl PeakProbe {
             gpu_ms: rate.gpu_ms,
         })
     }
+}
+
+/// A CSV with a header from the rows' field names, unless there are no rows; the
+/// device and driver are in peak.json beside it.
+fn write_rows<T: Serialize>(path: &Path, rows: &[T]) -> Result<Option<PathBuf>, ExperimentError> {
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    write_atomically(path, |out| {
+        let mut csv = csv::Writer::from_writer(out);
+        for row in rows {
+            csv.serialize(row).map_err(std::io::Error::other)?;
+        }
+        csv.flush()
+    })?;
+    Ok(Some(path.to_path_buf()))
+}
+
+/// The cache microbenchmark over every working set the device's SSBOs can hold,
+/// `progress` told of each set as it is measured.
+pub fn measure_cache(
+    ctx: &Arc<Context>,
+    mut progress: impl FnMut(u64),
+) -> Result<(Vec<LatencyPoint>, Vec<BandwidthPoint>), ExperimentError> {
+    let info = ctx.info();
+    let probe = CacheProbe::new(ctx, CacheProbeSize::for_device(info.device_type == "CPU"))?;
+    let mut latency = Vec::new();
+    let mut bandwidth = Vec::new();
+    for bytes in probe.size().working_sets(info.max_storage_buffer_range) {
+        progress(bytes);
+        latency.extend(probe.latency(bytes)?);
+        bandwidth.push(probe.bandwidth(bytes)?);
+    }
+    Ok((latency, bandwidth))
 }
 
 /// Where a device's peak table is cached: `$VKERODE_CACHE_DIR`, else

@@ -14,7 +14,7 @@ use super::config::{Experiment, Point};
 use super::measure::Measurement;
 use super::provenance::Provenance;
 use crate::erosion::{Contention, WorkCount};
-use crate::gpu::DeviceInfo;
+use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use crate::terrain::files::write_atomically;
 
 pub const POINTS_CSV: &str = "points.csv";
@@ -54,7 +54,9 @@ pub const POINT_COLUMNS: &[&str] = &[
     "stagger",
     "spirv",
     "shared_kib",
+    "lever",
     "kernel",
+    "compiler_stats",
     "dispatches",
     "reps",
     "stop_reason",
@@ -210,6 +212,8 @@ pub struct PointOutcome<'a> {
     pub work: WorkCount,
     pub dispatches: usize,
     pub batch: u32,
+    /// The timed pipeline's compiler statistics; empty where the driver has none.
+    pub compiler_statistics: &'a [CompilerStatistic],
     /// Droplet-shaped walk steps/s at this map size, if measured.
     pub peak_walk_steps_per_s: Option<f64>,
     pub total_height_change: f64,
@@ -263,7 +267,9 @@ impl PointOutcome<'_> {
             label(&s.stagger),
             label(&s.spirv),
             s.shared_kib.to_string(),
+            label(&s.lever),
             s.kernel_variant().module_name(),
+            statistics_summary(self.compiler_statistics),
             self.dispatches.to_string(),
             m.samples.len().to_string(),
             m.stop.as_str().to_string(),

@@ -172,6 +172,7 @@ pub fn run_sweep(
             work: counted.work.unwrap_or_default(),
             dispatches: counted.dispatches,
             batch,
+            compiler_statistics: kernel.statistics(),
             peak_walk_steps_per_s: ceilings.at(s.size)?,
             total_height_change: total_change as f64 / f64::from(s.scale),
             max_cell_change: max_change as f64 / f64::from(s.scale),

@@ -25,6 +25,7 @@ impl BufferKind {
         match self {
             BufferKind::Storage => {
                 vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
                     | vk::BufferUsageFlags::TRANSFER_SRC
                     | vk::BufferUsageFlags::TRANSFER_DST
             }
@@ -152,6 +153,72 @@ impl Drop for Buffer {
         }
         // SAFETY: every submission that used this buffer has been waited on.
         unsafe { self.ctx.destroy_buffer(self.raw, None) };
+    }
+}
+
+/// A view of a storage buffer's first `texels` 32-bit words as a uniform texel buffer,
+/// read through the texture path (`texelFetch` on a `samplerBuffer`). It borrows the
+/// buffer, so the buffer outlives it.
+pub struct TexelView<'b> {
+    ctx: Arc<Context>,
+    raw: vk::BufferView,
+    _buffer: std::marker::PhantomData<&'b Buffer>,
+}
+
+/// The format of a texel view's 32-bit words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexelFormat {
+    I32,
+    U32,
+}
+
+impl<'b> TexelView<'b> {
+    pub fn new(buffer: &'b Buffer, texels: u64, format: TexelFormat) -> GpuResult<Self> {
+        let ctx = &buffer.ctx;
+        let limit = u64::from(ctx.info().max_texel_buffer_elements);
+        if texels > limit {
+            return Err(GpuError::LimitExceeded {
+                what: format!("a texel view of buffer {:?} ({texels} texels)", buffer.name),
+                requested: texels,
+                limit_name: "maxTexelBufferElements",
+                limit,
+            });
+        }
+        if texels * 4 > buffer.size {
+            return Err(GpuError::LimitExceeded {
+                what: format!("a texel view of {texels} texels"),
+                requested: texels * 4,
+                limit_name: "the size of its buffer",
+                limit: buffer.size,
+            });
+        }
+        let info = vk::BufferViewCreateInfo::default()
+            .buffer(buffer.raw)
+            .format(match format {
+                TexelFormat::I32 => vk::Format::R32_SINT,
+                TexelFormat::U32 => vk::Format::R32_UINT,
+            })
+            .offset(0)
+            .range(texels * 4);
+        // SAFETY: the buffer is alive, has UNIFORM_TEXEL_BUFFER usage, and the range is
+        // inside it and within maxTexelBufferElements (both checked above).
+        let raw = unsafe { ctx.create_buffer_view(&info, None) }.during("vkCreateBufferView")?;
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            raw,
+            _buffer: std::marker::PhantomData,
+        })
+    }
+
+    pub(crate) fn raw(&self) -> vk::BufferView {
+        self.raw
+    }
+}
+
+impl Drop for TexelView<'_> {
+    fn drop(&mut self) {
+        // SAFETY: every submission that used this view has been waited on.
+        unsafe { self.ctx.destroy_buffer_view(self.raw, None) };
     }
 }
 

@@ -137,6 +137,8 @@ pub fn list_devices(options: &ContextOptions) -> GpuResult<Vec<DeviceInfo>> {
 }
 
 pub struct Context {
+    /// VK_KHR_pipeline_executable_properties, where the device reports statistics.
+    executables: Option<ash::khr::pipeline_executable_properties::Device>,
     device: ash::Device,
     physical_device: vk::PhysicalDevice,
     queue: vk::Queue,
@@ -163,10 +165,22 @@ impl Context {
         let mut extensions: Vec<*const std::ffi::c_char> = Vec::new();
         let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()
             .shader_buffer_float32_atomic_add(true);
+        let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+            .pipeline_executable_info(true);
+        let mut robustness =
+            vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default().pipeline_robustness(true);
         let mut create_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
         if info.float_atomic_add {
             extensions.push(ash::ext::shader_atomic_float::NAME.as_ptr());
             create_info = create_info.push_next(&mut float_atomics);
+        }
+        if info.pipeline_statistics {
+            extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+            create_info = create_info.push_next(&mut executables);
+        }
+        if info.pipeline_robustness {
+            extensions.push(ash::ext::pipeline_robustness::NAME.as_ptr());
+            create_info = create_info.push_next(&mut robustness);
         }
         create_info = create_info.enabled_extension_names(&extensions);
         // SAFETY: every pointer in create_info outlives the call.
@@ -206,7 +220,11 @@ impl Context {
             }
         };
 
+        let executables = info.pipeline_statistics.then(|| {
+            ash::khr::pipeline_executable_properties::Device::new(&owner.instance, &device)
+        });
         Ok(Arc::new(Self {
+            executables,
             device,
             physical_device,
             queue,
@@ -243,6 +261,10 @@ impl Context {
     /// The validation log itself, for callers that outlive this context.
     pub fn validation_log(&self) -> Option<Arc<ValidationLog>> {
         self.owner.messenger.as_ref().map(|m| Arc::clone(&m.log))
+    }
+
+    pub(crate) fn executables(&self) -> Option<&ash::khr::pipeline_executable_properties::Device> {
+        self.executables.as_ref()
     }
 
     pub(crate) fn allocator(&self) -> MutexGuard<'_, Allocator> {

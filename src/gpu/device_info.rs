@@ -32,6 +32,16 @@ pub struct DeviceInfo {
     pub max_storage_buffer_range: u64,
     /// `maxComputeSharedMemorySize`: shared memory one workgroup may declare.
     pub max_shared_memory_bytes: u32,
+    /// `maxTexelBufferElements`: the largest texel buffer view, in texels.
+    pub max_texel_buffer_elements: u32,
+    /// `[minSubgroupSize, maxSubgroupSize]` (Vulkan 1.3): what subgroup size control
+    /// could choose from; `[subgroup_size; 2]` before 1.3.
+    pub subgroup_size_range: [u32; 2],
+    /// The driver reports compiler statistics per pipeline
+    /// (VK_KHR_pipeline_executable_properties, `pipelineExecutableInfo`).
+    pub pipeline_statistics: bool,
+    /// Robust buffer access can be turned off per pipeline (VK_EXT_pipeline_robustness).
+    pub pipeline_robustness: bool,
     pub compute_queue_family: Option<u32>,
     #[serde(skip)]
     raw_api_version: u32,
@@ -41,32 +51,58 @@ pub struct DeviceInfo {
 
 impl DeviceInfo {
     pub(crate) fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> Self {
+        // SAFETY: plain queries on a live instance.
+        let (base, families, extensions) = unsafe {
+            (
+                instance.get_physical_device_properties(pd),
+                instance.get_physical_device_queue_family_properties(pd),
+                instance
+                    .enumerate_device_extension_properties(pd)
+                    .unwrap_or_default(),
+            )
+        };
+        let has = |name: &std::ffi::CStr| {
+            extensions
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(name))
+        };
+        let is_1_3 = base.api_version >= vk::API_VERSION_1_3;
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut subgroup)
             .push_next(&mut driver);
-        // SAFETY: plain queries on a live instance; the chained structs outlive the calls.
-        let (families, has_float_ext) = unsafe {
-            instance.get_physical_device_properties2(pd, &mut props2);
-            let families = instance.get_physical_device_queue_family_properties(pd);
-            let has_float_ext = instance
-                .enumerate_device_extension_properties(pd)
-                .unwrap_or_default()
-                .iter()
-                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::shader_atomic_float::NAME));
-            (families, has_float_ext)
-        };
+        if is_1_3 {
+            props2 = props2.push_next(&mut size_control);
+        }
+        // SAFETY: every chained struct is core in the device's API version.
+        unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
         let props = props2.properties;
 
-        let mut float_atomic_add = false;
+        let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+        let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+        let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
+        let mut features = vk::PhysicalDeviceFeatures2::default();
+        let has_float_ext = has(ash::ext::shader_atomic_float::NAME);
+        let has_executables_ext = has(ash::khr::pipeline_executable_properties::NAME);
+        let has_robustness_ext = has(ash::ext::pipeline_robustness::NAME);
         if has_float_ext {
-            let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
-            let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut atomic_float);
-            // SAFETY: the extension is present, so its feature struct may be chained.
-            unsafe { instance.get_physical_device_features2(pd, &mut features) };
-            float_atomic_add = atomic_float.shader_buffer_float32_atomic_add == vk::TRUE;
+            features = features.push_next(&mut atomic_float);
         }
+        if has_executables_ext {
+            features = features.push_next(&mut executables);
+        }
+        if has_robustness_ext {
+            features = features.push_next(&mut robustness);
+        }
+        // SAFETY: each feature struct is chained only where its extension is present.
+        unsafe { instance.get_physical_device_features2(pd, &mut features) };
+        let float_atomic_add =
+            has_float_ext && atomic_float.shader_buffer_float32_atomic_add == vk::TRUE;
+        let pipeline_statistics =
+            has_executables_ext && executables.pipeline_executable_info == vk::TRUE;
+        let pipeline_robustness = has_robustness_ext && robustness.pipeline_robustness == vk::TRUE;
 
         let compute_family = families
             .iter()
@@ -99,6 +135,17 @@ impl DeviceInfo {
             max_workgroup_count: limits.max_compute_work_group_count,
             max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
             max_shared_memory_bytes: limits.max_compute_shared_memory_size,
+            max_texel_buffer_elements: limits.max_texel_buffer_elements,
+            subgroup_size_range: if is_1_3 {
+                [
+                    size_control.min_subgroup_size,
+                    size_control.max_subgroup_size,
+                ]
+            } else {
+                [subgroup.subgroup_size; 2]
+            },
+            pipeline_statistics,
+            pipeline_robustness,
             compute_queue_family: compute_family.map(|i| i as u32),
             raw_api_version: v,
             raw_type: props.device_type,

@@ -8,15 +8,17 @@ mod context;
 mod device_info;
 mod error;
 mod pipeline;
+mod statistics;
 mod timing;
 mod validation;
 
-pub use buffer::{Buffer, BufferKind};
+pub use buffer::{Buffer, BufferKind, TexelFormat, TexelView};
 pub use commands::{CommandStream, Recorder};
 pub use context::{list_devices, Context, ContextOptions, REQUIRED_API_VERSION};
 pub use device_info::DeviceInfo;
 pub use error::{GpuError, GpuResult};
 pub use pipeline::{ComputePipeline, DescriptorSet, PipelineDesc, SpecConstant, SpecValue, Spirv};
+pub use statistics::{statistics_summary, CompilerStatistic, StatisticValue};
 pub use timing::TimestampQueries;
 pub use validation::ValidationLog;
 

@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use super::buffer::Buffer;
+use super::buffer::{Buffer, TexelView};
 use super::context::Context;
 use super::error::{GpuError, GpuResult, VkResultExt};
+use super::statistics::{self, CompilerStatistic};
 
 /// An embedded SPIR-V module, as build.rs generates them.
 #[derive(Clone, Copy, Debug)]
@@ -34,7 +35,31 @@ pub struct PipelineDesc<'a> {
     pub specialization: &'a [SpecConstant],
     /// Number of SSBO bindings 0..n in set 0.
     pub storage_buffers: u32,
+    /// Number of uniform texel buffers, bound after the SSBOs (n..n+t).
+    pub texel_buffers: u32,
     pub push_constant_bytes: u32,
+    /// Turn robust buffer access off for this pipeline's SSBOs (VK_EXT_pipeline_robustness).
+    /// vkerode never enables robustBufferAccess, so this states the default explicitly.
+    pub robustness_off: bool,
+}
+
+impl<'a> PipelineDesc<'a> {
+    /// A pipeline with only SSBOs and push constants, robustness as the device has it.
+    pub fn storage(
+        shader: Spirv,
+        specialization: &'a [SpecConstant],
+        storage_buffers: u32,
+        push_constant_bytes: u32,
+    ) -> Self {
+        Self {
+            shader,
+            specialization,
+            storage_buffers,
+            texel_buffers: 0,
+            push_constant_bytes,
+            robustness_off: false,
+        }
+    }
 }
 
 pub struct ComputePipeline {
@@ -44,7 +69,9 @@ pub struct ComputePipeline {
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     storage_buffers: u32,
+    texel_buffers: u32,
     push_constant_bytes: u32,
+    statistics: Vec<CompilerStatistic>,
 }
 
 impl ComputePipeline {
@@ -65,14 +92,22 @@ impl ComputePipeline {
             layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
             storage_buffers: desc.storage_buffers,
+            texel_buffers: desc.texel_buffers,
             push_constant_bytes: desc.push_constant_bytes,
+            statistics: Vec::new(),
         };
+        if desc.robustness_off && !ctx.info().pipeline_robustness {
+            return Err(GpuError::Shader {
+                name,
+                message: "robustness off needs VK_EXT_pipeline_robustness, which this device does not offer".into(),
+            });
+        }
 
-        let bindings: Vec<_> = (0..desc.storage_buffers)
+        let bindings: Vec<_> = (0..desc.storage_buffers + desc.texel_buffers)
             .map(|binding| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(binding)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_type(binding_type(binding, desc.storage_buffers))
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
@@ -123,9 +158,21 @@ impl ComputePipeline {
             .module(module)
             .name(c"main")
             .specialization_info(&specialization);
-        let info = [vk::ComputePipelineCreateInfo::default()
+        let flags = if ctx.info().pipeline_statistics {
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+        } else {
+            vk::PipelineCreateFlags::empty()
+        };
+        let mut robustness = vk::PipelineRobustnessCreateInfoEXT::default()
+            .storage_buffers(vk::PipelineRobustnessBufferBehaviorEXT::DISABLED);
+        let mut info = vk::ComputePipelineCreateInfo::default()
+            .flags(flags)
             .stage(stage)
-            .layout(partial.layout)];
+            .layout(partial.layout);
+        if desc.robustness_off {
+            info = info.push_next(&mut robustness);
+        }
+        let info = [info];
         let created =
             unsafe { ctx.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
         // SAFETY: a module may be destroyed once pipelines are created from it.
@@ -133,11 +180,18 @@ impl ComputePipeline {
         partial.pipeline = created
             .map_err(|(_, r)| r)
             .during("vkCreateComputePipelines")?[0];
+        partial.statistics = statistics::query(ctx, partial.pipeline)?;
         Ok(partial)
     }
 
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// What the driver's compiler reports of this pipeline; empty where the device
+    /// does not report statistics (`DeviceInfo::pipeline_statistics`).
+    pub fn statistics(&self) -> &[CompilerStatistic] {
+        &self.statistics
     }
 
     pub(crate) fn raw(&self) -> vk::Pipeline {
@@ -175,20 +229,40 @@ pub struct DescriptorSet {
 
 impl DescriptorSet {
     pub fn new(pipeline: &ComputePipeline, buffers: &[&Buffer]) -> GpuResult<Self> {
+        Self::with_texels(pipeline, buffers, &[])
+    }
+
+    /// Binds `buffers` as the SSBOs and `texels` as the uniform texel buffers after them.
+    pub fn with_texels(
+        pipeline: &ComputePipeline,
+        buffers: &[&Buffer],
+        texels: &[&TexelView<'_>],
+    ) -> GpuResult<Self> {
         let ctx = &pipeline.ctx;
-        if buffers.len() != pipeline.storage_buffers as usize {
+        if buffers.len() != pipeline.storage_buffers as usize
+            || texels.len() != pipeline.texel_buffers as usize
+        {
             return Err(GpuError::Shader {
                 name: pipeline.name,
                 message: format!(
-                    "expects {} storage buffers, {} were bound",
+                    "expects {} storage and {} texel buffers, {} and {} were bound",
                     pipeline.storage_buffers,
-                    buffers.len()
+                    pipeline.texel_buffers,
+                    buffers.len(),
+                    texels.len()
                 ),
             });
         }
-        let sizes = [vk::DescriptorPoolSize::default()
+        let mut sizes = vec![vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::STORAGE_BUFFER)
             .descriptor_count(pipeline.storage_buffers.max(1))];
+        if pipeline.texel_buffers > 0 {
+            sizes.push(
+                vk::DescriptorPoolSize::default()
+                    .ty(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
+                    .descriptor_count(pipeline.texel_buffers),
+            );
+        }
         let pool_info = vk::DescriptorPoolCreateInfo::default()
             .max_sets(1)
             .pool_sizes(&sizes);
@@ -216,7 +290,8 @@ impl DescriptorSet {
                     .range(vk::WHOLE_SIZE)]
             })
             .collect();
-        let writes: Vec<_> = infos
+        let views: Vec<_> = texels.iter().map(|t| [t.raw()]).collect();
+        let mut writes: Vec<_> = infos
             .iter()
             .enumerate()
             .map(|(binding, info)| {
@@ -227,7 +302,14 @@ impl DescriptorSet {
                     .buffer_info(info)
             })
             .collect();
-        // SAFETY: the set and buffers are alive; no submission uses the set yet.
+        writes.extend(views.iter().enumerate().map(|(i, view)| {
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(pipeline.storage_buffers + i as u32)
+                .descriptor_type(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
+                .texel_buffer_view(view)
+        }));
+        // SAFETY: the set, buffers and views are alive; no submission uses the set yet.
         unsafe { ctx.update_descriptor_sets(&writes, &[]) };
         owned.set = set;
         Ok(owned)
@@ -242,5 +324,14 @@ impl Drop for DescriptorSet {
     fn drop(&mut self) {
         // SAFETY: destroying the pool frees its set; no pending submission uses it.
         unsafe { self.ctx.destroy_descriptor_pool(self.pool, None) };
+    }
+}
+
+/// SSBOs take the first `storage_buffers` bindings, uniform texel buffers the rest.
+fn binding_type(binding: u32, storage_buffers: u32) -> vk::DescriptorType {
+    if binding < storage_buffers {
+        vk::DescriptorType::STORAGE_BUFFER
+    } else {
+        vk::DescriptorType::UNIFORM_TEXEL_BUFFER
     }
 }

@@ -135,12 +135,12 @@ pub fn generate_on_gpu(ctx: &Arc<Context>, spec: &TerrainSpec) -> Result<Heightm
     let bytes = cells * 4;
     let pipeline = ComputePipeline::new(
         ctx,
-        &PipelineDesc {
-            shader: shaders::TERRAIN,
-            specialization: &[],
-            storage_buffers: 1,
-            push_constant_bytes: std::mem::size_of::<TerrainPushConstants>() as u32,
-        },
+        &PipelineDesc::storage(
+            shaders::TERRAIN,
+            &[],
+            1,
+            std::mem::size_of::<TerrainPushConstants>() as u32,
+        ),
     )?;
     let heights = Buffer::new(ctx, "terrain heights", bytes, BufferKind::Storage)?;
     let readback = Buffer::new(ctx, "terrain read-back", bytes, BufferKind::Download)?;

@@ -1,0 +1,370 @@
+//! Driver of the cache microbenchmark (glsl/cache_chase.comp, glsl/cache_stream.comp):
+//! the load latency and the read bandwidth a compute shader sees against its working
+//! set, which show the L1 and L2 capacities our shaders actually get.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::hash::pcg_hash;
+use super::ErosionError;
+use crate::gpu::barriers::{COMPUTE_TO_COMPUTE, TRANSFER_TO_COMPUTE};
+use crate::gpu::{
+    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
+    PipelineDesc, Recorder, SpecConstant, SpecValue, Spirv, TexelFormat, TexelView,
+    TimestampQueries,
+};
+
+/// Bytes between chase nodes: one node per 128-byte cache line.
+pub const NODE_BYTES: u64 = 128;
+const NODE_WORDS: u32 = (NODE_BYTES / 4) as u32;
+/// Nodes the chase visits once before the steps that count: enough to fill any L1
+/// (the L1 does not outlive a dispatch); an earlier streaming pass warms the L2.
+const WARM_NODES: u32 = 4096;
+const STREAM_WORKGROUP: u32 = 256;
+const RESERVED_SHARED_WORDS_ID: u32 = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct ChasePushConstants {
+    warm_steps: u32,
+    steps: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct StreamPushConstants {
+    quads: u32,
+    laps: u32,
+    groups: u32,
+    seed: u32,
+}
+
+/// How the chase reads its chain: each way a shader can load a word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChasePath {
+    /// A read-write SSBO with no shared memory declared: as the droplet kernel's
+    /// heightfield.
+    Ssbo,
+    /// The same, with 4 bytes of shared memory declared, as the droplet kernel does.
+    #[serde(rename = "ssbo-shared-4b")]
+    SsboShared4B,
+    /// The same, with the most shared memory a workgroup may declare.
+    SsboSharedMax,
+    /// A `readonly restrict` SSBO.
+    Readonly,
+    /// A uniform texel buffer (`texelFetch`): the texture path.
+    Texel,
+}
+
+impl ChasePath {
+    pub const ALL: [ChasePath; 5] = [
+        ChasePath::Ssbo,
+        ChasePath::SsboShared4B,
+        ChasePath::SsboSharedMax,
+        ChasePath::Readonly,
+        ChasePath::Texel,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ChasePath::Ssbo => "ssbo",
+            ChasePath::SsboShared4B => "ssbo-shared-4b",
+            ChasePath::SsboSharedMax => "ssbo-shared-max",
+            ChasePath::Readonly => "readonly",
+            ChasePath::Texel => "texel",
+        }
+    }
+
+    fn module(self) -> Spirv {
+        match self {
+            ChasePath::Ssbo => shaders::CACHE_CHASE,
+            ChasePath::SsboShared4B | ChasePath::SsboSharedMax => shaders::CACHE_CHASE_SHARED,
+            ChasePath::Readonly => shaders::CACHE_CHASE_READONLY,
+            ChasePath::Texel => shaders::CACHE_CHASE_TEXEL,
+        }
+    }
+
+    /// Shared memory the pipeline declares, in bytes.
+    fn shared_bytes(self, max: u32) -> u32 {
+        match self {
+            ChasePath::SsboShared4B => 4,
+            ChasePath::SsboSharedMax => max,
+            _ => 0,
+        }
+    }
+}
+
+/// One latency point: nanoseconds per dependent load over a working set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyPoint {
+    pub path: ChasePath,
+    /// Shared memory the chase declared, in bytes.
+    pub shared_bytes: u32,
+    pub working_set_bytes: u64,
+    pub latency_ns: f64,
+    /// Loads timed: the difference between the two runs' step counts.
+    pub steps: u32,
+}
+
+/// One bandwidth point: bytes read per second with the working set reread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthPoint {
+    pub working_set_bytes: u64,
+    pub bytes_per_s: f64,
+    pub workgroups: u32,
+    pub laps: u32,
+    pub gpu_ms: f64,
+}
+
+/// How much work each point gets; smaller on a CPU device.
+#[derive(Clone, Copy, Debug)]
+pub struct CacheProbeSize {
+    /// Working sets, from 4 KiB up, doubling, to this many bytes.
+    pub max_bytes: u64,
+    /// Loads timed per latency point (the difference of two runs).
+    pub steps: u32,
+    pub reps: u32,
+    pub stream_workgroups: u32,
+    /// Bytes each bandwidth point reads at least.
+    pub stream_bytes: u64,
+}
+
+/// The smallest working set measured.
+pub const MIN_WORKING_SET: u64 = 4 << 10;
+
+impl CacheProbeSize {
+    pub fn for_device(cpu: bool) -> Self {
+        if cpu {
+            Self {
+                max_bytes: 4 << 20,
+                steps: 65536,
+                reps: 3,
+                stream_workgroups: 4,
+                stream_bytes: 64 << 20,
+            }
+        } else {
+            Self {
+                max_bytes: 256 << 20,
+                steps: 16384,
+                reps: 5,
+                stream_workgroups: 1024,
+                stream_bytes: 8 << 30,
+            }
+        }
+    }
+
+    /// 4 KiB, 8 KiB, ... up to `max_bytes` and the device's largest SSBO.
+    pub fn working_sets(&self, max_storage_buffer_range: u64) -> Vec<u64> {
+        let top = self.max_bytes.min(max_storage_buffer_range);
+        std::iter::successors(Some(MIN_WORKING_SET), |&w| Some(w * 2))
+            .take_while(|&w| w <= top)
+            .collect()
+    }
+}
+
+pub struct CacheProbe {
+    ctx: Arc<Context>,
+    chase: Vec<(ChasePath, ComputePipeline)>,
+    stream: ComputePipeline,
+    size: CacheProbeSize,
+}
+
+impl CacheProbe {
+    pub fn new(ctx: &Arc<Context>, size: CacheProbeSize) -> Result<Self, ErosionError> {
+        let max_shared = ctx.info().max_shared_memory_bytes;
+        let mut chase = Vec::new();
+        for path in ChasePath::ALL {
+            let words = (path.shared_bytes(max_shared) / 4).max(1);
+            let spec = [SpecConstant {
+                id: RESERVED_SHARED_WORDS_ID,
+                value: SpecValue::U32(words),
+            }];
+            let desc = PipelineDesc {
+                texel_buffers: u32::from(path == ChasePath::Texel),
+                ..PipelineDesc::storage(
+                    path.module(),
+                    &spec,
+                    2,
+                    std::mem::size_of::<ChasePushConstants>() as u32,
+                )
+            };
+            chase.push((path, ComputePipeline::new(ctx, &desc)?));
+        }
+        let workgroup = STREAM_WORKGROUP.min(ctx.info().max_workgroup_x());
+        let spec = [SpecConstant {
+            id: 1,
+            value: SpecValue::U32(workgroup),
+        }];
+        let stream = ComputePipeline::new(
+            ctx,
+            &PipelineDesc::storage(
+                shaders::CACHE_STREAM,
+                &spec,
+                2,
+                std::mem::size_of::<StreamPushConstants>() as u32,
+            ),
+        )?;
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            chase,
+            stream,
+            size,
+        })
+    }
+
+    pub fn size(&self) -> CacheProbeSize {
+        self.size
+    }
+
+    /// Latency of every chase path over a working set of `bytes` (a multiple of
+    /// [`NODE_BYTES`]). Paths that cannot view the set (a texel buffer past
+    /// `maxTexelBufferElements`) are left out.
+    pub fn latency(&self, bytes: u64) -> Result<Vec<LatencyPoint>, ErosionError> {
+        let ctx = &self.ctx;
+        let nodes = (bytes / NODE_BYTES) as u32;
+        let upload = Buffer::upload_from(ctx, "chase chain upload", &chain(nodes))?;
+        let chain = Buffer::new(ctx, "chase chain", bytes, BufferKind::Storage)?;
+        let sink = Buffer::new(ctx, "chase sink", 16, BufferKind::Storage)?;
+        let mut stream = CommandStream::new(ctx)?;
+        stream.submit(|rec| {
+            rec.copy(&upload, &chain);
+            rec.barrier(TRANSFER_TO_COMPUTE);
+        })?;
+        let words = bytes / 4;
+        let texels = (words <= u64::from(ctx.info().max_texel_buffer_elements))
+            .then(|| TexelView::new(&chain, words, TexelFormat::U32))
+            .transpose()?;
+        let warm_set = DescriptorSet::new(&self.stream, &[&chain, &sink])?;
+        let warm = self.stream_push(bytes, 1, 1);
+        let warm_steps = nodes.min(WARM_NODES);
+        let mut points = Vec::new();
+        for (path, pipeline) in &self.chase {
+            let set = match (*path, &texels) {
+                (ChasePath::Texel, Some(view)) => {
+                    DescriptorSet::with_texels(pipeline, &[&chain, &sink], &[view])?
+                }
+                (ChasePath::Texel, None) => continue,
+                _ => DescriptorSet::new(pipeline, &[&chain, &sink])?,
+            };
+            let run = |stream: &mut CommandStream, steps: u32| {
+                let push = ChasePushConstants { warm_steps, steps };
+                self.median_time(stream, 1, |rec| {
+                    rec.bind(&self.stream, &warm_set);
+                    rec.push_constants(&self.stream, &warm);
+                    rec.dispatch(1, 1, 1);
+                    rec.barrier(COMPUTE_TO_COMPUTE);
+                    rec.bind(pipeline, &set);
+                    rec.push_constants(pipeline, &push);
+                })
+            };
+            let short = run(&mut stream, self.size.steps)?;
+            let long = run(&mut stream, 2 * self.size.steps)?;
+            let extra = long.saturating_sub(short);
+            points.push(LatencyPoint {
+                path: *path,
+                shared_bytes: path.shared_bytes(ctx.info().max_shared_memory_bytes),
+                working_set_bytes: bytes,
+                latency_ns: extra.as_secs_f64() * 1e9 / f64::from(self.size.steps),
+                steps: self.size.steps,
+            });
+        }
+        Ok(points)
+    }
+
+    /// Read bandwidth with every workgroup streaming the whole `bytes` (a multiple of
+    /// 16), as many laps as reading `stream_bytes` takes.
+    pub fn bandwidth(&self, bytes: u64) -> Result<BandwidthPoint, ErosionError> {
+        let ctx = &self.ctx;
+        let groups = self.size.stream_workgroups;
+        let per_lap = bytes * u64::from(groups);
+        let laps = self.size.stream_bytes.div_ceil(per_lap).max(1) as u32;
+        let data = Buffer::new(ctx, "stream data", bytes, BufferKind::Storage)?;
+        let sink = Buffer::new(ctx, "stream sink", 16, BufferKind::Storage)?;
+        let set = DescriptorSet::new(&self.stream, &[&data, &sink])?;
+        let push = self.stream_push(bytes, laps, groups);
+        let mut stream = CommandStream::new(ctx)?;
+        stream.submit(|rec| {
+            rec.fill_zero(&data);
+            rec.barrier(TRANSFER_TO_COMPUTE);
+        })?;
+        let time = self.median_time(&mut stream, groups, |rec| {
+            rec.bind(&self.stream, &set);
+            rec.push_constants(&self.stream, &push);
+        })?;
+        let seconds = time.as_secs_f64().max(f64::MIN_POSITIVE);
+        Ok(BandwidthPoint {
+            working_set_bytes: bytes,
+            bytes_per_s: (per_lap * u64::from(laps)) as f64 / seconds,
+            workgroups: groups,
+            laps,
+            gpu_ms: seconds * 1e3,
+        })
+    }
+
+    fn stream_push(&self, bytes: u64, laps: u32, groups: u32) -> StreamPushConstants {
+        StreamPushConstants {
+            quads: (bytes / 16) as u32,
+            laps,
+            groups,
+            seed: 0x5eed_1234,
+        }
+    }
+
+    /// Median time over `reps` runs (after one warm-up) of a dispatch of `groups`
+    /// workgroups of the last pipeline `prepare` bound; the dispatch alone is timed
+    /// where the device has timestamps.
+    fn median_time(
+        &self,
+        stream: &mut CommandStream,
+        groups: u32,
+        prepare: impl Fn(&Recorder<'_>),
+    ) -> Result<Duration, ErosionError> {
+        let queries = TimestampQueries::new(&self.ctx, 2)?;
+        let mut times = Vec::new();
+        for _ in 0..=self.size.reps {
+            let wall = stream.submit(|rec| {
+                if let Some(q) = &queries {
+                    rec.reset_queries(q);
+                }
+                rec.barrier(COMPUTE_TO_COMPUTE);
+                prepare(rec);
+                if let Some(q) = &queries {
+                    rec.timestamp(q, 0);
+                }
+                rec.dispatch(groups, 1, 1);
+                if let Some(q) = &queries {
+                    rec.timestamp(q, 1);
+                }
+            })?;
+            times.push(match &queries {
+                Some(q) => q.elapsed(0, 1)?,
+                None => wall,
+            });
+        }
+        times.remove(0);
+        times.sort();
+        Ok(times[times.len() / 2])
+    }
+}
+
+/// One cycle through `nodes` nodes one cache line apart, in a random order: word
+/// `k * NODE_WORDS` holds the word index of the node after node k. Every other word is
+/// zero.
+pub fn chain(nodes: u32) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..nodes).collect();
+    let mut state = 0x2545_f491u32;
+    for i in (1..nodes as usize).rev() {
+        state = pcg_hash(state);
+        let j = (u64::from(state) * i as u64 >> 32) as usize;
+        order.swap(i, j);
+    }
+    let mut words = vec![0u32; nodes as usize * NODE_WORDS as usize];
+    for k in 0..nodes as usize {
+        let next = order[(k + 1) % nodes as usize];
+        words[order[k] as usize * NODE_WORDS as usize] = next * NODE_WORDS;
+    }
+    words
+}

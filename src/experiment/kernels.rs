@@ -1,0 +1,78 @@
+//! `vkerode kernels`: the driver's compiler statistics of droplet kernel variants at
+//! given workgroup sizes, without running them.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::ExperimentError;
+use crate::erosion::{DropletKernel, KernelVariant};
+use crate::gpu::{CompilerStatistic, Context};
+use crate::terrain::files::write_atomically;
+
+/// The statistics of one variant's timed pipeline at one workgroup size.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelStatistics {
+    pub module: String,
+    pub workgroup: u32,
+    pub variant: KernelVariant,
+    pub statistics: Vec<CompilerStatistic>,
+}
+
+/// Builds each variant at each workgroup size and reads its statistics. Variants with
+/// no build (`KernelVariant::unsupported`) are an error naming the reason.
+pub fn kernel_statistics(
+    ctx: &Arc<Context>,
+    variants: &[KernelVariant],
+    workgroups: &[u32],
+    fixed_point_scale: f32,
+) -> Result<Vec<KernelStatistics>, ExperimentError> {
+    let mut rows = Vec::new();
+    for &variant in variants {
+        for &workgroup in workgroups {
+            let kernel = DropletKernel::new(ctx, workgroup, fixed_point_scale, variant)?;
+            rows.push(KernelStatistics {
+                module: variant.module_name(),
+                workgroup,
+                variant,
+                statistics: kernel.statistics().to_vec(),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// One row per statistic: module, workgroup, lever, executable, name, value,
+/// description. A variant with no statistics has no rows.
+pub fn write_statistics_csv(path: &Path, rows: &[KernelStatistics]) -> Result<(), ExperimentError> {
+    write_atomically(path, |out| {
+        let mut csv = csv::Writer::from_writer(out);
+        csv.write_record([
+            "module",
+            "workgroup",
+            "lever",
+            "executable",
+            "statistic",
+            "value",
+            "description",
+        ])
+        .map_err(std::io::Error::other)?;
+        for row in rows {
+            for stat in &row.statistics {
+                csv.write_record([
+                    row.module.as_str(),
+                    &row.workgroup.to_string(),
+                    row.variant.lever.as_str(),
+                    &stat.executable,
+                    &stat.name,
+                    &stat.value.to_string(),
+                    &stat.description,
+                ])
+                .map_err(std::io::Error::other)?;
+            }
+        }
+        csv.flush()
+    })?;
+    Ok(())
+}
