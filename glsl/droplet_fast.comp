@@ -11,7 +11,7 @@
 //! axis spirv: opt=@O
 //! axis ideas: skiponly=NO_CORNER_REUSE reuseonly=NO_ZERO_SKIP quads=QUAD_LOADS
 //! axis spawn: tiled=SPAWN_TILED
-//! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL
+//! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL imageatomic=ATOMICS_IMAGE vmm=VULKAN_MEMORY_MODEL
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
 
@@ -51,13 +51,16 @@ vec3 surfaceFromCorners(ivec4 corners, vec2 pos) {
 int addHeight(ivec2 coord, float deltaH) {
     int fixedDelta = int(deltaH * FIXED_POINT_SCALE);
     int index = coord.y * MAP_WIDTH + coord.x;
-#ifdef NO_ZERO_SKIP
-    atomicAdd(heightData[index], fixedDelta);
-#else
-    if (fixedDelta != 0) {
-        atomicAdd(heightData[index], fixedDelta);
-    }
+#ifndef NO_ZERO_SKIP
+    if (fixedDelta != 0)
 #endif
+    {
+#if defined(ATOMICS_IMAGE) && !defined(LOADS_TEXEL)
+        imageAtomicAdd(heightImage, index, fixedDelta);
+#else
+        atomicAdd(heightData[index], fixedDelta);
+#endif
+    }
     recordModification(index, deltaH, fixedDelta);
     return fixedDelta;
 }

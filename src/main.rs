@@ -632,6 +632,10 @@ fn print_device(d: &DeviceInfo) {
         "    pipeline robustness:  {} (VK_EXT_pipeline_robustness; vkerode never enables robustBufferAccess)",
         yes_no(d.pipeline_robustness)
     );
+    say!(
+        "    Vulkan memory model:  {} (with device scope)",
+        yes_no(d.vulkan_memory_model)
+    );
 }
 
 /// The format asked for, or the one the file name implies.
@@ -913,7 +917,11 @@ fn peak(options: &ContextOptions, out: Option<&Path>, cache_only: bool) -> Resul
         .into_iter()
         .filter(|p| latency.iter().any(|l| l.path == *p))
         .collect();
-    let header: Vec<String> = paths.iter().map(|p| format!("{:>16}", p.label())).collect();
+    let width = paths.iter().map(|p| p.label().len() + 2).max().unwrap_or(8);
+    let header: Vec<String> = paths
+        .iter()
+        .map(|p| format!("{:>width$}", p.label()))
+        .collect();
     say!("  {:>12}{} {:>12}", "working set", header.join(""), "GB/s");
     for b in &bandwidth {
         let cells: Vec<String> = paths
@@ -922,8 +930,8 @@ fn peak(options: &ContextOptions, out: Option<&Path>, cache_only: bool) -> Resul
                 latency
                     .iter()
                     .find(|l| l.path == *p && l.working_set_bytes == b.working_set_bytes)
-                    .map(|l| format!("{:>16.1}", l.latency_ns))
-                    .unwrap_or_else(|| format!("{:>16}", "-"))
+                    .map(|l| format!("{:>width$.1}", l.latency_ns))
+                    .unwrap_or_else(|| format!("{:>width$}", "-"))
             })
             .collect();
         say!(

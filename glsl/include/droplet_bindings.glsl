@@ -7,6 +7,12 @@
 #ifdef ATOMICS_FLOAT
 #extension GL_EXT_shader_atomic_float : require
 #endif
+#ifdef VULKAN_MEMORY_MODEL
+// The vulkan-memory-model lever: the SPIR-V declares the Vulkan memory model, under
+// which plain loads are private to the invocation unless made visible.
+#pragma use_vulkan_memory_model
+#extension GL_KHR_memory_scope_semantics : require
+#endif
 #ifdef COUNT_WORK
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -38,9 +44,10 @@ layout(std430, binding = 0) buffer Heightfield {
 };
 #endif
 
-// The heightfield's read path, the L1 experiments' levers: the same buffer through a
-// second, readonly restrict binding (LOADS_READONLY), or through a uniform texel buffer
-// view, the texture path (LOADS_TEXEL). The fast kernel's QUAD_LOADS reads it as
+// The heightfield's access paths, the L1 experiments' levers: loads from the same
+// buffer through a second, readonly restrict binding (LOADS_READONLY), or through a
+// uniform texel buffer view, the texture path (LOADS_TEXEL); or the adds through a
+// storage texel view (ATOMICS_IMAGE). The fast kernel's QUAD_LOADS reads it as
 // aligned 16-byte quads. Writes always go through heightData.
 #if defined(LOADS_READONLY)
 layout(std430, binding = 7) readonly restrict buffer HeightRead {
@@ -53,6 +60,10 @@ layout(std430, binding = 7) buffer HeightQuads {
 #endif
 #ifdef LOADS_TEXEL
 layout(binding = 8) uniform isamplerBuffer heightTexels;
+#elif defined(ATOMICS_IMAGE)
+// The image-atomics lever: the adds go through a storage texel view of the
+// heightfield, so that the shader has no SSBO atomics; its loads stay SSBO loads.
+layout(binding = 8, r32i) uniform iimageBuffer heightImage;
 #endif
 
 // The COUNT_WORK variant's instrumentation. workCounters: [0] droplets started,

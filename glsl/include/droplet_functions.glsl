@@ -98,6 +98,8 @@ void modifyHeight(ivec2 coord, float deltaH) {
     int index = coord.y * MAP_WIDTH + coord.x;
 #if defined(ATOMICS_RACY)
     heightData[index] += fixedDelta;
+#elif defined(ATOMICS_IMAGE) && !defined(LOADS_TEXEL)
+    imageAtomicAdd(heightImage, index, fixedDelta);
 #elif defined(DETERMINISTIC)
     atomicAdd(deltaData[index], fixedDelta);
     rememberChange(index, fixedDelta);

@@ -207,7 +207,10 @@ def stat(summary, name):
 def print_tables(cuda, vk_sweep, cuda_chase_rows, vk_chase, agreement):
     log("\nG droplet-steps/s, one launch (CUDA) or dispatch (vkerode), "
         f"{vk_sweep[0]['droplets']} droplets on {vk_sweep[0]['size']}², lifetime 30:")
-    variants = sorted({r["variant"] for r in vk_sweep}, key=lambda v: (v != "paper", v))
+    def label(r):
+        return r["variant"] if r["lever"] == "none" else f"{r['variant']}, {r['lever']}"
+
+    variants = list(dict.fromkeys(label(r) for r in vk_sweep))
     head = ["block"] + [f"CUDA {k} [{c}]" for k in KERNELS for c, _ in CARVEOUTS] + \
         [f"vkerode {v}" for v in variants]
     log(" | ".join(head))
@@ -218,7 +221,7 @@ def print_tables(cuda, vk_sweep, cuda_chase_rows, vk_chase, agreement):
                 r = next(r for r in cuda if r["kernel"] == k and r["block"] == block and r["carveout"] == c)
                 cells.append(f"{r['g_steps_per_s']:.2f} ({r['registers']} reg)")
         for v in variants:
-            r = next((r for r in vk_sweep if r["variant"] == v and int(r["workgroup"]) == block), None)
+            r = next((r for r in vk_sweep if label(r) == v and int(r["workgroup"]) == block), None)
             cells.append("-" if r is None else
                          f"{float(r['steps_per_s']) / 1e9:.2f} ({stat(r['compiler_stats'], 'Register Count')} reg)")
         log(" | ".join(cells))

@@ -23,7 +23,8 @@ step() { # name, command...
 step gpu-state sh -c "nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv > '$dest/gpu-state-before.csv' 2>&1 || true"
 step devices sh -c "'$bin' devices > '$dest/devices.txt'"
 step kernels "$bin" kernels --variant paper,fast-skip-only,fast,fast-quads --workgroup 8,16,64,256 \
-    --lever none,no-shared,readonly,texel,robustness-off --out "$dest/kernel-statistics.csv"
+    --lever none,no-shared,readonly,texel,image-atomics,vulkan-memory-model,robustness-off \
+    --out "$dest/kernel-statistics.csv"
 step peak "$bin" peak --out "$root/peak/$slug"
 step levers "$bin" sweep experiments/levers.toml --results "$root" --quiet
 step yardstick python3 results/cuda/yardstick.py --vkerode "$bin" --out "$root/cuda/$slug" \

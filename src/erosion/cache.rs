@@ -12,7 +12,7 @@ use super::ErosionError;
 use crate::gpu::barriers::{COMPUTE_TO_COMPUTE, TRANSFER_TO_COMPUTE};
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
-    PipelineDesc, Recorder, SpecConstant, SpecValue, Spirv, TexelFormat, TexelView,
+    PipelineDesc, Recorder, SpecConstant, SpecValue, Spirv, TexelFormat, TexelKind, TexelView,
     TimestampQueries,
 };
 
@@ -57,15 +57,30 @@ pub enum ChasePath {
     Readonly,
     /// A uniform texel buffer (`texelFetch`): the texture path.
     Texel,
+    /// The SSBO, in a shader that also holds an atomicAdd to it (never executed).
+    SsboAtomicSame,
+    /// The SSBO, in a shader that also holds an atomicAdd to another SSBO.
+    SsboAtomicOther,
+    /// The SSBO, in a shader that also holds a plain store to it.
+    SsboStoreSame,
+    /// The SSBO, in a shader that also holds an image atomic on a texel buffer.
+    SsboImageAtomic,
+    /// As `SsboAtomicSame`, with the shader declaring the Vulkan memory model.
+    SsboAtomicSameVmm,
 }
 
 impl ChasePath {
-    pub const ALL: [ChasePath; 5] = [
+    pub const ALL: [ChasePath; 10] = [
         ChasePath::Ssbo,
         ChasePath::SsboShared4B,
         ChasePath::SsboSharedMax,
         ChasePath::Readonly,
         ChasePath::Texel,
+        ChasePath::SsboAtomicSame,
+        ChasePath::SsboAtomicOther,
+        ChasePath::SsboStoreSame,
+        ChasePath::SsboImageAtomic,
+        ChasePath::SsboAtomicSameVmm,
     ];
 
     pub fn label(self) -> &'static str {
@@ -75,6 +90,11 @@ impl ChasePath {
             ChasePath::SsboSharedMax => "ssbo-shared-max",
             ChasePath::Readonly => "readonly",
             ChasePath::Texel => "texel",
+            ChasePath::SsboAtomicSame => "ssbo-atomic-same",
+            ChasePath::SsboAtomicOther => "ssbo-atomic-other",
+            ChasePath::SsboStoreSame => "ssbo-store-same",
+            ChasePath::SsboImageAtomic => "ssbo-image-atomic",
+            ChasePath::SsboAtomicSameVmm => "ssbo-atomic-same-vmm",
         }
     }
 
@@ -84,6 +104,20 @@ impl ChasePath {
             ChasePath::SsboShared4B | ChasePath::SsboSharedMax => shaders::CACHE_CHASE_SHARED,
             ChasePath::Readonly => shaders::CACHE_CHASE_READONLY,
             ChasePath::Texel => shaders::CACHE_CHASE_TEXEL,
+            ChasePath::SsboAtomicSame => shaders::CACHE_CHASE_ATOMICSAME,
+            ChasePath::SsboAtomicOther => shaders::CACHE_CHASE_ATOMICOTHER,
+            ChasePath::SsboStoreSame => shaders::CACHE_CHASE_STORESAME,
+            ChasePath::SsboImageAtomic => shaders::CACHE_CHASE_IMAGEATOMIC,
+            ChasePath::SsboAtomicSameVmm => shaders::CACHE_CHASE_ATOMICSAME_VMM,
+        }
+    }
+
+    /// The texel view the chase binds after its two SSBOs, if any.
+    fn texel_binding(self) -> Option<TexelKind> {
+        match self {
+            ChasePath::Texel => Some(TexelKind::Uniform),
+            ChasePath::SsboImageAtomic => Some(TexelKind::Storage),
+            _ => None,
         }
     }
 
@@ -137,10 +171,12 @@ pub const MIN_WORKING_SET: u64 = 4 << 10;
 
 impl CacheProbeSize {
     pub fn for_device(cpu: bool) -> Self {
+        // llvmpipe ends any shader loop after 65,535 iterations, so a CPU device's chase
+        // (warm-up plus twice `steps`) stays under that.
         if cpu {
             Self {
                 max_bytes: 4 << 20,
-                steps: 65536,
+                steps: 16384,
                 reps: 3,
                 stream_workgroups: 4,
                 stream_bytes: 64 << 20,
@@ -176,14 +212,18 @@ impl CacheProbe {
     pub fn new(ctx: &Arc<Context>, size: CacheProbeSize) -> Result<Self, ErosionError> {
         let max_shared = ctx.info().max_shared_memory_bytes;
         let mut chase = Vec::new();
-        for path in ChasePath::ALL {
+        let paths = ChasePath::ALL
+            .into_iter()
+            .filter(|&p| p != ChasePath::SsboAtomicSameVmm || ctx.info().vulkan_memory_model);
+        for path in paths {
             let words = (path.shared_bytes(max_shared) / 4).max(1);
             let spec = [SpecConstant {
                 id: RESERVED_SHARED_WORDS_ID,
                 value: SpecValue::U32(words),
             }];
+            let texels = path.texel_binding();
             let desc = PipelineDesc {
-                texel_buffers: u32::from(path == ChasePath::Texel),
+                texel_buffers: texels.as_slice(),
                 ..PipelineDesc::storage(
                     path.module(),
                     &spec,
@@ -235,8 +275,9 @@ impl CacheProbe {
         })?;
         let words = bytes / 4;
         let texels = (words <= u64::from(ctx.info().max_texel_buffer_elements))
-            .then(|| TexelView::new(&chain, words, TexelFormat::U32))
+            .then(|| TexelView::new(&chain, words, TexelFormat::U32, TexelKind::Uniform))
             .transpose()?;
+        let sink_image = TexelView::new(&sink, 4, TexelFormat::U32, TexelKind::Storage)?;
         let warm_set = DescriptorSet::new(&self.stream, &[&chain, &sink])?;
         let warm = self.stream_push(bytes, 1, 1);
         let warm_steps = nodes.min(WARM_NODES);
@@ -247,6 +288,9 @@ impl CacheProbe {
                     DescriptorSet::with_texels(pipeline, &[&chain, &sink], &[view])?
                 }
                 (ChasePath::Texel, None) => continue,
+                (ChasePath::SsboImageAtomic, _) => {
+                    DescriptorSet::with_texels(pipeline, &[&chain, &sink], &[&sink_image])?
+                }
                 _ => DescriptorSet::new(pipeline, &[&chain, &sink])?,
             };
             let run = |stream: &mut CommandStream, steps: u32| {
@@ -281,13 +325,16 @@ impl CacheProbe {
         let groups = self.size.stream_workgroups;
         let per_lap = bytes * u64::from(groups);
         let laps = self.size.stream_bytes.div_ceil(per_lap).max(1) as u32;
+        // Hashed words, not zeros: a GPU may compress zeros and read them faster.
+        let words: Vec<u32> = (0..(bytes / 4) as u32).map(pcg_hash).collect();
+        let upload = Buffer::upload_from(ctx, "stream data upload", &words)?;
         let data = Buffer::new(ctx, "stream data", bytes, BufferKind::Storage)?;
         let sink = Buffer::new(ctx, "stream sink", 16, BufferKind::Storage)?;
         let set = DescriptorSet::new(&self.stream, &[&data, &sink])?;
         let push = self.stream_push(bytes, laps, groups);
         let mut stream = CommandStream::new(ctx)?;
         stream.submit(|rec| {
-            rec.fill_zero(&data);
+            rec.copy(&upload, &data);
             rec.barrier(TRANSFER_TO_COMPUTE);
         })?;
         let time = self.median_time(&mut stream, groups, |rec| {
@@ -351,8 +398,8 @@ impl CacheProbe {
 }
 
 /// One cycle through `nodes` nodes one cache line apart, in a random order: word
-/// `k * NODE_WORDS` holds the word index of the node after node k. Every other word is
-/// zero.
+/// `k * NODE_WORDS` holds the word index of the node after node k. The other words
+/// hold hashes, not zeros, which a GPU might compress.
 pub fn chain(nodes: u32) -> Vec<u32> {
     let mut order: Vec<u32> = (0..nodes).collect();
     let mut state = 0x2545_f491u32;
@@ -361,7 +408,7 @@ pub fn chain(nodes: u32) -> Vec<u32> {
         let j = (u64::from(state) * i as u64 >> 32) as usize;
         order.swap(i, j);
     }
-    let mut words = vec![0u32; nodes as usize * NODE_WORDS as usize];
+    let mut words: Vec<u32> = (0..nodes * NODE_WORDS).map(pcg_hash).collect();
     for k in 0..nodes as usize {
         let next = order[(k + 1) % nodes as usize];
         words[order[k] as usize * NODE_WORDS as usize] = next * NODE_WORDS;

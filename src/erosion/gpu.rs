@@ -15,7 +15,7 @@ use crate::gpu::barriers::{
 };
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, CompilerStatistic, ComputePipeline, Context,
-    DescriptorSet, PipelineDesc, SpecConstant, SpecValue, Spirv, TexelFormat, TexelView,
+    DescriptorSet, PipelineDesc, SpecConstant, SpecValue, Spirv, TexelFormat, TexelKind, TexelView,
     TimestampQueries,
 };
 
@@ -166,7 +166,7 @@ impl DropletKernel {
             ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
-                    texel_buffers: u32::from(variant.lever == Lever::Texel),
+                    texel_buffers: texel_binding(variant.lever).as_slice(),
                     robustness_off: variant.lever == Lever::RobustnessOff,
                     ..PipelineDesc::storage(
                         shader,
@@ -399,8 +399,8 @@ impl DropletRunner<'_> {
             &kernel.timed
         };
         let cells = self.width * self.height;
-        let texels = (kernel.variant.lever == Lever::Texel)
-            .then(|| TexelView::new(&self.heights, u64::from(cells), TexelFormat::I32))
+        let texels = texel_binding(kernel.variant.lever)
+            .map(|kind| TexelView::new(&self.heights, u64::from(cells), TexelFormat::I32, kind))
             .transpose()?;
         let set = DescriptorSet::with_texels(
             pipeline,
@@ -621,6 +621,15 @@ impl DropletRunner<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The texel view of the heightfield a lever binds after the SSBOs, if any.
+fn texel_binding(lever: Lever) -> Option<TexelKind> {
+    match lever {
+        Lever::Texel => Some(TexelKind::Uniform),
+        Lever::ImageAtomics => Some(TexelKind::Storage),
+        _ => None,
     }
 }
 

@@ -54,6 +54,11 @@ pub enum Lever {
     Readonly,
     /// Loads through a uniform texel buffer view of the heightfield (the texture path).
     Texel,
+    /// The adds as image atomics on a storage texel view of the heightfield, so that
+    /// the shader has no SSBO atomics (int atomics only).
+    ImageAtomics,
+    /// The shader declares the Vulkan memory model (needs `vulkanMemoryModel`).
+    VulkanMemoryModel,
     /// The pipeline's storage-buffer robustness explicitly disabled
     /// (VK_EXT_pipeline_robustness).
     RobustnessOff,
@@ -66,6 +71,8 @@ impl Lever {
             Lever::NoShared => "no-shared",
             Lever::Readonly => "readonly",
             Lever::Texel => "texel",
+            Lever::ImageAtomics => "image-atomics",
+            Lever::VulkanMemoryModel => "vulkan-memory-model",
             Lever::RobustnessOff => "robustness-off",
         }
     }
@@ -76,6 +83,8 @@ impl Lever {
             Lever::NoShared => Some("_noshared"),
             Lever::Readonly => Some("_readonly"),
             Lever::Texel => Some("_texel"),
+            Lever::ImageAtomics => Some("_imageatomic"),
+            Lever::VulkanMemoryModel => Some("_vmm"),
             Lever::None | Lever::RobustnessOff => None,
         }
     }
@@ -197,6 +206,12 @@ impl KernelVariant {
                 self.lever.as_str()
             ));
         }
+        if self.lever == Lever::ImageAtomics && self.atomics != AtomicMode::Int {
+            return Some(format!(
+                "the image-atomics lever adds int image atomics, not {} ones",
+                self.atomics.as_str()
+            ));
+        }
         (self.lever == Lever::NoShared && self.reserved_shared_bytes > 0).then(|| {
             "the no-shared lever declares no shared memory, so none can be reserved".into()
         })
@@ -223,6 +238,8 @@ mod tests {
             Lever::NoShared,
             Lever::Readonly,
             Lever::Texel,
+            Lever::ImageAtomics,
+            Lever::VulkanMemoryModel,
             Lever::RobustnessOff,
         ];
         let modes = [

@@ -454,6 +454,11 @@ impl PointSettings {
         if self.atomics == AtomicMode::Float && !device.float_atomic_add {
             return Some(format!("{name} has no float atomicAdd on storage buffers"));
         }
+        if self.lever == Lever::VulkanMemoryModel && !device.vulkan_memory_model {
+            return Some(format!(
+                "{name} does not support the Vulkan memory model with device scope"
+            ));
+        }
         if self.lever == Lever::RobustnessOff && !device.pipeline_robustness {
             return Some(format!(
                 "{name} does not offer VK_EXT_pipeline_robustness, which the robustness-off lever needs"

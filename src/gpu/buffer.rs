@@ -26,6 +26,7 @@ impl BufferKind {
             BufferKind::Storage => {
                 vk::BufferUsageFlags::STORAGE_BUFFER
                     | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+                    | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
                     | vk::BufferUsageFlags::TRANSFER_SRC
                     | vk::BufferUsageFlags::TRANSFER_DST
             }
@@ -156,13 +157,33 @@ impl Drop for Buffer {
     }
 }
 
-/// A view of a storage buffer's first `texels` 32-bit words as a uniform texel buffer,
-/// read through the texture path (`texelFetch` on a `samplerBuffer`). It borrows the
-/// buffer, so the buffer outlives it.
+/// A view of a storage buffer's first `texels` 32-bit words as a texel buffer: read
+/// through the texture path (`texelFetch` on a `samplerBuffer`), or as a storage
+/// image (`imageLoad`, `imageAtomicAdd` on an `imageBuffer`). It borrows the buffer,
+/// so the buffer outlives it.
 pub struct TexelView<'b> {
     ctx: Arc<Context>,
     raw: vk::BufferView,
+    kind: TexelKind,
     _buffer: std::marker::PhantomData<&'b Buffer>,
+}
+
+/// How a shader binds a texel view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexelKind {
+    /// `samplerBuffer`: read-only, through the texture cache.
+    Uniform,
+    /// `imageBuffer`: loads, stores and image atomics.
+    Storage,
+}
+
+impl TexelKind {
+    pub(crate) fn descriptor_type(self) -> vk::DescriptorType {
+        match self {
+            TexelKind::Uniform => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            TexelKind::Storage => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+        }
+    }
 }
 
 /// The format of a texel view's 32-bit words.
@@ -173,7 +194,12 @@ pub enum TexelFormat {
 }
 
 impl<'b> TexelView<'b> {
-    pub fn new(buffer: &'b Buffer, texels: u64, format: TexelFormat) -> GpuResult<Self> {
+    pub fn new(
+        buffer: &'b Buffer,
+        texels: u64,
+        format: TexelFormat,
+        kind: TexelKind,
+    ) -> GpuResult<Self> {
         let ctx = &buffer.ctx;
         let limit = u64::from(ctx.info().max_texel_buffer_elements);
         if texels > limit {
@@ -200,18 +226,25 @@ impl<'b> TexelView<'b> {
             })
             .offset(0)
             .range(texels * 4);
-        // SAFETY: the buffer is alive, has UNIFORM_TEXEL_BUFFER usage, and the range is
-        // inside it and within maxTexelBufferElements (both checked above).
+        // SAFETY: the buffer is alive, has both texel-buffer usages, and the range is
+        // inside it and within maxTexelBufferElements (both checked above). R32_SINT and
+        // R32_UINT support uniform and storage texel buffers and their atomics on every
+        // Vulkan device.
         let raw = unsafe { ctx.create_buffer_view(&info, None) }.during("vkCreateBufferView")?;
         Ok(Self {
             ctx: Arc::clone(ctx),
             raw,
+            kind,
             _buffer: std::marker::PhantomData,
         })
     }
 
     pub(crate) fn raw(&self) -> vk::BufferView {
         self.raw
+    }
+
+    pub fn kind(&self) -> TexelKind {
+        self.kind
     }
 }
 

@@ -169,7 +169,13 @@ impl Context {
             .pipeline_executable_info(true);
         let mut robustness =
             vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default().pipeline_robustness(true);
+        let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default()
+            .vulkan_memory_model(true)
+            .vulkan_memory_model_device_scope(true);
         let mut create_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
+        if info.vulkan_memory_model {
+            create_info = create_info.push_next(&mut memory_model);
+        }
         if info.float_atomic_add {
             extensions.push(ash::ext::shader_atomic_float::NAME.as_ptr());
             create_info = create_info.push_next(&mut float_atomics);

@@ -42,6 +42,9 @@ pub struct DeviceInfo {
     pub pipeline_statistics: bool,
     /// Robust buffer access can be turned off per pipeline (VK_EXT_pipeline_robustness).
     pub pipeline_robustness: bool,
+    /// Shaders may declare the Vulkan memory model, device-scope atomics included
+    /// (`vulkanMemoryModel` and `vulkanMemoryModelDeviceScope`, Vulkan 1.2).
+    pub vulkan_memory_model: bool,
     pub compute_queue_family: Option<u32>,
     #[serde(skip)]
     raw_api_version: u32,
@@ -83,7 +86,8 @@ impl DeviceInfo {
         let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
         let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
         let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
-        let mut features = vk::PhysicalDeviceFeatures2::default();
+        let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
+        let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut memory_model);
         let has_float_ext = has(ash::ext::shader_atomic_float::NAME);
         let has_executables_ext = has(ash::khr::pipeline_executable_properties::NAME);
         let has_robustness_ext = has(ash::ext::pipeline_robustness::NAME);
@@ -96,13 +100,16 @@ impl DeviceInfo {
         if has_robustness_ext {
             features = features.push_next(&mut robustness);
         }
-        // SAFETY: each feature struct is chained only where its extension is present.
+        // SAFETY: each feature struct is chained only where its extension is present; the
+        // memory model's is core in Vulkan 1.2, which vkerode requires.
         unsafe { instance.get_physical_device_features2(pd, &mut features) };
         let float_atomic_add =
             has_float_ext && atomic_float.shader_buffer_float32_atomic_add == vk::TRUE;
         let pipeline_statistics =
             has_executables_ext && executables.pipeline_executable_info == vk::TRUE;
         let pipeline_robustness = has_robustness_ext && robustness.pipeline_robustness == vk::TRUE;
+        let vulkan_memory_model = memory_model.vulkan_memory_model == vk::TRUE
+            && memory_model.vulkan_memory_model_device_scope == vk::TRUE;
 
         let compute_family = families
             .iter()
@@ -146,6 +153,7 @@ impl DeviceInfo {
             },
             pipeline_statistics,
             pipeline_robustness,
+            vulkan_memory_model,
             compute_queue_family: compute_family.map(|i| i as u32),
             raw_api_version: v,
             raw_type: props.device_type,

@@ -12,7 +12,7 @@ mod statistics;
 mod timing;
 mod validation;
 
-pub use buffer::{Buffer, BufferKind, TexelFormat, TexelView};
+pub use buffer::{Buffer, BufferKind, TexelFormat, TexelKind, TexelView};
 pub use commands::{CommandStream, Recorder};
 pub use context::{list_devices, Context, ContextOptions, REQUIRED_API_VERSION};
 pub use device_info::DeviceInfo;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use super::buffer::{Buffer, TexelView};
+use super::buffer::{Buffer, TexelKind, TexelView};
 use super::context::Context;
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::statistics::{self, CompilerStatistic};
@@ -35,8 +35,8 @@ pub struct PipelineDesc<'a> {
     pub specialization: &'a [SpecConstant],
     /// Number of SSBO bindings 0..n in set 0.
     pub storage_buffers: u32,
-    /// Number of uniform texel buffers, bound after the SSBOs (n..n+t).
-    pub texel_buffers: u32,
+    /// Texel buffers, bound after the SSBOs (n, n+1, ...), each of its kind.
+    pub texel_buffers: &'a [TexelKind],
     pub push_constant_bytes: u32,
     /// Turn robust buffer access off for this pipeline's SSBOs (VK_EXT_pipeline_robustness).
     /// vkerode never enables robustBufferAccess, so this states the default explicitly.
@@ -55,7 +55,7 @@ impl<'a> PipelineDesc<'a> {
             shader,
             specialization,
             storage_buffers,
-            texel_buffers: 0,
+            texel_buffers: &[],
             push_constant_bytes,
             robustness_off: false,
         }
@@ -69,7 +69,7 @@ pub struct ComputePipeline {
     layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
     storage_buffers: u32,
-    texel_buffers: u32,
+    texel_buffers: Vec<TexelKind>,
     push_constant_bytes: u32,
     statistics: Vec<CompilerStatistic>,
 }
@@ -92,7 +92,7 @@ impl ComputePipeline {
             layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
             storage_buffers: desc.storage_buffers,
-            texel_buffers: desc.texel_buffers,
+            texel_buffers: desc.texel_buffers.to_vec(),
             push_constant_bytes: desc.push_constant_bytes,
             statistics: Vec::new(),
         };
@@ -103,11 +103,15 @@ impl ComputePipeline {
             });
         }
 
-        let bindings: Vec<_> = (0..desc.storage_buffers + desc.texel_buffers)
-            .map(|binding| {
+        let types = (0..desc.storage_buffers)
+            .map(|_| vk::DescriptorType::STORAGE_BUFFER)
+            .chain(desc.texel_buffers.iter().map(|k| k.descriptor_type()));
+        let bindings: Vec<_> = types
+            .enumerate()
+            .map(|(binding, ty)| {
                 vk::DescriptorSetLayoutBinding::default()
-                    .binding(binding)
-                    .descriptor_type(binding_type(binding, desc.storage_buffers))
+                    .binding(binding as u32)
+                    .descriptor_type(ty)
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
@@ -232,37 +236,33 @@ impl DescriptorSet {
         Self::with_texels(pipeline, buffers, &[])
     }
 
-    /// Binds `buffers` as the SSBOs and `texels` as the uniform texel buffers after them.
+    /// Binds `buffers` as the SSBOs and `texels` as the texel buffers after them.
     pub fn with_texels(
         pipeline: &ComputePipeline,
         buffers: &[&Buffer],
         texels: &[&TexelView<'_>],
     ) -> GpuResult<Self> {
         let ctx = &pipeline.ctx;
-        if buffers.len() != pipeline.storage_buffers as usize
-            || texels.len() != pipeline.texel_buffers as usize
-        {
+        let kinds: Vec<TexelKind> = texels.iter().map(|t| t.kind()).collect();
+        if buffers.len() != pipeline.storage_buffers as usize || kinds != pipeline.texel_buffers {
             return Err(GpuError::Shader {
                 name: pipeline.name,
                 message: format!(
-                    "expects {} storage and {} texel buffers, {} and {} were bound",
+                    "expects {} storage buffers and texel buffers {:?}; {} and {kinds:?} were bound",
                     pipeline.storage_buffers,
                     pipeline.texel_buffers,
                     buffers.len(),
-                    texels.len()
                 ),
             });
         }
         let mut sizes = vec![vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::STORAGE_BUFFER)
             .descriptor_count(pipeline.storage_buffers.max(1))];
-        if pipeline.texel_buffers > 0 {
-            sizes.push(
-                vk::DescriptorPoolSize::default()
-                    .ty(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
-                    .descriptor_count(pipeline.texel_buffers),
-            );
-        }
+        sizes.extend(kinds.iter().map(|k| {
+            vk::DescriptorPoolSize::default()
+                .ty(k.descriptor_type())
+                .descriptor_count(1)
+        }));
         let pool_info = vk::DescriptorPoolCreateInfo::default()
             .max_sets(1)
             .pool_sizes(&sizes);
@@ -306,7 +306,7 @@ impl DescriptorSet {
             vk::WriteDescriptorSet::default()
                 .dst_set(set)
                 .dst_binding(pipeline.storage_buffers + i as u32)
-                .descriptor_type(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
+                .descriptor_type(kinds[i].descriptor_type())
                 .texel_buffer_view(view)
         }));
         // SAFETY: the set, buffers and views are alive; no submission uses the set yet.
@@ -324,14 +324,5 @@ impl Drop for DescriptorSet {
     fn drop(&mut self) {
         // SAFETY: destroying the pool frees its set; no pending submission uses it.
         unsafe { self.ctx.destroy_descriptor_pool(self.pool, None) };
-    }
-}
-
-/// SSBOs take the first `storage_buffers` bindings, uniform texel buffers the rest.
-fn binding_type(binding: u32, storage_buffers: u32) -> vk::DescriptorType {
-    if binding < storage_buffers {
-        vk::DescriptorType::STORAGE_BUFFER
-    } else {
-        vk::DescriptorType::UNIFORM_TEXEL_BUFFER
     }
 }
