@@ -8,14 +8,14 @@
 // SSBO), or through one of the L1 levers: a readonly restrict binding, or a uniform
 // texel buffer (the texture path). The `shared` build also declares shared memory, so
 // that the driver's choice of L1 size against shared memory shows. The `writes` builds
-// add a write that never executes (its condition is never true, but the compiler
-// cannot know): an atomicAdd to the chain, an atomicAdd to another buffer, a plain
-// store to the chain, or an image atomic. They show whether the mere presence of a
-// write changes how the compiler caches the loads. The `vmm` builds declare the
-// Vulkan memory model.
+// add a write to each step: a branch that is never taken (the control), an atomicAdd to
+// the chain in that branch (present but never executed), or, executed every step, an
+// atomicAdd, an image atomic or a plain store to another buffer. They show whether
+// writes change how the loads are cached. The `vmm` builds declare the Vulkan memory
+// model.
 //! axis path: readonly=CHASE_READONLY texel=CHASE_TEXEL
 //! axis shared: shared=DECLARE_SHARED
-//! axis writes: atomicsame=CHASE_ATOMIC_SAME atomicother=CHASE_ATOMIC_OTHER storesame=CHASE_STORE_SAME imageatomic=CHASE_IMAGE_ATOMIC
+//! axis writes: guard=CHASE_GUARD guardatomic=CHASE_GUARD_ATOMIC atomic=CHASE_EXEC_ATOMIC imageatomic=CHASE_EXEC_IMAGE_ATOMIC store=CHASE_EXEC_STORE
 //! axis model: vmm=VULKAN_MEMORY_MODEL
 
 #ifdef VULKAN_MEMORY_MODEL
@@ -44,7 +44,7 @@ layout(std430, binding = 1) buffer Sink {
     uint sink[];
 };
 
-#if defined(CHASE_IMAGE_ATOMIC) && !defined(CHASE_TEXEL)
+#if defined(CHASE_EXEC_IMAGE_ATOMIC) && !defined(CHASE_TEXEL)
 // A storage texel view of the sink.
 layout(binding = 2, r32ui) uniform uimageBuffer sinkImage;
 #endif
@@ -66,19 +66,21 @@ void main() {
     uint i = 0u;
     for (uint k = 0u; k < WARM_STEPS + STEPS; ++k) {
         i = NEXT(i);
+#if defined(CHASE_GUARD) || defined(CHASE_GUARD_ATOMIC)
         // Never true: the chain holds word indices far below 2^32 - 1.
         if (i == 0xFFFFFFFFu) {
-#if defined(CHASE_ATOMIC_SAME) && !defined(CHASE_READONLY) && !defined(CHASE_TEXEL)
+#if defined(CHASE_GUARD_ATOMIC) && !defined(CHASE_READONLY) && !defined(CHASE_TEXEL)
             atomicAdd(next[k], 1u);
-#elif defined(CHASE_STORE_SAME) && !defined(CHASE_READONLY) && !defined(CHASE_TEXEL)
-            next[k] = k;
-#elif defined(CHASE_ATOMIC_OTHER)
-            atomicAdd(sink[1], 1u);
-#elif defined(CHASE_IMAGE_ATOMIC) && !defined(CHASE_TEXEL)
-            imageAtomicAdd(sinkImage, 1, 1u);
 #endif
             i = k;
         }
+#elif defined(CHASE_EXEC_ATOMIC)
+        atomicAdd(sink[1], 1u);
+#elif defined(CHASE_EXEC_IMAGE_ATOMIC) && !defined(CHASE_TEXEL)
+        imageAtomicAdd(sinkImage, 1, 1u);
+#elif defined(CHASE_EXEC_STORE)
+        sink[1] = k;
+#endif
     }
 #ifdef DECLARE_SHARED
     // Never true (the chain holds word indices, far below 2^32 - 1); keeps the shared

@@ -146,7 +146,9 @@ extern "C" __global__ void droplet(int* heights, int width, int height, int life
 }
 
 // The cache microbenchmark's chase, as glsl/cache_chase.comp: one thread follows the
-// chain; READONLY loads through the read-only (non-coherent) path, as a readonly SSBO.
+// chain; READONLY loads through the read-only (non-coherent) path, as a readonly SSBO;
+// EXEC_ATOMIC adds an atomicAdd to another buffer at every step, as the chase's
+// `atomic` build.
 extern "C" __global__ void chase(const unsigned* next, unsigned warmSteps, unsigned steps, unsigned* sink) {
     unsigned i = 0;
     for (unsigned k = 0; k < warmSteps + steps; ++k) {
@@ -154,6 +156,9 @@ extern "C" __global__ void chase(const unsigned* next, unsigned warmSteps, unsig
         i = __ldg(next + i);
 #else
         i = next[i];
+#endif
+#ifdef EXEC_ATOMIC
+        atomicAdd(sink + 1, 1u);
 #endif
     }
     sink[0] = i;

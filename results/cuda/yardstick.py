@@ -113,10 +113,21 @@ def cuda_throughput(initial, size, droplets):
                     reset=lambda: heights.__setitem__(Ellipsis, initial))
                 rows.append(dict(kernel=name, block=block, carveout=label, steps=steps,
                                  gpu_ms=ms, g_steps_per_s=steps / (ms * 1e-3) / 1e9,
-                                 samples_ms=samples, **kernel_stats(timed)))
+                                 **erosion_figures(heights, initial), samples_ms=samples,
+                                 **kernel_stats(timed)))
                 log(f"  CUDA {name:22} block {block:4} carveout {label:8} "
-                    f"{rows[-1]['g_steps_per_s']:6.2f} G steps/s ({timed.num_regs} registers)")
+                    f"{rows[-1]['g_steps_per_s']:6.2f} G steps/s ({timed.num_regs} registers), "
+                    f"total change {rows[-1]['total_height_change']:.0f}, "
+                    f"largest cell change {rows[-1]['max_cell_change']:.0f}")
     return rows
+
+
+def erosion_figures(heights, initial):
+    """What the last run did to the terrain, in height units, as vkerode's points.csv
+    reports it: the total change and the largest change of one cell."""
+    change = heights.astype(cp.int64) - initial.astype(cp.int64)
+    return dict(total_height_change=float(change.sum()) / PARAMS["scale"],
+                max_cell_change=float(cp.abs(change).max()) / PARAMS["scale"])
 
 
 def chain(nodes, rng):
@@ -135,6 +146,7 @@ def cuda_chase(max_bytes):
     rng = np.random.default_rng(1)
     paths = [(f"carveout {label}", plain, carveout) for label, carveout in CARVEOUTS]
     paths.append(("__ldg, carveout default", readonly, -1))
+    paths.append(("atomicAdd each step, carveout default", kernel("chase", ("-DEXEC_ATOMIC",)), -1))
     rows = []
     size = 4 << 10
     while size <= max_bytes:
@@ -224,6 +236,20 @@ def print_tables(cuda, vk_sweep, cuda_chase_rows, vk_chase, agreement):
             r = next((r for r in vk_sweep if label(r) == v and int(r["workgroup"]) == block), None)
             cells.append("-" if r is None else
                          f"{float(r['steps_per_s']) / 1e9:.2f} ({stat(r['compiler_stats'], 'Register Count')} reg)")
+        log(" | ".join(cells))
+
+    log("\nWhat the same runs did to the terrain: total height change / largest change of one cell:")
+    log(" | ".join(head))
+    for block in BLOCKS:
+        cells = [str(block)]
+        for k in KERNELS:
+            for c, _ in CARVEOUTS:
+                r = next(r for r in cuda if r["kernel"] == k and r["block"] == block and r["carveout"] == c)
+                cells.append(f"{r['total_height_change']:.0f} / {r['max_cell_change']:.0f}")
+        for v in variants:
+            r = next((r for r in vk_sweep if label(r) == v and int(r["workgroup"]) == block), None)
+            cells.append("-" if r is None else
+                         f"{float(r['total_height_change']):.0f} / {float(r['max_cell_change']):.0f}")
         log(" | ".join(cells))
 
     log("\nDependent-load latency, ns per load, against working set (one thread):")

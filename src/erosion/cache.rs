@@ -57,30 +57,33 @@ pub enum ChasePath {
     Readonly,
     /// A uniform texel buffer (`texelFetch`): the texture path.
     Texel,
-    /// The SSBO, in a shader that also holds an atomicAdd to it (never executed).
-    SsboAtomicSame,
-    /// The SSBO, in a shader that also holds an atomicAdd to another SSBO.
-    SsboAtomicOther,
-    /// The SSBO, in a shader that also holds a plain store to it.
-    SsboStoreSame,
-    /// The SSBO, in a shader that also holds an image atomic on a texel buffer.
-    SsboImageAtomic,
-    /// As `SsboAtomicSame`, with the shader declaring the Vulkan memory model.
-    SsboAtomicSameVmm,
+    /// The SSBO behind a branch that is never taken: the control for `GuardedAtomic`.
+    Guarded,
+    /// The SSBO, with an atomicAdd to it in that branch: present, never executed.
+    GuardedAtomic,
+    /// The SSBO, with an atomicAdd to another SSBO at every step.
+    Atomic,
+    /// As `Atomic`, with the shader declaring the Vulkan memory model.
+    AtomicVmm,
+    /// The SSBO, with an image atomic on a texel view of another buffer at every step.
+    ImageAtomic,
+    /// The SSBO, with a plain store to another SSBO at every step.
+    Store,
 }
 
 impl ChasePath {
-    pub const ALL: [ChasePath; 10] = [
+    pub const ALL: [ChasePath; 11] = [
         ChasePath::Ssbo,
         ChasePath::SsboShared4B,
         ChasePath::SsboSharedMax,
         ChasePath::Readonly,
         ChasePath::Texel,
-        ChasePath::SsboAtomicSame,
-        ChasePath::SsboAtomicOther,
-        ChasePath::SsboStoreSame,
-        ChasePath::SsboImageAtomic,
-        ChasePath::SsboAtomicSameVmm,
+        ChasePath::Guarded,
+        ChasePath::GuardedAtomic,
+        ChasePath::Atomic,
+        ChasePath::AtomicVmm,
+        ChasePath::ImageAtomic,
+        ChasePath::Store,
     ];
 
     pub fn label(self) -> &'static str {
@@ -90,11 +93,12 @@ impl ChasePath {
             ChasePath::SsboSharedMax => "ssbo-shared-max",
             ChasePath::Readonly => "readonly",
             ChasePath::Texel => "texel",
-            ChasePath::SsboAtomicSame => "ssbo-atomic-same",
-            ChasePath::SsboAtomicOther => "ssbo-atomic-other",
-            ChasePath::SsboStoreSame => "ssbo-store-same",
-            ChasePath::SsboImageAtomic => "ssbo-image-atomic",
-            ChasePath::SsboAtomicSameVmm => "ssbo-atomic-same-vmm",
+            ChasePath::Guarded => "guarded",
+            ChasePath::GuardedAtomic => "guarded-atomic",
+            ChasePath::Atomic => "atomic",
+            ChasePath::AtomicVmm => "atomic-vmm",
+            ChasePath::ImageAtomic => "image-atomic",
+            ChasePath::Store => "store",
         }
     }
 
@@ -104,11 +108,12 @@ impl ChasePath {
             ChasePath::SsboShared4B | ChasePath::SsboSharedMax => shaders::CACHE_CHASE_SHARED,
             ChasePath::Readonly => shaders::CACHE_CHASE_READONLY,
             ChasePath::Texel => shaders::CACHE_CHASE_TEXEL,
-            ChasePath::SsboAtomicSame => shaders::CACHE_CHASE_ATOMICSAME,
-            ChasePath::SsboAtomicOther => shaders::CACHE_CHASE_ATOMICOTHER,
-            ChasePath::SsboStoreSame => shaders::CACHE_CHASE_STORESAME,
-            ChasePath::SsboImageAtomic => shaders::CACHE_CHASE_IMAGEATOMIC,
-            ChasePath::SsboAtomicSameVmm => shaders::CACHE_CHASE_ATOMICSAME_VMM,
+            ChasePath::Guarded => shaders::CACHE_CHASE_GUARD,
+            ChasePath::GuardedAtomic => shaders::CACHE_CHASE_GUARDATOMIC,
+            ChasePath::Atomic => shaders::CACHE_CHASE_ATOMIC,
+            ChasePath::AtomicVmm => shaders::CACHE_CHASE_ATOMIC_VMM,
+            ChasePath::ImageAtomic => shaders::CACHE_CHASE_IMAGEATOMIC,
+            ChasePath::Store => shaders::CACHE_CHASE_STORE,
         }
     }
 
@@ -116,7 +121,7 @@ impl ChasePath {
     fn texel_binding(self) -> Option<TexelKind> {
         match self {
             ChasePath::Texel => Some(TexelKind::Uniform),
-            ChasePath::SsboImageAtomic => Some(TexelKind::Storage),
+            ChasePath::ImageAtomic => Some(TexelKind::Storage),
             _ => None,
         }
     }
@@ -214,7 +219,7 @@ impl CacheProbe {
         let mut chase = Vec::new();
         let paths = ChasePath::ALL
             .into_iter()
-            .filter(|&p| p != ChasePath::SsboAtomicSameVmm || ctx.info().vulkan_memory_model);
+            .filter(|&p| p != ChasePath::AtomicVmm || ctx.info().vulkan_memory_model);
         for path in paths {
             let words = (path.shared_bytes(max_shared) / 4).max(1);
             let spec = [SpecConstant {
@@ -288,7 +293,7 @@ impl CacheProbe {
                     DescriptorSet::with_texels(pipeline, &[&chain, &sink], &[view])?
                 }
                 (ChasePath::Texel, None) => continue,
-                (ChasePath::SsboImageAtomic, _) => {
+                (ChasePath::ImageAtomic, _) => {
                     DescriptorSet::with_texels(pipeline, &[&chain, &sink], &[&sink_image])?
                 }
                 _ => DescriptorSet::new(pipeline, &[&chain, &sink])?,
