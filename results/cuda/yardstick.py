@@ -35,8 +35,12 @@ PARAMS = dict(lifetime=30, inertia=0.05, capacity=4.0, erosion=0.3, deposition=0
 SEED = 1
 BLOCKS = [8, 16, 64, 256]
 # cudaFuncAttributePreferredSharedMemoryCarveout: -1 leaves it to the driver; 0 asks
-# for the most L1, 100 for the most shared memory (the least L1).
-CARVEOUTS = [("default", -1), ("0%", 0), ("100%", 100)]
+# for the most L1, 100 for the most shared memory (the least L1). The driver rounds a
+# percentage up to the next shared-memory size the chip offers (on Hopper 0, 8, 16, 32,
+# 64, 100, 132, 164, 196 or 228 KiB of 256), so the steps between give the throughput
+# against L1 size, which the chase measures at each.
+CARVEOUTS = [("default", -1), ("0%", 0), ("25%", 25), ("50%", 50), ("60%", 60), ("75%", 75),
+             ("100%", 100)]
 KERNELS = {
     "paper": (),
     "paper, ld.cg (no L1)": ("-DLOAD_CG",),
@@ -148,8 +152,7 @@ def cuda_chase(max_bytes):
     paths.append(("__ldg, carveout default", readonly, -1))
     paths.append(("atomicAdd each step, carveout default", kernel("chase", ("-DEXEC_ATOMIC",)), -1))
     rows = []
-    size = 4 << 10
-    while size <= max_bytes:
+    for size in working_sets(max_bytes):
         nodes = size // NODE_BYTES
         data = cp.asarray(chain(nodes, rng))
         warm = np.uint32(min(nodes, WARM_NODES))
@@ -167,8 +170,15 @@ def cuda_chase(max_bytes):
                              latency_ns=extra * 1e6 / CHASE_STEPS))
         log(f"  CUDA chase {size >> 10:8} KiB: " + ", ".join(
             f"{r['path']} {r['latency_ns']:.0f} ns" for r in rows[-len(paths):]))
-        size *= 2
     return rows
+
+
+def working_sets(max_bytes):
+    """vkerode's working sets (CacheProbeSize::working_sets): 4 KiB doubling, plus
+    32 KiB steps from 64 to 512 KiB."""
+    sets = {4096 << k for k in range(20) if 4096 << k <= max_bytes}
+    sets |= {k * (32 << 10) for k in range(2, 17) if k * (32 << 10) <= max_bytes}
+    return sorted(sets)
 
 
 def read_raw(path, size):

@@ -173,6 +173,8 @@ pub struct CacheProbeSize {
 
 /// The smallest working set measured.
 pub const MIN_WORKING_SET: u64 = 4 << 10;
+/// The step of the finer working sets between 64 and 512 KiB.
+const L1_STEP: u64 = 32 << 10;
 
 impl CacheProbeSize {
     pub fn for_device(cpu: bool) -> Self {
@@ -197,12 +199,19 @@ impl CacheProbeSize {
         }
     }
 
-    /// 4 KiB, 8 KiB, ... up to `max_bytes` and the device's largest SSBO.
+    /// 4 KiB, 8 KiB, ... doubling up to `max_bytes` and the device's largest SSBO,
+    /// with 32 KiB steps from 64 to 512 KiB, where GPUs' L1 capacities lie.
     pub fn working_sets(&self, max_storage_buffer_range: u64) -> Vec<u64> {
         let top = self.max_bytes.min(max_storage_buffer_range);
-        std::iter::successors(Some(MIN_WORKING_SET), |&w| Some(w * 2))
+        let doubling = std::iter::successors(Some(MIN_WORKING_SET), |&w| Some(w * 2));
+        let fine = (2..=16).map(|k| k * L1_STEP);
+        let mut sets: Vec<u64> = doubling
             .take_while(|&w| w <= top)
-            .collect()
+            .chain(fine.filter(|&w| w <= top))
+            .collect();
+        sets.sort_unstable();
+        sets.dedup();
+        sets
     }
 }
 
