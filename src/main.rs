@@ -7,7 +7,6 @@ use std::sync::Arc;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use vkerode::erosion::cache::ChasePath;
 use vkerode::erosion::KernelVariant;
 use vkerode::erosion::{
     AtomicMode, DropletJob, KernelParams, Lever, Passes, Spawn, SpawnMode, SpirvBuild, TileOrder,
@@ -15,7 +14,8 @@ use vkerode::erosion::{
 use vkerode::experiment::config::{Experiment, KernelChoice};
 use vkerode::experiment::kernels::{kernel_statistics, write_statistics_csv};
 use vkerode::experiment::peak::{
-    load_cached, measure_cache, save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS, WALK_SIDES,
+    cache_report, load_cached, measure_cache, save_cached, PeakProbe, PeakTable, RANDOM_FOOTPRINTS,
+    WALK_SIDES,
 };
 use vkerode::experiment::plot::{self, PlotRequest};
 use vkerode::experiment::results::merge;
@@ -911,35 +911,9 @@ fn peak(options: &ContextOptions, out: Option<&Path>, cache_only: bool) -> Resul
     } else {
         atomic_peaks(&ctx)?
     };
-    say!("cache microbenchmark: dependent-load latency (ns per load) by read path, and read bandwidth, against working set:");
     let (latency, bandwidth) = measure_cache(&ctx, |_| {})?;
-    let paths: Vec<ChasePath> = ChasePath::ALL
-        .into_iter()
-        .filter(|p| latency.iter().any(|l| l.path == *p))
-        .collect();
-    let width = paths.iter().map(|p| p.label().len() + 2).max().unwrap_or(8);
-    let header: Vec<String> = paths
-        .iter()
-        .map(|p| format!("{:>width$}", p.label()))
-        .collect();
-    say!("  {:>12}{} {:>12}", "working set", header.join(""), "GB/s");
-    for b in &bandwidth {
-        let cells: Vec<String> = paths
-            .iter()
-            .map(|p| {
-                latency
-                    .iter()
-                    .find(|l| l.path == *p && l.working_set_bytes == b.working_set_bytes)
-                    .map(|l| format!("{:>width$.1}", l.latency_ns))
-                    .unwrap_or_else(|| format!("{:>width$}", "-"))
-            })
-            .collect();
-        say!(
-            "  {:>12}{} {:>12.1}",
-            human_bytes(b.working_set_bytes),
-            cells.join(""),
-            b.bytes_per_s / 1e9
-        );
+    for line in cache_report(&latency, &bandwidth) {
+        say!("{line}");
     }
     table.cache_latency = latency;
     table.cache_bandwidth = bandwidth;
@@ -951,13 +925,6 @@ fn peak(options: &ContextOptions, out: Option<&Path>, cache_only: bool) -> Resul
         }
     }
     Ok(())
-}
-
-fn human_bytes(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
-        b => format!("{} KiB", b >> 10),
-    }
 }
 
 /// The random-address and droplet-shaped walk probes, printed as they are measured.

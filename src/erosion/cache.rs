@@ -39,7 +39,23 @@ struct StreamPushConstants {
     laps: u32,
     groups: u32,
     seed: u32,
+    per_sm: u32,
 }
+
+/// Which working set a bandwidth point rereads (glsl/cache_stream.comp).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StreamScope {
+    /// Every workgroup streams the whole set: the set is per SM, which shows the L1.
+    PerSm,
+    /// The workgroups split the set between them each lap: the set is the device's,
+    /// which shows the L2 and memory.
+    Device,
+}
+
+/// Past this, workgroups streaming the same set in step share lines in the L2, so the
+/// per-SM mode no longer measures what it names.
+pub const PER_SM_MAX_BYTES: u64 = 1 << 20;
 
 /// How the chase reads its chain: each way a shader can load a word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +167,7 @@ pub struct LatencyPoint {
 /// One bandwidth point: bytes read per second with the working set reread.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BandwidthPoint {
+    pub scope: StreamScope,
     pub working_set_bytes: u64,
     pub bytes_per_s: f64,
     pub workgroups: u32,
@@ -293,7 +310,7 @@ impl CacheProbe {
             .transpose()?;
         let sink_image = TexelView::new(&sink, 4, TexelFormat::U32, TexelKind::Storage)?;
         let warm_set = DescriptorSet::new(&self.stream, &[&chain, &sink])?;
-        let warm = self.stream_push(bytes, 1, 1);
+        let warm = stream_push(bytes, 1, 1, StreamScope::PerSm);
         let warm_steps = nodes.min(WARM_NODES);
         let mut points = Vec::new();
         for (path, pipeline) in &self.chase {
@@ -332,20 +349,40 @@ impl CacheProbe {
         Ok(points)
     }
 
-    /// Read bandwidth with every workgroup streaming the whole `bytes` (a multiple of
-    /// 16), as many laps as reading `stream_bytes` takes.
-    pub fn bandwidth(&self, bytes: u64) -> Result<BandwidthPoint, ErosionError> {
-        let ctx = &self.ctx;
-        let groups = self.size.stream_workgroups;
-        let per_lap = bytes * u64::from(groups);
+    /// Read bandwidth over a working set of `bytes` (a multiple of 4 KiB), as many
+    /// laps as reading `stream_bytes` takes: per SM (every workgroup reads the whole
+    /// set; `None` past [`PER_SM_MAX_BYTES`]) or for the device (the workgroups split
+    /// it).
+    pub fn bandwidth(
+        &self,
+        bytes: u64,
+        scope: StreamScope,
+    ) -> Result<Option<BandwidthPoint>, ErosionError> {
+        let quads = bytes / 16;
+        let (groups, per_lap) = match scope {
+            StreamScope::PerSm if bytes > PER_SM_MAX_BYTES => return Ok(None),
+            StreamScope::PerSm => {
+                let groups = self.size.stream_workgroups;
+                (groups, bytes * u64::from(groups))
+            }
+            StreamScope::Device => {
+                // A power of two of workgroups, each with a chunk of a quad per thread
+                // or more; the chunks cover the set.
+                let most = (quads / u64::from(STREAM_WORKGROUP)).max(1);
+                let groups = u64::from(self.size.stream_workgroups).min(most);
+                let groups = 1u64 << groups.ilog2();
+                (groups as u32, quads / groups * groups * 16)
+            }
+        };
         let laps = self.size.stream_bytes.div_ceil(per_lap).max(1) as u32;
+        let ctx = &self.ctx;
         // Hashed words, not zeros: a GPU may compress zeros and read them faster.
         let words: Vec<u32> = (0..(bytes / 4) as u32).map(pcg_hash).collect();
         let upload = Buffer::upload_from(ctx, "stream data upload", &words)?;
         let data = Buffer::new(ctx, "stream data", bytes, BufferKind::Storage)?;
         let sink = Buffer::new(ctx, "stream sink", 16, BufferKind::Storage)?;
         let set = DescriptorSet::new(&self.stream, &[&data, &sink])?;
-        let push = self.stream_push(bytes, laps, groups);
+        let push = stream_push(bytes, laps, groups, scope);
         let mut stream = CommandStream::new(ctx)?;
         stream.submit(|rec| {
             rec.copy(&upload, &data);
@@ -356,22 +393,14 @@ impl CacheProbe {
             rec.push_constants(&self.stream, &push);
         })?;
         let seconds = time.as_secs_f64().max(f64::MIN_POSITIVE);
-        Ok(BandwidthPoint {
+        Ok(Some(BandwidthPoint {
+            scope,
             working_set_bytes: bytes,
             bytes_per_s: (per_lap * u64::from(laps)) as f64 / seconds,
             workgroups: groups,
             laps,
             gpu_ms: seconds * 1e3,
-        })
-    }
-
-    fn stream_push(&self, bytes: u64, laps: u32, groups: u32) -> StreamPushConstants {
-        StreamPushConstants {
-            quads: (bytes / 16) as u32,
-            laps,
-            groups,
-            seed: 0x5eed_1234,
-        }
+        }))
     }
 
     /// Median time over `reps` runs (after one warm-up) of a dispatch of `groups`
@@ -408,6 +437,16 @@ impl CacheProbe {
         times.remove(0);
         times.sort();
         Ok(times[times.len() / 2])
+    }
+}
+
+fn stream_push(bytes: u64, laps: u32, groups: u32, scope: StreamScope) -> StreamPushConstants {
+    StreamPushConstants {
+        quads: (bytes / 16) as u32,
+        laps,
+        groups,
+        seed: 0x5eed_1234,
+        per_sm: u32::from(scope == StreamScope::PerSm),
     }
 }
 

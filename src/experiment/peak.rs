@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::provenance::device_slug;
 use super::ExperimentError;
-use crate::erosion::cache::{BandwidthPoint, CacheProbe, CacheProbeSize, LatencyPoint};
+use crate::erosion::cache::{
+    BandwidthPoint, CacheProbe, CacheProbeSize, ChasePath, LatencyPoint, StreamScope,
+};
 use crate::erosion::peak::AtomicProbe;
 use crate::erosion::ATOMICS_PER_STEP;
 use crate::gpu::{Context, DeviceInfo};
@@ -208,9 +210,73 @@ pub fn measure_cache(
     for bytes in probe.size().working_sets(info.max_storage_buffer_range) {
         progress(bytes);
         latency.extend(probe.latency(bytes)?);
-        bandwidth.push(probe.bandwidth(bytes)?);
+        for scope in [StreamScope::PerSm, StreamScope::Device] {
+            bandwidth.extend(probe.bandwidth(bytes, scope)?);
+        }
     }
     Ok((latency, bandwidth))
+}
+
+/// The cache microbenchmark as a table: one row per working set, the latency of each
+/// read path, then the per-SM and device read bandwidth.
+pub fn cache_report(latency: &[LatencyPoint], bandwidth: &[BandwidthPoint]) -> Vec<String> {
+    let paths: Vec<ChasePath> = ChasePath::ALL
+        .into_iter()
+        .filter(|p| latency.iter().any(|l| l.path == *p))
+        .collect();
+    let width = paths.iter().map(|p| p.label().len() + 2).max().unwrap_or(8);
+    let mut sets: Vec<u64> = latency.iter().map(|l| l.working_set_bytes).collect();
+    sets.dedup();
+    let mut lines = vec![
+        "dependent-load latency in ns per load, by read path, and read bandwidth in GB/s, against working set:".to_string(),
+        format!(
+            "  {:>12}{}{:>14}{:>14}",
+            "working set",
+            paths
+                .iter()
+                .map(|p| format!("{:>width$}", p.label()))
+                .collect::<String>(),
+            "GB/s per SM",
+            "GB/s device"
+        ),
+    ];
+    for set in sets {
+        let latencies: String = paths
+            .iter()
+            .map(|p| {
+                latency
+                    .iter()
+                    .find(|l| l.path == *p && l.working_set_bytes == set)
+                    .map_or_else(
+                        || format!("{:>width$}", "-"),
+                        |l| format!("{:>width$.1}", l.latency_ns),
+                    )
+            })
+            .collect();
+        let rate = |scope| {
+            bandwidth
+                .iter()
+                .find(|b| b.scope == scope && b.working_set_bytes == set)
+                .map_or_else(
+                    || format!("{:>14}", "-"),
+                    |b| format!("{:>14.1}", b.bytes_per_s / 1e9),
+                )
+        };
+        lines.push(format!(
+            "  {:>12}{latencies}{}{}",
+            human_bytes(set),
+            rate(StreamScope::PerSm),
+            rate(StreamScope::Device)
+        ));
+    }
+    lines
+}
+
+fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
+        b => format!("{} KiB", b >> 10),
+    }
 }
 
 /// Where a device's peak table is cached: `$VKERODE_CACHE_DIR`, else
