@@ -2,7 +2,8 @@
 # Every sweep of experiments/ on the default device, its atomic peak rates, and the
 # charts, into RESULTS_ROOT/<experiment>/<device>/:
 #   results/sweeps.sh [RESULTS_ROOT] [--small] [EXPERIMENT...]
-# With experiment names, only those run ("peak" is the atomic peak table). With
+# With experiment names, only those run ("peak" is the atomic peak table and the cache
+# microbenchmark). results/l1/run.sh runs the L1 study, CUDA yardstick included. With
 # PLOTS_ONLY=1 nothing runs: the charts are redrawn from the points.csv files already
 # there; SLUG=nvidia-h200 picks the device folder (default: the default device).
 # On the NVIDIA H200 (results/core-h200/README.md says how to reach it) run it as is.
@@ -115,10 +116,33 @@ run_occupancy() {
     plot occupancy chart --x shared_kib --series variant
 }
 
+run_levers() {
+    sweep levers fixed.size=512 fixed.droplets=200000 'axes.workgroup=[16,64]'
+    for variant in paper fast; do
+        plot levers "chart-$variant" --x workgroup --series lever --where "variant=$variant"
+        plot levers "max-change-$variant" --x workgroup --y max_cell_change --series lever --where "variant=$variant"
+    done
+}
+
+run_locality() {
+    sweep locality fixed.size=512 fixed.droplets=200000 'axes.workgroup=[16,64]'
+    for lever in none image-atomics; do
+        plot locality "chart-$lever" --x workgroup --series variant --where shared_kib=0 --where "lever=$lever"
+    done
+    plot locality chart-shared-8 --x workgroup --series variant --where shared_kib=8 --where lever=none
+}
+
+run_locality_tiled() {
+    sweep locality-tiled fixed.size=512 fixed.droplets=200000 'axes.tile=[512,128]'
+    for wg in 8 16; do
+        plot locality-tiled "chart-workgroup-$wg" --x tile --series variant --where "workgroup=$wg" --where lever=none
+    done
+}
+
 wanted() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
-for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas occupancy; do
+for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas occupancy levers locality locality-tiled; do
     if wanted "$experiment"; then
         echo "== $experiment"
-        "run_$experiment"
+        "run_${experiment//-/_}"
     fi
 done

@@ -458,7 +458,7 @@ pub fn chain(nodes: u32) -> Vec<u32> {
     let mut state = 0x2545_f491u32;
     for i in (1..nodes as usize).rev() {
         state = pcg_hash(state);
-        let j = (u64::from(state) * i as u64 >> 32) as usize;
+        let j = ((u64::from(state) * i as u64) >> 32) as usize;
         order.swap(i, j);
     }
     let mut words: Vec<u32> = (0..nodes * NODE_WORDS).map(pcg_hash).collect();

@@ -1,0 +1,312 @@
+//! The L1 study's instruments and variants, on lavapipe under validation: compiler
+//! statistics (empty where the driver has none), the cache microbenchmark, and every
+//! lever and kernel-side variant against the paper's kernel for a lone droplet.
+
+mod common;
+
+use vkerode::erosion::cache::{chain, CacheProbe, CacheProbeSize, ChasePath, StreamScope};
+use vkerode::erosion::{
+    AtomicMode, DropletKernel, DropletShader, ErosionError, FixedHeightfield, KernelVariant, Lever,
+    SpawnMode,
+};
+
+use common::{
+    assert_clean_success, assert_validation_clean, default_job, fixed_terrain, paper_kernel,
+    scratch, validated_device, vkerode, SCALE,
+};
+
+const SIZE: u32 = 128;
+
+/// Every lever that is a build of its own, and the kernels they apply to.
+const LEVERS: [Lever; 5] = [
+    Lever::NoShared,
+    Lever::Readonly,
+    Lever::Texel,
+    Lever::ImageAtomics,
+    Lever::VulkanMemoryModel,
+];
+
+#[test]
+fn compiler_statistics_are_the_drivers_or_none() {
+    let ctx = validated_device();
+    let kernel = paper_kernel(&ctx, 64, AtomicMode::Int);
+    let statistics = kernel.statistics();
+    if ctx.info().pipeline_statistics {
+        assert!(!statistics.is_empty(), "the driver offers statistics");
+        assert!(statistics.iter().all(|s| !s.name.is_empty()));
+    } else {
+        assert!(statistics.is_empty(), "invented statistics: {statistics:?}");
+    }
+    assert_validation_clean(&ctx);
+}
+
+#[test]
+fn erode_and_kernels_report_the_statistics_or_say_there_are_none() {
+    let ctx = validated_device();
+    let supported = ctx.info().pipeline_statistics;
+    drop(ctx);
+    let dir = scratch("l1", "statistics");
+    let out = dir.join("erode");
+    let output = vkerode(&[
+        "erode",
+        "--size",
+        "64",
+        "--droplets",
+        "500",
+        "--no-images",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_clean_success(&output);
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        printed.contains("compiler statistics of droplet:"),
+        "{printed}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let recorded = report["compiler_statistics"].as_array().unwrap();
+    assert_eq!(recorded.is_empty(), !supported, "{recorded:?}");
+
+    let csv = dir.join("statistics.csv");
+    let output = vkerode(&[
+        "kernels",
+        "--variant",
+        "paper,fast",
+        "--workgroup",
+        "16,64",
+        "--lever",
+        "none,texel",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert_clean_success(&output);
+    let printed = String::from_utf8_lossy(&output.stdout);
+    for module in [
+        "droplet (workgroup 16",
+        "droplet_texel (workgroup 64",
+        "droplet_fast",
+    ] {
+        assert!(printed.contains(module), "{module} missing from {printed}");
+    }
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert!(rows.starts_with("module,workgroup,lever,executable,statistic,value"));
+    assert_eq!(rows.lines().count() == 1, !supported, "{rows}");
+    if !supported {
+        assert!(printed.contains("does not offer VK_KHR_pipeline_executable_properties"));
+    }
+}
+
+#[test]
+fn a_chain_visits_every_node_once_before_it_returns() {
+    for nodes in [1, 2, 3, 32, 1000] {
+        let words = chain(nodes);
+        let stride = words.len() as u32 / nodes;
+        let mut seen = vec![false; nodes as usize];
+        let mut at = 0u32;
+        for _ in 0..nodes {
+            let node = (at / stride) as usize;
+            assert!(!seen[node], "{nodes} nodes: node {node} visited twice");
+            seen[node] = true;
+            at = words[at as usize];
+            assert_eq!(at % stride, 0, "links point at nodes");
+        }
+        assert_eq!(at, 0, "{nodes} nodes: the chain closes");
+    }
+}
+
+#[test]
+fn the_cache_microbenchmark_reports_every_path_over_growing_working_sets() {
+    let ctx = validated_device();
+    let size = CacheProbeSize {
+        max_bytes: 256 << 10,
+        steps: 2048,
+        reps: 1,
+        stream_workgroups: 2,
+        stream_bytes: 1 << 20,
+    };
+    let sets = size.working_sets(ctx.info().max_storage_buffer_range);
+    assert!(sets.windows(2).all(|w| w[0] < w[1]), "{sets:?}");
+    assert_eq!(sets.first(), Some(&(4 << 10)));
+    assert_eq!(sets.last(), Some(&(256 << 10)));
+    assert!(
+        sets.contains(&(96 << 10)),
+        "finer steps past 64 KiB: {sets:?}"
+    );
+
+    let probe = CacheProbe::new(&ctx, size).unwrap();
+    for &bytes in sets.iter().step_by(4) {
+        let latency = probe.latency(bytes).unwrap();
+        let paths: Vec<ChasePath> = latency.iter().map(|l| l.path).collect();
+        let expected: Vec<ChasePath> = ChasePath::ALL
+            .into_iter()
+            .filter(|&p| p != ChasePath::AtomicVmm || ctx.info().vulkan_memory_model)
+            .collect();
+        assert_eq!(paths, expected, "{bytes} bytes");
+        for point in &latency {
+            assert_eq!(point.working_set_bytes, bytes);
+            assert!(
+                point.latency_ns.is_finite() && point.latency_ns >= 0.0,
+                "{point:?}"
+            );
+        }
+        for scope in [StreamScope::PerSm, StreamScope::Device] {
+            let point = probe.bandwidth(bytes, scope).unwrap().unwrap();
+            assert_eq!((point.scope, point.working_set_bytes), (scope, bytes));
+            assert!(point.bytes_per_s.is_finite() && point.bytes_per_s > 0.0);
+            assert!(point.laps >= 1 && point.workgroups >= 1);
+        }
+    }
+    assert_validation_clean(&ctx);
+}
+
+#[test]
+fn peak_writes_the_cache_tables_with_sizes_in_order() {
+    let dir = scratch("l1", "peak");
+    let output = vkerode(&["peak", "--cache-only", "--out", dir.to_str().unwrap()]);
+    assert_clean_success(&output);
+    let latency = std::fs::read_to_string(dir.join("cache_latency.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(latency.as_bytes());
+    let mut sizes: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for row in reader.records() {
+        let row = row.unwrap();
+        let bytes = row[2].parse::<u64>().unwrap();
+        sizes.entry(row[0].to_string()).or_default().push(bytes);
+    }
+    assert!(
+        sizes.contains_key("ssbo") && sizes.contains_key("texel"),
+        "{sizes:?}"
+    );
+    for (path, sizes) in &sizes {
+        assert!(sizes.len() > 10, "{path}: {sizes:?}");
+        assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{path}: {sizes:?}");
+    }
+    let bandwidth = std::fs::read_to_string(dir.join("cache_bandwidth.csv")).unwrap();
+    assert!(bandwidth.starts_with("scope,working_set_bytes,bytes_per_s"));
+    assert!(bandwidth.contains("\nper-sm,") && bandwidth.contains("\ndevice,"));
+}
+
+/// Every lever and kernel-side variant that has a build, with int atomics.
+fn new_variants() -> Vec<KernelVariant> {
+    let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
+    let shaders = [
+        DropletShader::Paper,
+        DropletShader::Fast,
+        DropletShader::FastSkipOnly,
+        DropletShader::FastQuads,
+    ];
+    let mut variants = vec![KernelVariant {
+        shader: DropletShader::FastQuads,
+        ..paper
+    }];
+    for shader in shaders {
+        for lever in LEVERS {
+            let variant = KernelVariant {
+                shader,
+                lever,
+                ..paper
+            };
+            if variant.unsupported().is_none() {
+                variants.push(variant);
+            }
+        }
+    }
+    variants
+}
+
+#[test]
+fn every_lever_and_the_quad_loads_leave_a_lone_droplets_heights_bit_for_bit() {
+    let ctx = validated_device();
+    let reference = paper_kernel(&ctx, 64, AtomicMode::Int);
+    let initial = fixed_terrain(SIZE, 21);
+    let map = FixedHeightfield::new(SIZE, SIZE, &initial);
+    let variants = new_variants();
+    assert!(variants.len() >= 17, "{} variants", variants.len());
+    for variant in variants {
+        if variant.lever == Lever::VulkanMemoryModel && !ctx.info().vulkan_memory_model {
+            continue;
+        }
+        let name = variant.module_name();
+        let kernel = DropletKernel::new(&ctx, 64, SCALE, variant).unwrap();
+        for seed in 1..=4 {
+            let one = default_job(1, seed);
+            let expected = reference.run_counted(&map, &one, 1).unwrap();
+            let got = kernel.run_counted(&map, &one, 1).unwrap();
+            assert!(expected.cells != initial, "seed {seed}: the droplet moved");
+            assert!(
+                got.cells == expected.cells,
+                "{name}, seed {seed}: heights differ"
+            );
+            assert_eq!(got.work, expected.work, "{name}, seed {seed}: same steps");
+        }
+    }
+    assert_validation_clean(&ctx);
+}
+
+#[test]
+fn image_atomics_and_quad_loads_run_every_droplet_and_close_the_mass_account() {
+    let ctx = validated_device();
+    let initial = fixed_terrain(SIZE, 22);
+    let map = FixedHeightfield::new(SIZE, SIZE, &initial);
+    let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
+    for variant in [
+        KernelVariant {
+            lever: Lever::ImageAtomics,
+            ..paper
+        },
+        KernelVariant {
+            shader: DropletShader::FastQuads,
+            ..paper
+        },
+    ] {
+        let kernel = DropletKernel::new(&ctx, 32, SCALE, variant).unwrap();
+        let run = kernel
+            .run_counted(&map, &default_job(3000, 5), 256)
+            .unwrap();
+        assert_eq!(run.work.unwrap().droplets, 3000);
+        let mass = run.contention.unwrap();
+        let closes = mass.mass_intended - mass.mass_received - mass.mass_truncated;
+        assert!(closes.abs() <= 1e-3 * mass.mass_intended.abs(), "{mass:?}");
+    }
+    assert_validation_clean(&ctx);
+}
+
+#[test]
+fn levers_without_a_build_or_a_device_feature_are_refused_by_name() {
+    let ctx = validated_device();
+    let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
+    let refused = [
+        KernelVariant {
+            shader: DropletShader::FastQuads,
+            lever: Lever::Texel,
+            ..paper
+        },
+        KernelVariant {
+            atomics: AtomicMode::Float,
+            lever: Lever::ImageAtomics,
+            ..paper
+        },
+        KernelVariant {
+            lever: Lever::NoShared,
+            reserved_shared_bytes: 1024,
+            ..paper
+        },
+    ];
+    for variant in refused {
+        match DropletKernel::new(&ctx, 64, SCALE, variant) {
+            Err(ErosionError::Variant(reason)) => assert!(!reason.is_empty()),
+            Err(other) => panic!("{variant:?}: unexpected error {other}"),
+            Ok(_) => panic!("{variant:?} has no build but was accepted"),
+        }
+    }
+    if !ctx.info().pipeline_robustness {
+        let variant = KernelVariant {
+            lever: Lever::RobustnessOff,
+            ..paper
+        };
+        let error = DropletKernel::new(&ctx, 64, SCALE, variant)
+            .err()
+            .expect("robustness-off needs VK_EXT_pipeline_robustness");
+        assert!(error.to_string().contains("VK_EXT_pipeline_robustness"));
+    }
+}
