@@ -8,7 +8,8 @@ use vkerode::erosion::{
 };
 
 use common::{
-    assert_validation_clean, default_job, fixed_terrain, paper_kernel, validated_device, SCALE,
+    assert_runs_once_and_closes_mass, assert_validation_clean, default_job, fixed_terrain,
+    paper_kernel, validated_device, SCALE,
 };
 
 const SIZE: u32 = 128;
@@ -67,10 +68,7 @@ fn many_droplets_run_once_each_and_close_the_mass_account() {
     let run = kernel
         .run_counted(&map, &default_job(4000, 2), 256)
         .unwrap();
-    assert_eq!(run.work.unwrap().droplets, 4000);
-    let mass = run.contention.unwrap();
-    let closes = mass.mass_intended - mass.mass_received - mass.mass_truncated;
-    assert!(closes.abs() <= 1e-3 * mass.mass_intended.abs(), "{mass:?}");
+    assert_runs_once_and_closes_mass(&run, 4000);
     assert_validation_clean(&ctx);
 }
 

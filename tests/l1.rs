@@ -11,8 +11,8 @@ use vkerode::erosion::{
 };
 
 use common::{
-    assert_clean_success, assert_validation_clean, default_job, fixed_terrain, paper_kernel,
-    scratch, validated_device, vkerode, SCALE,
+    assert_clean_success, assert_runs_once_and_closes_mass, assert_validation_clean, default_job,
+    fixed_terrain, paper_kernel, scratch, validated_device, vkerode, SCALE,
 };
 
 const SIZE: u32 = 128;
@@ -263,10 +263,7 @@ fn image_atomics_and_quad_loads_run_every_droplet_and_close_the_mass_account() {
         let run = kernel
             .run_counted(&map, &default_job(3000, 5), 256)
             .unwrap();
-        assert_eq!(run.work.unwrap().droplets, 3000);
-        let mass = run.contention.unwrap();
-        let closes = mass.mass_intended - mass.mass_received - mass.mass_truncated;
-        assert!(closes.abs() <= 1e-3 * mass.mass_intended.abs(), "{mass:?}");
+        assert_runs_once_and_closes_mass(&run, 3000);
     }
     assert_validation_clean(&ctx);
 }

@@ -235,32 +235,25 @@ def print_tables(cuda, vk_sweep, cuda_chase_rows, vk_chase, agreement):
     variants = list(dict.fromkeys(label(r) for r in vk_sweep))
     head = ["block"] + [f"CUDA {k} [{c}]" for k in KERNELS for c, _ in CARVEOUTS] + \
         [f"vkerode {v}" for v in variants]
-    log(" | ".join(head))
-    for block in BLOCKS:
-        cells = [str(block)]
-        for k in KERNELS:
-            for c, _ in CARVEOUTS:
-                r = next(r for r in cuda if r["kernel"] == k and r["block"] == block and r["carveout"] == c)
-                cells.append(f"{r['g_steps_per_s']:.2f} ({r['registers']} reg)")
-        for v in variants:
-            r = next((r for r in vk_sweep if label(r) == v and int(r["workgroup"]) == block), None)
-            cells.append("-" if r is None else
-                         f"{float(r['steps_per_s']) / 1e9:.2f} ({stat(r['compiler_stats'], 'Register Count')} reg)")
-        log(" | ".join(cells))
 
+    def table(cuda_cell, vk_cell):
+        log(" | ".join(head))
+        for block in BLOCKS:
+            cells = [str(block)]
+            for k in KERNELS:
+                for c, _ in CARVEOUTS:
+                    cells.append(cuda_cell(next(r for r in cuda if r["kernel"] == k
+                                                and r["block"] == block and r["carveout"] == c)))
+            for v in variants:
+                r = next((r for r in vk_sweep if label(r) == v and int(r["workgroup"]) == block), None)
+                cells.append("-" if r is None else vk_cell(r))
+            log(" | ".join(cells))
+
+    table(lambda r: f"{r['g_steps_per_s']:.2f} ({r['registers']} reg)",
+          lambda r: f"{float(r['steps_per_s']) / 1e9:.2f} ({stat(r['compiler_stats'], 'Register Count')} reg)")
     log("\nWhat the same runs did to the terrain: total height change / largest change of one cell:")
-    log(" | ".join(head))
-    for block in BLOCKS:
-        cells = [str(block)]
-        for k in KERNELS:
-            for c, _ in CARVEOUTS:
-                r = next(r for r in cuda if r["kernel"] == k and r["block"] == block and r["carveout"] == c)
-                cells.append(f"{r['total_height_change']:.0f} / {r['max_cell_change']:.0f}")
-        for v in variants:
-            r = next((r for r in vk_sweep if label(r) == v and int(r["workgroup"]) == block), None)
-            cells.append("-" if r is None else
-                         f"{float(r['total_height_change']):.0f} / {float(r['max_cell_change']):.0f}")
-        log(" | ".join(cells))
+    table(lambda r: f"{r['total_height_change']:.0f} / {r['max_cell_change']:.0f}",
+          lambda r: f"{float(r['total_height_change']):.0f} / {float(r['max_cell_change']):.0f}")
 
     log("\nDependent-load latency, ns per load, against working set (one thread):")
     cuda_paths = list(dict.fromkeys(r["path"] for r in cuda_chase_rows))

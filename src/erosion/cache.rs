@@ -3,17 +3,16 @@
 //! set, which show the L1 and L2 capacities our shaders actually get.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::hash::pcg_hash;
+use super::peak::median_dispatch_time;
 use super::ErosionError;
 use crate::gpu::barriers::{COMPUTE_TO_COMPUTE, TRANSFER_TO_COMPUTE};
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
-    PipelineDesc, Recorder, SpecConstant, SpecValue, Spirv, TexelFormat, TexelKind, TexelView,
-    TimestampQueries,
+    PipelineDesc, SpecConstant, SpecValue, Spirv, TexelFormat, TexelKind, TexelView,
 };
 
 /// Bytes between chase nodes: one node per 128-byte cache line.
@@ -326,7 +325,8 @@ impl CacheProbe {
             };
             let run = |stream: &mut CommandStream, steps: u32| {
                 let push = ChasePushConstants { warm_steps, steps };
-                self.median_time(stream, 1, |rec| {
+                median_dispatch_time(&self.ctx, stream, self.size.reps, 1, |rec| {
+                    rec.barrier(COMPUTE_TO_COMPUTE);
                     rec.bind(&self.stream, &warm_set);
                     rec.push_constants(&self.stream, &warm);
                     rec.dispatch(1, 1, 1);
@@ -388,7 +388,8 @@ impl CacheProbe {
             rec.copy(&upload, &data);
             rec.barrier(TRANSFER_TO_COMPUTE);
         })?;
-        let time = self.median_time(&mut stream, groups, |rec| {
+        let time = median_dispatch_time(ctx, &mut stream, self.size.reps, groups, |rec| {
+            rec.barrier(COMPUTE_TO_COMPUTE);
             rec.bind(&self.stream, &set);
             rec.push_constants(&self.stream, &push);
         })?;
@@ -401,42 +402,6 @@ impl CacheProbe {
             laps,
             gpu_ms: seconds * 1e3,
         }))
-    }
-
-    /// Median time over `reps` runs (after one warm-up) of a dispatch of `groups`
-    /// workgroups of the last pipeline `prepare` bound; the dispatch alone is timed
-    /// where the device has timestamps.
-    fn median_time(
-        &self,
-        stream: &mut CommandStream,
-        groups: u32,
-        prepare: impl Fn(&Recorder<'_>),
-    ) -> Result<Duration, ErosionError> {
-        let queries = TimestampQueries::new(&self.ctx, 2)?;
-        let mut times = Vec::new();
-        for _ in 0..=self.size.reps {
-            let wall = stream.submit(|rec| {
-                if let Some(q) = &queries {
-                    rec.reset_queries(q);
-                }
-                rec.barrier(COMPUTE_TO_COMPUTE);
-                prepare(rec);
-                if let Some(q) = &queries {
-                    rec.timestamp(q, 0);
-                }
-                rec.dispatch(groups, 1, 1);
-                if let Some(q) = &queries {
-                    rec.timestamp(q, 1);
-                }
-            })?;
-            times.push(match &queries {
-                Some(q) => q.elapsed(0, 1)?,
-                None => wall,
-            });
-        }
-        times.remove(0);
-        times.sort();
-        Ok(times[times.len() / 2])
     }
 }
 

@@ -2,6 +2,7 @@
 //! what the device can do with int atomicAdd, with no erosion arithmetic.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -9,7 +10,7 @@ use super::ErosionError;
 use crate::gpu::barriers::{EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE};
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
-    PipelineDesc, SpecConstant, SpecValue, Spirv, TimestampQueries,
+    PipelineDesc, Recorder, SpecConstant, SpecValue, Spirv, TimestampQueries,
 };
 
 #[repr(C)]
@@ -29,6 +30,42 @@ struct RandomPushConstants {
     adds: u32,
     invocations: u32,
     seed: u32,
+}
+
+/// Median time of `reps` runs (after one warm-up) of one dispatch of `groups`
+/// workgroups of the last pipeline `prepare` bound; the dispatch alone is timed where
+/// the device has timestamps, the whole submission where it has none.
+pub(super) fn median_dispatch_time(
+    ctx: &Arc<Context>,
+    stream: &mut CommandStream,
+    reps: u32,
+    groups: u32,
+    prepare: impl Fn(&Recorder<'_>),
+) -> Result<Duration, ErosionError> {
+    let queries = TimestampQueries::new(ctx, 2)?;
+    let mut times = Vec::new();
+    for _ in 0..=reps.max(1) {
+        let wall = stream.submit(|rec| {
+            if let Some(q) = &queries {
+                rec.reset_queries(q);
+            }
+            prepare(rec);
+            if let Some(q) = &queries {
+                rec.timestamp(q, 0);
+            }
+            rec.dispatch(groups, 1, 1);
+            if let Some(q) = &queries {
+                rec.timestamp(q, 1);
+            }
+        })?;
+        times.push(match &queries {
+            Some(q) => q.elapsed(0, 1)?,
+            None => wall,
+        });
+    }
+    times.remove(0); // the first run warms up
+    times.sort();
+    Ok(times[times.len() / 2])
 }
 
 /// Median rate of one probe configuration.
@@ -134,37 +171,16 @@ impl AtomicProbe {
         let ctx = &self.ctx;
         let buffer = Buffer::new(ctx, "probe cells", cells * 4, BufferKind::Storage)?;
         let set = DescriptorSet::new(pipeline, &[&buffer])?;
-        let queries = TimestampQueries::new(ctx, 2)?;
         let mut stream = CommandStream::new(ctx)?;
         let groups = invocations.div_ceil(self.workgroup);
-        let mut times = Vec::new();
-        for _ in 0..reps.max(1) + 1 {
-            let wall = stream.submit(|rec| {
-                if let Some(q) = &queries {
-                    rec.reset_queries(q);
-                }
-                rec.barrier(EARLIER_WORK_TO_TRANSFER);
-                rec.fill_zero(&buffer);
-                rec.barrier(TRANSFER_TO_COMPUTE);
-                rec.bind(pipeline, &set);
-                rec.push_constants(pipeline, push);
-                if let Some(q) = &queries {
-                    rec.timestamp(q, 0);
-                }
-                rec.dispatch(groups, 1, 1);
-                if let Some(q) = &queries {
-                    rec.timestamp(q, 1);
-                }
-            })?;
-            let elapsed = match &queries {
-                Some(q) => q.elapsed(0, 1)?,
-                None => wall,
-            };
-            times.push(elapsed.as_secs_f64());
-        }
-        times.remove(0); // the first run warms up
-        times.sort_by(f64::total_cmp);
-        let median = times[times.len() / 2];
+        let median = median_dispatch_time(ctx, &mut stream, reps, groups, |rec| {
+            rec.barrier(EARLIER_WORK_TO_TRANSFER);
+            rec.fill_zero(&buffer);
+            rec.barrier(TRANSFER_TO_COMPUTE);
+            rec.bind(pipeline, &set);
+            rec.push_constants(pipeline, push);
+        })?
+        .as_secs_f64();
         Ok(ProbeRate {
             gpu_ms: median * 1e3,
             atomics_per_s: atomics as f64 / median.max(f64::MIN_POSITIVE),

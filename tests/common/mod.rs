@@ -119,3 +119,12 @@ pub fn default_job(droplets: u32, seed: u32) -> vkerode::erosion::DropletJob {
         passes: vkerode::erosion::Passes::default(),
     }
 }
+
+/// Every droplet of an instrumented run started once, and its mass account closes:
+/// intended = received + truncated, with nothing lost.
+pub fn assert_runs_once_and_closes_mass(run: &vkerode::erosion::GpuRun, droplets: u64) {
+    assert_eq!(run.work.expect("an instrumented run").droplets, droplets);
+    let mass = run.contention.as_ref().expect("an instrumented run");
+    let closes = mass.mass_intended - mass.mass_received - mass.mass_truncated;
+    assert!(closes.abs() <= 1e-3 * mass.mass_intended.abs(), "{mass:?}");
+}
