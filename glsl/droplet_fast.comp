@@ -11,7 +11,7 @@
 //! axis spirv: opt=@O
 //! axis ideas: skiponly=NO_CORNER_REUSE reuseonly=NO_ZERO_SKIP quads=QUAD_LOADS
 //! axis spawn: tiled=SPAWN_TILED
-//! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL imageatomic=ATOMICS_IMAGE vmm=VULKAN_MEMORY_MODEL
+//! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL imageatomic=ATOMICS_IMAGE image=LOADS_IMAGE vmm=VULKAN_MEMORY_MODEL
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
 
@@ -55,7 +55,7 @@ int addHeight(ivec2 coord, float deltaH) {
     if (fixedDelta != 0)
 #endif
     {
-#if defined(ATOMICS_IMAGE) && !defined(LOADS_TEXEL)
+#if defined(ADDS_THROUGH_IMAGE)
         imageAtomicAdd(heightImage, index, fixedDelta);
 #else
         atomicAdd(heightData[index], fixedDelta);

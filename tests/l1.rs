@@ -18,11 +18,12 @@ use common::{
 const SIZE: u32 = 128;
 
 /// Every lever that is a build of its own, and the kernels they apply to.
-const LEVERS: [Lever; 5] = [
+const LEVERS: [Lever; 6] = [
     Lever::NoShared,
     Lever::Readonly,
     Lever::Texel,
     Lever::ImageAtomics,
+    Lever::Image,
     Lever::VulkanMemoryModel,
 ];
 

@@ -47,8 +47,9 @@ layout(std430, binding = 0) buffer Heightfield {
 // The heightfield's access paths, the L1 experiments' levers: loads from the same
 // buffer through a second, readonly restrict binding (LOADS_READONLY), or through a
 // uniform texel buffer view, the texture path (LOADS_TEXEL); or the adds through a
-// storage texel view (ATOMICS_IMAGE). The fast kernel's QUAD_LOADS reads it as
-// aligned 16-byte quads. Writes always go through heightData.
+// storage texel view (ATOMICS_IMAGE), or loads and adds both (LOADS_IMAGE). The fast
+// kernel's QUAD_LOADS reads it as aligned 16-byte quads. Other writes (racy, counted,
+// deterministic) go through their SSBOs.
 #if defined(LOADS_READONLY)
 layout(std430, binding = 7) readonly restrict buffer HeightRead {
     int heightRead[];
@@ -60,10 +61,12 @@ layout(std430, binding = 7) buffer HeightQuads {
 #endif
 #ifdef LOADS_TEXEL
 layout(binding = 8) uniform isamplerBuffer heightTexels;
-#elif defined(ATOMICS_IMAGE)
+#elif defined(ATOMICS_IMAGE) || defined(LOADS_IMAGE)
 // The image-atomics lever: the adds go through a storage texel view of the
-// heightfield, so that the shader has no SSBO atomics; its loads stay SSBO loads.
+// heightfield, so that the shader has no SSBO atomics; its loads stay SSBO loads. The
+// image lever loads through the same view too.
 layout(binding = 8, r32i) uniform iimageBuffer heightImage;
+#define ADDS_THROUGH_IMAGE
 #endif
 
 // The COUNT_WORK variant's instrumentation. workCounters: [0] droplets started,

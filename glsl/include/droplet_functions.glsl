@@ -98,7 +98,7 @@ void modifyHeight(ivec2 coord, float deltaH) {
     int index = coord.y * MAP_WIDTH + coord.x;
 #if defined(ATOMICS_RACY)
     heightData[index] += fixedDelta;
-#elif defined(ATOMICS_IMAGE) && !defined(LOADS_TEXEL)
+#elif defined(ADDS_THROUGH_IMAGE)
     imageAtomicAdd(heightImage, index, fixedDelta);
 #elif defined(DETERMINISTIC)
     atomicAdd(deltaData[index], fixedDelta);
@@ -187,6 +187,8 @@ vec2 getRandomPosition(uint id) {
 float storedHeight(int index) {
 #if defined(LOADS_TEXEL)
     return intBitsToFloat(texelFetch(heightTexels, index).x);
+#elif defined(LOADS_IMAGE)
+    return intBitsToFloat(imageLoad(heightImage, index).x);
 #elif defined(LOADS_READONLY)
     return intBitsToFloat(heightRead[index]);
 #else
@@ -197,6 +199,8 @@ float storedHeight(int index) {
 int storedHeight(int index) {
 #if defined(LOADS_TEXEL)
     return texelFetch(heightTexels, index).x;
+#elif defined(LOADS_IMAGE)
+    return imageLoad(heightImage, index).x;
 #elif defined(LOADS_READONLY)
     return heightRead[index];
 #else

@@ -29,15 +29,15 @@ gpu_state() {
         --format=csv > "$dest/gpu-state-$1.csv" 2>&1 || true
 }
 
-# One droplet on a 4096^2 map (LONE_SIZE) through each lever and kernel; "same" where its heights
-# are those of the paper's kernel as built, bit for bit.
+# One droplet on a 1024^2 map (LONE_SIZE) through each lever (LONE_LEVERS) and kernel;
+# "same" where its heights are those of the paper's kernel as built, bit for bit.
 lone_droplet() {
     local out=$root/l1/tmp-lone
-    "$bin" erode --size ${LONE_SIZE:-4096} --droplets 1 --format raw --no-images --out "$out/reference" > /dev/null
+    "$bin" erode --size ${LONE_SIZE:-1024} --droplets 1 --format raw --no-images --out "$out/reference" > /dev/null
     echo "variant,lever,heights" > "$dest/lone-droplet.csv"
     for variant in paper fast-skip-only fast; do
-        for lever in none no-shared readonly texel image-atomics vulkan-memory-model robustness-off; do
-            "$bin" erode --size ${LONE_SIZE:-4096} --droplets 1 --variant $variant --lever $lever --format raw \
+        for lever in ${LONE_LEVERS:-none no-shared readonly texel image-atomics image vulkan-memory-model robustness-off}; do
+            "$bin" erode --size ${LONE_SIZE:-1024} --droplets 1 --variant $variant --lever $lever --format raw \
                 --no-images --out "$out/run" > /dev/null || continue
             if cmp -s "$out/run/after.raw" "$out/reference/after.raw"; then verdict=same; else verdict=different; fi
             echo "$variant,$lever,$verdict" | tee -a "$dest/lone-droplet.csv"
@@ -50,7 +50,7 @@ gpu_state before
 wanted kernels && step devices sh -c "'$bin' devices > '$dest/devices.txt'"
 wanted kernels && step kernels "$bin" kernels --variant paper,fast-skip-only,fast,fast-quads \
     --workgroup 8,16,64,256 \
-    --lever none,no-shared,readonly,texel,image-atomics,vulkan-memory-model,robustness-off \
+    --lever none,no-shared,readonly,texel,image-atomics,image,vulkan-memory-model,robustness-off \
     --out "$dest/kernel-statistics.csv"
 wanted peak && step peak "$bin" peak --out "$root/peak/$slug"
 wanted levers && step levers "$bin" sweep experiments/levers.toml --results "$root" --quiet

@@ -628,7 +628,7 @@ impl DropletRunner<'_> {
 fn texel_binding(lever: Lever) -> Option<TexelKind> {
     match lever {
         Lever::Texel => Some(TexelKind::Uniform),
-        Lever::ImageAtomics => Some(TexelKind::Storage),
+        Lever::ImageAtomics | Lever::Image => Some(TexelKind::Storage),
         _ => None,
     }
 }

@@ -57,6 +57,9 @@ pub enum Lever {
     /// The adds as image atomics on a storage texel view of the heightfield, so that
     /// the shader has no SSBO atomics (int atomics only).
     ImageAtomics,
+    /// Loads and adds both through a storage texel view (`imageLoad`,
+    /// `imageAtomicAdd`), so that all the heightfield's traffic takes one path.
+    Image,
     /// The shader declares the Vulkan memory model (needs `vulkanMemoryModel`).
     VulkanMemoryModel,
     /// The pipeline's storage-buffer robustness explicitly disabled
@@ -72,6 +75,7 @@ impl Lever {
             Lever::Readonly => "readonly",
             Lever::Texel => "texel",
             Lever::ImageAtomics => "image-atomics",
+            Lever::Image => "image",
             Lever::VulkanMemoryModel => "vulkan-memory-model",
             Lever::RobustnessOff => "robustness-off",
         }
@@ -84,6 +88,7 @@ impl Lever {
             Lever::Readonly => Some("_readonly"),
             Lever::Texel => Some("_texel"),
             Lever::ImageAtomics => Some("_imageatomic"),
+            Lever::Image => Some("_image"),
             Lever::VulkanMemoryModel => Some("_vmm"),
             Lever::None | Lever::RobustnessOff => None,
         }
@@ -199,14 +204,16 @@ impl KernelVariant {
             ));
         }
         if self.shader == DropletShader::FastQuads
-            && matches!(self.lever, Lever::Readonly | Lever::Texel)
+            && matches!(self.lever, Lever::Readonly | Lever::Texel | Lever::Image)
         {
             return Some(format!(
                 "the quads kernel reads through its own aligned binding, not the {} lever's",
                 self.lever.as_str()
             ));
         }
-        if self.lever == Lever::ImageAtomics && self.atomics != AtomicMode::Int {
+        if matches!(self.lever, Lever::ImageAtomics | Lever::Image)
+            && self.atomics != AtomicMode::Int
+        {
             return Some(format!(
                 "the image-atomics lever adds int image atomics, not {} ones",
                 self.atomics.as_str()
@@ -239,6 +246,7 @@ mod tests {
             Lever::Readonly,
             Lever::Texel,
             Lever::ImageAtomics,
+            Lever::Image,
             Lever::VulkanMemoryModel,
             Lever::RobustnessOff,
         ];
