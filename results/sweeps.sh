@@ -126,7 +126,7 @@ run_levers() {
 
 run_locality() {
     sweep locality fixed.size=512 fixed.droplets=200000 'axes.workgroup=[16,64]'
-    for lever in none image-atomics; do
+    for lever in none image-atomics image; do
         plot locality "chart-$lever" --x workgroup --series variant --where shared_kib=0 --where "lever=$lever"
     done
     plot locality chart-shared-8 --x workgroup --series variant --where shared_kib=8 --where lever=none
@@ -139,8 +139,16 @@ run_locality_tiled() {
     done
 }
 
+run_image_lever() {
+    sweep image-lever fixed.size=512 fixed.droplets=200000 'axes.workgroup=[16,64]'
+    for batches in 16 1; do
+        plot image-lever "chart-batches-$batches" --x workgroup --series variant --where shared_kib=0 --where "batches=$batches"
+    done
+    plot image-lever chart-occupancy --x shared_kib --series variant --where workgroup=64 --where batches=16
+}
+
 wanted() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
-for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas occupancy levers locality locality-tiled; do
+for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas occupancy levers locality locality-tiled image-lever; do
     if wanted "$experiment"; then
         echo "== $experiment"
         "run_${experiment//-/_}"

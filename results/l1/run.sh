@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The L1 study on a real GPU: the device and the compiler statistics of every kernel
-# variant, the atomic peaks and the cache microbenchmark, the lever and locality sweeps,
-# the CUDA yardstick (results/cuda/yardstick.py, which needs CuPy), and whether a lone
-# droplet leaves the same heights through every lever on this device.
+# variant, the atomic peaks and the cache microbenchmark, the lever, image-lever and
+# locality sweeps, the CUDA yardstick (results/cuda/yardstick.py, which needs CuPy), and
+# whether a lone droplet leaves the same heights through every lever on this device.
 # From the repository root, with a release build:
 #   results/l1/run.sh [RESULTS_ROOT] [STEP...]     (default: results, every step)
-# Steps: kernels peak levers yardstick locality lone-droplet. Each step goes on if an
-# earlier one failed; the log says which did.
+# Steps: kernels peak levers image-lever yardstick locality lone-droplet. Each step goes
+# on if an earlier one failed; the log says which did.
 set -uo pipefail
 root=${1:-results}
 shift || true
@@ -54,6 +54,7 @@ wanted kernels && step kernels "$bin" kernels --variant paper,fast-skip-only,fas
     --out "$dest/kernel-statistics.csv"
 wanted peak && step peak "$bin" peak --out "$root/peak/$slug"
 wanted levers && step levers "$bin" sweep experiments/levers.toml --results "$root" --quiet
+wanted image-lever && step image-lever "$bin" sweep experiments/image-lever.toml --results "$root" --quiet
 wanted yardstick && step yardstick python3 results/cuda/yardstick.py --vkerode "$bin" \
     --out "$root/cuda/$slug" --vkerode-peak "$root/peak/$slug"
 wanted locality && step locality "$bin" sweep experiments/locality.toml --results "$root" --quiet
