@@ -8,8 +8,8 @@ use vkerode::erosion::{
 };
 
 use common::{
-    assert_runs_once_and_closes_mass, assert_validation_clean, default_job, fixed_terrain,
-    paper_kernel, validated_device, SCALE,
+    assert_lone_droplets_match, assert_runs_once_and_closes_mass, assert_validation_clean,
+    default_job, fixed_terrain, paper_kernel, validated_device, SCALE,
 };
 
 const SIZE: u32 = 128;
@@ -39,19 +39,8 @@ fn a_lone_droplet_leaves_the_paper_kernels_heights_bit_for_bit() {
         ..v
     });
     for variant in candidates.into_iter().chain(optimised) {
-        let name = variant.module_name();
         let kernel = DropletKernel::new(&ctx, 64, SCALE, variant).unwrap();
-        for seed in 1..=12 {
-            let one = default_job(1, seed);
-            let expected = reference.run_counted(&map, &one, 1).unwrap();
-            let got = kernel.run_counted(&map, &one, 1).unwrap();
-            assert!(expected.cells != initial, "seed {seed}: the droplet moved");
-            assert!(
-                got.cells == expected.cells,
-                "{name}, seed {seed}: heights differ"
-            );
-            assert_eq!(got.work, expected.work, "{name}, seed {seed}: same steps");
-        }
+        assert_lone_droplets_match(&reference, &kernel, &map, 1..=12);
     }
     // Truncation to zero happens, so the skipped atomics are exercised.
     let truncated = reference.run_counted(&map, &default_job(1, 1), 1).unwrap();

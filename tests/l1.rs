@@ -11,21 +11,12 @@ use vkerode::erosion::{
 };
 
 use common::{
-    assert_clean_success, assert_runs_once_and_closes_mass, assert_validation_clean, default_job,
-    fixed_terrain, paper_kernel, scratch, validated_device, vkerode, SCALE,
+    assert_clean_success, assert_lone_droplets_match, assert_runs_once_and_closes_mass,
+    assert_validation_clean, default_job, fixed_terrain, paper_kernel, scratch, validated_device,
+    vkerode, SCALE,
 };
 
 const SIZE: u32 = 128;
-
-/// Every lever that is a build of its own, and the kernels they apply to.
-const LEVERS: [Lever; 6] = [
-    Lever::NoShared,
-    Lever::Readonly,
-    Lever::Texel,
-    Lever::ImageAtomics,
-    Lever::Image,
-    Lever::VulkanMemoryModel,
-];
 
 #[test]
 fn compiler_statistics_are_the_drivers_or_none() {
@@ -201,7 +192,11 @@ fn new_variants() -> Vec<KernelVariant> {
         ..paper
     }];
     for shader in shaders {
-        for lever in LEVERS {
+        // Every lever that is a build of its own.
+        for lever in Lever::ALL
+            .into_iter()
+            .filter(|&l| !matches!(l, Lever::None | Lever::RobustnessOff))
+        {
             let variant = KernelVariant {
                 shader,
                 lever,
@@ -227,19 +222,8 @@ fn every_lever_and_the_quad_loads_leave_a_lone_droplets_heights_bit_for_bit() {
         if variant.lever == Lever::VulkanMemoryModel && !ctx.info().vulkan_memory_model {
             continue;
         }
-        let name = variant.module_name();
         let kernel = DropletKernel::new(&ctx, 64, SCALE, variant).unwrap();
-        for seed in 1..=4 {
-            let one = default_job(1, seed);
-            let expected = reference.run_counted(&map, &one, 1).unwrap();
-            let got = kernel.run_counted(&map, &one, 1).unwrap();
-            assert!(expected.cells != initial, "seed {seed}: the droplet moved");
-            assert!(
-                got.cells == expected.cells,
-                "{name}, seed {seed}: heights differ"
-            );
-            assert_eq!(got.work, expected.work, "{name}, seed {seed}: same steps");
-        }
+        assert_lone_droplets_match(&reference, &kernel, &map, 1..=4);
     }
     assert_validation_clean(&ctx);
 }

@@ -68,6 +68,17 @@ pub enum Lever {
 }
 
 impl Lever {
+    pub const ALL: [Lever; 8] = [
+        Lever::None,
+        Lever::NoShared,
+        Lever::Readonly,
+        Lever::Texel,
+        Lever::ImageAtomics,
+        Lever::Image,
+        Lever::VulkanMemoryModel,
+        Lever::RobustnessOff,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Lever::None => "none",
@@ -240,16 +251,6 @@ mod tests {
             DropletShader::FastReuseOnly,
             DropletShader::FastQuads,
         ];
-        let levers = [
-            Lever::None,
-            Lever::NoShared,
-            Lever::Readonly,
-            Lever::Texel,
-            Lever::ImageAtomics,
-            Lever::Image,
-            Lever::VulkanMemoryModel,
-            Lever::RobustnessOff,
-        ];
         let modes = [
             AtomicMode::Int,
             AtomicMode::Float,
@@ -262,7 +263,7 @@ mod tests {
                     .into_iter()
                     .flat_map(|s| [(s, SpirvBuild::Verbatim), (s, SpirvBuild::Optimised)])
                 {
-                    for lever in levers {
+                    for lever in Lever::ALL {
                         let variant = KernelVariant {
                             shader,
                             atomics,

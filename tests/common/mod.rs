@@ -128,3 +128,28 @@ pub fn assert_runs_once_and_closes_mass(run: &vkerode::erosion::GpuRun, droplets
     let closes = mass.mass_intended - mass.mass_received - mass.mass_truncated;
     assert!(closes.abs() <= 1e-3 * mass.mass_intended.abs(), "{mass:?}");
 }
+
+/// For each seed, one droplet through `kernel` moves and leaves the heights and step
+/// count it leaves through `reference`, bit for bit.
+pub fn assert_lone_droplets_match(
+    reference: &vkerode::erosion::DropletKernel,
+    kernel: &vkerode::erosion::DropletKernel,
+    map: &vkerode::erosion::FixedHeightfield,
+    seeds: std::ops::RangeInclusive<u32>,
+) {
+    let name = kernel.variant().module_name();
+    for seed in seeds {
+        let one = default_job(1, seed);
+        let expected = reference.run_counted(map, &one, 1).unwrap();
+        let got = kernel.run_counted(map, &one, 1).unwrap();
+        assert!(
+            expected.cells != map.cells,
+            "seed {seed}: the droplet moved"
+        );
+        assert!(
+            got.cells == expected.cells,
+            "{name}, seed {seed}: heights differ"
+        );
+        assert_eq!(got.work, expected.work, "{name}, seed {seed}: same steps");
+    }
+}
