@@ -5,8 +5,9 @@
 //
 // Variants, one module per combination: SPIR-V through shaderc's optimiser (opt; the
 // plain modules are verbatim), the atomic mode (racy, float, or deterministic: deltas
-// into a separate buffer), tiled spawning, the L1 levers (no shared memory; loads
-// through a readonly binding or a texel buffer), and the instrumented build.
+// into a separate buffer), tiled spawning, the L1 levers (the `loads` axis:
+// glsl/include/droplet_bindings.glsl says what each changes), and the instrumented
+// build.
 //! axis spirv: opt=@O
 //! axis atomics: racy=ATOMICS_RACY float=ATOMICS_FLOAT deterministic=DETERMINISTIC
 //! axis spawn: tiled=SPAWN_TILED

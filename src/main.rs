@@ -498,10 +498,7 @@ fn run(cli: Cli) -> Result<()> {
             let mut variants = Vec::new();
             for v in variant {
                 for &lever in lever {
-                    let variant = KernelVariant {
-                        lever,
-                        ..v.variant(&job, *atomics, *spirv)
-                    };
+                    let variant = v.variant(&job, *atomics, *spirv, lever);
                     match variant.unsupported() {
                         Some(reason) => say!(
                             "{} with lever {}: no build ({reason})",
@@ -875,7 +872,7 @@ fn kernels(
     for row in &rows {
         say!(
             "{} (workgroup {}, lever {}): {}",
-            row.module,
+            row.variant.module_name(),
             row.workgroup,
             row.variant.lever.as_str(),
             statistics_line(&row.statistics)

@@ -58,7 +58,7 @@ const DROPLET_STATE_BYTES: u64 = 32;
 
 /// SSBO bindings of the droplet kernel: heightData, the six of the instrumented and
 /// stateful builds, and the heightfield again for the readonly and quad loads. A texel
-/// view of it follows where the texel lever asks for one.
+/// view of it follows where a lever asks for one (`texel_binding`).
 const STORAGE_BINDINGS: u32 = 8;
 
 /// Specialization constant IDs of the droplet kernel.

@@ -37,9 +37,9 @@ impl DropletShader {
     }
 }
 
-/// A lever on how the driver caches the heightfield's loads (the L1 experiments).
-/// Each keeps the kernel's arithmetic; only the path of the loads or the pipeline's
-/// declarations change.
+/// A lever of the L1 experiments on how the heightfield is loaded and added to. Each
+/// keeps the kernel's arithmetic; only the path of the loads and adds, or the
+/// pipeline's declarations, change.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
 )]

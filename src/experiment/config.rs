@@ -87,8 +87,8 @@ pub struct PointSettings {
     /// KiB of shared memory each workgroup reserves unused, to lower the occupancy.
     #[serde(default)]
     pub shared_kib: u32,
-    /// How the heightfield's loads reach the cache: "none" (as built), "no-shared",
-    /// "readonly", "texel" or "robustness-off".
+    /// The L1 study's lever: "none" (as built), "no-shared", "readonly", "texel",
+    /// "image-atomics", "image", "vulkan-memory-model" or "robustness-off".
     #[serde(default)]
     pub lever: Lever,
     /// How modifyHeight adds: "int" (the paper's), "float" or "racy".
@@ -136,15 +136,17 @@ pub enum KernelChoice {
 }
 
 impl KernelChoice {
-    /// The variant a job needs with these atomics.
+    /// The variant a job needs with these atomics, SPIR-V build and lever.
     pub fn variant(
         self,
         job: &DropletJob,
         atomics: AtomicMode,
         spirv: SpirvBuild,
+        lever: Lever,
     ) -> KernelVariant {
         let mut variant = KernelVariant::for_job(job, atomics);
         variant.spirv = spirv;
+        variant.lever = lever;
         match self {
             KernelChoice::Paper => {}
             KernelChoice::Fast => variant.shader = DropletShader::Fast,
@@ -350,10 +352,9 @@ impl PointSettings {
     pub fn kernel_variant(&self) -> KernelVariant {
         KernelVariant {
             reserved_shared_bytes: self.shared_kib.saturating_mul(1024),
-            lever: self.lever,
             ..self
                 .variant
-                .variant(&self.job(), self.atomic_mode(), self.spirv)
+                .variant(&self.job(), self.atomic_mode(), self.spirv, self.lever)
         }
     }
 

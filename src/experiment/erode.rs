@@ -12,8 +12,8 @@ use super::provenance::Provenance;
 use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{
-    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield,
-    KernelVariant, Lever, RunMode, SpirvBuild, WorkCount,
+    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, Lever,
+    RunMode, SpirvBuild, WorkCount,
 };
 use crate::experiment::config::KernelChoice;
 use crate::gpu::{CompilerStatistic, Context};
@@ -80,7 +80,7 @@ pub struct ErodeRequest {
     pub variant: KernelChoice,
     /// Verbatim or optimised SPIR-V. GPU only.
     pub spirv: SpirvBuild,
-    /// How the heightfield's loads reach the cache. GPU only.
+    /// The L1 study's lever. GPU only.
     pub lever: Lever,
 }
 
@@ -219,12 +219,9 @@ pub fn run_erosion(
             ctx,
             request.workgroup,
             scale,
-            KernelVariant {
-                lever: request.lever,
-                ..request
-                    .variant
-                    .variant(&request.job, request.atomics, request.spirv)
-            },
+            request
+                .variant
+                .variant(&request.job, request.atomics, request.spirv, request.lever),
         )?),
         None => None,
     };

@@ -14,7 +14,6 @@ use crate::terrain::files::write_atomically;
 /// The statistics of one variant's timed pipeline at one workgroup size.
 #[derive(Clone, Debug, Serialize)]
 pub struct KernelStatistics {
-    pub module: String,
     pub workgroup: u32,
     pub variant: KernelVariant,
     pub statistics: Vec<CompilerStatistic>,
@@ -33,7 +32,6 @@ pub fn kernel_statistics(
         for &workgroup in workgroups {
             let kernel = DropletKernel::new(ctx, workgroup, fixed_point_scale, variant)?;
             rows.push(KernelStatistics {
-                module: variant.module_name(),
                 workgroup,
                 variant,
                 statistics: kernel.statistics().to_vec(),
@@ -59,9 +57,10 @@ pub fn write_statistics_csv(path: &Path, rows: &[KernelStatistics]) -> Result<()
         ])
         .map_err(std::io::Error::other)?;
         for row in rows {
+            let module = row.variant.module_name();
             for stat in &row.statistics {
                 csv.write_record([
-                    row.module.as_str(),
+                    module.as_str(),
                     &row.workgroup.to_string(),
                     row.variant.lever.as_str(),
                     &stat.executable,
