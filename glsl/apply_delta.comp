@@ -12,7 +12,7 @@ layout(std430, binding = 1) buffer DeltaField {
     int deltaData[];
 };
 
-// src/erosion/delta.rs holds the matching Rust struct.
+// src/erosion/gpu.rs holds the matching Rust struct (ApplyPushConstants).
 layout(push_constant) uniform ApplyParams {
     uint CELLS;
 };

@@ -12,7 +12,7 @@ layout(std430, binding = 0) writeonly buffer Terrain {
     float terrainHeights[];
 };
 
-// src/terrain/gpu.rs holds the matching Rust struct.
+// src/terrain/generate.rs holds the matching Rust struct.
 layout(push_constant) uniform TerrainParams {
     int WIDTH;
     int HEIGHT;

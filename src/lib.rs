@@ -6,7 +6,10 @@
 //! - [`terrain`]: erosion-noise generation, heightmaps and pictures.
 //! - [`experiment`]: one erosion run end to end, with its report.
 
+#![deny(unsafe_code)]
+
 pub mod erosion;
 pub mod experiment;
+#[allow(unsafe_code)]
 pub mod gpu;
 pub mod terrain;

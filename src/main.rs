@@ -1,5 +1,7 @@
 //! The vkerode command line.
 
+#![deny(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -7,12 +7,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::hash::pcg_hash;
-use super::peak::median_dispatch_time;
+use super::peak::{median_dispatch_time, TimedStream};
 use super::ErosionError;
-use crate::gpu::barriers::{COMPUTE_TO_COMPUTE, TRANSFER_TO_COMPUTE};
 use crate::gpu::{
-    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
-    PipelineDesc, SpecConstant, SpecValue, Spirv, TexelFormat, TexelKind, TexelView,
+    shaders, Buffer, BufferKind, ComputePipeline, Context, DescriptorSet, Hazard, PipelineDesc,
+    SpecConstant, SpecValue, Spirv, TexelFormat, TexelKind, TexelView,
 };
 
 /// Bytes between chase nodes: one node per 128-byte cache line.
@@ -298,10 +297,10 @@ impl CacheProbe {
         let upload = Buffer::upload_from(ctx, "chase chain upload", &chain(nodes))?;
         let chain = Buffer::new(ctx, "chase chain", bytes, BufferKind::Storage)?;
         let sink = Buffer::new(ctx, "chase sink", 16, BufferKind::Storage)?;
-        let mut stream = CommandStream::new(ctx)?;
+        let mut stream = TimedStream::new(ctx)?;
         stream.submit(|rec| {
             rec.copy(&upload, &chain);
-            rec.barrier(TRANSFER_TO_COMPUTE);
+            rec.barrier(Hazard::TransferToCompute);
         })?;
         let words = bytes / 4;
         let texels = (words <= u64::from(ctx.info().max_texel_buffer_elements))
@@ -323,16 +322,16 @@ impl CacheProbe {
                 }
                 _ => DescriptorSet::new(pipeline, &[&chain, &sink])?,
             };
-            let run = |stream: &mut CommandStream, steps: u32| {
+            let run = |stream: &mut TimedStream, steps: u32| {
                 let push = ChasePushConstants { warm_steps, steps };
-                median_dispatch_time(&self.ctx, stream, self.size.reps, 1, |rec| {
-                    rec.barrier(COMPUTE_TO_COMPUTE);
+                median_dispatch_time(stream, self.size.reps, 1, |rec| {
+                    rec.barrier(Hazard::ComputeToCompute);
                     rec.bind(&self.stream, &warm_set);
-                    rec.push_constants(&self.stream, &warm);
+                    rec.push_constants(&warm);
                     rec.dispatch(1, 1, 1);
-                    rec.barrier(COMPUTE_TO_COMPUTE);
+                    rec.barrier(Hazard::ComputeToCompute);
                     rec.bind(pipeline, &set);
-                    rec.push_constants(pipeline, &push);
+                    rec.push_constants(&push);
                 })
             };
             let short = run(&mut stream, self.size.steps)?;
@@ -383,15 +382,15 @@ impl CacheProbe {
         let sink = Buffer::new(ctx, "stream sink", 16, BufferKind::Storage)?;
         let set = DescriptorSet::new(&self.stream, &[&data, &sink])?;
         let push = stream_push(bytes, laps, groups, scope);
-        let mut stream = CommandStream::new(ctx)?;
+        let mut stream = TimedStream::new(ctx)?;
         stream.submit(|rec| {
             rec.copy(&upload, &data);
-            rec.barrier(TRANSFER_TO_COMPUTE);
+            rec.barrier(Hazard::TransferToCompute);
         })?;
-        let time = median_dispatch_time(ctx, &mut stream, self.size.reps, groups, |rec| {
-            rec.barrier(COMPUTE_TO_COMPUTE);
+        let time = median_dispatch_time(&mut stream, self.size.reps, groups, |rec| {
+            rec.barrier(Hazard::ComputeToCompute);
             rec.bind(&self.stream, &set);
-            rec.push_constants(&self.stream, &push);
+            rec.push_constants(&push);
         })?;
         let seconds = time.as_secs_f64().max(f64::MIN_POSITIVE);
         Ok(Some(BandwidthPoint {

@@ -9,14 +9,10 @@ use super::contention::{AtomicCounts, Contention, MassInputs};
 use super::params::{AtomicMode, DropletJob};
 use super::variant::{DropletShader, KernelVariant, Lever};
 use super::{ErosionError, WorkCount};
-use crate::gpu::barriers::{
-    COMPUTE_TO_COMPUTE, COMPUTE_TO_TRANSFER, EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE,
-    TRANSFER_TO_HOST,
-};
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, CompilerStatistic, ComputePipeline, Context,
-    DescriptorSet, PipelineDesc, SpecConstant, SpecValue, Spirv, TexelFormat, TexelKind, TexelView,
-    TimestampQueries,
+    DescriptorSet, Hazard, PipelineDesc, SpecConstant, SpecValue, Spirv, TexelFormat, TexelKind,
+    TexelView, TimestampQueries,
 };
 
 /// The push-constant block of glsl/include/droplet_bindings.glsl, member for member.
@@ -344,6 +340,9 @@ impl PerDroplet {
 /// A map's buffers on the device, ready to run droplet jobs on.
 pub struct DropletRunner<'k> {
     kernel: &'k DropletKernel,
+    /// First, so that it drops first: its drop waits for the device before the
+    /// buffers below are freed.
+    stream: CommandStream,
     width: u32,
     height: u32,
     /// Sum of the initial fixed-point cells, for the mass the map received.
@@ -359,7 +358,6 @@ pub struct DropletRunner<'k> {
     counter_readback: Buffer,
     hits_readback: Buffer,
     queries: Option<TimestampQueries>,
-    stream: CommandStream,
 }
 
 impl DropletRunner<'_> {
@@ -470,7 +468,7 @@ impl DropletRunner<'_> {
             if let Some(q) = queries {
                 rec.reset_queries(q);
             }
-            rec.barrier(EARLIER_WORK_TO_TRANSFER);
+            rec.barrier(Hazard::EarlierWorkToTransfer);
             rec.copy(upload, heights);
             if apply.is_some() {
                 rec.fill_zero(delta);
@@ -480,7 +478,7 @@ impl DropletRunner<'_> {
                     rec.fill_zero(buffer);
                 }
             }
-            rec.barrier(TRANSFER_TO_COMPUTE);
+            rec.barrier(Hazard::TransferToCompute);
             if let Some(q) = queries {
                 rec.timestamp(q, 0);
             }
@@ -488,16 +486,16 @@ impl DropletRunner<'_> {
             for b in &batches {
                 for pass in 0..passes {
                     if !first {
-                        rec.barrier(COMPUTE_TO_COMPUTE);
+                        rec.barrier(Hazard::ComputeToCompute);
                     }
                     first = false;
                     rec.bind(pipeline, &set);
-                    rec.push_constants(pipeline, &push(b, pass));
+                    rec.push_constants(&push(b, pass));
                     rec.dispatch(b.groups, 1, 1);
                     if let Some((apply, apply_set)) = &apply {
-                        rec.barrier(COMPUTE_TO_COMPUTE);
+                        rec.barrier(Hazard::ComputeToCompute);
                         rec.bind(apply, apply_set);
-                        rec.push_constants(apply, &apply_push);
+                        rec.push_constants(&apply_push);
                         rec.dispatch(apply_groups, 1, 1);
                     }
                 }
@@ -506,7 +504,7 @@ impl DropletRunner<'_> {
                 rec.timestamp(q, 1);
             }
             if mode.read_back || mode.counted {
-                rec.barrier(COMPUTE_TO_TRANSFER);
+                rec.barrier(Hazard::ComputeToTransfer);
                 if mode.read_back {
                     rec.copy(heights, readback);
                 }
@@ -516,7 +514,7 @@ impl DropletRunner<'_> {
                     rec.copy(&per_droplet.intended, &per_droplet.intended_readback);
                     rec.copy(&per_droplet.applied, &per_droplet.applied_readback);
                 }
-                rec.barrier(TRANSFER_TO_HOST);
+                rec.barrier(Hazard::TransferToHost);
             }
         })?;
 

@@ -7,9 +7,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::ErosionError;
-use crate::gpu::barriers::{EARLIER_WORK_TO_TRANSFER, TRANSFER_TO_COMPUTE};
 use crate::gpu::{
-    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
+    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet, Hazard,
     PipelineDesc, Recorder, SpecConstant, SpecValue, Spirv, TimestampQueries,
 };
 
@@ -32,33 +31,58 @@ struct RandomPushConstants {
     seed: u32,
 }
 
+/// A command stream with a pair of timestamps (where the device has them), for
+/// timing one dispatch at a time.
+pub(super) struct TimedStream {
+    stream: CommandStream,
+    queries: Option<TimestampQueries>,
+}
+
+impl TimedStream {
+    pub(super) fn new(ctx: &Arc<Context>) -> Result<Self, ErosionError> {
+        Ok(Self {
+            stream: CommandStream::new(ctx)?,
+            queries: TimestampQueries::new(ctx, 2)?,
+        })
+    }
+
+    /// Runs `record` once, untimed.
+    pub(super) fn submit<'r>(
+        &mut self,
+        record: impl FnOnce(&mut Recorder<'r>),
+    ) -> Result<(), ErosionError> {
+        self.stream.submit(record)?;
+        Ok(())
+    }
+}
+
 /// Median time of `reps` runs (after one warm-up) of one dispatch of `groups`
 /// workgroups of the last pipeline `prepare` bound; the dispatch alone is timed where
 /// the device has timestamps, the whole submission where it has none.
-pub(super) fn median_dispatch_time(
-    ctx: &Arc<Context>,
-    stream: &mut CommandStream,
+pub(super) fn median_dispatch_time<'r>(
+    timed: &'r mut TimedStream,
     reps: u32,
     groups: u32,
-    prepare: impl Fn(&Recorder<'_>),
+    prepare: impl Fn(&mut Recorder<'r>),
 ) -> Result<Duration, ErosionError> {
-    let queries = TimestampQueries::new(ctx, 2)?;
+    let TimedStream { stream, queries } = timed;
+    let queries = queries.as_ref();
     let mut times = Vec::new();
     for _ in 0..=reps.max(1) {
         let wall = stream.submit(|rec| {
-            if let Some(q) = &queries {
+            if let Some(q) = queries {
                 rec.reset_queries(q);
             }
             prepare(rec);
-            if let Some(q) = &queries {
+            if let Some(q) = queries {
                 rec.timestamp(q, 0);
             }
             rec.dispatch(groups, 1, 1);
-            if let Some(q) = &queries {
+            if let Some(q) = queries {
                 rec.timestamp(q, 1);
             }
         })?;
-        times.push(match &queries {
+        times.push(match queries {
             Some(q) => q.elapsed(0, 1)?,
             None => wall,
         });
@@ -171,14 +195,14 @@ impl AtomicProbe {
         let ctx = &self.ctx;
         let buffer = Buffer::new(ctx, "probe cells", cells * 4, BufferKind::Storage)?;
         let set = DescriptorSet::new(pipeline, &[&buffer])?;
-        let mut stream = CommandStream::new(ctx)?;
+        let mut stream = TimedStream::new(ctx)?;
         let groups = invocations.div_ceil(self.workgroup);
-        let median = median_dispatch_time(ctx, &mut stream, reps, groups, |rec| {
-            rec.barrier(EARLIER_WORK_TO_TRANSFER);
+        let median = median_dispatch_time(&mut stream, reps, groups, |rec| {
+            rec.barrier(Hazard::EarlierWorkToTransfer);
             rec.fill_zero(&buffer);
-            rec.barrier(TRANSFER_TO_COMPUTE);
+            rec.barrier(Hazard::TransferToCompute);
             rec.bind(pipeline, &set);
-            rec.push_constants(pipeline, push);
+            rec.push_constants(push);
         })?
         .as_secs_f64();
         Ok(ProbeRate {

@@ -1,5 +1,7 @@
 //! A buffer and its gpu-allocator allocation, owned together and freed together.
 
+use std::cell::Cell;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use ash::vk;
@@ -35,6 +37,14 @@ impl BufferKind {
         }
     }
 
+    pub(crate) fn transfer_source(self) -> bool {
+        self.usage().contains(vk::BufferUsageFlags::TRANSFER_SRC)
+    }
+
+    pub(crate) fn transfer_destination(self) -> bool {
+        self.usage().contains(vk::BufferUsageFlags::TRANSFER_DST)
+    }
+
     fn location(self) -> MemoryLocation {
         match self {
             BufferKind::Storage => MemoryLocation::GpuOnly,
@@ -44,12 +54,16 @@ impl BufferKind {
     }
 }
 
+/// Not `Sync`: the host reads a mapped buffer only on the thread that waited for the
+/// work writing it.
 pub struct Buffer {
     ctx: Arc<Context>,
     raw: vk::Buffer,
     allocation: Option<Allocation>,
     size: u64,
+    kind: BufferKind,
     name: String,
+    _not_sync: PhantomData<Cell<()>>,
 }
 
 impl Buffer {
@@ -94,7 +108,9 @@ impl Buffer {
             raw,
             allocation: Some(allocation),
             size,
+            kind,
             name: name.to_string(),
+            _not_sync: PhantomData,
         };
         bound.map(|_| buffer)
     }
@@ -111,8 +127,12 @@ impl Buffer {
         Ok(buffer)
     }
 
-    pub fn raw(&self) -> vk::Buffer {
+    pub(crate) fn raw(&self) -> vk::Buffer {
         self.raw
+    }
+
+    pub fn kind(&self) -> BufferKind {
+        self.kind
     }
 
     pub fn size(&self) -> u64 {
@@ -165,7 +185,7 @@ pub struct TexelView<'b> {
     ctx: Arc<Context>,
     raw: vk::BufferView,
     kind: TexelKind,
-    _buffer: std::marker::PhantomData<&'b Buffer>,
+    _buffer: PhantomData<&'b Buffer>,
 }
 
 /// How a shader binds a texel view.
@@ -235,7 +255,7 @@ impl<'b> TexelView<'b> {
             ctx: Arc::clone(ctx),
             raw,
             kind,
-            _buffer: std::marker::PhantomData,
+            _buffer: PhantomData,
         })
     }
 

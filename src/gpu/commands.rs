@@ -1,16 +1,43 @@
 //! Recording and submitting work: one command pool, one command buffer and one fence.
-//! Every submission is waited on before `submit` returns, so no buffer, pipeline or
-//! descriptor set is ever in use by the device when its owner drops it.
+//!
+//! Every submission is waited on before `submit` returns, even when it fails, so no
+//! buffer, pipeline or descriptor set is in use by the device once `submit` is done.
+//! What a submission records is borrowed for the lifetime `'r` of the `Recorder`,
+//! which outlives the call to `submit`: a resource dropped before the submission, or
+//! made inside the recording closure, does not compile.
+//!
+//! ```compile_fail,E0597
+//! # use vkerode::gpu::{Buffer, BufferKind, CommandStream, Context, ContextOptions};
+//! # let ctx = Context::new(&ContextOptions::default()).unwrap();
+//! let mut stream = CommandStream::new(&ctx).unwrap();
+//! let dst = Buffer::new(&ctx, "dst", 64, BufferKind::Storage).unwrap();
+//! stream.submit(|rec| {
+//!     // Dropped at the end of the closure, before the submission: refused.
+//!     let src = Buffer::upload_from(&ctx, "src", &[0u32; 16]).unwrap();
+//!     rec.copy(&src, &dst);
+//! });
+//! ```
+//!
+//! The same recording with the buffer made outside compiles:
+//!
+//! ```no_run
+//! # use vkerode::gpu::{Buffer, BufferKind, CommandStream, Context, ContextOptions};
+//! # let ctx = Context::new(&ContextOptions::default()).unwrap();
+//! let mut stream = CommandStream::new(&ctx).unwrap();
+//! let dst = Buffer::new(&ctx, "dst", 64, BufferKind::Storage).unwrap();
+//! let src = Buffer::upload_from(&ctx, "src", &[0u32; 16]).unwrap();
+//! stream.submit(|rec| rec.copy(&src, &dst)).unwrap();
+//! ```
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ash::vk;
 
-use super::barriers::Barrier;
+use super::barriers::Hazard;
 use super::buffer::Buffer;
 use super::context::Context;
-use super::error::{GpuResult, VkResultExt};
+use super::error::{GpuError, GpuResult, VkResultExt};
 use super::pipeline::{ComputePipeline, DescriptorSet};
 use super::timing::TimestampQueries;
 
@@ -26,9 +53,10 @@ impl CommandStream {
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(ctx.queue_family())
             .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-        // SAFETY: valid create infos on a live device, here and below.
+        // SAFETY: valid create info on a live device.
         let pool =
             unsafe { ctx.create_command_pool(&pool_info, None) }.during("vkCreateCommandPool")?;
+        // Built up one handle at a time; on error, `stream` frees what exists.
         let mut stream = Self {
             ctx: Arc::clone(ctx),
             pool,
@@ -39,95 +67,152 @@ impl CommandStream {
             .command_pool(pool)
             .level(vk::CommandBufferLevel::PRIMARY)
             .command_buffer_count(1);
+        // SAFETY: the pool is alive and made on this device.
         stream.cmd =
             unsafe { ctx.allocate_command_buffers(&alloc) }.during("vkAllocateCommandBuffers")?[0];
+        // SAFETY: valid create info on a live device.
         stream.fence = unsafe { ctx.create_fence(&vk::FenceCreateInfo::default(), None) }
             .during("vkCreateFence")?;
         Ok(stream)
     }
 
     /// Records what `record` asks for, submits it and waits for it to finish.
-    /// Returns the host-side time from submission to completion.
-    pub fn submit<F>(&mut self, record: F) -> GpuResult<Duration>
+    /// Returns the host-side time from submission to completion. A command recorded
+    /// out of order (a dispatch with no pipeline bound, a timestamp past its pool)
+    /// is an error, and then nothing is submitted.
+    pub fn submit<'r, F>(&mut self, record: F) -> GpuResult<Duration>
     where
-        F: FnOnce(&Recorder<'_>),
+        F: FnOnce(&mut Recorder<'r>),
     {
         let ctx = &self.ctx;
         // SAFETY: the previous submission (if any) was waited on, so the pool is idle.
-        unsafe {
-            ctx.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
-                .during("vkResetCommandPool")?;
-            let begin = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            ctx.begin_command_buffer(self.cmd, &begin)
-                .during("vkBeginCommandBuffer")?;
+        unsafe { ctx.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) }
+            .during("vkResetCommandPool")?;
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the command buffer was reset with its pool above.
+        unsafe { ctx.begin_command_buffer(self.cmd, &begin) }.during("vkBeginCommandBuffer")?;
+        let mut recorder = Recorder {
+            ctx: Arc::clone(ctx),
+            cmd: self.cmd,
+            bound: None,
+            pushed: false,
+            reset_pools: Vec::new(),
+            error: None,
+        };
+        record(&mut recorder);
+        // SAFETY: the command buffer is recording; it is ended even when it is dropped.
+        unsafe { ctx.end_command_buffer(self.cmd) }.during("vkEndCommandBuffer")?;
+        if let Some(error) = recorder.error {
+            return Err(error);
         }
-        record(&Recorder { ctx, cmd: self.cmd });
-        let cmds = [self.cmd];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
         let started = Instant::now();
-        // SAFETY: the command buffer was recorded above; the fence is unsignalled.
-        unsafe {
-            ctx.end_command_buffer(self.cmd)
-                .during("vkEndCommandBuffer")?;
-            ctx.queue_submit(ctx.queue(), &submit, self.fence)
-                .during("vkQueueSubmit")?;
-            ctx.wait_for_fences(&[self.fence], true, u64::MAX)
-                .during("vkWaitForFences")?;
-            let elapsed = started.elapsed();
-            ctx.reset_fences(&[self.fence]).during("vkResetFences")?;
-            Ok(elapsed)
+        let waited = ctx
+            .submit(self.cmd, self.fence)
+            .and_then(|()| {
+                // SAFETY: the fence belongs to this device and was just submitted with.
+                unsafe { ctx.wait_for_fences(&[self.fence], true, u64::MAX) }
+                    .during("vkWaitForFences")
+            })
+            .map(|()| started.elapsed());
+        if waited.is_err() {
+            // The submission may still run: let nothing it uses be freed under it.
+            let _ = ctx.wait_idle();
         }
+        // SAFETY: the fence is not in use by a pending submission (waited on above).
+        unsafe { ctx.reset_fences(&[self.fence]) }.during("vkResetFences")?;
+        waited
     }
 }
 
 impl Drop for CommandStream {
     fn drop(&mut self) {
-        // SAFETY: a submission that failed half-way may still be executing, so wait for
-        // the device before freeing what it might use.
+        // Nothing useful can be done with a failure here.
+        let _ = self.ctx.wait_idle();
+        // SAFETY: the device is idle, so neither the fence nor the pool is in use.
         unsafe {
-            let _ = self.ctx.device_wait_idle();
             self.ctx.destroy_fence(self.fence, None);
             self.ctx.destroy_command_pool(self.pool, None);
         }
     }
 }
 
-/// The commands vkerode records, each a thin, checked wrapper of one Vulkan command.
-pub struct Recorder<'a> {
-    ctx: &'a Context,
+/// The commands vkerode records, each a checked wrapper of one Vulkan command. What a
+/// command uses is borrowed for `'r`, past the end of the submission. The first
+/// misuse is kept and returned by `submit`; the commands after it are not recorded.
+pub struct Recorder<'r> {
+    ctx: Arc<Context>,
     cmd: vk::CommandBuffer,
+    bound: Option<&'r ComputePipeline>,
+    /// Whether the bound pipeline's push constants were set since it was bound.
+    pushed: bool,
+    reset_pools: Vec<vk::QueryPool>,
+    error: Option<GpuError>,
 }
 
-impl Recorder<'_> {
-    /// Copies all of `src` to the start of `dst`.
-    pub fn copy(&self, src: &Buffer, dst: &Buffer) {
+impl<'r> Recorder<'r> {
+    /// Whether recording may go on; records `reason` as the error otherwise.
+    fn check(&mut self, command: &'static str, problem: Option<String>) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        match problem {
+            Some(reason) => {
+                self.error = Some(GpuError::Recording { command, reason });
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// Copies all of `src` (or as much as fits) to the start of `dst`.
+    pub fn copy(&mut self, src: &'r Buffer, dst: &'r Buffer) {
+        let problem = (!src.kind().transfer_source())
+            .then(|| format!("buffer {:?} cannot be copied from", src.name()))
+            .or_else(|| {
+                (!dst.kind().transfer_destination())
+                    .then(|| format!("buffer {:?} cannot be copied into", dst.name()))
+            });
+        if !self.check("a copy", problem) {
+            return;
+        }
         let region = [vk::BufferCopy::default().size(src.size().min(dst.size()))];
-        // SAFETY: both buffers are alive and outlive the submission (it is waited on).
+        // SAFETY: both buffers are borrowed past the submission and have the transfer
+        // usages checked above; the region lies inside both.
         unsafe {
             self.ctx
                 .cmd_copy_buffer(self.cmd, src.raw(), dst.raw(), &region)
         };
     }
 
-    pub fn fill_zero(&self, buffer: &Buffer) {
-        // SAFETY: as for `copy`.
+    pub fn fill_zero(&mut self, buffer: &'r Buffer) {
+        let problem = (!buffer.kind().transfer_destination())
+            .then(|| format!("buffer {:?} cannot be filled", buffer.name()));
+        if !self.check("a fill", problem) {
+            return;
+        }
+        // SAFETY: the buffer is borrowed past the submission and is a transfer
+        // destination; WHOLE_SIZE rounds down to whole words.
         unsafe {
             self.ctx
                 .cmd_fill_buffer(self.cmd, buffer.raw(), 0, vk::WHOLE_SIZE, 0)
         };
     }
 
-    pub fn barrier(&self, barrier: Barrier) {
+    pub fn barrier(&mut self, hazard: Hazard) {
+        if !self.check("a barrier", None) {
+            return;
+        }
+        let masks = hazard.masks();
         let memory = [vk::MemoryBarrier::default()
-            .src_access_mask(barrier.src_access)
-            .dst_access_mask(barrier.dst_access)];
-        // SAFETY: a global memory barrier with valid stage and access masks.
+            .src_access_mask(masks.src_access)
+            .dst_access_mask(masks.dst_access)];
+        // SAFETY: a global memory barrier whose access masks match its stages.
         unsafe {
             self.ctx.cmd_pipeline_barrier(
                 self.cmd,
-                barrier.src_stage,
-                barrier.dst_stage,
+                masks.src_stage,
+                masks.dst_stage,
                 vk::DependencyFlags::empty(),
                 &memory,
                 &[],
@@ -136,8 +221,19 @@ impl Recorder<'_> {
         };
     }
 
-    pub fn bind(&self, pipeline: &ComputePipeline, set: &DescriptorSet) {
-        // SAFETY: the pipeline and set are alive and made for each other.
+    /// Binds `pipeline` with `set`, which must have been made for it.
+    pub fn bind(&mut self, pipeline: &'r ComputePipeline, set: &'r DescriptorSet<'_>) {
+        let problem = (set.layout() != pipeline.set_layout()).then(|| {
+            format!(
+                "the descriptor set was made for another pipeline than {}",
+                pipeline.name()
+            )
+        });
+        if !self.check("a bind", problem) {
+            return;
+        }
+        // SAFETY: the pipeline and the set (and through it its buffers) are borrowed
+        // past the submission, and the set's layout is the pipeline's.
         unsafe {
             self.ctx
                 .cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw());
@@ -150,18 +246,28 @@ impl Recorder<'_> {
                 &[],
             );
         }
+        self.bound = Some(pipeline);
+        self.pushed = false;
     }
 
-    /// Sets the whole push-constant block of `pipeline`.
-    pub fn push_constants<T: bytemuck::Pod>(&self, pipeline: &ComputePipeline, value: &T) {
+    /// Sets the whole push-constant block of the bound pipeline.
+    pub fn push_constants<T: bytemuck::Pod>(&mut self, value: &T) {
         let bytes = bytemuck::bytes_of(value);
-        assert_eq!(
-            bytes.len() as u32,
-            pipeline.push_constant_bytes(),
-            "push-constant struct does not match the pipeline layout of {}",
-            pipeline.name()
-        );
-        // SAFETY: the range matches the layout's single push-constant range.
+        let problem = match self.bound {
+            None => Some("no pipeline is bound".to_string()),
+            Some(p) if bytes.len() != p.push_constant_bytes() as usize => Some(format!(
+                "{} bytes do not match the {} bytes of {}'s push-constant block",
+                bytes.len(),
+                p.push_constant_bytes(),
+                p.name()
+            )),
+            Some(_) => None,
+        };
+        if !self.check("push constants", problem) {
+            return;
+        }
+        let Some(pipeline) = self.bound else { return };
+        // SAFETY: the bytes fill the layout's single push-constant range exactly.
         unsafe {
             self.ctx.cmd_push_constants(
                 self.cmd,
@@ -171,27 +277,64 @@ impl Recorder<'_> {
                 bytes,
             )
         };
+        self.pushed = true;
     }
 
-    pub fn dispatch(&self, groups_x: u32, groups_y: u32, groups_z: u32) {
-        // SAFETY: a pipeline is bound; counts are checked against limits by callers.
+    pub fn dispatch(&mut self, groups_x: u32, groups_y: u32, groups_z: u32) {
+        let limits = self.ctx.info().max_workgroup_count;
+        let problem = match self.bound {
+            None => Some("no pipeline is bound".to_string()),
+            Some(p) if p.push_constant_bytes() > 0 && !self.pushed => Some(format!(
+                "{}'s push constants were not set since it was bound",
+                p.name()
+            )),
+            Some(_) if [groups_x, groups_y, groups_z].iter().zip(limits).any(|(&n, l)| n > l) => {
+                Some(format!(
+                    "[{groups_x}, {groups_y}, {groups_z}] workgroups are past maxComputeWorkGroupCount {limits:?}"
+                ))
+            }
+            Some(_) => None,
+        };
+        if !self.check("a dispatch", problem) {
+            return;
+        }
+        // SAFETY: a pipeline with its set and push constants is bound; the counts are
+        // within the device's limits.
         unsafe {
             self.ctx
                 .cmd_dispatch(self.cmd, groups_x, groups_y, groups_z)
         };
     }
 
-    pub fn reset_queries(&self, queries: &TimestampQueries) {
-        // SAFETY: the pool is alive and not in use by another submission.
+    pub fn reset_queries(&mut self, queries: &'r TimestampQueries) {
+        if !self.check("a query reset", None) {
+            return;
+        }
+        // SAFETY: the pool is borrowed past the submission; every query is reset.
         unsafe {
             self.ctx
                 .cmd_reset_query_pool(self.cmd, queries.raw(), 0, queries.count())
         };
+        self.reset_pools.push(queries.raw());
     }
 
-    /// Writes timestamp `index` once all earlier commands have completed.
-    pub fn timestamp(&self, queries: &TimestampQueries, index: u32) {
-        // SAFETY: index < count, and the query was reset earlier in this buffer.
+    /// Writes timestamp `index` once all earlier commands have completed. The pool
+    /// must have been reset earlier in this recording.
+    pub fn timestamp(&mut self, queries: &'r TimestampQueries, index: u32) {
+        let problem = if index >= queries.count() {
+            Some(format!(
+                "index {index} is past the pool's {} timestamps",
+                queries.count()
+            ))
+        } else if !self.reset_pools.contains(&queries.raw()) {
+            Some("the pool was not reset earlier in this recording".into())
+        } else {
+            None
+        };
+        if !self.check("a timestamp", problem) {
+            return;
+        }
+        // SAFETY: index < count, and the pool was reset earlier in this buffer.
         unsafe {
             self.ctx.cmd_write_timestamp(
                 self.cmd,

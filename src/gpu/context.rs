@@ -140,8 +140,9 @@ pub struct Context {
     /// VK_KHR_pipeline_executable_properties, where the device reports statistics.
     executables: Option<ash::khr::pipeline_executable_properties::Device>,
     device: ash::Device,
-    physical_device: vk::PhysicalDevice,
-    queue: vk::Queue,
+    /// Submissions and waits for idle need the queue to themselves (external
+    /// synchronisation), whichever thread holds the context.
+    queue: Mutex<vk::Queue>,
     queue_family: u32,
     info: DeviceInfo,
     memory: vk::PhysicalDeviceMemoryProperties,
@@ -232,8 +233,7 @@ impl Context {
         Ok(Arc::new(Self {
             executables,
             device,
-            physical_device,
-            queue,
+            queue: Mutex::new(queue),
             queue_family,
             info,
             memory,
@@ -246,16 +246,8 @@ impl Context {
         &self.info
     }
 
-    pub fn queue(&self) -> vk::Queue {
-        self.queue
-    }
-
     pub fn queue_family(&self) -> u32 {
         self.queue_family
-    }
-
-    pub fn physical_device(&self) -> vk::PhysicalDevice {
-        self.physical_device
     }
 
     /// Warnings and errors the validation layer reported so far; `None` when
@@ -289,8 +281,24 @@ impl Context {
             .unwrap_or(0)
     }
 
+    fn lock_queue(&self) -> MutexGuard<'_, vk::Queue> {
+        // A queue handle has no state to corrupt if a holder panicked.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Submits one recorded command buffer, to signal `fence`.
+    pub(crate) fn submit(&self, cmd: vk::CommandBuffer, fence: vk::Fence) -> GpuResult<()> {
+        let cmds = [cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        let queue = self.lock_queue();
+        // SAFETY: the queue is held under its lock; the caller passes an ended command
+        // buffer and an unsignalled fence of this device.
+        unsafe { self.device.queue_submit(*queue, &submit, fence) }.during("vkQueueSubmit")
+    }
+
     pub fn wait_idle(&self) -> GpuResult<()> {
-        // SAFETY: the device is alive while self is.
+        let _queue = self.lock_queue();
+        // SAFETY: the device is alive while self is, and its queue is held.
         unsafe { self.device.device_wait_idle() }.during("vkDeviceWaitIdle")
     }
 }

@@ -62,6 +62,14 @@ pub enum GpuError {
 
     #[error("shader module {name}: {message}")]
     Shader { name: &'static str, message: String },
+
+    /// A command recorded out of order or with the wrong resources; nothing was
+    /// submitted.
+    #[error("recording {command}: {reason}; nothing was submitted")]
+    Recording {
+        command: &'static str,
+        reason: String,
+    },
 }
 
 pub type GpuResult<T> = Result<T, GpuError>;

@@ -1,7 +1,12 @@
 //! The only home of `unsafe` and raw ash: device, buffers, pipelines, commands,
 //! barriers and timing.
+//!
+//! Its safe API cannot make the device touch freed memory: descriptor sets borrow the
+//! buffers they bind, recorded commands borrow what they use past the submission,
+//! barriers come only from named [`Hazard`]s, and misrecorded commands are errors.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
-pub mod barriers;
+mod barriers;
 mod buffer;
 mod commands;
 mod context;
@@ -12,6 +17,7 @@ mod statistics;
 mod timing;
 mod validation;
 
+pub use barriers::Hazard;
 pub use buffer::{Buffer, BufferKind, TexelFormat, TexelKind, TexelView};
 pub use commands::{CommandStream, Recorder};
 pub use context::{list_devices, Context, ContextOptions, REQUIRED_API_VERSION};

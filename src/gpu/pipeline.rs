@@ -1,5 +1,6 @@
 //! Compute pipelines with specialization and push constants, and their descriptor sets.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use ash::vk;
@@ -117,7 +118,7 @@ impl ComputePipeline {
             })
             .collect();
         let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
-        // SAFETY: valid create infos on a live device, here and below.
+        // SAFETY: valid create info on a live device.
         partial.set_layout = unsafe { ctx.create_descriptor_set_layout(&set_info, None) }
             .during("vkCreateDescriptorSetLayout")?;
 
@@ -130,10 +131,12 @@ impl ComputePipeline {
         if desc.push_constant_bytes > 0 {
             layout_info = layout_info.push_constant_ranges(&ranges);
         }
+        // SAFETY: valid create info; the set layout it names is alive.
         partial.layout = unsafe { ctx.create_pipeline_layout(&layout_info, None) }
             .during("vkCreatePipelineLayout")?;
 
         let module_info = vk::ShaderModuleCreateInfo::default().code(&code);
+        // SAFETY: `code` is whole SPIR-V words, as read_spv checked.
         let module = unsafe { ctx.create_shader_module(&module_info, None) }
             .during("vkCreateShaderModule")?;
 
@@ -177,6 +180,7 @@ impl ComputePipeline {
             info = info.push_next(&mut robustness);
         }
         let info = [info];
+        // SAFETY: the module, layout and every chained struct are alive for the call.
         let created =
             unsafe { ctx.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
         // SAFETY: a module may be destroyed once pipelines are created from it.
@@ -206,6 +210,10 @@ impl ComputePipeline {
         self.layout
     }
 
+    pub(crate) fn set_layout(&self) -> vk::DescriptorSetLayout {
+        self.set_layout
+    }
+
     pub(crate) fn push_constant_bytes(&self) -> u32 {
         self.push_constant_bytes
     }
@@ -224,23 +232,36 @@ impl Drop for ComputePipeline {
     }
 }
 
-/// One descriptor set binding SSBOs 0..n of a pipeline, with a pool of its own.
-pub struct DescriptorSet {
+/// One descriptor set binding SSBOs 0..n of a pipeline, with a pool of its own. It
+/// borrows what it binds, so a buffer cannot be dropped while a set refers to it:
+///
+/// ```compile_fail,E0505
+/// # use vkerode::gpu::*;
+/// # fn f(ctx: &std::sync::Arc<Context>, pipeline: &ComputePipeline) -> GpuResult<()> {
+/// let buffer = Buffer::new(ctx, "data", 64, BufferKind::Storage)?;
+/// let set = DescriptorSet::new(pipeline, &[&buffer])?;
+/// drop(buffer);
+/// CommandStream::new(ctx)?.submit(|rec| rec.bind(pipeline, &set))?;
+/// # Ok(()) }
+/// ```
+pub struct DescriptorSet<'b> {
     ctx: Arc<Context>,
     pool: vk::DescriptorPool,
     set: vk::DescriptorSet,
+    layout: vk::DescriptorSetLayout,
+    _bound: PhantomData<&'b Buffer>,
 }
 
-impl DescriptorSet {
-    pub fn new(pipeline: &ComputePipeline, buffers: &[&Buffer]) -> GpuResult<Self> {
+impl<'b> DescriptorSet<'b> {
+    pub fn new(pipeline: &'b ComputePipeline, buffers: &[&'b Buffer]) -> GpuResult<Self> {
         Self::with_texels(pipeline, buffers, &[])
     }
 
     /// Binds `buffers` as the SSBOs and `texels` as the texel buffers after them.
     pub fn with_texels(
-        pipeline: &ComputePipeline,
-        buffers: &[&Buffer],
-        texels: &[&TexelView<'_>],
+        pipeline: &'b ComputePipeline,
+        buffers: &[&'b Buffer],
+        texels: &[&'b TexelView<'b>],
     ) -> GpuResult<Self> {
         let ctx = &pipeline.ctx;
         let kinds: Vec<TexelKind> = texels.iter().map(|t| t.kind()).collect();
@@ -273,6 +294,8 @@ impl DescriptorSet {
             ctx: Arc::clone(ctx),
             pool,
             set: vk::DescriptorSet::null(),
+            layout: pipeline.set_layout,
+            _bound: PhantomData,
         };
         let layouts = [pipeline.set_layout];
         let alloc = vk::DescriptorSetAllocateInfo::default()
@@ -318,9 +341,13 @@ impl DescriptorSet {
     pub(crate) fn raw(&self) -> vk::DescriptorSet {
         self.set
     }
+
+    pub(crate) fn layout(&self) -> vk::DescriptorSetLayout {
+        self.layout
+    }
 }
 
-impl Drop for DescriptorSet {
+impl Drop for DescriptorSet<'_> {
     fn drop(&mut self) {
         // SAFETY: destroying the pool frees its set; no pending submission uses it.
         unsafe { self.ctx.destroy_descriptor_pool(self.pool, None) };

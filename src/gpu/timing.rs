@@ -7,7 +7,7 @@ use std::time::Duration;
 use ash::vk;
 
 use super::context::Context;
-use super::error::{GpuResult, VkResultExt};
+use super::error::{GpuError, GpuResult, VkResultExt};
 
 pub struct TimestampQueries {
     ctx: Arc<Context>,
@@ -44,6 +44,15 @@ impl TimestampQueries {
 
     /// Time between timestamps `start` and `end` of the last finished submission.
     pub fn elapsed(&self, start: u32, end: u32) -> GpuResult<Duration> {
+        if start.max(end) >= self.count {
+            return Err(GpuError::Recording {
+                command: "a timestamp read",
+                reason: format!(
+                    "indices {start} and {end} are not both below the pool's {} timestamps",
+                    self.count
+                ),
+            });
+        }
         let mut ticks = vec![0u64; self.count as usize];
         // SAFETY: the submission that wrote the queries has been waited on.
         unsafe {

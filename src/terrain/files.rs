@@ -1,9 +1,12 @@
 //! Writing output files whole or not at all: each is written beside its final name and
-//! renamed into place, so an error never leaves a half-written file behind.
+//! renamed into place, so an error never leaves a half-written file behind. The partial
+//! name is unique to the process and call, so concurrent writers of one file (tests
+//! sharing a peak cache) never rename each other's partial file away.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use thiserror::Error;
 
@@ -23,7 +26,10 @@ where
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let partial = path.with_file_name(format!(".{name}.partial"));
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let pid = std::process::id();
+    let partial = path.with_file_name(format!(".{name}.{pid}.{call}.partial"));
     let result = (|| {
         let mut out = BufWriter::new(File::create(&partial)?);
         write(&mut out)?;

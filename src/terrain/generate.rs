@@ -8,10 +8,9 @@ use thiserror::Error;
 use super::heightmap::Heightmap;
 use super::noise::{heightmap, V2};
 use crate::erosion::pcg_hash;
-use crate::gpu::barriers::{COMPUTE_TO_TRANSFER, TRANSFER_TO_HOST};
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet, GpuError,
-    PipelineDesc,
+    Hazard, PipelineDesc,
 };
 
 /// Smallest map side: the droplet kernel needs a one-cell border and a 2x2 stencil.
@@ -172,11 +171,11 @@ pub fn generate_on_gpu(ctx: &Arc<Context>, spec: &TerrainSpec) -> Result<Heightm
     let mut stream = CommandStream::new(ctx)?;
     stream.submit(|rec| {
         rec.bind(&pipeline, &set);
-        rec.push_constants(&pipeline, &push);
+        rec.push_constants(&push);
         rec.dispatch(groups[0], groups[1], 1);
-        rec.barrier(COMPUTE_TO_TRANSFER);
+        rec.barrier(Hazard::ComputeToTransfer);
         rec.copy(&heights, &readback);
-        rec.barrier(TRANSFER_TO_HOST);
+        rec.barrier(Hazard::TransferToHost);
     })?;
     let data = readback.read::<f32>()?;
     Ok(

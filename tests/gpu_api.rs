@@ -1,0 +1,90 @@
+//! The GPU layer refuses misrecorded commands with an error that names them, submits
+//! nothing, and stays usable afterwards. (Use after drop does not compile: see the
+//! compile_fail doctests of `gpu::commands` and `gpu::DescriptorSet`.)
+
+mod common;
+
+use common::{assert_validation_clean, validated_device};
+use vkerode::gpu::{
+    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, DescriptorSet, GpuError, Hazard,
+    PipelineDesc, TimestampQueries,
+};
+
+fn recording_error(result: Result<std::time::Duration, GpuError>) -> String {
+    match result {
+        Err(e @ GpuError::Recording { .. }) => e.to_string(),
+        other => panic!("expected a recording error, got {other:?}"),
+    }
+}
+
+#[test]
+fn misrecorded_commands_are_errors_and_the_stream_stays_usable() {
+    let ctx = validated_device();
+    let apply = || {
+        ComputePipeline::new(
+            &ctx,
+            &PipelineDesc::storage(shaders::APPLY_DELTA, &[], 2, 4),
+        )
+        .unwrap()
+    };
+    let (pipeline, other) = (apply(), apply());
+    let heights = Buffer::new(&ctx, "heights", 64, BufferKind::Storage).unwrap();
+    let delta = Buffer::new(&ctx, "delta", 64, BufferKind::Storage).unwrap();
+    let set = DescriptorSet::new(&pipeline, &[&heights, &delta]).unwrap();
+    let other_set = DescriptorSet::new(&other, &[&heights, &delta]).unwrap();
+    let upload = Buffer::upload_from(&ctx, "upload", &[7i32; 16]).unwrap();
+    let readback = Buffer::new(&ctx, "readback", 64, BufferKind::Download).unwrap();
+    let cells = 16u32;
+    let mut stream = CommandStream::new(&ctx).unwrap();
+
+    let err = recording_error(stream.submit(|rec| rec.dispatch(1, 1, 1)));
+    assert!(err.contains("no pipeline is bound"), "{err}");
+    let err = recording_error(stream.submit(|rec| {
+        rec.bind(&pipeline, &set);
+        rec.dispatch(1, 1, 1);
+    }));
+    assert!(err.contains("push constants were not set"), "{err}");
+    let err = recording_error(stream.submit(|rec| {
+        rec.bind(&pipeline, &set);
+        rec.push_constants(&[cells, cells]);
+    }));
+    assert!(err.contains("8 bytes do not match the 4"), "{err}");
+    let err = recording_error(stream.submit(|rec| rec.bind(&pipeline, &other_set)));
+    assert!(err.contains("made for another pipeline"), "{err}");
+    let err = recording_error(stream.submit(|rec| rec.copy(&heights, &upload)));
+    assert!(err.contains("cannot be copied into"), "{err}");
+    let err = recording_error(stream.submit(|rec| {
+        rec.bind(&pipeline, &set);
+        rec.push_constants(&cells);
+        rec.dispatch(u32::MAX, 1, 1);
+    }));
+    assert!(err.contains("maxComputeWorkGroupCount"), "{err}");
+    if let Some(queries) = TimestampQueries::new(&ctx, 2).unwrap() {
+        let err = recording_error(stream.submit(|rec| rec.timestamp(&queries, 0)));
+        assert!(err.contains("not reset"), "{err}");
+        let err = recording_error(stream.submit(|rec| {
+            rec.reset_queries(&queries);
+            rec.timestamp(&queries, 2);
+        }));
+        assert!(err.contains("index 2 is past the pool's 2"), "{err}");
+        assert!(queries.elapsed(0, 2).is_err());
+    }
+
+    // After all that, a well-recorded submission runs: heights 7 plus delta 7.
+    stream
+        .submit(|rec| {
+            rec.barrier(Hazard::EarlierWorkToTransfer);
+            rec.copy(&upload, &heights);
+            rec.copy(&upload, &delta);
+            rec.barrier(Hazard::TransferToCompute);
+            rec.bind(&pipeline, &set);
+            rec.push_constants(&cells);
+            rec.dispatch(1, 1, 1);
+            rec.barrier(Hazard::ComputeToTransfer);
+            rec.copy(&heights, &readback);
+            rec.barrier(Hazard::TransferToHost);
+        })
+        .unwrap();
+    assert_eq!(readback.read::<i32>().unwrap(), vec![14; 16]);
+    assert_validation_clean(&ctx);
+}
