@@ -103,3 +103,30 @@ fn an_unknown_device_is_refused_with_the_list_of_devices() {
         "no Vulkan device matches",
     );
 }
+
+#[test]
+fn tiles_that_leave_a_colour_without_a_tile_are_refused() {
+    // 64-cell tiles on a 64-cell map: three of the four colours would have no tile.
+    assert_refused(
+        &[
+            "erode", "--size", "64", "--spawn", "tiled", "--tile", "64", "--phases", "4",
+        ],
+        "--tile: tile must be small enough for 2 tiles",
+    );
+}
+
+#[test]
+fn the_fast_kernel_with_passes_is_refused_before_any_gpu_work() {
+    assert_refused(
+        &[
+            "erode",
+            "--size",
+            "32",
+            "--variant",
+            "fast",
+            "--passes",
+            "3",
+        ],
+        "--variant: the fast kernels run one pass",
+    );
+}

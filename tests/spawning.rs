@@ -53,7 +53,11 @@ fn tiled_spawning_starts_every_droplet_inside_its_workgroups_tile() {
         let job = tiled_job(3 * 64, order, 1, 1);
         let run = kernel.run_counted(&map, &job, 3 * 64).unwrap();
         let tiles: Vec<(u32, u32)> = (0..3)
-            .map(|g| job.spawn.tile_of(SIDE, SIDE, 0, g, 3))
+            .map(|g| {
+                job.spawn
+                    .tile_of(SIDE, SIDE, 0, g, 3)
+                    .expect("every colour has tiles")
+            })
             .collect();
         let moved: Vec<usize> = (0..initial.len())
             .filter(|&i| run.cells[i] != initial[i])

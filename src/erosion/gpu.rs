@@ -368,6 +368,7 @@ impl DropletRunner<'_> {
         mode: RunMode,
     ) -> Result<GpuRun, ErosionError> {
         job.validate()?;
+        job.spawn.check_map(self.width, self.height)?;
         if batch == 0 {
             return Err(ErosionError::Batch);
         }

@@ -63,19 +63,21 @@ pub struct KernelParams {
 
 impl Default for KernelParams {
     fn default() -> Self {
-        Self {
-            inertia: 0.05,
-            capacity: 4.0,
-            erosion: 0.3,
-            deposition: 0.3,
-            evaporation: 0.01,
-            lifetime: 30,
-            fixed_point_scale: 1000.0,
-        }
+        Self::DEFAULT
     }
 }
 
 impl KernelParams {
+    pub const DEFAULT: KernelParams = KernelParams {
+        inertia: 0.05,
+        capacity: 4.0,
+        erosion: 0.3,
+        deposition: 0.3,
+        evaporation: 0.01,
+        lifetime: 30,
+        fixed_point_scale: 1000.0,
+    };
+
     pub fn validate(&self) -> Result<(), ParamError> {
         let unit = |name, v: f32| {
             check(

@@ -56,12 +56,7 @@ pub struct Spawn {
 
 impl Default for Spawn {
     fn default() -> Self {
-        Self {
-            mode: SpawnMode::Global,
-            tile: 32,
-            order: TileOrder::Linear,
-            phases: 1,
-        }
+        Self::DEFAULT
     }
 }
 
@@ -74,6 +69,13 @@ pub struct SpawnConstants {
 }
 
 impl Spawn {
+    pub const DEFAULT: Spawn = Spawn {
+        mode: SpawnMode::Global,
+        tile: 32,
+        order: TileOrder::Linear,
+        phases: 1,
+    };
+
     pub fn validate(&self) -> Result<(), ParamError> {
         let refuse = |name, expected, value: u32| {
             Err(ParamError {
@@ -98,6 +100,28 @@ impl Spawn {
         Ok(())
     }
 
+    /// Whether a `width` x `height` map has a tile of every colour: with fewer tiles a
+    /// side than colours a side, a colour's droplets would have nowhere to spawn.
+    pub fn check_map(&self, width: u32, height: u32) -> Result<(), ParamError> {
+        if self.mode == SpawnMode::Global {
+            return Ok(());
+        }
+        let stride = self.stride();
+        let tiles = width.div_ceil(self.tile).min(height.div_ceil(self.tile));
+        if tiles < stride {
+            return Err(ParamError {
+                name: "tile",
+                expected: if stride == 2 {
+                    "small enough for 2 tiles along the map's shorter side (each of 4 phases needs a tile)"
+                } else {
+                    "small enough for 3 tiles along the map's shorter side (each of 9 phases needs a tile)"
+                },
+                value: format!("{} on a {width} x {height} map", self.tile),
+            });
+        }
+        Ok(())
+    }
+
     /// Checkerboard period in tiles: 1, 2 or 3.
     pub fn stride(&self) -> u32 {
         match self.phases {
@@ -117,7 +141,8 @@ impl Spawn {
 
     /// The tile (in tile coordinates) of workgroup `group` of colour `phase` on a
     /// `width` x `height` map, as glsl's tileOf computes it; the colour has
-    /// `colour_groups` workgroups in all.
+    /// `colour_groups` workgroups in all. `None` where the colour has no tile, which
+    /// [`Spawn::check_map`] refuses before any run.
     pub fn tile_of(
         &self,
         width: u32,
@@ -125,14 +150,17 @@ impl Spawn {
         phase: u32,
         group: u32,
         colour_groups: u32,
-    ) -> (u32, u32) {
+    ) -> Option<(u32, u32)> {
         let stride = self.stride();
         let tiles_x = width.div_ceil(self.tile);
         let tiles_y = height.div_ceil(self.tile);
         let (px, py) = (phase % stride, phase / stride);
-        let cx = (tiles_x - px).div_ceil(stride);
-        let cy = (tiles_y - py).div_ceil(stride);
+        let cx = tiles_x.checked_sub(px)?.div_ceil(stride);
+        let cy = tiles_y.checked_sub(py)?.div_ceil(stride);
         let count = cx * cy;
+        if count == 0 {
+            return None;
+        }
         let k = group % count;
         let (tx, ty) = match self.order {
             TileOrder::Morton => (compact_bits(k) % cx, compact_bits(k >> 1) % cy),
@@ -147,7 +175,7 @@ impl Spawn {
                 (s % cx, s / cx)
             }
         };
-        (px + tx * stride, py + ty * stride)
+        Some((px + tx * stride, py + ty * stride))
     }
 }
 
@@ -176,21 +204,26 @@ mod tests {
     fn linear_and_morton_orders_visit_every_tile_of_a_square_grid_once() {
         for order in [TileOrder::Linear, TileOrder::Morton] {
             let spawn = tiled(order, 1);
-            let mut seen: Vec<(u32, u32)> =
-                (0..16).map(|g| spawn.tile_of(64, 64, 0, g, 16)).collect();
+            let mut seen: Vec<(u32, u32)> = (0..16)
+                .map(|g| spawn.tile_of(64, 64, 0, g, 16).unwrap())
+                .collect();
             seen.sort();
             seen.dedup();
             assert_eq!(seen.len(), 16, "{order:?}");
         }
         let morton = tiled(TileOrder::Morton, 1);
-        let first_four: Vec<_> = (0..4).map(|g| morton.tile_of(64, 64, 0, g, 16)).collect();
+        let first_four: Vec<_> = (0..4)
+            .map(|g| morton.tile_of(64, 64, 0, g, 16).unwrap())
+            .collect();
         assert_eq!(first_four, [(0, 0), (1, 0), (0, 1), (1, 1)]);
     }
 
     #[test]
     fn the_sweep_order_gives_each_tile_a_run_of_consecutive_workgroups() {
         let spawn = tiled(TileOrder::Sweep, 1);
-        let tiles: Vec<_> = (0..64).map(|g| spawn.tile_of(64, 64, 0, g, 64)).collect();
+        let tiles: Vec<_> = (0..64)
+            .map(|g| spawn.tile_of(64, 64, 0, g, 64).unwrap())
+            .collect();
         for (g, tile) in tiles.iter().enumerate() {
             let k = g as u32 / 4;
             assert_eq!(*tile, (k % 4, k / 4), "group {g}");
@@ -202,7 +235,7 @@ mod tests {
         let spawn = tiled(TileOrder::Scattered, 9);
         for phase in 0..9 {
             for group in 0..50 {
-                let (tx, ty) = spawn.tile_of(200, 130, phase, group, 50);
+                let (tx, ty) = spawn.tile_of(200, 130, phase, group, 50).unwrap();
                 assert_eq!((tx % 3, ty % 3), (phase % 3, phase / 3));
                 assert!(tx < 200u32.div_ceil(16) && ty < 130u32.div_ceil(16));
             }
@@ -220,5 +253,29 @@ mod tests {
         assert!(spawn.validate().is_ok());
         spawn.phases = 5;
         assert!(spawn.validate().is_err());
+    }
+
+    #[test]
+    fn every_colour_needs_a_tile_of_the_map() {
+        let spawn = Spawn {
+            tile: 64,
+            ..tiled(TileOrder::Linear, 4)
+        };
+        assert_eq!(spawn.check_map(64, 64).unwrap_err().name, "tile");
+        assert_eq!(spawn.tile_of(64, 64, 1, 0, 1), None);
+        assert!(spawn.check_map(128, 128).is_ok());
+        assert!(Spawn {
+            tile: 43,
+            ..tiled(TileOrder::Linear, 9)
+        }
+        .check_map(128, 128)
+        .is_ok());
+        assert!(Spawn {
+            tile: 64,
+            ..tiled(TileOrder::Linear, 9)
+        }
+        .check_map(128, 128)
+        .is_err());
+        assert!(Spawn { phases: 1, ..spawn }.check_map(64, 64).is_ok());
     }
 }

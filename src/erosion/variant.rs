@@ -5,14 +5,19 @@ use serde::Serialize;
 use super::params::{AtomicMode, DropletJob};
 use super::spawn::SpawnMode;
 
-/// The droplet shader file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// The droplet shader file. Users choose all but `Passes`, which the paper's kernel
+/// becomes for a job with several passes or stagger ([`DropletShader::for_job`]).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum DropletShader {
-    /// glsl/droplet.comp: the paper's kernel, one dispatch per droplet's life.
+    /// The paper's kernel (glsl/droplet.comp; droplet_passes.comp for passes).
     #[default]
     Paper,
     /// glsl/droplet_passes.comp: the same steps, state kept between passes.
+    #[value(skip)]
+    #[serde(skip_deserializing)]
     Passes,
     /// glsl/droplet_fast.comp: the paper's algorithm with less memory traffic (int
     /// atomics, one pass).
@@ -26,7 +31,15 @@ pub enum DropletShader {
 }
 
 impl DropletShader {
-    fn is_fast(self) -> bool {
+    /// The shader that runs `job`: the paper's becomes the stateful one for passes.
+    pub fn for_job(self, job: &DropletJob) -> Self {
+        match self {
+            DropletShader::Paper if job.passes.needs_state() => DropletShader::Passes,
+            shader => shader,
+        }
+    }
+
+    pub(crate) fn is_fast(self) -> bool {
         matches!(
             self,
             DropletShader::Fast
@@ -148,11 +161,7 @@ impl KernelVariant {
     /// job has several passes or staggers.
     pub fn for_job(job: &DropletJob, atomics: AtomicMode) -> Self {
         Self {
-            shader: if job.passes.needs_state() {
-                DropletShader::Passes
-            } else {
-                DropletShader::Paper
-            },
+            shader: DropletShader::Paper.for_job(job),
             atomics,
             spawn: job.spawn.mode,
             spirv: SpirvBuild::Verbatim,

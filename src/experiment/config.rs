@@ -7,12 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::erosion::{
-    AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Lever, Passes, Spawn,
-    SpawnMode, SpirvBuild, TileOrder,
-};
+pub use super::settings::RunSettings;
 use crate::gpu::DeviceInfo;
-use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
 /// A config problem: the file, the key and the reason.
 #[derive(Debug, Error)]
@@ -37,204 +33,6 @@ pub struct ExperimentConfig {
     pub axes: toml::Table,
     #[serde(default)]
     pub measure: MeasureSettings,
-}
-
-/// Everything one point runs with. Every key may be fixed or an axis.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PointSettings {
-    /// Side of the square erosion-noise map, in cells.
-    #[serde(default = "defaults::size")]
-    pub size: u32,
-    #[serde(default = "defaults::seed")]
-    pub seed: u32,
-    /// Relief in cells; default 2 x size.
-    #[serde(default)]
-    pub relief: Option<f32>,
-    #[serde(default = "defaults::droplets")]
-    pub droplets: u32,
-    #[serde(default = "defaults::seed")]
-    pub droplet_seed: u32,
-    #[serde(default = "defaults::lifetime")]
-    pub lifetime: u32,
-    #[serde(default = "defaults::inertia")]
-    pub inertia: f32,
-    #[serde(default = "defaults::capacity")]
-    pub capacity: f32,
-    #[serde(default = "defaults::erosion")]
-    pub erosion: f32,
-    #[serde(default = "defaults::deposition")]
-    pub deposition: f32,
-    #[serde(default = "defaults::evaporation")]
-    pub evaporation: f32,
-    #[serde(default = "defaults::scale")]
-    pub scale: f32,
-    #[serde(default = "defaults::workgroup")]
-    pub workgroup: u32,
-    /// Droplets per dispatch; default one per 64 cells.
-    #[serde(default)]
-    pub batch: Option<u32>,
-    /// K: run the droplets in K dispatches of equal size (instead of `batch`).
-    #[serde(default)]
-    pub batches: Option<u32>,
-    /// The kernel: "paper" (glsl/droplet.comp, or droplet_passes.comp for passes) or
-    /// "fast" (glsl/droplet_fast.comp).
-    #[serde(default)]
-    pub variant: KernelChoice,
-    /// "verbatim" SPIR-V (the default) or "optimised" by shaderc.
-    #[serde(default)]
-    pub spirv: SpirvBuild,
-    /// KiB of shared memory each workgroup reserves unused, to lower the occupancy.
-    #[serde(default)]
-    pub shared_kib: u32,
-    /// The L1 study's lever: "none" (as built), "no-shared", "readonly", "texel",
-    /// "image-atomics", "image", "vulkan-memory-model" or "robustness-off".
-    #[serde(default)]
-    pub lever: Lever,
-    /// How modifyHeight adds: "int" (the paper's), "float" or "racy".
-    #[serde(default)]
-    pub atomics: AtomicMode,
-    /// "global" (the paper's) or "tiled".
-    #[serde(default)]
-    pub spawn: SpawnMode,
-    /// Tile side in cells, for tiled spawning.
-    #[serde(default = "defaults::tile")]
-    pub tile: u32,
-    /// "linear", "morton" or "scattered": which tile consecutive workgroups get.
-    #[serde(default)]
-    pub tile_order: TileOrder,
-    /// 1, 4 or 9 checkerboard colours, each its own dispatch (tiled spawning).
-    #[serde(default = "defaults::phases")]
-    pub phases: u32,
-    /// P: dispatch passes each droplet's life is split over (state kept in a buffer).
-    #[serde(default = "defaults::passes")]
-    pub passes: u32,
-    /// on: droplet i starts in pass i mod P.
-    #[serde(default)]
-    pub stagger: Switch,
-    /// on: droplets read frozen heights and add into a delta buffer applied after each
-    /// dispatch (int atomics only).
-    #[serde(default)]
-    pub deterministic: Switch,
-}
-
-/// The `variant` key.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum KernelChoice {
-    /// The paper's kernel.
-    #[default]
-    Paper,
-    /// vkerode's fast variant of it.
-    Fast,
-    /// The fast variant with only its zero-skipping.
-    FastSkipOnly,
-    /// The fast variant with only its corner reuse.
-    FastReuseOnly,
-    /// The fast variant reading each row's two corners with one aligned 16-byte load.
-    FastQuads,
-}
-
-impl KernelChoice {
-    /// The variant a job needs with these atomics, SPIR-V build and lever.
-    pub fn variant(
-        self,
-        job: &DropletJob,
-        atomics: AtomicMode,
-        spirv: SpirvBuild,
-        lever: Lever,
-    ) -> KernelVariant {
-        let mut variant = KernelVariant::for_job(job, atomics);
-        variant.spirv = spirv;
-        variant.lever = lever;
-        match self {
-            KernelChoice::Paper => {}
-            KernelChoice::Fast => variant.shader = DropletShader::Fast,
-            KernelChoice::FastSkipOnly => variant.shader = DropletShader::FastSkipOnly,
-            KernelChoice::FastReuseOnly => variant.shader = DropletShader::FastReuseOnly,
-            KernelChoice::FastQuads => variant.shader = DropletShader::FastQuads,
-        }
-        variant
-    }
-}
-
-/// A config switch: `on` / `off`, or `true` / `false`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Switch(pub bool);
-
-impl Serialize for Switch {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(if self.0 { "on" } else { "off" })
-    }
-}
-
-impl<'de> Deserialize<'de> for Switch {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = Switch;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("\"on\", \"off\", true or false")
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Switch, E> {
-                Ok(Switch(v))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Switch, E> {
-                match v {
-                    "on" => Ok(Switch(true)),
-                    "off" => Ok(Switch(false)),
-                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
-                }
-            }
-        }
-        deserializer.deserialize_any(Visitor)
-    }
-}
-
-mod defaults {
-    use crate::erosion::KernelParams;
-    pub fn size() -> u32 {
-        1024
-    }
-    pub fn seed() -> u32 {
-        1
-    }
-    pub fn droplets() -> u32 {
-        1_000_000
-    }
-    pub fn lifetime() -> u32 {
-        KernelParams::default().lifetime
-    }
-    pub fn inertia() -> f32 {
-        KernelParams::default().inertia
-    }
-    pub fn capacity() -> f32 {
-        KernelParams::default().capacity
-    }
-    pub fn erosion() -> f32 {
-        KernelParams::default().erosion
-    }
-    pub fn deposition() -> f32 {
-        KernelParams::default().deposition
-    }
-    pub fn evaporation() -> f32 {
-        KernelParams::default().evaporation
-    }
-    pub fn scale() -> f32 {
-        KernelParams::default().fixed_point_scale
-    }
-    pub fn workgroup() -> u32 {
-        64
-    }
-    pub fn tile() -> u32 {
-        32
-    }
-    pub fn phases() -> u32 {
-        1
-    }
-    pub fn passes() -> u32 {
-        1
-    }
 }
 
 /// How to measure a point, after nvbench: warm-up, then repetitions until the relative
@@ -290,208 +88,7 @@ pub struct Point {
     pub unsupported: Option<String>,
     /// (axis, value as written), in the config's axis order.
     pub axes: Vec<(String, String)>,
-    pub settings: PointSettings,
-}
-
-impl PointSettings {
-    pub fn terrain(&self) -> TerrainSpec {
-        TerrainSpec {
-            relief: self
-                .relief
-                .unwrap_or(DEFAULT_RELIEF_PER_SIDE * self.size as f32),
-            ..TerrainSpec::square(self.size, self.seed)
-        }
-    }
-
-    pub fn job(&self) -> DropletJob {
-        DropletJob {
-            droplets: self.droplets,
-            seed: self.droplet_seed,
-            params: KernelParams {
-                inertia: self.inertia,
-                capacity: self.capacity,
-                erosion: self.erosion,
-                deposition: self.deposition,
-                evaporation: self.evaporation,
-                lifetime: self.lifetime,
-                fixed_point_scale: self.scale,
-            },
-            spawn: Spawn {
-                mode: self.spawn,
-                tile: self.tile,
-                order: self.tile_order,
-                phases: self.phases,
-            },
-            passes: Passes {
-                count: self.passes,
-                stagger: self.stagger.0,
-            },
-        }
-    }
-
-    /// The atomic mode the kernel runs: `deterministic = on` is int atomics into a
-    /// delta buffer.
-    pub fn atomic_mode(&self) -> AtomicMode {
-        if self.deterministic.0 {
-            AtomicMode::Deterministic
-        } else {
-            self.atomics
-        }
-    }
-
-    /// Droplets per dispatch: `batch`, or the droplets over `batches`, or the default of
-    /// one per 64 cells of a map of `cells`.
-    pub fn droplets_per_dispatch(&self, cells: u64) -> u32 {
-        match (self.batch, self.batches) {
-            (Some(batch), _) => batch,
-            (None, Some(k)) => self.droplets.div_ceil(k),
-            (None, None) => crate::erosion::default_batch(cells),
-        }
-    }
-
-    pub fn kernel_variant(&self) -> KernelVariant {
-        KernelVariant {
-            reserved_shared_bytes: self.shared_kib.saturating_mul(1024),
-            ..self
-                .variant
-                .variant(&self.job(), self.atomic_mode(), self.spirv, self.lever)
-        }
-    }
-
-    /// Checks the point against the algorithm's rules and, given one, the device's
-    /// limits. Returns the offending key and the reason.
-    fn check(&self, device: Option<&DeviceInfo>) -> Result<(), (&'static str, String)> {
-        self.terrain()
-            .validate()
-            .map_err(|e| ("size", e.to_string()))?;
-        self.job()
-            .validate()
-            .map_err(|e| (key_of(e.name), e.to_string()))?;
-        let top = f64::from(self.terrain().relief) * f64::from(self.scale);
-        if top >= crate::terrain::FIXED_POINT_LIMIT {
-            return Err((
-                "scale",
-                format!(
-                    "heights up to the relief {} times scale {} pass the fixed-point limit 2^30; lower the scale or the relief",
-                    self.terrain().relief,
-                    self.scale
-                ),
-            ));
-        }
-        if self.deterministic.0 && self.atomics != AtomicMode::Int {
-            return Err((
-                "deterministic",
-                format!(
-                    "needs atomics = \"int\", not {:?}: only integer sums are order-independent",
-                    self.atomics.as_str()
-                ),
-            ));
-        }
-        if self.batches == Some(0) {
-            return Err(("batches", "must be at least 1".into()));
-        }
-        if self.batch.is_some() && self.batches.is_some() {
-            return Err((
-                "batches",
-                "set batch (droplets per dispatch) or batches (dispatches), not both".into(),
-            ));
-        }
-        if self.batch == Some(0) {
-            return Err(("batch", "must be at least 1".into()));
-        }
-        if let Some(reason) = self.kernel_variant().unsupported() {
-            return Err(("variant", reason));
-        }
-        if self.variant != KernelChoice::Paper && self.job().passes.needs_state() {
-            return Err((
-                "variant",
-                "the fast kernel runs one pass; passes and stagger need variant = \"paper\"".into(),
-            ));
-        }
-        if self.workgroup == 0 {
-            return Err(("workgroup", "must be at least 1".into()));
-        }
-        if let Some(device) = device {
-            let limit = device.max_workgroup_x();
-            if self.workgroup > limit {
-                return Err((
-                    "workgroup",
-                    format!(
-                        "{} is above this device's limit of {limit} ({})",
-                        self.workgroup, device.name
-                    ),
-                ));
-            }
-            let shared = u64::from(self.shared_kib) * 1024;
-            if shared > u64::from(device.max_shared_memory_bytes) {
-                return Err((
-                    "shared_kib",
-                    format!(
-                        "{} KiB is above this device's maxComputeSharedMemorySize of {} bytes",
-                        self.shared_kib, device.max_shared_memory_bytes
-                    ),
-                ));
-            }
-            let bytes = u64::from(self.size).pow(2) * 4;
-            if bytes > device.max_storage_buffer_range {
-                return Err((
-                    "size",
-                    format!(
-                        "a {0}x{0} map needs {bytes} bytes, above this device's maxStorageBufferRange of {1}",
-                        self.size, device.max_storage_buffer_range
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-impl PointSettings {
-    /// What the device lacks to run this point, if anything: such points are skipped
-    /// with a note, so that one sweep can run on devices with different features.
-    fn missing_feature(&self, device: &DeviceInfo) -> Option<String> {
-        let name = &device.name;
-        if self.atomics == AtomicMode::Float && !device.float_atomic_add {
-            return Some(format!("{name} has no float atomicAdd on storage buffers"));
-        }
-        if self.lever == Lever::VulkanMemoryModel && !device.vulkan_memory_model {
-            return Some(format!(
-                "{name} does not support the Vulkan memory model with device scope"
-            ));
-        }
-        if self.lever == Lever::RobustnessOff && !device.pipeline_robustness {
-            return Some(format!(
-                "{name} does not offer VK_EXT_pipeline_robustness, which the robustness-off lever needs"
-            ));
-        }
-        let cells = u64::from(self.size).pow(2);
-        (self.lever == Lever::Texel && cells > u64::from(device.max_texel_buffer_elements)).then(
-            || {
-                format!(
-                    "a texel view of a {0}x{0} map is past {name}'s maxTexelBufferElements of {1}",
-                    self.size, device.max_texel_buffer_elements
-                )
-            },
-        )
-    }
-}
-
-/// The config key of a kernel parameter named in a ParamError.
-fn key_of(param: &str) -> &'static str {
-    match param {
-        "inertia" => "inertia",
-        "capacity" => "capacity",
-        "erosion" => "erosion",
-        "deposition" => "deposition",
-        "evaporation" => "evaporation",
-        "lifetime" => "lifetime",
-        "fixed-point scale" => "scale",
-        "phases" => "phases",
-        "tile" => "tile",
-        "passes" => "passes",
-        _ => "droplets",
-    }
+    pub settings: RunSettings,
 }
 
 /// A loaded config and its points, all checked.
@@ -620,7 +217,8 @@ impl Experiment {
                 labels.push((name.clone(), value_label(value)));
             }
             let settings = settings_from(&table).map_err(|reason| error("axes", reason))?;
-            settings.check(device).map_err(|(key, reason)| {
+            settings.check(device).map_err(|e| {
+                let key = e.key;
                 let key = if config.axes.contains_key(key) {
                     let value = labels
                         .iter()
@@ -631,7 +229,7 @@ impl Experiment {
                 } else {
                     format!("fixed.{key}")
                 };
-                error(&key, reason)
+                error(&key, e.reason)
             })?;
             let unsupported = device.and_then(|d| settings.missing_feature(d));
             points.push(Point {
@@ -705,8 +303,8 @@ fn key_named_in(reason: &str) -> Option<String> {
     quoted(" in `").or_else(|| quoted("unknown field `"))
 }
 
-fn settings_from(table: &toml::Table) -> Result<PointSettings, String> {
-    PointSettings::deserialize(toml::Value::Table(table.clone()))
+fn settings_from(table: &toml::Table) -> Result<RunSettings, String> {
+    RunSettings::deserialize(toml::Value::Table(table.clone()))
         .map_err(|e| e.to_string().trim().replace('\n', " "))
 }
 
@@ -735,6 +333,7 @@ fn product(axes: &[(String, Vec<toml::Value>)]) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::erosion::{AtomicMode, Passes};
 
     fn parse(text: &str) -> Result<Experiment, ConfigError> {
         Experiment::parse(Path::new("experiments/test.toml"), text, None)

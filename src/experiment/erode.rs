@@ -9,13 +9,12 @@ use serde::Serialize;
 
 use super::figures::{ChangeFigures, RunFigures, TimeSource};
 use super::provenance::Provenance;
+use super::settings::RunSettings;
 use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{
-    default_batch, AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, Lever,
-    RunMode, SpirvBuild, WorkCount,
+    AtomicMode, Contention, DropletJob, DropletKernel, FixedHeightfield, Lever, RunMode, WorkCount,
 };
-use crate::experiment::config::KernelChoice;
 use crate::gpu::{CompilerStatistic, Context};
 use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{write_dem, Dem, HeightFormat};
@@ -40,8 +39,9 @@ pub enum Engine {
 /// Where the terrain comes from.
 #[derive(Clone, Debug)]
 pub enum TerrainSource {
-    /// Erosion noise, generated on the run's device (or the CPU for CPU engines).
-    Noise(TerrainSpec),
+    /// Erosion noise of the settings' size, seed and relief, generated on the run's
+    /// device (or the CPU for CPU engines).
+    Noise,
     /// A heightmap file, as read, with the units that turn it into kernel heights.
     File {
         path: PathBuf,
@@ -65,23 +65,13 @@ pub enum TerrainReport {
     },
 }
 
-/// What to erode and how.
+/// What to erode and how. The kernel settings (workgroup, batches, atomics, variant,
+/// SPIR-V, lever) apply to the GPU engine only.
 #[derive(Clone, Debug)]
 pub struct ErodeRequest {
     pub terrain: TerrainSource,
-    pub job: DropletJob,
+    pub settings: RunSettings,
     pub engine: Engine,
-    pub workgroup: u32,
-    /// Droplets per dispatch; `None` picks [`default_batch`]. GPU only.
-    pub batch: Option<u32>,
-    /// How modifyHeight adds. GPU only.
-    pub atomics: AtomicMode,
-    /// The paper's kernel or the fast one. GPU only.
-    pub variant: KernelChoice,
-    /// Verbatim or optimised SPIR-V. GPU only.
-    pub spirv: SpirvBuild,
-    /// The L1 study's lever. GPU only.
-    pub lever: Lever,
 }
 
 /// Everything an erosion run measured, as written to `run.json`.
@@ -155,10 +145,11 @@ struct PreparedTerrain {
 
 fn prepare_terrain(
     source: &TerrainSource,
+    spec: &TerrainSpec,
     gpu: Option<&Arc<Context>>,
 ) -> Result<PreparedTerrain, ExperimentError> {
     match source {
-        TerrainSource::Noise(spec) => {
+        TerrainSource::Noise => {
             let heights = match gpu {
                 Some(ctx) => generate_on_gpu(ctx, spec)?,
                 None => generate_on_cpu(spec)?,
@@ -205,41 +196,41 @@ pub fn run_erosion(
     ctx: Option<&Arc<Context>>,
     request: &ErodeRequest,
 ) -> Result<ErodeOutcome, ExperimentError> {
-    request.job.validate()?;
-    if let TerrainSource::Noise(spec) = &request.terrain {
-        spec.validate()?;
-    }
-    let scale = request.job.params.fixed_point_scale;
+    let settings = &request.settings;
+    let job = settings.job();
+    let scale = job.params.fixed_point_scale;
     let gpu = match request.engine {
         Engine::Gpu => Some(ctx.ok_or(ExperimentError::NoDeviceForGpuEngine)?),
         Engine::Cpu | Engine::CpuSequential => None,
     };
+    let device = gpu.map(|ctx| ctx.info());
+    match request.terrain {
+        TerrainSource::Noise => settings.check(device)?,
+        TerrainSource::File { .. } => settings.check_job(device)?,
+    }
     let kernel = match gpu {
         Some(ctx) => Some(DropletKernel::new(
             ctx,
-            request.workgroup,
+            settings.workgroup,
             scale,
-            request
-                .variant
-                .variant(&request.job, request.atomics, request.spirv, request.lever),
+            settings.kernel_variant(),
         )?),
         None => None,
     };
-    let terrain = prepare_terrain(&request.terrain, gpu)?;
+    let terrain = prepare_terrain(&request.terrain, &settings.terrain(), gpu)?;
     let (w, h) = (terrain.heights.width(), terrain.heights.height());
+    settings.check_map(w as u32, h as u32, device)?;
     let initial = terrain.heights.to_fixed(scale)?;
     let before = Heightmap::from_fixed(w, h, &initial, scale)?;
-    let batch = request
-        .batch
-        .unwrap_or_else(|| default_batch(initial.len() as u64));
+    let batch = settings.droplets_per_dispatch(initial.len() as u64);
 
     let (cells, figures, work, contention, dispatches, provenance) = match (gpu, &kernel) {
         (Some(ctx), Some(kernel)) => {
             let map = FixedHeightfield::new(w as u32, h as u32, &initial);
             // One upload of the map serves both runs; each starts from a fresh copy.
             let mut runner = kernel.prepare(&map)?;
-            let timed = runner.execute(&request.job, batch, RunMode::TIMED)?;
-            let counted = runner.execute(&request.job, batch, RunMode::COUNTED)?;
+            let timed = runner.execute(&job, batch, RunMode::TIMED)?;
+            let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
             let work = counted.work.unwrap_or_default();
             let source = match timed.gpu_time {
                 Some(_) => TimeSource::GpuTimestamps,
@@ -261,8 +252,8 @@ pub fn run_erosion(
             let mut cells = initial.clone();
             let started = Instant::now();
             let work = match request.engine {
-                Engine::CpuSequential => erode_sequential(&mut cells, w, h, &request.job),
-                _ => erode_parallel(&mut cells, w, h, &request.job),
+                Engine::CpuSequential => erode_sequential(&mut cells, w, h, &job),
+                _ => erode_parallel(&mut cells, w, h, &job),
             };
             let wall = started.elapsed();
             let figures = RunFigures::new(TimeSource::CpuWallClock, None, wall, &work);
@@ -274,15 +265,15 @@ pub fn run_erosion(
         provenance,
         engine: request.engine,
         terrain: terrain.report,
-        job: request.job,
-        workgroup: request.workgroup,
+        job,
+        workgroup: settings.workgroup,
         batch,
         dispatches,
         figures,
         work,
-        atomics: request.atomics,
+        atomics: settings.atomic_mode(),
         kernel: kernel.as_ref().map(|k| k.variant().module_name()),
-        lever: request.lever,
+        lever: settings.lever,
         compiler_statistics: kernel
             .as_ref()
             .map(|k| k.statistics().to_vec())

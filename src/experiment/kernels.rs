@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::settings::RunSettings;
 use super::ExperimentError;
-use crate::erosion::{DropletKernel, KernelVariant};
+use crate::erosion::{DropletKernel, DropletShader, KernelVariant, Lever};
 use crate::gpu::{CompilerStatistic, Context};
 use crate::terrain::files::write_atomically;
 
@@ -17,6 +18,36 @@ pub struct KernelStatistics {
     pub workgroup: u32,
     pub variant: KernelVariant,
     pub statistics: Vec<CompilerStatistic>,
+}
+
+/// The builds of each shader with each lever, on top of `base` (its atomics, spawning
+/// and SPIR-V), and a note for each pair that has no build.
+pub fn kernel_variants(
+    shaders: &[DropletShader],
+    levers: &[Lever],
+    base: &RunSettings,
+) -> (Vec<KernelVariant>, Vec<String>) {
+    let mut variants = Vec::new();
+    let mut notes = Vec::new();
+    for &variant in shaders {
+        for &lever in levers {
+            let settings = RunSettings {
+                variant,
+                lever,
+                ..base.clone()
+            };
+            let built = settings.kernel_variant();
+            match built.unsupported() {
+                Some(reason) => notes.push(format!(
+                    "{} with lever {}: no build ({reason})",
+                    built.module_name(),
+                    lever.as_str()
+                )),
+                None => variants.push(built),
+            }
+        }
+    }
+    (variants, notes)
 }
 
 /// Builds each variant at each workgroup size and reads its statistics. Variants with

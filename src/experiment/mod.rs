@@ -9,6 +9,7 @@ pub mod peak;
 pub mod plot;
 mod provenance;
 pub mod results;
+pub mod settings;
 pub mod sweep;
 
 pub use erode::{
@@ -46,6 +47,8 @@ pub enum ExperimentError {
     Format(#[from] FormatError),
     #[error(transparent)]
     Results(#[from] results::ResultsError),
+    #[error(transparent)]
+    Setting(#[from] settings::SettingError),
     #[error("the GPU engine needs a Vulkan device")]
     NoDeviceForGpuEngine,
     #[error("{path}: {source}")]

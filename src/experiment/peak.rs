@@ -279,6 +279,83 @@ fn human_bytes(bytes: u64) -> String {
     }
 }
 
+/// `vkerode peak`: the random-address and droplet-shaped walk probes (unless
+/// `cache_only`, which keeps the cached ones), then the cache microbenchmark; each
+/// line of the report goes to `say` as it is measured. The table is cached for
+/// sweeps' percent-of-peak, and returned.
+pub fn measure_peaks(
+    ctx: &Arc<Context>,
+    cache_only: bool,
+    mut say: impl FnMut(String),
+) -> Result<(PeakTable, PathBuf), ExperimentError> {
+    let info = ctx.info();
+    let mut table = if cache_only {
+        load_cached(info).unwrap_or_else(|| PeakTable::empty(info))
+    } else {
+        atomic_peaks(ctx, &mut say)?
+    };
+    let (latency, bandwidth) = measure_cache(ctx, |_| {})?;
+    cache_report(&latency, &bandwidth)
+        .into_iter()
+        .for_each(&mut say);
+    table.cache_latency = latency;
+    table.cache_bandwidth = bandwidth;
+    let cached = save_cached(info, &table)?;
+    Ok((table, cached))
+}
+
+fn atomic_peaks(
+    ctx: &Arc<Context>,
+    say: &mut impl FnMut(String),
+) -> Result<PeakTable, ExperimentError> {
+    let probe = PeakProbe::new(ctx)?;
+    let mut table = PeakTable::empty(ctx.info());
+    say("random-address atomicAdd (int):".into());
+    say(format!(
+        "  {:>12} {:>14} {:>14}",
+        "addresses", "footprint", "G atomics/s"
+    ));
+    for addresses in RANDOM_FOOTPRINTS {
+        if !probe.fits(u64::from(addresses)) {
+            say(format!(
+                "  {addresses:>12}   does not fit this device's maxStorageBufferRange"
+            ));
+            continue;
+        }
+        let r = probe.random(addresses)?;
+        say(format!(
+            "  {:>12} {:>11} KiB {:>14.2}",
+            addresses,
+            r.footprint_bytes / 1024,
+            r.atomics_per_s / 1e9
+        ));
+        table.random.push(r);
+    }
+    say("droplet-shaped walks (30 unit steps, 2x2 atomicAdd per step):".into());
+    say(format!(
+        "  {:>8} {:>12} {:>16} {:>14}",
+        "map", "footprint", "G walk-steps/s", "G atomics/s"
+    ));
+    for side in WALK_SIDES {
+        if !probe.fits(u64::from(side).pow(2)) {
+            say(format!(
+                "  {side:>8}   does not fit this device's maxStorageBufferRange"
+            ));
+            continue;
+        }
+        let w = probe.walk(side)?;
+        say(format!(
+            "  {:>8} {:>8} MiB {:>16.2} {:>14.2}",
+            format!("{side}²"),
+            w.footprint_bytes >> 20,
+            w.walk_steps_per_s / 1e9,
+            w.atomics_per_s / 1e9
+        ));
+        table.walk.push(w);
+    }
+    Ok(table)
+}
+
 /// Where a device's peak table is cached: `$VKERODE_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/vkerode`, else `~/.cache/vkerode`.
 pub fn cache_path(info: &DeviceInfo) -> PathBuf {

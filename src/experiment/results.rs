@@ -246,7 +246,7 @@ impl PointOutcome<'_> {
             s.seed.to_string(),
             s.terrain().relief.to_string(),
             s.droplets.to_string(),
-            s.droplet_seed.to_string(),
+            s.job().seed.to_string(),
             s.lifetime.to_string(),
             s.inertia.to_string(),
             s.capacity.to_string(),

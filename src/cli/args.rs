@@ -1,0 +1,307 @@
+//! The command line's types: commands, their flags and the parsers of flag values.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::{Args, Parser, Subcommand};
+
+use vkerode::erosion::{AtomicMode, DropletShader, Lever, SpawnMode, SpirvBuild};
+use vkerode::experiment::settings::RunSettings;
+use vkerode::experiment::sweep::Shard;
+use vkerode::experiment::Engine;
+use vkerode::gpu::ContextOptions;
+use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
+use vkerode::terrain::image::CellSize;
+use vkerode::terrain::TerrainSpec;
+
+/// A Vulkan compute research harness for GPU hydraulic erosion.
+#[derive(Parser)]
+#[command(version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args)]
+pub struct GpuArgs {
+    /// Device to run on: an index from `vkerode devices` or a name substring.
+    /// Default: the first discrete GPU, else integrated, else CPU (lavapipe).
+    #[arg(long, global = true)]
+    device: Option<String>,
+    /// Turn on the Khronos validation layer with synchronization validation
+    /// (also VKERODE_VALIDATE=1).
+    #[arg(long, global = true)]
+    validate: bool,
+}
+
+impl GpuArgs {
+    pub fn options(&self) -> ContextOptions {
+        ContextOptions {
+            device: self.device.clone(),
+            validation: self.validate,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// List Vulkan devices and what vkerode needs to know of them.
+    Devices,
+    /// Generate erosion-noise terrain and write it as a heightmap file.
+    Terrain {
+        #[command(flatten)]
+        terrain: TerrainArgs,
+        /// Output heightmap (.tif, .png or .raw; see --format).
+        #[arg(long)]
+        out: PathBuf,
+        /// Output format. Default: from the file name's extension.
+        #[arg(long, value_enum)]
+        format: Option<HeightFormat>,
+        /// Use the CPU port instead of the GPU shader.
+        #[arg(long)]
+        cpu: bool,
+    },
+    /// Generate terrain (or read --input), erode it with the paper's droplet kernel, and
+    /// write the heightmaps, pictures and timings.
+    Erode(Box<ErodeArgs>),
+    /// Run an experiment config (experiments/*.toml): every point of its sweep,
+    /// measured with GPU timestamps and recorded in results/<experiment>/<device>/.
+    Sweep {
+        /// The experiment config.
+        config: PathBuf,
+        /// Root folder of results.
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
+        /// Continue an interrupted sweep: skip the points already recorded.
+        #[arg(long)]
+        resume: bool,
+        /// Run only every n-th point, starting at the i-th ("i/n", 0-based): one part of
+        /// a sweep split over GPUs or jobs. `vkerode merge` joins the parts.
+        #[arg(long)]
+        shard: Option<Shard>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+        /// Override a setting of the config, e.g. `--set fixed.size=1024`,
+        /// `--set axes.workgroup=[32,64]`, `--set measure.max_reps=10` (values in TOML).
+        /// Overrides are part of the recorded config.
+        #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+        overrides: Vec<String>,
+    },
+    /// Measure the device's int atomicAdd rates (random addresses, and droplet-shaped
+    /// walks) and its cache microbenchmark (load latency and read bandwidth against
+    /// working set, 4 KiB up), print them and cache them for sweeps' percent-of-peak.
+    Peak {
+        /// Also write peak.json and one CSV per probe into this folder.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Run only the cache microbenchmark; the cached atomic rates are kept.
+        #[arg(long)]
+        cache_only: bool,
+    },
+    /// List the driver's compiler statistics (registers, binary size, stack, local and
+    /// shared memory on NVIDIA) of droplet kernel variants at given workgroup sizes.
+    Kernels {
+        /// Kernels, comma-separated.
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DropletShader::Paper, DropletShader::Fast])]
+        variant: Vec<DropletShader>,
+        /// Workgroup sizes, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [RunSettings::DEFAULT.workgroup])]
+        workgroup: Vec<u32>,
+        /// L1 levers, comma-separated.
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [RunSettings::DEFAULT.lever])]
+        lever: Vec<Lever>,
+        #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.atomics)]
+        atomics: AtomicMode,
+        #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.spawn)]
+        spawn: SpawnMode,
+        #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.spirv)]
+        spirv: SpirvBuild,
+        /// Also write the statistics as CSV, one row per statistic.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Draw a throughput chart (PNG and SVG) from one or more points.csv files.
+    Plot {
+        /// points.csv files; several devices' files can share one chart.
+        #[arg(required = true)]
+        csvs: Vec<PathBuf>,
+        /// Column on the x axis.
+        #[arg(long)]
+        x: String,
+        /// Metric on the y axis.
+        #[arg(long, default_value = "steps_per_s")]
+        y: String,
+        /// Column whose values each get their own series.
+        #[arg(long)]
+        series: Option<String>,
+        /// Only rows where COLUMN equals VALUE ("phases=4"); may be repeated.
+        #[arg(long = "where", value_name = "COLUMN=VALUE", value_parser = parse_filter)]
+        filters: Vec<(String, String)>,
+        /// Output path; .png and .svg are written.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Join the results folders of a sweep's shards into one.
+    Merge {
+        /// Shard folders (each with meta.json, points.csv, samples.csv).
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Folder for the merged results.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Convert a heightmap between TIFF, 16-bit PNG and raw float32.
+    Convert {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Output heightmap.
+        output: PathBuf,
+        /// Output format. Default: from the output's extension.
+        #[arg(long, value_enum)]
+        format: Option<HeightFormat>,
+    },
+}
+
+/// The terrain of `vkerode terrain`: the terrain keys of [`RunSettings`].
+#[derive(Args)]
+pub struct TerrainArgs {
+    /// Side of the square map, in cells.
+    #[arg(long, default_value_t = RunSettings::DEFAULT.size)]
+    size: u32,
+    /// Terrain seed; 0 is the seed shader's own window of the noise.
+    #[arg(long, default_value_t = RunSettings::DEFAULT.seed)]
+    seed: u32,
+    /// Relief in cell units: noise heights in [0, 1] are multiplied by it.
+    /// Default: 2 x size, which gives a mean slope of about one per cell.
+    #[arg(long)]
+    relief: Option<f32>,
+}
+
+impl TerrainArgs {
+    pub fn spec(&self) -> TerrainSpec {
+        RunSettings {
+            size: self.size,
+            seed: self.seed,
+            relief: self.relief,
+            ..RunSettings::DEFAULT
+        }
+        .terrain()
+    }
+}
+
+/// How to read a heightmap file.
+#[derive(Args)]
+pub struct InputArgs {
+    /// Heightmap file: single-band TIFF/GeoTIFF (float32, int16, uint16, uint8),
+    /// grayscale PNG (8 or 16 bits), or raw little-endian float32.
+    #[arg(value_name = "INPUT")]
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub layout: InputLayout,
+}
+
+/// What a heightmap file may not say of itself.
+#[derive(Args, Clone, Copy, Default, PartialEq)]
+pub struct InputLayout {
+    /// Width in cells of a raw float32 input.
+    #[arg(long, requires = "height")]
+    width: Option<usize>,
+    /// Height in cells of a raw float32 input.
+    #[arg(long, requires = "width")]
+    height: Option<usize>,
+    /// Grid spacing in metres, "X" or "X,Y". Default: the file's sidecar, else 1.
+    #[arg(long, value_parser = parse_cell_size)]
+    cell_size: Option<CellSize>,
+}
+
+impl InputLayout {
+    pub fn read(&self, path: &std::path::Path) -> Result<Dem> {
+        let mut dem = read_dem(path, self.width.zip(self.height))?;
+        if let Some(cell) = self.cell_size {
+            dem.cell_size = Some(cell);
+        }
+        Ok(dem)
+    }
+}
+
+impl InputArgs {
+    pub fn read(&self) -> Result<Dem> {
+        self.layout.read(&self.path)
+    }
+}
+
+#[derive(Args)]
+pub struct ErodeArgs {
+    #[command(flatten)]
+    pub settings: RunSettings,
+    /// Erode this heightmap instead of generated terrain (see `vkerode convert --help`
+    /// for the formats). Its cells with no data are filled, and nodata again on export.
+    /// Its cell size turns elevations into kernel units (cells): elevation x
+    /// vertical-scale / cell size; exports turn them back into metres.
+    #[arg(long, conflicts_with_all = ["size", "relief"])]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub layout: InputLayout,
+    /// Vertical exaggeration applied to --input elevations before erosion.
+    #[arg(long, default_value_t = 1.0, requires = "input")]
+    pub vertical_scale: f32,
+    /// What runs the droplets: the paper's kernel on the GPU, or the CPU reference.
+    #[arg(long, value_enum, default_value_t = Engine::Gpu)]
+    pub engine: Engine,
+    /// Format of the heightmaps written.
+    #[arg(long, value_enum, default_value_t = HeightFormat::Tif)]
+    pub format: HeightFormat,
+    /// Write no pictures, only heightmaps and run.json.
+    #[arg(long)]
+    pub no_images: bool,
+    /// Output folder.
+    #[arg(long, default_value = "out/erode")]
+    pub out: PathBuf,
+}
+
+impl ErodeArgs {
+    /// The settings, checked before any device is opened; errors name the flag.
+    pub fn checked_settings(&self) -> Result<&RunSettings> {
+        let s = &self.settings;
+        let checked = match self.input {
+            None => s.check(None),
+            Some(_) => s.check_job(None),
+        };
+        if let Err(e) = checked {
+            bail!("{}: {}", e.flag(), e.reason);
+        }
+        if self.input.is_none() && self.layout != InputLayout::default() {
+            bail!("--width, --height and --cell-size describe an --input file");
+        }
+        if !(self.vertical_scale.is_finite() && self.vertical_scale > 0.0) {
+            bail!(
+                "--vertical-scale must be a positive number, got {}",
+                self.vertical_scale
+            );
+        }
+        Ok(s)
+    }
+}
+
+fn parse_filter(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| format!("{text:?} is not COLUMN=VALUE"))
+}
+
+fn parse_cell_size(text: &str) -> Result<CellSize, String> {
+    let parse = |s: &str| match s.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a positive number of metres")),
+    };
+    match text.split_once(',') {
+        Some((x, y)) => Ok(CellSize {
+            x: parse(x)?,
+            y: parse(y)?,
+        }),
+        None => parse(text).map(|v| CellSize { x: v, y: v }),
+    }
+}

@@ -1,0 +1,157 @@
+//! What the commands print: devices, erosion outcomes and compiler statistics.
+
+use vkerode::experiment::{Engine, ErodeOutcome, TerrainReport, TimeSource};
+use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
+
+pub fn print_device(d: &DeviceInfo) {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let usable = if d.is_usable() {
+        ""
+    } else {
+        "  (unusable: needs Vulkan 1.2 and a compute queue)"
+    };
+    say!("[{}] {}{usable}", d.index, d.name);
+    let rows = [
+        ("type", d.device_type.clone()),
+        ("driver", format!("{} {}", d.driver_name, d.driver_info)),
+        ("Vulkan API", d.api_version.clone()),
+        ("subgroup size", d.subgroup_size.to_string()),
+        (
+            "timestamps",
+            format!(
+                "{} ({} valid bits, {} ns/tick)",
+                yes_no(d.has_timestamps()),
+                d.timestamp_valid_bits,
+                d.timestamp_period_ns
+            ),
+        ),
+        ("float atomicAdd", yes_no(d.float_atomic_add).into()),
+        (
+            "max workgroup size",
+            format!(
+                "{} (x), {} invocations",
+                d.max_workgroup_size_x, d.max_workgroup_invocations
+            ),
+        ),
+        (
+            "max workgroup count",
+            format!("{:?}", d.max_workgroup_count),
+        ),
+        (
+            "max SSBO range",
+            format!("{} bytes", d.max_storage_buffer_range),
+        ),
+        (
+            "max shared memory",
+            format!("{} bytes per workgroup", d.max_shared_memory_bytes),
+        ),
+        (
+            "subgroup sizes",
+            format!(
+                "{} to {} (what subgroup size control can choose)",
+                d.subgroup_size_range[0], d.subgroup_size_range[1]
+            ),
+        ),
+        (
+            "max texel buffer",
+            format!("{} texels", d.max_texel_buffer_elements),
+        ),
+        (
+            "compiler statistics",
+            format!(
+                "{} (VK_KHR_pipeline_executable_properties)",
+                yes_no(d.pipeline_statistics)
+            ),
+        ),
+        (
+            "pipeline robustness",
+            format!(
+                "{} (VK_EXT_pipeline_robustness; vkerode never enables robustBufferAccess)",
+                yes_no(d.pipeline_robustness)
+            ),
+        ),
+        (
+            "Vulkan memory model",
+            format!("{} (with device scope)", yes_no(d.vulkan_memory_model)),
+        ),
+    ];
+    for (what, value) in rows {
+        say!("    {:<22}{value}", format!("{what}:"));
+    }
+}
+
+pub fn print_outcome(outcome: &ErodeOutcome) {
+    let r = &outcome.report;
+    let f = &r.figures;
+    let (w, h) = (outcome.before.width(), outcome.before.height());
+    match r.engine {
+        Engine::Gpu => say!(
+            "eroded {w}x{h} with {} droplets in {} dispatch(es) of at most {} (workgroup {})",
+            r.job.droplets,
+            r.dispatches,
+            r.batch,
+            r.workgroup
+        ),
+        _ => say!(
+            "eroded {w}x{h} with {} droplets on the {}",
+            r.job.droplets,
+            r.provenance.device
+        ),
+    }
+    match (f.time_source, f.gpu_ms) {
+        (TimeSource::GpuTimestamps, Some(ms)) => {
+            say!(
+                "GPU time: {ms:.3} ms (timestamps); wall time {:.3} ms",
+                f.wall_ms
+            )
+        }
+        (TimeSource::WallClock, _) => eprintln!(
+            "warning: this device has no timestamps; timing falls back to wall clock: {:.3} ms",
+            f.wall_ms
+        ),
+        _ => say!("CPU time: {:.3} ms (wall clock)", f.wall_ms),
+    }
+    let counted = if r.engine == Engine::Gpu {
+        say!(
+            "compiler statistics of {}: {}",
+            r.kernel.as_deref().unwrap_or("the kernel"),
+            statistics_line(&r.compiler_statistics)
+        );
+        "counted in a separate instrumented run"
+    } else {
+        "counted by the reference"
+    };
+    say!(
+        "droplets/s: {:.4e}   droplet-steps/s: {:.4e}   ({} steps, {counted})",
+        f.droplets_per_s,
+        f.steps_per_s,
+        r.work.steps
+    );
+    let c = &r.change;
+    let units = if matches!(r.terrain, TerrainReport::Noise(_)) {
+        "cells"
+    } else {
+        "kernel height units (cells)"
+    };
+    say!(
+        "height change in {units}: total {:.1}, cells changed {:.1}%, channels {:+.4} vs hillslopes {:+.4} on average",
+        c.total_change,
+        c.changed_cells_share * 100.0,
+        c.channel_mean_change,
+        c.hillslope_mean_change
+    );
+    say!(
+        "channel incision: {:.4} before, {:.4} after",
+        c.channel_incision_before,
+        c.channel_incision_after
+    );
+}
+
+/// The statistics on one line, or why there are none.
+pub fn statistics_line(statistics: &[CompilerStatistic]) -> String {
+    if statistics.is_empty() {
+        "none reported by the driver".into()
+    } else {
+        statistics_summary(statistics)
+    }
+}
