@@ -22,7 +22,7 @@ macro_rules! say {
 mod cli;
 
 use cli::args::{Cli, Command, ErodeArgs, InputArgs, TerrainArgs};
-use cli::report::{print_device, print_outcome, statistics_line};
+use cli::report::{print_device, print_input, print_kernels, print_outcome};
 use vkerode::experiment::config::Experiment;
 use vkerode::experiment::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
 use vkerode::experiment::peak::measure_peaks;
@@ -35,7 +35,6 @@ use vkerode::experiment::{run_erosion, write_outcome, Engine, ErodeRequest, Outp
 use vkerode::gpu::{list_devices, Context, ContextOptions};
 use vkerode::terrain::formats::{write_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
-use vkerode::terrain::units::GridUnits;
 use vkerode::terrain::{generate_on_cpu, generate_on_gpu};
 
 fn main() -> ExitCode {
@@ -110,7 +109,14 @@ fn run(cli: Cli) -> Result<()> {
             };
             let (variants, notes) = kernel_variants(&variant, &lever, &base);
             notes.iter().for_each(|note| say!("{note}"));
-            kernels(&options, &variants, &workgroup, &base, out.as_deref())
+            let ctx = open_device(&options)?;
+            let rows = kernel_statistics(&ctx, &variants, &workgroup, base.scale)?;
+            print_kernels(ctx.info(), &rows);
+            if let Some(path) = out {
+                write_statistics_csv(&path, &rows)?;
+                say_wrote([path]);
+            }
+            Ok(())
         }
         Command::Plot {
             csvs,
@@ -129,9 +135,7 @@ fn run(cli: Cli) -> Result<()> {
                 filters,
                 out,
             };
-            for file in plot::plot(&request)? {
-                say!("wrote {}", file.display());
-            }
+            say_wrote(plot::plot(&request)?);
             Ok(())
         }
         Command::Merge { inputs, out } => {
@@ -143,6 +147,12 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
+    }
+}
+
+fn say_wrote(files: impl IntoIterator<Item = std::path::PathBuf>) {
+    for file in files {
+        say!("wrote {}", file.display());
     }
 }
 
@@ -182,9 +192,7 @@ fn output_format(path: &Path, format: Option<HeightFormat>) -> Result<HeightForm
 }
 
 fn write_heightmap(out: &Path, format: HeightFormat, dem: &Dem) -> Result<()> {
-    for file in write_dem(out, format, dem)? {
-        say!("wrote {}", file.display());
-    }
+    say_wrote(write_dem(out, format, dem)?);
     let stats = dem.heights.stats();
     say!(
         "{} x {} cells, heights {} to {} {}, {} cells with no data",
@@ -229,34 +237,10 @@ fn convert(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Re
 
 fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     let settings = args.checked_settings()?.clone();
-    let terrain = match &args.input {
-        None => TerrainSource::Noise,
-        Some(path) => {
-            let dem = args.layout.read(path)?;
-            let units = GridUnits {
-                cell_size: dem.cell_size.unwrap_or_default(),
-                vertical_scale: args.vertical_scale,
-            };
-            say!(
-                "read {}: {} x {} cells, cell size {} x {}, vertical scale {}",
-                path.display(),
-                dem.heights.width(),
-                dem.heights.height(),
-                units.cell_size.x,
-                units.cell_size.y,
-                units.vertical_scale
-            );
-            let missing = dem.missing_cells();
-            if missing > 0 {
-                say!("{missing} cells have no data: filled from their neighbours for the kernel, nodata again on export");
-            }
-            TerrainSource::File {
-                path: path.clone(),
-                dem,
-                units,
-            }
-        }
-    };
+    let terrain = args.terrain()?;
+    if let TerrainSource::File { path, dem, units } = &terrain {
+        print_input(path, dem, units);
+    }
     let request = ErodeRequest {
         terrain,
         settings,
@@ -276,9 +260,7 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     };
     let files = write_outcome(&args.out, &outcome, output)?;
     print_outcome(&outcome);
-    for file in files {
-        say!("wrote {}", file.display());
-    }
+    say_wrote(files);
     Ok(())
 }
 
@@ -306,36 +288,5 @@ fn sweep(
         summary.skipped,
         summary.dir.display()
     );
-    Ok(())
-}
-
-fn kernels(
-    options: &ContextOptions,
-    variants: &[vkerode::erosion::KernelVariant],
-    workgroups: &[u32],
-    base: &RunSettings,
-    out: Option<&Path>,
-) -> Result<()> {
-    let ctx = open_device(options)?;
-    let rows = kernel_statistics(&ctx, variants, workgroups, base.scale)?;
-    for row in &rows {
-        say!(
-            "{} (workgroup {}, lever {}): {}",
-            row.variant.module_name(),
-            row.workgroup,
-            row.variant.lever.as_str(),
-            statistics_line(&row.statistics)
-        );
-    }
-    if !ctx.info().pipeline_statistics {
-        say!(
-            "{} does not offer VK_KHR_pipeline_executable_properties: no statistics to list",
-            ctx.info().name
-        );
-    }
-    if let Some(path) = out {
-        write_statistics_csv(path, &rows)?;
-        say!("wrote {}", path.display());
-    }
     Ok(())
 }

@@ -8,10 +8,11 @@ use clap::{Args, Parser, Subcommand};
 use vkerode::erosion::{AtomicMode, DropletShader, Lever, SpawnMode, SpirvBuild};
 use vkerode::experiment::settings::RunSettings;
 use vkerode::experiment::sweep::Shard;
-use vkerode::experiment::Engine;
+use vkerode::experiment::{Engine, TerrainSource};
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
+use vkerode::terrain::units::GridUnits;
 use vkerode::terrain::TerrainSpec;
 
 /// A Vulkan compute research harness for GPU hydraulic erosion.
@@ -263,6 +264,23 @@ pub struct ErodeArgs {
 }
 
 impl ErodeArgs {
+    /// The terrain to erode: the settings' noise, or the --input file as read.
+    pub fn terrain(&self) -> Result<TerrainSource> {
+        let Some(path) = &self.input else {
+            return Ok(TerrainSource::Noise);
+        };
+        let dem = self.layout.read(path)?;
+        let units = GridUnits {
+            cell_size: dem.cell_size.unwrap_or_default(),
+            vertical_scale: self.vertical_scale,
+        };
+        Ok(TerrainSource::File {
+            path: path.clone(),
+            dem,
+            units,
+        })
+    }
+
     /// The settings, checked before any device is opened; errors name the flag.
     pub fn checked_settings(&self) -> Result<&RunSettings> {
         let s = &self.settings;

@@ -1,7 +1,12 @@
 //! What the commands print: devices, erosion outcomes and compiler statistics.
 
+use std::path::Path;
+
+use vkerode::experiment::kernels::KernelStatistics;
 use vkerode::experiment::{Engine, ErodeOutcome, TerrainReport, TimeSource};
 use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
+use vkerode::terrain::formats::Dem;
+use vkerode::terrain::units::GridUnits;
 
 pub fn print_device(d: &DeviceInfo) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
@@ -147,8 +152,44 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
     );
 }
 
+/// The heightmap `erode --input` read.
+pub fn print_input(path: &Path, dem: &Dem, units: &GridUnits) {
+    say!(
+        "read {}: {} x {} cells, cell size {} x {}, vertical scale {}",
+        path.display(),
+        dem.heights.width(),
+        dem.heights.height(),
+        units.cell_size.x,
+        units.cell_size.y,
+        units.vertical_scale
+    );
+    let missing = dem.missing_cells();
+    if missing > 0 {
+        say!("{missing} cells have no data: filled from their neighbours for the kernel, nodata again on export");
+    }
+}
+
+/// `vkerode kernels`: each build's statistics, or why there are none.
+pub fn print_kernels(device: &DeviceInfo, rows: &[KernelStatistics]) {
+    for row in rows {
+        say!(
+            "{} (workgroup {}, lever {}): {}",
+            row.variant.module_name(),
+            row.workgroup,
+            row.variant.lever.as_str(),
+            statistics_line(&row.statistics)
+        );
+    }
+    if !device.pipeline_statistics {
+        say!(
+            "{} does not offer VK_KHR_pipeline_executable_properties: no statistics to list",
+            device.name
+        );
+    }
+}
+
 /// The statistics on one line, or why there are none.
-pub fn statistics_line(statistics: &[CompilerStatistic]) -> String {
+fn statistics_line(statistics: &[CompilerStatistic]) -> String {
     if statistics.is_empty() {
         "none reported by the driver".into()
     } else {
