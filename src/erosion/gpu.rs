@@ -173,9 +173,11 @@ impl DropletKernel {
                 },
             )
         };
-        let name = variant.module_name();
-        let module =
-            |name: &str| shaders::by_name(name).expect("build.rs compiles every droplet variant");
+        let module = |counted| {
+            variant.module(counted).ok_or_else(|| {
+                ErosionError::Variant(format!("{} has no compiled module", variant.module_name()))
+            })
+        };
         let apply = if variant.atomics == AtomicMode::Deterministic {
             Some(ComputePipeline::new(
                 ctx,
@@ -191,8 +193,8 @@ impl DropletKernel {
         };
         Ok(Self {
             ctx: Arc::clone(ctx),
-            timed: build(module(&name))?,
-            counted: build(module(&format!("{name}_counted")))?,
+            timed: build(module(false)?)?,
+            counted: build(module(true)?)?,
             apply,
             workgroup,
             variant,
@@ -649,4 +651,99 @@ fn check_map(map: &FixedHeightfield) -> Result<(), ErosionError> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::push_constant_members;
+    use std::mem::offset_of;
+
+    /// Each GLSL member of `DropletParams` and the offset of its Rust field: a test holds
+    /// them to the offsets in every droplet module's SPIR-V.
+    const DROPLET_PUSH_LAYOUT: [(&str, usize); 21] = [
+        ("MAP_WIDTH", offset_of!(DropletPushConstants, map_width)),
+        ("MAP_HEIGHT", offset_of!(DropletPushConstants, map_height)),
+        (
+            "MAX_LIFETIME",
+            offset_of!(DropletPushConstants, max_lifetime),
+        ),
+        ("INERTIA", offset_of!(DropletPushConstants, inertia)),
+        (
+            "CAPACITY_FACTOR",
+            offset_of!(DropletPushConstants, capacity_factor),
+        ),
+        (
+            "EROSION_RATE",
+            offset_of!(DropletPushConstants, erosion_rate),
+        ),
+        (
+            "DEPOSITION_RATE",
+            offset_of!(DropletPushConstants, deposition_rate),
+        ),
+        (
+            "EVAPORATION_RATE",
+            offset_of!(DropletPushConstants, evaporation_rate),
+        ),
+        ("SEED", offset_of!(DropletPushConstants, seed)),
+        (
+            "BATCH_BASE_ID",
+            offset_of!(DropletPushConstants, batch_base_id),
+        ),
+        ("BATCH_SIZE", offset_of!(DropletPushConstants, batch_size)),
+        ("TILE_SIZE", offset_of!(DropletPushConstants, tile_size)),
+        ("TILE_ORDER", offset_of!(DropletPushConstants, tile_order)),
+        (
+            "PHASE_STRIDE",
+            offset_of!(DropletPushConstants, phase_stride),
+        ),
+        ("PHASE", offset_of!(DropletPushConstants, phase)),
+        ("GROUP_BASE", offset_of!(DropletPushConstants, group_base)),
+        ("PASS", offset_of!(DropletPushConstants, pass)),
+        ("PASS_COUNT", offset_of!(DropletPushConstants, pass_count)),
+        (
+            "STEPS_PER_PASS",
+            offset_of!(DropletPushConstants, steps_per_pass),
+        ),
+        ("STAGGER", offset_of!(DropletPushConstants, stagger)),
+        (
+            "COLOUR_GROUPS",
+            offset_of!(DropletPushConstants, colour_groups),
+        ),
+    ];
+
+    const APPLY_PUSH_LAYOUT: [(&str, usize); 1] =
+        [("CELLS", offset_of!(ApplyPushConstants, cells))];
+
+    /// The module's push-constant members, with the Rust layout's names and offsets,
+    /// and the block's size against the Rust struct's.
+    fn assert_push_layout(spirv: Spirv, layout: &[(&str, usize)], rust_size: usize) {
+        let members = push_constant_members(spirv).expect("a push-constant block");
+        let expected: Vec<(String, u32)> = layout
+            .iter()
+            .map(|(name, offset)| (name.to_string(), *offset as u32))
+            .collect();
+        assert_eq!(members, expected, "{}", spirv.name);
+        let (_, last) = layout.last().expect("members");
+        assert_eq!(
+            last + 4,
+            rust_size,
+            "{}: no padding after the last member",
+            spirv.name
+        );
+    }
+
+    #[test]
+    fn push_constant_structs_have_the_offsets_of_their_glsl_blocks() {
+        let size = std::mem::size_of::<DropletPushConstants>();
+        for module in [
+            shaders::DROPLET,
+            shaders::DROPLET_PASSES,
+            shaders::DROPLET_FAST,
+        ] {
+            assert_push_layout(module, &DROPLET_PUSH_LAYOUT, size);
+        }
+        let apply = std::mem::size_of::<ApplyPushConstants>();
+        assert_push_layout(shaders::APPLY_DELTA, &APPLY_PUSH_LAYOUT, apply);
+    }
 }

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::params::{AtomicMode, DropletJob};
 use super::spawn::SpawnMode;
+use crate::gpu::{shaders, ShaderModule, Spirv};
 
 /// The droplet shader file. Users choose all but `Passes`, which the paper's kernel
 /// becomes for a job with several passes or stagger ([`DropletShader::for_job`]).
@@ -105,16 +106,17 @@ impl Lever {
         }
     }
 
-    /// The suffix of its build.rs module, for levers that are a build of their own.
-    fn module_suffix(self) -> Option<&'static str> {
+    /// Its option on the droplet shaders' `loads` axis; "" for levers that are not a
+    /// build of their own.
+    fn loads_option(self) -> &'static str {
         match self {
-            Lever::NoShared => Some("_noshared"),
-            Lever::Readonly => Some("_readonly"),
-            Lever::Texel => Some("_texel"),
-            Lever::ImageAtomics => Some("_imageatomic"),
-            Lever::Image => Some("_image"),
-            Lever::VulkanMemoryModel => Some("_vmm"),
-            Lever::None | Lever::RobustnessOff => None,
+            Lever::NoShared => "noshared",
+            Lever::Readonly => "readonly",
+            Lever::Texel => "texel",
+            Lever::ImageAtomics => "imageatomic",
+            Lever::Image => "image",
+            Lever::VulkanMemoryModel => "vmm",
+            Lever::None | Lever::RobustnessOff => "",
         }
     }
 }
@@ -170,34 +172,44 @@ impl KernelVariant {
         }
     }
 
-    /// The build.rs module name, e.g. `droplet_opt_racy_tiled` or
-    /// `droplet_fast_skiponly`.
+    /// The compiled module of this variant (its instrumented build if `counted`),
+    /// looked up in build.rs's table by the option on each axis of the shader file.
+    pub fn module(&self, counted: bool) -> Option<Spirv> {
+        let (stem, ideas) = match self.shader {
+            DropletShader::Paper => ("droplet", ""),
+            DropletShader::Passes => ("droplet_passes", ""),
+            DropletShader::Fast => ("droplet_fast", ""),
+            DropletShader::FastSkipOnly => ("droplet_fast", "skiponly"),
+            DropletShader::FastReuseOnly => ("droplet_fast", "reuseonly"),
+            DropletShader::FastQuads => ("droplet_fast", "quads"),
+        };
+        let atomics = match self.atomics {
+            AtomicMode::Int => "",
+            AtomicMode::Float => "float",
+            AtomicMode::Racy => "racy",
+            AtomicMode::Deterministic => "deterministic",
+        };
+        let pick = |on: bool, option| if on { option } else { "" };
+        ShaderModule::find(
+            shaders::MODULES,
+            stem,
+            &[
+                ("spirv", pick(self.spirv == SpirvBuild::Optimised, "opt")),
+                ("ideas", ideas),
+                ("atomics", atomics),
+                ("spawn", pick(self.spawn == SpawnMode::Tiled, "tiled")),
+                ("loads", self.lever.loads_option()),
+                ("build", pick(counted, "counted")),
+            ],
+        )
+    }
+
+    /// The name of the module that runs this variant, e.g. `droplet_opt_racy_tiled`.
     pub fn module_name(&self) -> String {
-        let mut name = String::from(match self.shader {
-            DropletShader::Paper => "droplet",
-            DropletShader::Passes => "droplet_passes",
-            _ => "droplet_fast",
-        });
-        if self.spirv == SpirvBuild::Optimised {
-            name += "_opt";
-        }
-        match self.shader {
-            DropletShader::FastSkipOnly => name += "_skiponly",
-            DropletShader::FastReuseOnly => name += "_reuseonly",
-            DropletShader::FastQuads => name += "_quads",
-            _ => {}
-        }
-        if self.atomics != AtomicMode::Int {
-            name += "_";
-            name += self.atomics.as_str();
-        }
-        if self.spawn == SpawnMode::Tiled {
-            name += "_tiled";
-        }
-        if let Some(suffix) = self.lever.module_suffix() {
-            name += suffix;
-        }
-        name
+        self.module(false).map_or_else(
+            || format!("{:?} kernel (not built)", self.shader),
+            |m| m.name.to_string(),
+        )
     }
 
     /// Whether a kernel of this variant can run `job`.
@@ -217,7 +229,7 @@ impl KernelVariant {
         if self.shader == DropletShader::Passes && self.spirv == SpirvBuild::Optimised {
             return Some("the passes kernel is built verbatim only".into());
         }
-        if self.shader == DropletShader::Passes && self.lever.module_suffix().is_some() {
+        if self.shader == DropletShader::Passes && !self.lever.loads_option().is_empty() {
             return Some(format!(
                 "the passes kernel has no {} build",
                 self.lever.as_str()
@@ -248,7 +260,6 @@ impl KernelVariant {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::shaders;
 
     #[test]
     fn every_variant_has_a_compiled_module_and_its_counted_build() {
@@ -285,11 +296,35 @@ mod tests {
                             continue;
                         }
                         let name = variant.module_name();
-                        assert!(shaders::by_name(&name).is_some(), "{name}");
-                        assert!(shaders::by_name(&format!("{name}_counted")).is_some());
+                        assert!(variant.module(false).is_some(), "{name}");
+                        assert!(variant.module(true).is_some(), "{name}_counted");
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    fn module_names_are_the_stem_and_the_options_in_axis_order() {
+        for module in shaders::MODULES {
+            let options = module
+                .options
+                .iter()
+                .map(|(_, o)| *o)
+                .filter(|o| !o.is_empty());
+            let name: Vec<&str> = std::iter::once(module.stem).chain(options).collect();
+            assert_eq!(module.spirv.name, name.join("_"));
+        }
+        let fast = KernelVariant {
+            shader: DropletShader::FastQuads,
+            spawn: SpawnMode::Tiled,
+            lever: Lever::VulkanMemoryModel,
+            ..KernelVariant::default()
+        };
+        assert_eq!(fast.module_name(), "droplet_fast_quads_tiled_vmm");
+        assert_eq!(
+            fast.module(true).unwrap().name,
+            "droplet_fast_quads_tiled_vmm_counted"
+        );
     }
 }

@@ -13,6 +13,7 @@ mod context;
 mod device_info;
 mod error;
 mod pipeline;
+mod reflect;
 mod statistics;
 mod timing;
 mod validation;
@@ -23,7 +24,10 @@ pub use commands::{CommandStream, Recorder};
 pub use context::{list_devices, Context, ContextOptions, REQUIRED_API_VERSION};
 pub use device_info::DeviceInfo;
 pub use error::{GpuError, GpuResult};
-pub use pipeline::{ComputePipeline, DescriptorSet, PipelineDesc, SpecConstant, SpecValue, Spirv};
+pub use pipeline::{
+    ComputePipeline, DescriptorSet, PipelineDesc, ShaderModule, SpecConstant, SpecValue, Spirv,
+};
+pub use reflect::push_constant_members;
 pub use statistics::{statistics_summary, CompilerStatistic, StatisticValue};
 pub use timing::TimestampQueries;
 pub use validation::ValidationLog;

@@ -17,6 +17,44 @@ pub struct Spirv {
     pub bytes: &'static [u8],
 }
 
+/// A module of build.rs's table (`shaders::MODULES`): its SPIR-V, the stem of its
+/// source file and the option it was built with on each of the file's axes ("" for
+/// the unnamed option).
+#[derive(Clone, Copy, Debug)]
+pub struct ShaderModule {
+    pub spirv: Spirv,
+    pub stem: &'static str,
+    pub options: &'static [(&'static str, &'static str)],
+}
+
+impl ShaderModule {
+    /// The module of `stem` built with `options` ((axis, option) pairs; axes not
+    /// named take their unnamed option). `None` where the file has no such axis or
+    /// option, or no such build.
+    pub fn find(modules: &[ShaderModule], stem: &str, options: &[(&str, &str)]) -> Option<Spirv> {
+        let wanted = |axis: &str| {
+            options
+                .iter()
+                .find(|(a, _)| *a == axis)
+                .map_or("", |(_, option)| *option)
+        };
+        modules
+            .iter()
+            .filter(|m| m.stem == stem)
+            .filter(|m| {
+                options.iter().all(|(axis, option)| {
+                    option.is_empty() || m.options.iter().any(|(a, _)| a == axis)
+                })
+            })
+            .find(|m| {
+                m.options
+                    .iter()
+                    .all(|(axis, option)| wanted(axis) == *option)
+            })
+            .map(|m| m.spirv)
+    }
+}
+
 /// A 32-bit specialization constant: its `constant_id` and value.
 #[derive(Clone, Copy, Debug)]
 pub enum SpecValue {
