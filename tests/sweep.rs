@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use vkerode::experiment::results::{POINT_COLUMNS, SAMPLE_COLUMNS};
+use vkerode::experiment::results::{point_columns, sample_columns};
 
 use common::{assert_clean_success, vkerode, vkerode_command};
 
@@ -145,7 +145,7 @@ fn a_sweep_writes_the_stable_schema_and_full_metadata() {
     sweep_into(&config, &root, &[]);
     let results = results_dir(&root, "schema");
     let (headers, rows) = read_csv(&results.join("points.csv"));
-    assert_eq!(headers, POINT_COLUMNS);
+    assert_eq!(headers, point_columns());
     assert_eq!(point_indices(&rows), vec![0, 1]);
     for row in &rows {
         assert_eq!(row["experiment"], "schema");
@@ -157,7 +157,7 @@ fn a_sweep_writes_the_stable_schema_and_full_metadata() {
         assert!((3..=4).contains(&reps));
     }
     let (sample_headers, samples) = read_csv(&results.join("samples.csv"));
-    assert_eq!(sample_headers, SAMPLE_COLUMNS);
+    assert_eq!(sample_headers, sample_columns());
     let total_reps: usize = rows
         .iter()
         .map(|r| r["reps"].parse::<usize>().unwrap())

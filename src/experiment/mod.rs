@@ -9,6 +9,7 @@ pub mod peak;
 pub mod plot;
 mod provenance;
 pub mod results;
+mod rows;
 pub mod settings;
 pub mod sweep;
 

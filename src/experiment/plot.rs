@@ -11,7 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use thiserror::Error;
 
-use super::results::POINT_COLUMNS;
+use super::results::point_columns;
 use crate::terrain::files::write_atomically;
 use crate::terrain::image::write_png;
 use crate::terrain::pictures::ensure_font;
@@ -126,28 +126,28 @@ fn axis_label(column: &str) -> String {
 }
 
 /// The quartile columns of a metric, where points.csv has them.
-fn quartile_columns(metric: &str) -> Option<(String, String)> {
+fn quartile_columns(metric: &str, columns: &[String]) -> Option<(String, String)> {
     let (q1, q3) = match metric {
         "gpu_ms_median" => ("gpu_ms_q1".to_string(), "gpu_ms_q3".to_string()),
         m => (format!("{m}_q1"), format!("{m}_q3")),
     };
-    (POINT_COLUMNS.contains(&q1.as_str()) && POINT_COLUMNS.contains(&q3.as_str()))
-        .then_some((q1, q3))
+    (columns.contains(&q1) && columns.contains(&q3)).then_some((q1, q3))
 }
 
 fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
+    let columns = point_columns();
     for column in [Some(&request.x), Some(&request.y), request.series.as_ref()]
         .into_iter()
         .flatten()
     {
-        if !POINT_COLUMNS.contains(&column.as_str()) {
+        if !columns.contains(column) {
             return Err(PlotError::Request(format!(
                 "{column:?} is not a points.csv column; the columns are: {}",
-                POINT_COLUMNS.join(", ")
+                columns.join(", ")
             )));
         }
     }
-    let quartiles = quartile_columns(&request.y);
+    let quartiles = quartile_columns(&request.y, &columns);
     let mut groups: BTreeMap<String, Series> = BTreeMap::new();
     let mut experiments = Vec::new();
     let mut devices = Vec::new();

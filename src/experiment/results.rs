@@ -7,94 +7,21 @@ use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+
+use super::rows::columns_of;
 use thiserror::Error;
 
-use super::config::{Experiment, Point};
-use super::measure::Measurement;
+use super::config::Experiment;
 use super::provenance::Provenance;
-use crate::erosion::{Contention, WorkCount};
-use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
+pub use super::rows::{point_columns, sample_columns, PointOutcome, PointRow, SampleRow};
+use crate::gpu::DeviceInfo;
 use crate::terrain::files::write_atomically;
 
 pub const POINTS_CSV: &str = "points.csv";
 pub const SAMPLES_CSV: &str = "samples.csv";
 pub const META_JSON: &str = "meta.json";
-
-/// The columns of points.csv, in order: identification, the point's settings (every
-/// axis is one of them), then its figures.
-pub const POINT_COLUMNS: &[&str] = &[
-    "experiment",
-    "device",
-    "driver",
-    "commit",
-    "point",
-    "size",
-    "seed",
-    "relief",
-    "droplets",
-    "droplet_seed",
-    "lifetime",
-    "inertia",
-    "capacity",
-    "erosion",
-    "deposition",
-    "evaporation",
-    "scale",
-    "workgroup",
-    "batch",
-    "batches",
-    "variant",
-    "atomics",
-    "spawn",
-    "tile",
-    "tile_order",
-    "phases",
-    "passes",
-    "stagger",
-    "spirv",
-    "shared_kib",
-    "lever",
-    "kernel",
-    "compiler_stats",
-    "dispatches",
-    "reps",
-    "stop_reason",
-    "gpu_ms_median",
-    "gpu_ms_min",
-    "gpu_ms_max",
-    "gpu_ms_q1",
-    "gpu_ms_q3",
-    "gpu_ms_rel_iqr",
-    "wall_ms_median",
-    "steps",
-    "atomic_adds",
-    "droplets_per_s",
-    "steps_per_s",
-    "steps_per_s_q1",
-    "steps_per_s_q3",
-    "atomics_per_s",
-    "peak_walk_steps_per_s",
-    "percent_of_peak",
-    "total_height_change",
-    "max_cell_change",
-    "in_flight_per_cell",
-    "unstable",
-    "hits_max",
-    "hits_p99",
-    "hottest_1pct_share",
-    "subgroup_conflicts_per_1000",
-    "zero_add_share",
-    "mass_intended",
-    "mass_applied",
-    "mass_received",
-    "mass_truncated",
-    "mass_lost",
-    "rerun_cells_differing",
-    "rerun_max_difference",
-];
-
-pub const SAMPLE_COLUMNS: &[&str] = &["experiment", "point", "rep", "gpu_ms", "wall_ms"];
 
 #[derive(Debug, Error)]
 pub enum ResultsError {
@@ -205,121 +132,6 @@ impl Meta {
     }
 }
 
-/// The figures of one measured point.
-pub struct PointOutcome<'a> {
-    pub point: &'a Point,
-    pub measurement: &'a Measurement,
-    pub work: WorkCount,
-    pub dispatches: usize,
-    pub batch: u32,
-    /// The timed pipeline's compiler statistics; empty where the driver has none.
-    pub compiler_statistics: &'a [CompilerStatistic],
-    /// Droplet-shaped walk steps/s at this map size, if measured.
-    pub peak_walk_steps_per_s: Option<f64>,
-    pub total_height_change: f64,
-    /// The largest change of one cell, in height units (instrumented run).
-    pub max_cell_change: f64,
-    pub contention: Contention,
-    /// Heights hit the int32 limits or moved by more than the terrain's relief.
-    pub unstable: bool,
-    /// Two runs of the same job: cells that differ, and the largest difference in
-    /// height units.
-    pub rerun_cells_differing: usize,
-    pub rerun_max_difference: f64,
-}
-
-impl PointOutcome<'_> {
-    fn row(&self, meta: &Meta) -> Vec<String> {
-        let s = &self.point.settings;
-        let m = self.measurement;
-        let c = &self.contention;
-        let per_s = |count: u64, ms: f64| count as f64 / (ms / 1e3);
-        let steps_per_s = per_s(self.work.steps, m.gpu_ms.median);
-        let opt = |v: Option<f64>| v.map(|v| format!("{v}")).unwrap_or_default();
-        vec![
-            meta.experiment.clone(),
-            meta.device.clone(),
-            meta.driver_version.clone(),
-            meta.git_commit.clone(),
-            self.point.index.to_string(),
-            s.size.to_string(),
-            s.seed.to_string(),
-            s.terrain().relief.to_string(),
-            s.droplets.to_string(),
-            s.job().seed.to_string(),
-            s.lifetime.to_string(),
-            s.inertia.to_string(),
-            s.capacity.to_string(),
-            s.erosion.to_string(),
-            s.deposition.to_string(),
-            s.evaporation.to_string(),
-            s.scale.to_string(),
-            s.workgroup.to_string(),
-            self.batch.to_string(),
-            s.droplets.div_ceil(self.batch).to_string(),
-            label(&s.variant),
-            s.atomic_mode().as_str().to_string(),
-            label(&s.spawn),
-            s.tile.to_string(),
-            label(&s.tile_order),
-            s.phases.to_string(),
-            s.passes.to_string(),
-            label(&s.stagger),
-            label(&s.spirv),
-            s.shared_kib.to_string(),
-            label(&s.lever),
-            s.kernel_variant().module_name(),
-            statistics_summary(self.compiler_statistics),
-            self.dispatches.to_string(),
-            m.samples.len().to_string(),
-            m.stop.as_str().to_string(),
-            m.gpu_ms.median.to_string(),
-            m.gpu_ms.min.to_string(),
-            m.gpu_ms.max.to_string(),
-            m.gpu_ms.q1.to_string(),
-            m.gpu_ms.q3.to_string(),
-            m.gpu_ms.rel_iqr().to_string(),
-            m.wall_ms.median.to_string(),
-            self.work.steps.to_string(),
-            self.work.atomics.to_string(),
-            per_s(self.work.droplets, m.gpu_ms.median).to_string(),
-            steps_per_s.to_string(),
-            // Longer times mean lower rates: q3 of the time gives q1 of the rate.
-            per_s(self.work.steps, m.gpu_ms.q3).to_string(),
-            per_s(self.work.steps, m.gpu_ms.q1).to_string(),
-            per_s(self.work.atomics, m.gpu_ms.median).to_string(),
-            opt(self.peak_walk_steps_per_s),
-            opt(self
-                .peak_walk_steps_per_s
-                .map(|peak| 100.0 * steps_per_s / peak)),
-            self.total_height_change.to_string(),
-            self.max_cell_change.to_string(),
-            (f64::from(self.batch.min(s.droplets)) / f64::from(s.size).powi(2)).to_string(),
-            self.unstable.to_string(),
-            c.hits_max.to_string(),
-            c.hits_p99.to_string(),
-            c.hottest_1pct_share.to_string(),
-            c.subgroup_conflicts_per_1000.to_string(),
-            c.zero_add_share.to_string(),
-            c.mass_intended.to_string(),
-            c.mass_applied.to_string(),
-            c.mass_received.to_string(),
-            c.mass_truncated.to_string(),
-            c.mass_lost.to_string(),
-            self.rerun_cells_differing.to_string(),
-            self.rerun_max_difference.to_string(),
-        ]
-    }
-}
-
-/// How serde names a unit enum variant ("global", "morton", ...).
-fn label<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 /// A results folder open for appending.
 pub struct ResultsWriter {
     dir: PathBuf,
@@ -365,8 +177,8 @@ impl ResultsWriter {
             meta.write(dir)?;
             meta
         };
-        let points = append_csv(&points_path, POINT_COLUMNS)?;
-        let samples = append_csv(&samples_path, SAMPLE_COLUMNS)?;
+        let points = append_csv::<PointRow>(&points_path)?;
+        let samples = append_csv::<SampleRow>(&samples_path)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             meta,
@@ -388,20 +200,14 @@ impl ResultsWriter {
     pub fn record(&mut self, outcome: &PointOutcome) -> Result<(), ResultsError> {
         let samples_path = self.dir.join(SAMPLES_CSV);
         let points_path = self.dir.join(POINTS_CSV);
-        for (rep, sample) in outcome.measurement.samples.iter().enumerate() {
+        for sample in outcome.samples(&self.meta) {
             self.samples
-                .write_record([
-                    self.meta.experiment.clone(),
-                    outcome.point.index.to_string(),
-                    rep.to_string(),
-                    sample.gpu_ms.to_string(),
-                    sample.wall_ms.to_string(),
-                ])
+                .serialize(sample)
                 .map_err(csv_error(&samples_path))?;
         }
         self.samples.flush().map_err(io_error(&samples_path))?;
         self.points
-            .write_record(outcome.row(&self.meta))
+            .serialize(outcome.row(&self.meta))
             .map_err(csv_error(&points_path))?;
         self.points.flush().map_err(io_error(&points_path))?;
         self.completed.insert(outcome.point.index);
@@ -409,8 +215,8 @@ impl ResultsWriter {
     }
 }
 
-/// A CSV opened for appending, with its header written if it is new.
-fn append_csv(path: &Path, header: &[&str]) -> Result<csv::Writer<File>, ResultsError> {
+/// A CSV of `Row`s opened for appending, with its header written if it is new.
+fn append_csv<Row: Serialize + Default>(path: &Path) -> Result<csv::Writer<File>, ResultsError> {
     let is_new = std::fs::metadata(path)
         .map(|m| m.len() == 0)
         .unwrap_or(true);
@@ -423,60 +229,44 @@ fn append_csv(path: &Path, header: &[&str]) -> Result<csv::Writer<File>, Results
         .has_headers(false)
         .from_writer(file);
     if is_new {
-        writer.write_record(header).map_err(csv_error(path))?;
+        writer
+            .write_record(columns_of::<Row>())
+            .map_err(csv_error(path))?;
         writer.flush().map_err(io_error(path))?;
     }
     Ok(writer)
 }
 
-/// One row of points.csv, kept whole, with its point index parsed.
-#[derive(Clone, Debug)]
-pub struct PointRecord {
-    pub point: usize,
-    pub record: csv::StringRecord,
-}
-
-pub fn read_points(path: &Path) -> Result<Vec<PointRecord>, ResultsError> {
+/// The rows of a CSV, read by column name; a file with other columns is refused.
+pub fn read_rows<Row: Serialize + Default + DeserializeOwned>(
+    path: &Path,
+) -> Result<Vec<Row>, ResultsError> {
     let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
-    let headers = reader.headers().map_err(csv_error(path))?.clone();
-    if headers.iter().collect::<Vec<_>>() != POINT_COLUMNS {
+    let headers = reader.headers().map_err(csv_error(path))?;
+    if headers
+        .iter()
+        .ne(columns_of::<Row>().iter().map(String::as_str))
+    {
         return Err(ResultsError::Mismatch {
             path: path.to_path_buf(),
-            reason: "its columns are not those of this vkerode's points.csv".into(),
+            reason: "its columns are not those this vkerode writes".into(),
         });
     }
-    let mut rows = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(csv_error(path))?;
-        let point =
-            record
-                .get(4)
-                .and_then(|p| p.parse().ok())
-                .ok_or_else(|| ResultsError::Mismatch {
-                    path: path.to_path_buf(),
-                    reason: format!(
-                        "row {:?} has no point index",
-                        record.position().map(|p| p.line())
-                    ),
-                })?;
-        rows.push(PointRecord { point, record });
-    }
-    Ok(rows)
-}
-
-fn read_samples(path: &Path) -> Result<Vec<csv::StringRecord>, ResultsError> {
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
     reader
-        .records()
+        .deserialize()
         .collect::<Result<_, _>>()
         .map_err(csv_error(path))
 }
 
-fn sample_point(record: &csv::StringRecord) -> Option<usize> {
-    record.get(1)?.parse().ok()
+pub fn read_points(path: &Path) -> Result<Vec<PointRow>, ResultsError> {
+    read_rows(path)
+}
+
+fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    read_rows(path)
 }
 
 /// Rewrites samples.csv without the samples of points that never completed (a sweep
@@ -484,17 +274,21 @@ fn sample_point(record: &csv::StringRecord) -> Option<usize> {
 fn drop_samples_except(path: &Path, completed: &BTreeSet<usize>) -> Result<(), ResultsError> {
     let kept: Vec<_> = read_samples(path)?
         .into_iter()
-        .filter(|r| sample_point(r).is_some_and(|p| completed.contains(&p)))
+        .filter(|r| completed.contains(&r.point))
         .collect();
-    write_csv(path, SAMPLE_COLUMNS, &kept)
+    write_csv(path, &kept)
 }
 
-fn write_csv(path: &Path, header: &[&str], rows: &[csv::StringRecord]) -> Result<(), ResultsError> {
+fn write_csv<Row: Serialize + Default>(path: &Path, rows: &[Row]) -> Result<(), ResultsError> {
     write_atomically(path, |out| {
-        let mut writer = csv::Writer::from_writer(out);
-        writer.write_record(header).map_err(std::io::Error::other)?;
+        let mut writer = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(out);
+        writer
+            .write_record(columns_of::<Row>())
+            .map_err(std::io::Error::other)?;
         for row in rows {
-            writer.write_record(row).map_err(std::io::Error::other)?;
+            writer.serialize(row).map_err(std::io::Error::other)?;
         }
         writer.flush()
     })
@@ -514,7 +308,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<usize, ResultsError> {
         });
     };
     let mut meta = Meta::read(first)?;
-    let mut points: Vec<PointRecord> = Vec::new();
+    let mut points: Vec<PointRow> = Vec::new();
     let mut samples = Vec::new();
     let mut seen = BTreeSet::new();
     for dir in inputs {
@@ -550,26 +344,12 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<usize, ResultsError> {
         samples.extend(read_samples(&dir.join(SAMPLES_CSV))?);
     }
     points.sort_by_key(|r| r.point);
-    samples.sort_by_key(|r| sample_point(r).unwrap_or(usize::MAX));
+    samples.sort_by_key(|r| r.point);
     std::fs::create_dir_all(out).map_err(io_error(out))?;
-    let rows: Vec<_> = points.into_iter().map(|r| r.record).collect();
-    write_csv(&out.join(POINTS_CSV), POINT_COLUMNS, &rows)?;
-    write_csv(&out.join(SAMPLES_CSV), SAMPLE_COLUMNS, &samples)?;
+    write_csv(&out.join(POINTS_CSV), &points)?;
+    write_csv(&out.join(SAMPLES_CSV), &samples)?;
     meta.shard = None;
     meta.merged_from = inputs.iter().map(|p| p.display().to_string()).collect();
     meta.write(out)?;
-    Ok(rows.len())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn column_names_are_unique() {
-        let mut names: Vec<&str> = POINT_COLUMNS.to_vec();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), POINT_COLUMNS.len());
-    }
+    Ok(points.len())
 }

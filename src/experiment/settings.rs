@@ -392,7 +392,7 @@ fn key_of(param: &str) -> &'static str {
 }
 
 /// A config switch: `"on"` / `"off"`, or `true` / `false`.
-mod switch {
+pub(crate) mod switch {
     use serde::{Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(on: &bool, serializer: S) -> Result<S::Ok, S::Error> {

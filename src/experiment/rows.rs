@@ -1,0 +1,283 @@
+//! The rows of a sweep's `points.csv` and `samples.csv`, as types: written with serde,
+//! read back by column name.
+
+use serde::{Deserialize, Serialize};
+
+use super::config::Point;
+use super::measure::Measurement;
+use super::results::Meta;
+use super::settings::switch;
+use crate::erosion::{
+    AtomicMode, Contention, DropletShader, Lever, SpawnMode, SpirvBuild, TileOrder, WorkCount,
+};
+use crate::gpu::{statistics_summary, CompilerStatistic};
+
+/// One row of points.csv: identification, the point's settings (every axis is one of
+/// them), then its figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointRow {
+    pub experiment: String,
+    pub device: String,
+    pub driver: String,
+    pub commit: String,
+    pub point: usize,
+    pub size: u32,
+    pub seed: u32,
+    pub relief: f32,
+    pub droplets: u32,
+    pub droplet_seed: u32,
+    pub lifetime: u32,
+    pub inertia: f32,
+    pub capacity: f32,
+    pub erosion: f32,
+    pub deposition: f32,
+    pub evaporation: f32,
+    pub scale: f32,
+    pub workgroup: u32,
+    pub batch: u32,
+    pub batches: u32,
+    pub variant: DropletShader,
+    pub atomics: AtomicMode,
+    pub spawn: SpawnMode,
+    pub tile: u32,
+    pub tile_order: TileOrder,
+    pub phases: u32,
+    pub passes: u32,
+    #[serde(with = "switch")]
+    pub stagger: bool,
+    pub spirv: SpirvBuild,
+    pub shared_kib: u32,
+    pub lever: Lever,
+    /// The droplet module that ran.
+    pub kernel: String,
+    pub compiler_stats: String,
+    pub dispatches: usize,
+    pub reps: usize,
+    pub stop_reason: String,
+    pub gpu_ms_median: f64,
+    pub gpu_ms_min: f64,
+    pub gpu_ms_max: f64,
+    pub gpu_ms_q1: f64,
+    pub gpu_ms_q3: f64,
+    pub gpu_ms_rel_iqr: f64,
+    pub wall_ms_median: f64,
+    pub steps: u64,
+    pub atomic_adds: u64,
+    pub droplets_per_s: f64,
+    pub steps_per_s: f64,
+    pub steps_per_s_q1: f64,
+    pub steps_per_s_q3: f64,
+    pub atomics_per_s: f64,
+    pub peak_walk_steps_per_s: Option<f64>,
+    pub percent_of_peak: Option<f64>,
+    pub total_height_change: f64,
+    pub max_cell_change: f64,
+    pub in_flight_per_cell: f64,
+    pub unstable: bool,
+    pub hits_max: u32,
+    pub hits_p99: u32,
+    pub hottest_1pct_share: f64,
+    pub subgroup_conflicts_per_1000: f64,
+    pub zero_add_share: f64,
+    pub mass_intended: f64,
+    pub mass_applied: f64,
+    pub mass_received: f64,
+    pub mass_truncated: f64,
+    pub mass_lost: f64,
+    pub rerun_cells_differing: usize,
+    pub rerun_max_difference: f64,
+}
+
+/// One timed repetition of a point.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleRow {
+    pub experiment: String,
+    pub point: usize,
+    pub rep: usize,
+    pub gpu_ms: f64,
+    pub wall_ms: f64,
+}
+
+/// The column names of a row type, in order, as serde writes them.
+pub fn columns_of<T: Serialize + Default>() -> Vec<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer
+        .serialize(T::default())
+        .expect("a row serializes to CSV");
+    let bytes = writer.into_inner().expect("a Vec takes every byte");
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+    let headers = reader.headers().expect("the header just written");
+    headers.iter().map(str::to_string).collect()
+}
+
+/// The columns of points.csv.
+pub fn point_columns() -> Vec<String> {
+    columns_of::<PointRow>()
+}
+
+/// The columns of samples.csv.
+pub fn sample_columns() -> Vec<String> {
+    columns_of::<SampleRow>()
+}
+
+/// The figures of one measured point.
+pub struct PointOutcome<'a> {
+    pub point: &'a Point,
+    pub measurement: &'a Measurement,
+    pub work: WorkCount,
+    pub dispatches: usize,
+    pub batch: u32,
+    /// The timed pipeline's compiler statistics; empty where the driver has none.
+    pub compiler_statistics: &'a [CompilerStatistic],
+    /// Droplet-shaped walk steps/s at this map size, if measured.
+    pub peak_walk_steps_per_s: Option<f64>,
+    pub total_height_change: f64,
+    /// The largest change of one cell, in height units (instrumented run).
+    pub max_cell_change: f64,
+    pub contention: Contention,
+    /// Heights hit the int32 limits or moved by more than the terrain's relief.
+    pub unstable: bool,
+    /// Two runs of the same job: cells that differ, and the largest difference in
+    /// height units.
+    pub rerun_cells_differing: usize,
+    pub rerun_max_difference: f64,
+}
+
+impl PointOutcome<'_> {
+    pub fn row(&self, meta: &Meta) -> PointRow {
+        let s = &self.point.settings;
+        let m = self.measurement;
+        let c = &self.contention;
+        let per_s = |count: u64, ms: f64| count as f64 / (ms / 1e3);
+        let steps_per_s = per_s(self.work.steps, m.gpu_ms.median);
+        PointRow {
+            experiment: meta.experiment.clone(),
+            device: meta.device.clone(),
+            driver: meta.driver_version.clone(),
+            commit: meta.git_commit.clone(),
+            point: self.point.index,
+            size: s.size,
+            seed: s.seed,
+            relief: s.terrain().relief,
+            droplets: s.droplets,
+            droplet_seed: s.job().seed,
+            lifetime: s.lifetime,
+            inertia: s.inertia,
+            capacity: s.capacity,
+            erosion: s.erosion,
+            deposition: s.deposition,
+            evaporation: s.evaporation,
+            scale: s.scale,
+            workgroup: s.workgroup,
+            batch: self.batch,
+            batches: s.droplets.div_ceil(self.batch),
+            variant: s.variant,
+            atomics: s.atomic_mode(),
+            spawn: s.spawn,
+            tile: s.tile,
+            tile_order: s.tile_order,
+            phases: s.phases,
+            passes: s.passes,
+            stagger: s.stagger,
+            spirv: s.spirv,
+            shared_kib: s.shared_kib,
+            lever: s.lever,
+            kernel: s.kernel_variant().module_name(),
+            compiler_stats: statistics_summary(self.compiler_statistics),
+            dispatches: self.dispatches,
+            reps: m.samples.len(),
+            stop_reason: m.stop.as_str().to_string(),
+            gpu_ms_median: m.gpu_ms.median,
+            gpu_ms_min: m.gpu_ms.min,
+            gpu_ms_max: m.gpu_ms.max,
+            gpu_ms_q1: m.gpu_ms.q1,
+            gpu_ms_q3: m.gpu_ms.q3,
+            gpu_ms_rel_iqr: m.gpu_ms.rel_iqr(),
+            wall_ms_median: m.wall_ms.median,
+            steps: self.work.steps,
+            atomic_adds: self.work.atomics,
+            droplets_per_s: per_s(self.work.droplets, m.gpu_ms.median),
+            steps_per_s,
+            // Longer times mean lower rates: q3 of the time gives q1 of the rate.
+            steps_per_s_q1: per_s(self.work.steps, m.gpu_ms.q3),
+            steps_per_s_q3: per_s(self.work.steps, m.gpu_ms.q1),
+            atomics_per_s: per_s(self.work.atomics, m.gpu_ms.median),
+            peak_walk_steps_per_s: self.peak_walk_steps_per_s,
+            percent_of_peak: self
+                .peak_walk_steps_per_s
+                .map(|peak| 100.0 * steps_per_s / peak),
+            total_height_change: self.total_height_change,
+            max_cell_change: self.max_cell_change,
+            in_flight_per_cell: f64::from(self.batch.min(s.droplets)) / f64::from(s.size).powi(2),
+            unstable: self.unstable,
+            hits_max: c.hits_max,
+            hits_p99: c.hits_p99,
+            hottest_1pct_share: c.hottest_1pct_share,
+            subgroup_conflicts_per_1000: c.subgroup_conflicts_per_1000,
+            zero_add_share: c.zero_add_share,
+            mass_intended: c.mass_intended,
+            mass_applied: c.mass_applied,
+            mass_received: c.mass_received,
+            mass_truncated: c.mass_truncated,
+            mass_lost: c.mass_lost,
+            rerun_cells_differing: self.rerun_cells_differing,
+            rerun_max_difference: self.rerun_max_difference,
+        }
+    }
+
+    pub fn samples<'m>(&'m self, meta: &'m Meta) -> impl Iterator<Item = SampleRow> + 'm {
+        let point = self.point.index;
+        self.measurement
+            .samples
+            .iter()
+            .enumerate()
+            .map(move |(rep, sample)| SampleRow {
+                experiment: meta.experiment.clone(),
+                point,
+                rep,
+                gpu_ms: sample.gpu_ms,
+                wall_ms: sample.wall_ms,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_names_are_unique() {
+        let mut names = point_columns();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+
+    #[test]
+    fn a_row_reads_back_by_name_as_it_was_written() {
+        let row = PointRow {
+            experiment: "e".into(),
+            point: 7,
+            relief: 2048.5,
+            stagger: true,
+            variant: DropletShader::FastQuads,
+            peak_walk_steps_per_s: Some(1.5e9),
+            steps_per_s: 0.1 + 0.2,
+            ..PointRow::default()
+        };
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.serialize(&row).unwrap();
+        let bytes = writer.into_inner().unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            text.contains(",on,") && text.contains(",fast-quads,"),
+            "{text}"
+        );
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
+        let back: PointRow = reader.deserialize().next().unwrap().unwrap();
+        assert_eq!(back, row);
+    }
+}
