@@ -8,14 +8,16 @@ mod gpu;
 mod hash;
 mod params;
 pub mod peak;
+mod runner;
 mod spawn;
 mod variant;
 
 pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS_PER_DROPLET};
 pub use contention::Contention;
-pub use gpu::{DropletKernel, DropletRunner, FixedHeightfield, GpuRun, RunMode};
+pub use gpu::{DropletKernel, FixedHeightfield};
 pub use hash::{droplet_start, pcg_hash};
 pub use params::{AtomicMode, DropletJob, KernelParams, ParamError, Passes};
+pub use runner::{DropletRunner, GpuRun, RunMode};
 pub use spawn::{Spawn, SpawnMode, TileOrder};
 pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
 
