@@ -111,3 +111,33 @@ fn checkerboard_phases_and_batches_run_every_droplet_once() {
     );
     assert_validation_clean(&ctx);
 }
+
+#[test]
+fn the_runner_refuses_tiles_that_leave_a_colour_without_a_tile() {
+    let ctx = validated_device();
+    let variant = KernelVariant::paper(AtomicMode::Int, SpawnMode::Tiled);
+    let kernel = DropletKernel::new(&ctx, 64, SCALE, variant).unwrap();
+    let cells = fixed_terrain(SIDE, 3);
+    let map = FixedHeightfield::new(SIDE, SIDE, &cells);
+    let mut job = tiled_job(1000, TileOrder::Linear, 9, 30);
+    job.spawn.tile = SIDE / 2;
+    let error = kernel
+        .run_counted(&map, &job, 1000)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("tile must be small enough for 3 tiles"),
+        "{error}"
+    );
+    job.spawn.phases = 4;
+    assert_eq!(
+        kernel
+            .run_counted(&map, &job, 1000)
+            .unwrap()
+            .work
+            .unwrap()
+            .droplets,
+        1000
+    );
+    assert_validation_clean(&ctx);
+}
