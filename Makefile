@@ -11,7 +11,7 @@ DEMO_SIZE ?= 512
 DEMO_DROPLETS ?= 300000
 DEMO_OUT ?= out/demo
 
-.PHONY: all deps build demo test lint clean
+.PHONY: all deps build demo test lint gpu-loader-debs clean
 
 all: build
 
@@ -39,9 +39,22 @@ demo: build
 test: deps
 	$(CARGO) test --release
 
-lint:
+lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# For a GPU machine with a Vulkan driver but no Vulkan loader (and no network): the
+# loader's Debian/Ubuntu packages, amd64, into .gl/ (git-ignored). Carry .gl there with
+# target/release/vkerode and run `. tools/use-gpu-loader.sh` first (README, "On a GPU
+# machine").
+GPU_LOADER_PACKAGES := libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libgles2 libopengl0
+GPU_LOADER_LISTS := /tmp/vkerode-amd64-lists
+gpu-loader-debs:
+	mkdir -p .gl $(GPU_LOADER_LISTS)/partial
+	apt-get -oAPT::Architecture=amd64 -oDir::State::Lists=$(GPU_LOADER_LISTS) update >/dev/null
+	chmod a+rwx .gl
+	cd .gl && apt-get -oAPT::Architecture=amd64 -oDir::State::Lists=$(GPU_LOADER_LISTS) download $(GPU_LOADER_PACKAGES)
+	ls -1 .gl
 
 clean:
 	$(CARGO) clean

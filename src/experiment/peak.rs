@@ -20,8 +20,9 @@ use crate::terrain::files::write_atomically;
 /// Walk steps per walker, as the paper's lifetime.
 const WALK_STEPS: u32 = 30;
 
-/// Work per probe, scaled to the device: a GPU gets the figures of ../shared/GPU.md's
-/// probe (4M walkers, 4M x 64 random adds); a CPU device a thousandth of the time.
+/// Work per probe, scaled to the device: a GPU gets 4M walkers and 4M x 64 random adds
+/// (the sizes of the first H200 probe, results/README.md "The ceiling"); a CPU device
+/// a thousandth of the time.
 #[derive(Clone, Copy, Debug)]
 pub struct ProbeSize {
     pub walkers: u32,
