@@ -281,61 +281,39 @@ mod tests {
     use crate::gpu::push_constant_members;
     use std::mem::offset_of;
 
+    /// (GLSL member, offset of the Rust field) of a push-constant struct.
+    macro_rules! layout {
+        ($ty:ty { $($glsl:ident => $field:ident),* $(,)? }) => {
+            [$((stringify!($glsl), offset_of!($ty, $field))),*]
+        };
+    }
+
     /// Each GLSL member of `DropletParams` and the offset of its Rust field: a test holds
     /// them to the offsets in every droplet module's SPIR-V.
-    const DROPLET_PUSH_LAYOUT: [(&str, usize); 21] = [
-        ("MAP_WIDTH", offset_of!(DropletPushConstants, map_width)),
-        ("MAP_HEIGHT", offset_of!(DropletPushConstants, map_height)),
-        (
-            "MAX_LIFETIME",
-            offset_of!(DropletPushConstants, max_lifetime),
-        ),
-        ("INERTIA", offset_of!(DropletPushConstants, inertia)),
-        (
-            "CAPACITY_FACTOR",
-            offset_of!(DropletPushConstants, capacity_factor),
-        ),
-        (
-            "EROSION_RATE",
-            offset_of!(DropletPushConstants, erosion_rate),
-        ),
-        (
-            "DEPOSITION_RATE",
-            offset_of!(DropletPushConstants, deposition_rate),
-        ),
-        (
-            "EVAPORATION_RATE",
-            offset_of!(DropletPushConstants, evaporation_rate),
-        ),
-        ("SEED", offset_of!(DropletPushConstants, seed)),
-        (
-            "BATCH_BASE_ID",
-            offset_of!(DropletPushConstants, batch_base_id),
-        ),
-        ("BATCH_SIZE", offset_of!(DropletPushConstants, batch_size)),
-        ("TILE_SIZE", offset_of!(DropletPushConstants, tile_size)),
-        ("TILE_ORDER", offset_of!(DropletPushConstants, tile_order)),
-        (
-            "PHASE_STRIDE",
-            offset_of!(DropletPushConstants, phase_stride),
-        ),
-        ("PHASE", offset_of!(DropletPushConstants, phase)),
-        ("GROUP_BASE", offset_of!(DropletPushConstants, group_base)),
-        ("PASS", offset_of!(DropletPushConstants, pass)),
-        ("PASS_COUNT", offset_of!(DropletPushConstants, pass_count)),
-        (
-            "STEPS_PER_PASS",
-            offset_of!(DropletPushConstants, steps_per_pass),
-        ),
-        ("STAGGER", offset_of!(DropletPushConstants, stagger)),
-        (
-            "COLOUR_GROUPS",
-            offset_of!(DropletPushConstants, colour_groups),
-        ),
-    ];
-
-    const APPLY_PUSH_LAYOUT: [(&str, usize); 1] =
-        [("CELLS", offset_of!(ApplyPushConstants, cells))];
+    const DROPLET_PUSH_LAYOUT: [(&str, usize); 21] = layout!(DropletPushConstants {
+        MAP_WIDTH => map_width,
+        MAP_HEIGHT => map_height,
+        MAX_LIFETIME => max_lifetime,
+        INERTIA => inertia,
+        CAPACITY_FACTOR => capacity_factor,
+        EROSION_RATE => erosion_rate,
+        DEPOSITION_RATE => deposition_rate,
+        EVAPORATION_RATE => evaporation_rate,
+        SEED => seed,
+        BATCH_BASE_ID => batch_base_id,
+        BATCH_SIZE => batch_size,
+        TILE_SIZE => tile_size,
+        TILE_ORDER => tile_order,
+        PHASE_STRIDE => phase_stride,
+        PHASE => phase,
+        GROUP_BASE => group_base,
+        PASS => pass,
+        PASS_COUNT => pass_count,
+        STEPS_PER_PASS => steps_per_pass,
+        STAGGER => stagger,
+        COLOUR_GROUPS => colour_groups,
+    });
+    const APPLY_PUSH_LAYOUT: [(&str, usize); 1] = layout!(ApplyPushConstants { CELLS => cells });
 
     /// The module's push-constant members, with the Rust layout's names and offsets,
     /// and the block's size against the Rust struct's.

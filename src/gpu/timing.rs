@@ -1,6 +1,8 @@
 //! GPU timestamps: 64-bit query results, masked to the queue's valid bits and scaled
 //! by `timestampPeriod`.
 
+use std::cell::Cell;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,10 +11,12 @@ use ash::vk;
 use super::context::Context;
 use super::error::{GpuError, GpuResult, VkResultExt};
 
+/// Not `Sync`: two threads' submissions must not reset and write one pool at once.
 pub struct TimestampQueries {
     ctx: Arc<Context>,
     pool: vk::QueryPool,
     count: u32,
+    _not_sync: PhantomData<Cell<()>>,
 }
 
 impl TimestampQueries {
@@ -31,6 +35,7 @@ impl TimestampQueries {
             ctx: Arc::clone(ctx),
             pool,
             count,
+            _not_sync: PhantomData,
         }))
     }
 
