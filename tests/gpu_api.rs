@@ -53,6 +53,8 @@ fn misrecorded_commands_are_errors_and_the_stream_stays_usable() {
     assert!(err.contains("made for another pipeline"), "{err}");
     let err = recording_error(stream.submit(|rec| rec.copy(&heights, &upload)));
     assert!(err.contains("cannot be copied into"), "{err}");
+    let err = recording_error(stream.submit(|rec| rec.copy(&heights, &heights)));
+    assert!(err.contains("onto itself"), "{err}");
     let err = recording_error(stream.submit(|rec| {
         rec.bind(&pipeline, &set);
         rec.push_constants(&cells);

@@ -57,7 +57,7 @@ pub struct RunSettings {
     #[arg(long, default_value_t = Self::DEFAULT.workgroup)]
     pub workgroup: u32,
     /// Droplets per dispatch at most. Default: one per 64 map cells, for stability.
-    #[arg(long, conflicts_with = "batches")]
+    #[arg(long)]
     pub batch: Option<u32>,
     /// Run the droplets in this many dispatches of equal size (instead of --batch).
     #[arg(long)]

@@ -167,12 +167,18 @@ impl<'r> Recorder<'r> {
 
     /// Copies all of `src` (or as much as fits) to the start of `dst`.
     pub fn copy(&mut self, src: &'r Buffer, dst: &'r Buffer) {
-        let problem = (!src.kind().transfer_source())
-            .then(|| format!("buffer {:?} cannot be copied from", src.name()))
-            .or_else(|| {
-                (!dst.kind().transfer_destination())
-                    .then(|| format!("buffer {:?} cannot be copied into", dst.name()))
-            });
+        let problem = if !src.kind().transfer_source() {
+            Some(format!("buffer {:?} cannot be copied from", src.name()))
+        } else if !dst.kind().transfer_destination() {
+            Some(format!("buffer {:?} cannot be copied into", dst.name()))
+        } else if std::ptr::eq(src, dst) {
+            Some(format!(
+                "buffer {:?} cannot be copied onto itself",
+                src.name()
+            ))
+        } else {
+            None
+        };
         if !self.check("a copy", problem) {
             return;
         }
