@@ -21,14 +21,13 @@ macro_rules! say {
 
 mod cli;
 
-use cli::args::{Cli, Command, ErodeArgs, InputArgs, TerrainArgs};
+use cli::args::{Cli, Command, ErodeArgs, InputArgs, KernelsArgs, TerrainArgs};
 use cli::report::{print_device, print_input, print_kernels, print_outcome};
 use vkerode::experiment::config::Experiment;
 use vkerode::experiment::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
 use vkerode::experiment::peak::measure_peaks;
-use vkerode::experiment::plot::{self, PlotRequest};
+use vkerode::experiment::plot;
 use vkerode::experiment::results::merge;
-use vkerode::experiment::settings::RunSettings;
 use vkerode::experiment::sweep::{run_sweep, SweepOptions};
 use vkerode::experiment::TerrainSource;
 use vkerode::experiment::{run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions};
@@ -63,79 +62,21 @@ fn run(cli: Cli) -> Result<()> {
             output,
             format,
         } => convert(&input, &output, format),
-        Command::Sweep {
-            config,
-            results,
-            resume,
-            shard,
-            quiet,
-            overrides,
-        } => {
-            let sweep_options = SweepOptions {
-                results_root: results,
-                resume,
-                shard,
-                quiet,
-            };
-            sweep(&options, &config, &overrides, &sweep_options)
-        }
+        Command::Sweep(args) => sweep(&options, &args.config, &args.overrides, &args.options()),
         Command::Peak { out, cache_only } => {
             let ctx = open_device(&options)?;
             let (table, cached) = measure_peaks(&ctx, cache_only, |line| say!("{line}"))?;
             say!("cached in {}", cached.display());
-            for path in out
-                .map(|dir| table.write(&dir))
-                .transpose()?
-                .unwrap_or_default()
-            {
-                say!("wrote {}", path.display());
-            }
+            say_wrote(
+                out.map(|dir| table.write(&dir))
+                    .transpose()?
+                    .unwrap_or_default(),
+            );
             Ok(())
         }
-        Command::Kernels {
-            variant,
-            workgroup,
-            lever,
-            atomics,
-            spawn,
-            spirv,
-            out,
-        } => {
-            let base = RunSettings {
-                atomics,
-                spawn,
-                spirv,
-                ..RunSettings::DEFAULT
-            };
-            let (variants, notes) = kernel_variants(&variant, &lever, &base);
-            notes.iter().for_each(|note| say!("{note}"));
-            let ctx = open_device(&options)?;
-            let rows = kernel_statistics(&ctx, &variants, &workgroup, base.scale)?;
-            print_kernels(ctx.info(), &rows);
-            if let Some(path) = out {
-                write_statistics_csv(&path, &rows)?;
-                say_wrote([path]);
-            }
-            Ok(())
-        }
-        Command::Plot {
-            csvs,
-            x,
-            y,
-            series,
-            filters,
-            out,
-        } => {
-            let out = plot::stem(&out);
-            let request = PlotRequest {
-                csvs,
-                x,
-                y,
-                series,
-                filters,
-                out,
-            };
-            say_wrote(plot::plot(&request)?);
+        Command::Kernels(args) => kernels(&options, &args),
+        Command::Plot(args) => {
+            say_wrote(plot::plot(&args.request())?);
             Ok(())
         }
         Command::Merge { inputs, out } => {
@@ -288,5 +229,19 @@ fn sweep(
         summary.skipped,
         summary.dir.display()
     );
+    Ok(())
+}
+
+fn kernels(options: &ContextOptions, args: &KernelsArgs) -> Result<()> {
+    let base = args.base();
+    let (variants, notes) = kernel_variants(&args.variant, &args.lever, &base);
+    notes.iter().for_each(|note| say!("{note}"));
+    let ctx = open_device(options)?;
+    let rows = kernel_statistics(&ctx, &variants, &args.workgroup, base.scale)?;
+    print_kernels(ctx.info(), &rows);
+    if let Some(path) = &args.out {
+        write_statistics_csv(path, &rows)?;
+        say_wrote([path.clone()]);
+    }
     Ok(())
 }

@@ -6,8 +6,9 @@ use anyhow::{bail, Result};
 use clap::{Args, Parser, Subcommand};
 
 use vkerode::erosion::{AtomicMode, DropletShader, Lever, SpawnMode, SpirvBuild};
+use vkerode::experiment::plot::{self, PlotRequest};
 use vkerode::experiment::settings::RunSettings;
-use vkerode::experiment::sweep::Shard;
+use vkerode::experiment::sweep::{Shard, SweepOptions};
 use vkerode::experiment::{Engine, TerrainSource};
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
@@ -69,28 +70,7 @@ pub enum Command {
     Erode(Box<ErodeArgs>),
     /// Run an experiment config (experiments/*.toml): every point of its sweep,
     /// measured with GPU timestamps and recorded in results/<experiment>/<device>/.
-    Sweep {
-        /// The experiment config.
-        config: PathBuf,
-        /// Root folder of results.
-        #[arg(long, default_value = "results")]
-        results: PathBuf,
-        /// Continue an interrupted sweep: skip the points already recorded.
-        #[arg(long)]
-        resume: bool,
-        /// Run only every n-th point, starting at the i-th ("i/n", 0-based): one part of
-        /// a sweep split over GPUs or jobs. `vkerode merge` joins the parts.
-        #[arg(long)]
-        shard: Option<Shard>,
-        /// No progress bar.
-        #[arg(long)]
-        quiet: bool,
-        /// Override a setting of the config, e.g. `--set fixed.size=1024`,
-        /// `--set axes.workgroup=[32,64]`, `--set measure.max_reps=10` (values in TOML).
-        /// Overrides are part of the recorded config.
-        #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
-        overrides: Vec<String>,
-    },
+    Sweep(SweepArgs),
     /// Measure the device's int atomicAdd rates (random addresses, and droplet-shaped
     /// walks) and its cache microbenchmark (load latency and read bandwidth against
     /// working set, 4 KiB up), print them and cache them for sweeps' percent-of-peak.
@@ -104,47 +84,9 @@ pub enum Command {
     },
     /// List the driver's compiler statistics (registers, binary size, stack, local and
     /// shared memory on NVIDIA) of droplet kernel variants at given workgroup sizes.
-    Kernels {
-        /// Kernels, comma-separated.
-        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DropletShader::Paper, DropletShader::Fast])]
-        variant: Vec<DropletShader>,
-        /// Workgroup sizes, comma-separated.
-        #[arg(long, value_delimiter = ',', default_values_t = [RunSettings::DEFAULT.workgroup])]
-        workgroup: Vec<u32>,
-        /// L1 levers, comma-separated.
-        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [RunSettings::DEFAULT.lever])]
-        lever: Vec<Lever>,
-        #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.atomics)]
-        atomics: AtomicMode,
-        #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.spawn)]
-        spawn: SpawnMode,
-        #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.spirv)]
-        spirv: SpirvBuild,
-        /// Also write the statistics as CSV, one row per statistic.
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Kernels(KernelsArgs),
     /// Draw a throughput chart (PNG and SVG) from one or more points.csv files.
-    Plot {
-        /// points.csv files; several devices' files can share one chart.
-        #[arg(required = true)]
-        csvs: Vec<PathBuf>,
-        /// Column on the x axis.
-        #[arg(long)]
-        x: String,
-        /// Metric on the y axis.
-        #[arg(long, default_value = "steps_per_s")]
-        y: String,
-        /// Column whose values each get their own series.
-        #[arg(long)]
-        series: Option<String>,
-        /// Only rows where COLUMN equals VALUE ("phases=4"); may be repeated.
-        #[arg(long = "where", value_name = "COLUMN=VALUE", value_parser = parse_filter)]
-        filters: Vec<(String, String)>,
-        /// Output path; .png and .svg are written.
-        #[arg(long)]
-        out: PathBuf,
-    },
+    Plot(PlotArgs),
     /// Join the results folders of a sweep's shards into one.
     Merge {
         /// Shard folders (each with meta.json, points.csv, samples.csv).
@@ -164,6 +106,110 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<HeightFormat>,
     },
+}
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// The experiment config.
+    pub config: PathBuf,
+    /// Root folder of results.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Continue an interrupted sweep: skip the points already recorded.
+    #[arg(long)]
+    pub resume: bool,
+    /// Run only every n-th point, starting at the i-th ("i/n", 0-based): one part of
+    /// a sweep split over GPUs or jobs. `vkerode merge` joins the parts.
+    #[arg(long)]
+    pub shard: Option<Shard>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Override a setting of the config, e.g. `--set fixed.size=1024`,
+    /// `--set axes.workgroup=[32,64]`, `--set measure.max_reps=10` (values in TOML).
+    /// Overrides are part of the recorded config.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+impl SweepArgs {
+    pub fn options(&self) -> SweepOptions {
+        SweepOptions {
+            results_root: self.results.clone(),
+            resume: self.resume,
+            shard: self.shard,
+            quiet: self.quiet,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct KernelsArgs {
+    /// Kernels, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DropletShader::Paper, DropletShader::Fast])]
+    pub variant: Vec<DropletShader>,
+    /// Workgroup sizes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [RunSettings::DEFAULT.workgroup])]
+    pub workgroup: Vec<u32>,
+    /// L1 levers, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [RunSettings::DEFAULT.lever])]
+    pub lever: Vec<Lever>,
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.atomics)]
+    pub atomics: AtomicMode,
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.spawn)]
+    pub spawn: SpawnMode,
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.spirv)]
+    pub spirv: SpirvBuild,
+    /// Also write the statistics as CSV, one row per statistic.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl KernelsArgs {
+    /// The settings every listed build shares.
+    pub fn base(&self) -> RunSettings {
+        RunSettings {
+            atomics: self.atomics,
+            spawn: self.spawn,
+            spirv: self.spirv,
+            ..RunSettings::DEFAULT
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct PlotArgs {
+    /// points.csv files; several devices' files can share one chart.
+    #[arg(required = true)]
+    pub csvs: Vec<PathBuf>,
+    /// Column on the x axis.
+    #[arg(long)]
+    pub x: String,
+    /// Metric on the y axis.
+    #[arg(long, default_value = "steps_per_s")]
+    pub y: String,
+    /// Column whose values each get their own series.
+    #[arg(long)]
+    pub series: Option<String>,
+    /// Only rows where COLUMN equals VALUE ("phases=4"); may be repeated.
+    #[arg(long = "where", value_name = "COLUMN=VALUE", value_parser = parse_filter)]
+    pub filters: Vec<(String, String)>,
+    /// Output path; .png and .svg are written.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+impl PlotArgs {
+    pub fn request(self) -> PlotRequest {
+        PlotRequest {
+            out: plot::stem(&self.out),
+            csvs: self.csvs,
+            x: self.x,
+            y: self.y,
+            series: self.series,
+            filters: self.filters,
+        }
+    }
 }
 
 /// The terrain of `vkerode terrain`: the terrain keys of [`RunSettings`].

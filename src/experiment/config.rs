@@ -148,97 +148,10 @@ impl Experiment {
         }
         let config =
             ExperimentConfig::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
-        if config.name.is_empty()
-            || !config
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return Err(error(
-                "name",
-                format!("{:?} must be letters, digits, '-' or '_'", config.name),
-            ));
-        }
-        let m = &config.measure;
-        if m.min_reps == 0 || m.max_reps < m.min_reps {
-            return Err(error(
-                "measure.max_reps",
-                format!(
-                    "need 1 <= min_reps <= max_reps, got {} and {}",
-                    m.min_reps, m.max_reps
-                ),
-            ));
-        }
-        if !(m.target_rel_iqr.is_finite() && m.target_rel_iqr >= 0.0) {
-            return Err(error(
-                "measure.target_rel_iqr",
-                "must be a finite number >= 0".into(),
-            ));
-        }
-        if !(m.time_budget_s.is_finite() && m.time_budget_s > 0.0) {
-            return Err(error(
-                "measure.time_budget_s",
-                "must be a positive number of seconds".into(),
-            ));
-        }
-
-        // Fixed settings on their own must be valid, axes aside.
-        settings_from(&config.fixed).map_err(|reason| {
-            let key = key_named_in(&reason).map_or("fixed".into(), |k| format!("fixed.{k}"));
-            error(&key, reason)
-        })?;
-        let mut axes: Vec<(String, Vec<toml::Value>)> = Vec::new();
-        for (name, values) in &config.axes {
-            let key = format!("axes.{name}");
-            let toml::Value::Array(values) = values else {
-                return Err(error(&key, "must be a list of values".into()));
-            };
-            if values.is_empty() {
-                return Err(error(
-                    &key,
-                    "is empty; an axis needs at least one value".into(),
-                ));
-            }
-            for (i, value) in values.iter().enumerate() {
-                let mut table = config.fixed.clone();
-                table.insert(name.clone(), value.clone());
-                settings_from(&table).map_err(|reason| error(&format!("{key}[{i}]"), reason))?;
-            }
-            axes.push((name.clone(), values.clone()));
-        }
-
-        let mut points = Vec::new();
-        for (index, combination) in product(&axes).into_iter().enumerate() {
-            let mut table = config.fixed.clone();
-            let mut labels = Vec::new();
-            for (&value_index, (name, values)) in combination.iter().zip(&axes) {
-                let value = &values[value_index];
-                table.insert(name.clone(), value.clone());
-                labels.push((name.clone(), value_label(value)));
-            }
-            let settings = settings_from(&table).map_err(|reason| error("axes", reason))?;
-            settings.check(device).map_err(|e| {
-                let key = e.key;
-                let key = if config.axes.contains_key(key) {
-                    let value = labels
-                        .iter()
-                        .find(|(n, _)| n == key)
-                        .map(|(_, v)| v.clone())
-                        .unwrap_or_default();
-                    format!("axes.{key} = {value}")
-                } else {
-                    format!("fixed.{key}")
-                };
-                error(&key, e.reason)
-            })?;
-            let unsupported = device.and_then(|d| settings.missing_feature(d));
-            points.push(Point {
-                index,
-                unsupported,
-                axes: labels,
-                settings,
-            });
-        }
+        let refused = |(key, reason): Refusal| error(&key, reason);
+        config.check_header().map_err(refused)?;
+        let axes = config.checked_axes().map_err(refused)?;
+        let points = config.points(&axes, device).map_err(refused)?;
         Ok(Self {
             file: file.to_path_buf(),
             config,
@@ -260,6 +173,105 @@ impl Experiment {
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
         }
         format!("{hash:016x}")
+    }
+}
+
+/// A config key and why it is refused.
+type Refusal = (String, String);
+
+/// An axis: its key and its values, in the config's order.
+type Axis = (String, Vec<toml::Value>);
+
+impl ExperimentConfig {
+    /// The name and the measurement settings.
+    fn check_header(&self) -> Result<(), Refusal> {
+        let refuse = |key: &str, reason: String| Err((key.to_string(), reason));
+        let name_ok = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if self.name.is_empty() || !self.name.chars().all(name_ok) {
+            return refuse(
+                "name",
+                format!("{:?} must be letters, digits, '-' or '_'", self.name),
+            );
+        }
+        let m = &self.measure;
+        if m.min_reps == 0 || m.max_reps < m.min_reps {
+            return refuse(
+                "measure.max_reps",
+                format!(
+                    "need 1 <= min_reps <= max_reps, got {} and {}",
+                    m.min_reps, m.max_reps
+                ),
+            );
+        }
+        if !(m.target_rel_iqr.is_finite() && m.target_rel_iqr >= 0.0) {
+            return refuse(
+                "measure.target_rel_iqr",
+                "must be a finite number >= 0".into(),
+            );
+        }
+        if !(m.time_budget_s.is_finite() && m.time_budget_s > 0.0) {
+            return refuse(
+                "measure.time_budget_s",
+                "must be a positive number of seconds".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The axes, once the fixed settings on their own and each axis value with them
+    /// are valid settings.
+    fn checked_axes(&self) -> Result<Vec<Axis>, Refusal> {
+        settings_from(&self.fixed).map_err(|reason| {
+            let key = key_named_in(&reason).map_or("fixed".into(), |k| format!("fixed.{k}"));
+            (key, reason)
+        })?;
+        let mut axes = Vec::new();
+        for (name, values) in &self.axes {
+            let key = format!("axes.{name}");
+            let toml::Value::Array(values) = values else {
+                return Err((key, "must be a list of values".into()));
+            };
+            if values.is_empty() {
+                return Err((key, "is empty; an axis needs at least one value".into()));
+            }
+            for (i, value) in values.iter().enumerate() {
+                let mut table = self.fixed.clone();
+                table.insert(name.clone(), value.clone());
+                settings_from(&table).map_err(|reason| (format!("{key}[{i}]"), reason))?;
+            }
+            axes.push((name.clone(), values.clone()));
+        }
+        Ok(axes)
+    }
+
+    /// Every point of the product, checked (with a device, against its limits).
+    fn points(&self, axes: &[Axis], device: Option<&DeviceInfo>) -> Result<Vec<Point>, Refusal> {
+        let mut points = Vec::new();
+        for (index, combination) in product(axes).into_iter().enumerate() {
+            let mut table = self.fixed.clone();
+            let mut labels = Vec::new();
+            for (&value_index, (name, values)) in combination.iter().zip(axes) {
+                let value = &values[value_index];
+                table.insert(name.clone(), value.clone());
+                labels.push((name.clone(), value_label(value)));
+            }
+            let settings = settings_from(&table).map_err(|reason| ("axes".into(), reason))?;
+            settings.check(device).map_err(|e| {
+                let key = match labels.iter().find(|(name, _)| name == e.key) {
+                    Some((name, value)) => format!("axes.{name} = {value}"),
+                    None => format!("fixed.{}", e.key),
+                };
+                (key, e.reason)
+            })?;
+            let unsupported = device.and_then(|d| settings.missing_feature(d));
+            points.push(Point {
+                index,
+                unsupported,
+                axes: labels,
+                settings,
+            });
+        }
+        Ok(points)
     }
 }
 
@@ -316,7 +328,7 @@ fn value_label(value: &toml::Value) -> String {
 }
 
 /// Every combination of indices into the axes, first axis outermost.
-fn product(axes: &[(String, Vec<toml::Value>)]) -> Vec<Vec<usize>> {
+fn product(axes: &[Axis]) -> Vec<Vec<usize>> {
     axes.iter().fold(vec![Vec::new()], |acc, (_, values)| {
         acc.into_iter()
             .flat_map(|prefix| {

@@ -191,6 +191,61 @@ fn prepare_terrain(
     }
 }
 
+/// What an engine's run of the job gave.
+struct EngineRun {
+    cells: Vec<i32>,
+    figures: RunFigures,
+    work: WorkCount,
+    contention: Option<Contention>,
+    dispatches: usize,
+    provenance: Provenance,
+}
+
+/// A timed run, then an instrumented one to count the work; one upload of the map
+/// serves both, each starting from a fresh copy.
+fn run_on_gpu(
+    ctx: &Arc<Context>,
+    kernel: &DropletKernel,
+    map: &FixedHeightfield,
+    job: &DropletJob,
+    batch: u32,
+) -> Result<EngineRun, ExperimentError> {
+    let mut runner = kernel.prepare(map)?;
+    let timed = runner.execute(job, batch, RunMode::TIMED)?;
+    let counted = runner.execute(job, batch, RunMode::COUNTED)?;
+    let work = counted.work.unwrap_or_default();
+    let source = match timed.gpu_time {
+        Some(_) => TimeSource::GpuTimestamps,
+        None => TimeSource::WallClock,
+    };
+    Ok(EngineRun {
+        figures: RunFigures::new(source, timed.gpu_time, timed.wall_time, &work),
+        cells: timed.cells,
+        work,
+        contention: counted.contention,
+        dispatches: timed.dispatches,
+        provenance: Provenance::collect(ctx.info()),
+    })
+}
+
+fn run_on_cpu(engine: Engine, map: &FixedHeightfield, job: &DropletJob) -> EngineRun {
+    let mut cells = map.cells.to_vec();
+    let (w, h) = (map.width as usize, map.height as usize);
+    let started = Instant::now();
+    let work = match engine {
+        Engine::CpuSequential => erode_sequential(&mut cells, w, h, job),
+        _ => erode_parallel(&mut cells, w, h, job),
+    };
+    EngineRun {
+        cells,
+        figures: RunFigures::new(TimeSource::CpuWallClock, None, started.elapsed(), &work),
+        work,
+        contention: None,
+        dispatches: 0,
+        provenance: Provenance::cpu(),
+    }
+}
+
 /// Runs the request; `ctx` is needed for the GPU engine only.
 pub fn run_erosion(
     ctx: Option<&Arc<Context>>,
@@ -224,42 +279,19 @@ pub fn run_erosion(
     let before = Heightmap::from_fixed(w, h, &initial, scale)?;
     let batch = settings.droplets_per_dispatch(initial.len() as u64);
 
-    let (cells, figures, work, contention, dispatches, provenance) = match (gpu, &kernel) {
-        (Some(ctx), Some(kernel)) => {
-            let map = FixedHeightfield::new(w as u32, h as u32, &initial);
-            // One upload of the map serves both runs; each starts from a fresh copy.
-            let mut runner = kernel.prepare(&map)?;
-            let timed = runner.execute(&job, batch, RunMode::TIMED)?;
-            let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
-            let work = counted.work.unwrap_or_default();
-            let source = match timed.gpu_time {
-                Some(_) => TimeSource::GpuTimestamps,
-                None => TimeSource::WallClock,
-            };
-            let figures = RunFigures::new(source, timed.gpu_time, timed.wall_time, &work);
-            let provenance = Provenance::collect(ctx.info());
-            let batches = timed.dispatches;
-            (
-                timed.cells,
-                figures,
-                work,
-                counted.contention,
-                batches,
-                provenance,
-            )
-        }
-        _ => {
-            let mut cells = initial.clone();
-            let started = Instant::now();
-            let work = match request.engine {
-                Engine::CpuSequential => erode_sequential(&mut cells, w, h, &job),
-                _ => erode_parallel(&mut cells, w, h, &job),
-            };
-            let wall = started.elapsed();
-            let figures = RunFigures::new(TimeSource::CpuWallClock, None, wall, &work);
-            (cells, figures, work, None, 0, Provenance::cpu())
-        }
+    let map = FixedHeightfield::new(w as u32, h as u32, &initial);
+    let run = match (gpu, &kernel) {
+        (Some(ctx), Some(kernel)) => run_on_gpu(ctx, kernel, &map, &job, batch)?,
+        _ => run_on_cpu(request.engine, &map, &job),
     };
+    let EngineRun {
+        cells,
+        figures,
+        work,
+        contention,
+        dispatches,
+        provenance,
+    } = run;
     let after = Heightmap::from_fixed(w, h, &cells, scale)?;
     let report = ErodeReport {
         provenance,

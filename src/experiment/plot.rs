@@ -134,26 +134,24 @@ fn quartile_columns(metric: &str, columns: &[String]) -> Option<(String, String)
     (columns.contains(&q1) && columns.contains(&q3)).then_some((q1, q3))
 }
 
-fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
-    let columns = point_columns();
-    for column in [Some(&request.x), Some(&request.y), request.series.as_ref()]
-        .into_iter()
-        .flatten()
-    {
-        if !columns.contains(column) {
-            return Err(PlotError::Request(format!(
-                "{column:?} is not a points.csv column; the columns are: {}",
-                columns.join(", ")
-            )));
-        }
-    }
-    let quartiles = quartile_columns(&request.y, &columns);
-    let mut groups: BTreeMap<String, Series> = BTreeMap::new();
-    let mut experiments = Vec::new();
-    let mut devices = Vec::new();
-    for path in &request.csvs {
+/// The series read so far, with the experiments and devices they came from.
+#[derive(Default)]
+struct Gathered {
+    groups: BTreeMap<String, Series>,
+    experiments: Vec<String>,
+    devices: Vec<String>,
+}
+
+impl Gathered {
+    /// Adds the rows of one points.csv that pass the filters.
+    fn read(
+        &mut self,
+        path: &Path,
+        request: &PlotRequest,
+        quartiles: Option<&(String, String)>,
+    ) -> Result<(), PlotError> {
         let bad = |reason: String| PlotError::Input {
-            path: path.clone(),
+            path: path.to_path_buf(),
             reason,
         };
         let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
@@ -172,7 +170,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
             col("device")?,
         );
         let si = request.series.as_deref().map(col).transpose()?;
-        let qi = match &quartiles {
+        let qi = match quartiles {
             Some((q1, q3)) => Some((col(q1)?, col(q3)?)),
             None => None,
         };
@@ -202,17 +200,17 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
             };
             let device = record.get(di).unwrap_or_default().to_string();
             let experiment = record.get(ei).unwrap_or_default().to_string();
-            if !devices.contains(&device) {
-                devices.push(device.clone());
+            if !self.devices.contains(&device) {
+                self.devices.push(device.clone());
             }
-            if !experiments.contains(&experiment) {
-                experiments.push(experiment);
+            if !self.experiments.contains(&experiment) {
+                self.experiments.push(experiment);
             }
             let mut name = device;
             if let (Some(si), Some(column)) = (si, &request.series) {
                 name = format!("{name}, {column} {}", record.get(si).unwrap_or_default());
             }
-            groups
+            self.groups
                 .entry(name.clone())
                 .or_insert_with(|| Series {
                     name,
@@ -221,19 +219,13 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
                 .points
                 .push((x, y, iqr));
         }
+        Ok(())
     }
-    let mut series: Vec<Series> = groups.into_values().collect();
-    let title_filter: String = request
-        .filters
-        .iter()
-        .map(|(column, value)| format!(", {column} {value}"))
-        .collect();
-    for s in &mut series {
-        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
-    if series.iter().all(|s| s.points.is_empty()) {
-        return Err(PlotError::Request("the CSV files hold no points".into()));
-    }
+}
+
+/// A log axis for x (base 2 over powers of two, else 10 over two decades) and
+/// whether y is log (three decades).
+fn log_axes(series: &[Series]) -> (Option<f64>, bool) {
     let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.0).collect();
     let powers_of_two = xs
         .iter()
@@ -253,6 +245,45 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         (lo.min(y), hi.max(y))
     });
     let log_y = y_lo > 0.0 && y_hi / y_lo >= 1000.0;
+    (log_x, log_y)
+}
+
+fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
+    let columns = point_columns();
+    for column in [Some(&request.x), Some(&request.y), request.series.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        if !columns.contains(column) {
+            return Err(PlotError::Request(format!(
+                "{column:?} is not a points.csv column; the columns are: {}",
+                columns.join(", ")
+            )));
+        }
+    }
+    let quartiles = quartile_columns(&request.y, &columns);
+    let mut gathered = Gathered::default();
+    for path in &request.csvs {
+        gathered.read(path, request, quartiles.as_ref())?;
+    }
+    let Gathered {
+        groups,
+        experiments,
+        devices,
+    } = gathered;
+    let mut series: Vec<Series> = groups.into_values().collect();
+    let title_filter: String = request
+        .filters
+        .iter()
+        .map(|(column, value)| format!(", {column} {value}"))
+        .collect();
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    if series.iter().all(|s| s.points.is_empty()) {
+        return Err(PlotError::Request("the CSV files hold no points".into()));
+    }
+    let (log_x, log_y) = log_axes(&series);
     Ok(Chart {
         title: format!(
             "{}: {} vs {}{title_filter} on {}",

@@ -115,16 +115,7 @@ pub fn run_sweep(
         .filter(|p| !writer.is_complete(p.index))
         .collect();
 
-    let bar = ProgressBar::new(todo.len() as u64);
-    if options.quiet {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} points, ETA {eta}  {msg}")
-            .expect("static template")
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(experiment.config.name.clone());
+    let bar = progress_bar(&experiment.config.name, todo.len(), options.quiet);
 
     let mut terrain = TerrainCache {
         key: None,
@@ -144,46 +135,14 @@ pub fn run_sweep(
             .collect::<Vec<_>>()
             .join(" ");
         bar.set_message(format!("point {}: {label}", point.index));
-        let s = &point.settings;
-        let spec = s.terrain();
-        let cells = terrain.get(ctx, spec, s.scale)?;
-        let map = FixedHeightfield::new(spec.width, spec.height, cells);
-        let job = s.job();
-        let batch = s.droplets_per_dispatch(cells.len() as u64);
-        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.kernel_variant())?;
-        let mut runner = kernel.prepare(&map)?;
-        let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
-        let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
-        let (total_change, max_change) =
-            counted
-                .cells
-                .iter()
-                .zip(cells)
-                .fold((0i64, 0i64), |(total, largest), (&a, &b)| {
-                    let d = i64::from(a) - i64::from(b);
-                    (total + d, largest.max(d.abs()))
-                });
-        let first = runner.execute(&job, batch, RunMode::TIMED)?;
-        let second = runner.execute(&job, batch, RunMode::TIMED)?;
-        let (rerun_cells_differing, rerun_max_fixed) = differences(&first.cells, &second.cells);
-        let outcome = PointOutcome {
+        measure_point(
+            ctx,
+            experiment,
             point,
-            measurement: &measurement,
-            work: counted.work.unwrap_or_default(),
-            dispatches: counted.dispatches,
-            batch,
-            compiler_statistics: kernel.statistics(),
-            peak_walk_steps_per_s: ceilings.at(s.size)?,
-            total_height_change: total_change as f64 / f64::from(s.scale),
-            max_cell_change: max_change as f64 / f64::from(s.scale),
-            unstable: [&counted.cells, &first.cells, &second.cells]
-                .iter()
-                .any(|after| is_unstable(cells, after, spec.relief * s.scale)),
-            contention: counted.contention.unwrap_or_default(),
-            rerun_cells_differing,
-            rerun_max_difference: rerun_max_fixed as f64 / f64::from(s.scale),
-        };
-        writer.record(&outcome)?;
+            &mut terrain,
+            &mut ceilings,
+            &mut writer,
+        )?;
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -192,6 +151,73 @@ pub fn run_sweep(
         measured: todo.len(),
         skipped: mine.len() - todo.len(),
     })
+}
+
+fn progress_bar(name: &str, points: usize, quiet: bool) -> ProgressBar {
+    let bar = ProgressBar::new(points as u64);
+    if quiet {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} points, ETA {eta}  {msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(name.to_string());
+    bar
+}
+
+/// Measures one point (timed repetitions, an instrumented run, two reruns) and records
+/// its samples and row.
+fn measure_point(
+    ctx: &Arc<Context>,
+    experiment: &Experiment,
+    point: &Point,
+    terrain: &mut TerrainCache,
+    ceilings: &mut WalkCeilings,
+    writer: &mut ResultsWriter,
+) -> Result<(), ExperimentError> {
+    let s = &point.settings;
+    let spec = s.terrain();
+    let cells = terrain.get(ctx, spec, s.scale)?;
+    let map = FixedHeightfield::new(spec.width, spec.height, cells);
+    let job = s.job();
+    let batch = s.droplets_per_dispatch(cells.len() as u64);
+    let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.kernel_variant())?;
+    let mut runner = kernel.prepare(&map)?;
+    let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
+    let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
+    let (total_change, max_change) =
+        counted
+            .cells
+            .iter()
+            .zip(cells)
+            .fold((0i64, 0i64), |(total, largest), (&a, &b)| {
+                let d = i64::from(a) - i64::from(b);
+                (total + d, largest.max(d.abs()))
+            });
+    let first = runner.execute(&job, batch, RunMode::TIMED)?;
+    let second = runner.execute(&job, batch, RunMode::TIMED)?;
+    let (rerun_cells_differing, rerun_max_fixed) = differences(&first.cells, &second.cells);
+    let outcome = PointOutcome {
+        point,
+        measurement: &measurement,
+        work: counted.work.unwrap_or_default(),
+        dispatches: counted.dispatches,
+        batch,
+        compiler_statistics: kernel.statistics(),
+        peak_walk_steps_per_s: ceilings.at(s.size)?,
+        total_height_change: total_change as f64 / f64::from(s.scale),
+        max_cell_change: max_change as f64 / f64::from(s.scale),
+        unstable: [&counted.cells, &first.cells, &second.cells]
+            .iter()
+            .any(|after| is_unstable(cells, after, spec.relief * s.scale)),
+        contention: counted.contention.unwrap_or_default(),
+        rerun_cells_differing,
+        rerun_max_difference: rerun_max_fixed as f64 / f64::from(s.scale),
+    };
+    writer.record(&outcome)?;
+    Ok(())
 }
 
 /// Cells that differ between two runs, and the largest difference, in fixed point.
