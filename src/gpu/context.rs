@@ -159,44 +159,7 @@ impl Context {
         let (physical_device, info) = (devices[chosen].0, devices[chosen].1.clone());
         let queue_family = info.compute_queue_family.ok_or(GpuError::NoDevice)?;
 
-        let priorities = [1.0f32];
-        let queue_info = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(queue_family)
-            .queue_priorities(&priorities)];
-        let mut extensions: Vec<*const std::ffi::c_char> = Vec::new();
-        let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()
-            .shader_buffer_float32_atomic_add(true);
-        let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
-            .pipeline_executable_info(true);
-        let mut robustness =
-            vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default().pipeline_robustness(true);
-        let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default()
-            .vulkan_memory_model(true)
-            .vulkan_memory_model_device_scope(true);
-        let mut create_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
-        if info.vulkan_memory_model {
-            create_info = create_info.push_next(&mut memory_model);
-        }
-        if info.float_atomic_add {
-            extensions.push(ash::ext::shader_atomic_float::NAME.as_ptr());
-            create_info = create_info.push_next(&mut float_atomics);
-        }
-        if info.pipeline_statistics {
-            extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
-            create_info = create_info.push_next(&mut executables);
-        }
-        if info.pipeline_robustness {
-            extensions.push(ash::ext::pipeline_robustness::NAME.as_ptr());
-            create_info = create_info.push_next(&mut robustness);
-        }
-        create_info = create_info.enabled_extension_names(&extensions);
-        // SAFETY: every pointer in create_info outlives the call.
-        let device = unsafe {
-            owner
-                .instance
-                .create_device(physical_device, &create_info, None)
-        }
-        .during("vkCreateDevice")?;
+        let device = create_device(&owner.instance, physical_device, &info, queue_family)?;
         // SAFETY: the queue family and index were requested above.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         // SAFETY: plain query.
@@ -321,6 +284,49 @@ impl Drop for Context {
             self.device.destroy_device(None);
         }
     }
+}
+
+/// The logical device with one compute queue, and the extensions and features vkerode
+/// uses wherever the device offers them.
+fn create_device(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    info: &DeviceInfo,
+    queue_family: u32,
+) -> GpuResult<ash::Device> {
+    let priorities = [1.0f32];
+    let queue_info = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(queue_family)
+        .queue_priorities(&priorities)];
+    let mut extensions: Vec<*const std::ffi::c_char> = Vec::new();
+    let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default()
+        .shader_buffer_float32_atomic_add(true);
+    let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+        .pipeline_executable_info(true);
+    let mut robustness =
+        vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default().pipeline_robustness(true);
+    let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default()
+        .vulkan_memory_model(true)
+        .vulkan_memory_model_device_scope(true);
+    let mut create_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
+    if info.vulkan_memory_model {
+        create_info = create_info.push_next(&mut memory_model);
+    }
+    if info.float_atomic_add {
+        extensions.push(ash::ext::shader_atomic_float::NAME.as_ptr());
+        create_info = create_info.push_next(&mut float_atomics);
+    }
+    if info.pipeline_statistics {
+        extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+        create_info = create_info.push_next(&mut executables);
+    }
+    if info.pipeline_robustness {
+        extensions.push(ash::ext::pipeline_robustness::NAME.as_ptr());
+        create_info = create_info.push_next(&mut robustness);
+    }
+    create_info = create_info.enabled_extension_names(&extensions);
+    // SAFETY: every pointer in create_info outlives the call.
+    unsafe { instance.create_device(physical_device, &create_info, None) }.during("vkCreateDevice")
 }
 
 fn choose_device(

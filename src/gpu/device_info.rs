@@ -83,33 +83,12 @@ impl DeviceInfo {
         unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
         let props = props2.properties;
 
-        let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
-        let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
-        let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
-        let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
-        let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut memory_model);
-        let has_float_ext = has(ash::ext::shader_atomic_float::NAME);
-        let has_executables_ext = has(ash::khr::pipeline_executable_properties::NAME);
-        let has_robustness_ext = has(ash::ext::pipeline_robustness::NAME);
-        if has_float_ext {
-            features = features.push_next(&mut atomic_float);
-        }
-        if has_executables_ext {
-            features = features.push_next(&mut executables);
-        }
-        if has_robustness_ext {
-            features = features.push_next(&mut robustness);
-        }
-        // SAFETY: each feature struct is chained only where its extension is present; the
-        // memory model's is core in Vulkan 1.2, which vkerode requires.
-        unsafe { instance.get_physical_device_features2(pd, &mut features) };
-        let float_atomic_add =
-            has_float_ext && atomic_float.shader_buffer_float32_atomic_add == vk::TRUE;
-        let pipeline_statistics =
-            has_executables_ext && executables.pipeline_executable_info == vk::TRUE;
-        let pipeline_robustness = has_robustness_ext && robustness.pipeline_robustness == vk::TRUE;
-        let vulkan_memory_model = memory_model.vulkan_memory_model == vk::TRUE
-            && memory_model.vulkan_memory_model_device_scope == vk::TRUE;
+        let Features {
+            float_atomic_add,
+            pipeline_statistics,
+            pipeline_robustness,
+            vulkan_memory_model,
+        } = Features::query(instance, pd, &has);
 
         let compute_family = families
             .iter()
@@ -201,5 +180,51 @@ fn type_name(t: vk::PhysicalDeviceType) -> &'static str {
         vk::PhysicalDeviceType::VIRTUAL_GPU => "virtual GPU",
         vk::PhysicalDeviceType::CPU => "CPU",
         _ => "other",
+    }
+}
+
+/// The optional features vkerode uses, where the device offers them.
+struct Features {
+    float_atomic_add: bool,
+    pipeline_statistics: bool,
+    pipeline_robustness: bool,
+    vulkan_memory_model: bool,
+}
+
+impl Features {
+    fn query(
+        instance: &ash::Instance,
+        pd: vk::PhysicalDevice,
+        has: &dyn Fn(&std::ffi::CStr) -> bool,
+    ) -> Self {
+        let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+        let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+        let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
+        let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
+        let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut memory_model);
+        let has_float_ext = has(ash::ext::shader_atomic_float::NAME);
+        let has_executables_ext = has(ash::khr::pipeline_executable_properties::NAME);
+        let has_robustness_ext = has(ash::ext::pipeline_robustness::NAME);
+        if has_float_ext {
+            features = features.push_next(&mut atomic_float);
+        }
+        if has_executables_ext {
+            features = features.push_next(&mut executables);
+        }
+        if has_robustness_ext {
+            features = features.push_next(&mut robustness);
+        }
+        // SAFETY: each feature struct is chained only where its extension is present; the
+        // memory model's is core in Vulkan 1.2, which vkerode requires.
+        unsafe { instance.get_physical_device_features2(pd, &mut features) };
+        Features {
+            float_atomic_add: has_float_ext
+                && atomic_float.shader_buffer_float32_atomic_add == vk::TRUE,
+            pipeline_statistics: has_executables_ext
+                && executables.pipeline_executable_info == vk::TRUE,
+            pipeline_robustness: has_robustness_ext && robustness.pipeline_robustness == vk::TRUE,
+            vulkan_memory_model: memory_model.vulkan_memory_model == vk::TRUE
+                && memory_model.vulkan_memory_model_device_scope == vk::TRUE,
+        }
     }
 }

@@ -17,6 +17,28 @@ pub struct Spirv {
     pub bytes: &'static [u8],
 }
 
+/// The map entries and bytes of 32-bit specialization constants, one word each.
+fn specialization_data(constants: &[SpecConstant]) -> (Vec<vk::SpecializationMapEntry>, Vec<u8>) {
+    let data = constants
+        .iter()
+        .flat_map(|c| match c.value {
+            SpecValue::U32(v) => v.to_ne_bytes(),
+            SpecValue::F32(v) => v.to_ne_bytes(),
+        })
+        .collect();
+    let entries = constants
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            vk::SpecializationMapEntry::default()
+                .constant_id(c.id)
+                .offset(4 * i as u32)
+                .size(4)
+        })
+        .collect();
+    (entries, data)
+}
+
 /// A module of build.rs's table (`shaders::MODULES`): its SPIR-V, the stem of its
 /// source file and the option it was built with on each of the file's axes ("" for
 /// the unnamed option).
@@ -142,59 +164,14 @@ impl ComputePipeline {
             });
         }
 
-        let types = (0..desc.storage_buffers)
-            .map(|_| vk::DescriptorType::STORAGE_BUFFER)
-            .chain(desc.texel_buffers.iter().map(|k| k.descriptor_type()));
-        let bindings: Vec<_> = types
-            .enumerate()
-            .map(|(binding, ty)| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(binding as u32)
-                    .descriptor_type(ty)
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            })
-            .collect();
-        let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
-        // SAFETY: valid create info on a live device.
-        partial.set_layout = unsafe { ctx.create_descriptor_set_layout(&set_info, None) }
-            .during("vkCreateDescriptorSetLayout")?;
-
-        let set_layouts = [partial.set_layout];
-        let ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .offset(0)
-            .size(desc.push_constant_bytes)];
-        let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
-        if desc.push_constant_bytes > 0 {
-            layout_info = layout_info.push_constant_ranges(&ranges);
-        }
-        // SAFETY: valid create info; the set layout it names is alive.
-        partial.layout = unsafe { ctx.create_pipeline_layout(&layout_info, None) }
-            .during("vkCreatePipelineLayout")?;
+        partial.create_layouts(desc)?;
 
         let module_info = vk::ShaderModuleCreateInfo::default().code(&code);
         // SAFETY: `code` is whole SPIR-V words, as read_spv checked.
         let module = unsafe { ctx.create_shader_module(&module_info, None) }
             .during("vkCreateShaderModule")?;
 
-        let mut data = Vec::with_capacity(desc.specialization.len() * 4);
-        let entries: Vec<_> = desc
-            .specialization
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let bytes = match c.value {
-                    SpecValue::U32(v) => v.to_ne_bytes(),
-                    SpecValue::F32(v) => v.to_ne_bytes(),
-                };
-                data.extend_from_slice(&bytes);
-                vk::SpecializationMapEntry::default()
-                    .constant_id(c.id)
-                    .offset(4 * i as u32)
-                    .size(4)
-            })
-            .collect();
+        let (entries, data) = specialization_data(desc.specialization);
         let specialization = vk::SpecializationInfo::default()
             .map_entries(&entries)
             .data(&data);
@@ -228,6 +205,42 @@ impl ComputePipeline {
             .during("vkCreateComputePipelines")?[0];
         partial.statistics = statistics::query(ctx, partial.pipeline)?;
         Ok(partial)
+    }
+
+    /// The descriptor set layout (SSBOs, then texel buffers) and the pipeline layout.
+    fn create_layouts(&mut self, desc: &PipelineDesc) -> GpuResult<()> {
+        let ctx = &self.ctx;
+        let types = (0..desc.storage_buffers)
+            .map(|_| vk::DescriptorType::STORAGE_BUFFER)
+            .chain(desc.texel_buffers.iter().map(|k| k.descriptor_type()));
+        let bindings: Vec<_> = types
+            .enumerate()
+            .map(|(binding, ty)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(binding as u32)
+                    .descriptor_type(ty)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        // SAFETY: valid create info on a live device.
+        self.set_layout = unsafe { ctx.create_descriptor_set_layout(&set_info, None) }
+            .during("vkCreateDescriptorSetLayout")?;
+
+        let set_layouts = [self.set_layout];
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(0)
+            .size(desc.push_constant_bytes)];
+        let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        if desc.push_constant_bytes > 0 {
+            layout_info = layout_info.push_constant_ranges(&ranges);
+        }
+        // SAFETY: valid create info; the set layout it names is alive.
+        self.layout = unsafe { ctx.create_pipeline_layout(&layout_info, None) }
+            .during("vkCreatePipelineLayout")?;
+        Ok(())
     }
 
     pub fn name(&self) -> &'static str {
