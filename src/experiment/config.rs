@@ -459,4 +459,19 @@ mod tests {
         assert_eq!(e.points.len(), 1);
         assert!(e.points[0].axes.is_empty());
     }
+
+    #[test]
+    fn every_shipped_experiment_parses_and_checks() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let e = Experiment::load(&path, &[], None).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!e.points.is_empty(), "{}", path.display());
+                count += 1;
+            }
+        }
+        assert!(count >= 17, "found {count} configs");
+    }
 }
