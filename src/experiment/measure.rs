@@ -15,6 +15,8 @@ pub struct Sample {
     pub gpu_ms: f64,
     /// Host time of the whole submission: upload, dispatches and waiting.
     pub wall_ms: f64,
+    /// Beyond 1.5 IQR of the point's quartiles: kept, and marked.
+    pub outlier: bool,
 }
 
 /// Why the repetitions stopped.
@@ -75,6 +77,38 @@ impl Summary {
     pub fn rel_iqr(&self) -> f64 {
         (self.q3 - self.q1) / self.median
     }
+
+    /// Whether `value` lies beyond 1.5 interquartile ranges from the quartiles (Tukey).
+    pub fn is_outlier(&self, value: f64) -> bool {
+        let fence = 1.5 * (self.q3 - self.q1);
+        value < self.q1 - fence || value > self.q3 + fence
+    }
+}
+
+/// A distribution-free 95% confidence interval of the median: order statistics
+/// (x(r), x(n+1-r)), with r the largest rank for which P(Binomial(n, 1/2) < r) <= 2.5%.
+/// With 5 samples or fewer no rank qualifies and the interval is the whole range: so few
+/// repetitions cannot pin the median down. `None` for one sample.
+pub fn median_interval(values: &[f64]) -> Option<(f64, f64)> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n < 2 {
+        return None;
+    }
+    // Binomial probabilities in log space: 2^-n underflows past n = 1074.
+    let ln_half_n = -(n as f64) * std::f64::consts::LN_2;
+    let (mut ln_choose, mut cdf, mut below) = (0.0f64, 0.0f64, 0usize);
+    for k in 0..n / 2 {
+        cdf += (ln_choose + ln_half_n).exp();
+        if cdf > 0.025 {
+            break;
+        }
+        below = k + 1;
+        ln_choose += ((n - k) as f64 / (k + 1) as f64).ln();
+    }
+    let low = below.max(1) - 1;
+    Some((sorted[low], sorted[n - 1 - low]))
 }
 
 /// The stopping rule, apart from the GPU: given the samples so far and the time spent,
@@ -91,7 +125,8 @@ pub fn should_stop(
     if reps >= settings.max_reps {
         return Some(StopReason::MaxReps);
     }
-    if spent.as_secs_f64() >= settings.time_budget_s && reps >= 1 {
+    // min_reps is a floor: the budget stops a point only once it has them.
+    if spent.as_secs_f64() >= settings.time_budget_s && reps >= settings.min_reps {
         return Some(StopReason::TimeBudget);
     }
     None
@@ -102,7 +137,33 @@ pub struct Measurement {
     pub samples: Vec<Sample>,
     pub stop: StopReason,
     pub gpu_ms: Summary,
+    /// 95% confidence interval of the median GPU time; `None` for one repetition.
+    pub gpu_ms_ci: Option<(f64, f64)>,
     pub wall_ms: Summary,
+}
+
+impl Measurement {
+    /// Summarises the samples and marks the outliers among their GPU times.
+    pub fn of(mut samples: Vec<Sample>, stop: StopReason) -> Self {
+        let gpu_ms: Vec<f64> = samples.iter().map(|s| s.gpu_ms).collect();
+        let wall: Vec<f64> = samples.iter().map(|s| s.wall_ms).collect();
+        let summary = Summary::of(&gpu_ms);
+        for sample in &mut samples {
+            sample.outlier = summary.is_outlier(sample.gpu_ms);
+        }
+        Self {
+            gpu_ms: summary,
+            gpu_ms_ci: median_interval(&gpu_ms),
+            wall_ms: Summary::of(&wall),
+            samples,
+            stop,
+        }
+    }
+
+    /// Repetitions whose GPU time lies beyond 1.5 IQR of the quartiles.
+    pub fn outliers(&self) -> usize {
+        self.samples.iter().filter(|s| s.outlier).count()
+    }
 }
 
 /// Warm-up runs, then timed repetitions of `job` on `runner`, each from a fresh copy
@@ -124,6 +185,7 @@ pub fn measure(
         let sample = Sample {
             gpu_ms: run.gpu_time.unwrap_or(run.wall_time).as_secs_f64() * 1e3,
             wall_ms: run.wall_time.as_secs_f64() * 1e3,
+            outlier: false,
         };
         samples.push(sample);
         gpu_ms.push(sample.gpu_ms);
@@ -131,13 +193,7 @@ pub fn measure(
             break reason;
         }
     };
-    let wall: Vec<f64> = samples.iter().map(|s| s.wall_ms).collect();
-    Ok(Measurement {
-        gpu_ms: Summary::of(&gpu_ms),
-        wall_ms: Summary::of(&wall),
-        samples,
-        stop,
-    })
+    Ok(Measurement::of(samples, stop))
 }
 
 #[cfg(test)]
@@ -197,10 +253,57 @@ mod tests {
             None,
             "min_reps first"
         );
-        let noisy = [1.0, 3.0];
+        let noisy = [1.0, 3.0, 2.0];
         assert_eq!(
             should_stop(&settings(0.02, 50, 5.0), &noisy, Duration::from_secs(6)),
             Some(StopReason::TimeBudget)
+        );
+    }
+
+    #[test]
+    fn the_budget_cannot_cut_a_point_below_min_reps() {
+        let slow = settings(0.0, 50, 1.0);
+        for n in 1..3 {
+            let one = vec![22_000.0; n];
+            assert_eq!(should_stop(&slow, &one, Duration::from_secs(60)), None);
+        }
+        let three = [22_000.0, 22_100.0, 21_900.0];
+        assert_eq!(
+            should_stop(&slow, &three, Duration::from_secs(60)),
+            Some(StopReason::TimeBudget)
+        );
+    }
+
+    #[test]
+    fn a_planted_slow_repetition_is_flagged_and_kept() {
+        let mut times = vec![104.0, 103.5, 104.2, 104.8, 103.9, 104.1, 104.4, 103.7];
+        times.insert(0, 191.0);
+        let samples = times
+            .iter()
+            .map(|&gpu_ms| Sample {
+                gpu_ms,
+                wall_ms: gpu_ms,
+                outlier: false,
+            })
+            .collect();
+        let m = Measurement::of(samples, StopReason::MaxReps);
+        assert_eq!(m.samples.len(), 9, "kept");
+        assert_eq!(m.outliers(), 1);
+        assert!(m.samples[0].outlier);
+        let (low, high) = m.gpu_ms_ci.unwrap();
+        assert!(low <= m.gpu_ms.median && m.gpu_ms.median <= high);
+        assert!(high < 191.0, "the outlier is outside the median's interval");
+    }
+
+    #[test]
+    fn few_samples_give_the_whole_range_as_the_median_interval() {
+        assert_eq!(median_interval(&[5.0]), None);
+        assert_eq!(median_interval(&[3.0, 1.0, 2.0]), Some((1.0, 3.0)));
+        let many: Vec<f64> = (0..100).map(f64::from).collect();
+        let (low, high) = median_interval(&many).unwrap();
+        assert!(
+            low > 35.0 && high < 65.0 && low < 49.5 && high > 49.5,
+            "{low} {high}"
         );
     }
 }

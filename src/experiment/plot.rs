@@ -1,8 +1,9 @@
 //! `vkerode plot`: throughput charts from points.csv files, as PNG and SVG. One
-//! series per value of a chosen column and per device; IQR error bars where the metric
-//! has quartile columns; a log-2 x axis when every x is a power of two.
+//! series per value of a chosen column and per device; error bars of the median's 95%
+//! confidence interval (quartiles for older files); a ring on points with outlying
+//! repetitions; a log-2 x axis when every x is a power of two.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -11,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use thiserror::Error;
 
-use super::results::point_columns;
+use super::results::{point_columns, Meta};
 use crate::terrain::files::write_atomically;
 use crate::terrain::image::write_png;
 use crate::terrain::pictures::ensure_font;
@@ -54,6 +55,7 @@ pub enum PlotError {
     },
 }
 
+#[derive(Clone)]
 pub struct PlotRequest {
     pub csvs: Vec<PathBuf>,
     /// Column on the x axis (an axis of the sweep).
@@ -69,7 +71,9 @@ pub struct PlotRequest {
 }
 
 /// (x, y, the IQR of y where known)
-type PlotPoint = (f64, f64, Option<(f64, f64)>);
+/// x, y, the error bar (the median's confidence interval, else the quartiles) and
+/// whether the point had outlying repetitions.
+type PlotPoint = (f64, f64, Option<(f64, f64)>, bool);
 
 struct Series {
     name: String,
@@ -125,13 +129,57 @@ fn axis_label(column: &str) -> String {
     }
 }
 
-/// The quartile columns of a metric, where points.csv has them.
-fn quartile_columns(metric: &str, columns: &[String]) -> Option<(String, String)> {
-    let (q1, q3) = match metric {
-        "gpu_ms_median" => ("gpu_ms_q1".to_string(), "gpu_ms_q3".to_string()),
-        m => (format!("{m}_q1"), format!("{m}_q3")),
+/// The columns of a metric's error bar in a file: the median's 95% confidence
+/// interval where the file has it, else the quartiles (older files), else none.
+fn bar_columns(metric: &str, headers: &csv::StringRecord) -> Option<(usize, usize)> {
+    let stem = metric.strip_suffix("_median").unwrap_or(metric);
+    let find = |name: String| headers.iter().position(|h| h == name);
+    let pair = |low: &str, high: &str| {
+        Some((
+            find(format!("{stem}_{low}"))?,
+            find(format!("{stem}_{high}"))?,
+        ))
     };
-    (columns.contains(&q1) && columns.contains(&q3)).then_some((q1, q3))
+    pair("ci_low", "ci_high").or_else(|| pair("q1", "q3"))
+}
+
+/// What the files' meta.json say of their sweeps: the axes of any, and the fixed
+/// settings that differ between them. Files without one (not made by `vkerode sweep`)
+/// add nothing.
+struct SweepContext {
+    axes: BTreeSet<String>,
+    differing_fixed: Vec<String>,
+}
+
+impl SweepContext {
+    fn of(csvs: &[PathBuf]) -> Self {
+        let configs: Vec<serde_json::Value> = csvs
+            .iter()
+            .filter_map(|csv| Meta::read(csv.parent()?).ok())
+            .map(|meta| meta.config)
+            .collect();
+        let keys = |section: &str| -> BTreeSet<String> {
+            configs
+                .iter()
+                .filter_map(|c| c[section].as_object())
+                .flat_map(|table| table.keys().cloned())
+                .collect()
+        };
+        let differing_fixed = keys("fixed")
+            .into_iter()
+            .filter(|key| {
+                let values: BTreeSet<String> = configs
+                    .iter()
+                    .map(|c| c["fixed"][key].to_string())
+                    .collect();
+                values.len() > 1
+            })
+            .collect();
+        Self {
+            axes: keys("axes"),
+            differing_fixed,
+        }
+    }
 }
 
 /// The series read so far, with the experiments and devices they came from.
@@ -140,6 +188,9 @@ struct Gathered {
     groups: BTreeMap<String, Series>,
     experiments: Vec<String>,
     devices: Vec<String>,
+    /// For each other axis of the sweep: the values it takes at each (series, x). More
+    /// than one at any would draw a saw-tooth line.
+    others: BTreeMap<(String, String, u64), BTreeSet<String>>,
 }
 
 impl Gathered {
@@ -148,7 +199,7 @@ impl Gathered {
         &mut self,
         path: &Path,
         request: &PlotRequest,
-        quartiles: Option<&(String, String)>,
+        others: &[String],
     ) -> Result<(), PlotError> {
         let bad = |reason: String| PlotError::Input {
             path: path.to_path_buf(),
@@ -170,10 +221,12 @@ impl Gathered {
             col("device")?,
         );
         let si = request.series.as_deref().map(col).transpose()?;
-        let qi = match quartiles {
-            Some((q1, q3)) => Some((col(q1)?, col(q3)?)),
-            None => None,
-        };
+        let bar_at = bar_columns(&request.y, &headers);
+        let other_at: Vec<(String, usize)> = others
+            .iter()
+            .filter_map(|name| Some((name.clone(), headers.iter().position(|h| h == name)?)))
+            .collect();
+        let outliers_at = headers.iter().position(|h| h == "outliers");
         let filters = request
             .filters
             .iter()
@@ -194,10 +247,10 @@ impl Gathered {
                 })
             };
             let (x, y) = (number(xi)?, number(yi)?);
-            let iqr = match qi {
-                Some((a, b)) => Some((number(a)?, number(b)?)),
-                None => None,
-            };
+            // An empty bound (one repetition) means no bar.
+            let optional = |i: usize| record.get(i).and_then(|t| t.parse::<f64>().ok());
+            let bar = bar_at.and_then(|(low, high)| Some((optional(low)?, optional(high)?)));
+            let outliers = outliers_at.is_some_and(|i| optional(i).is_some_and(|n| n > 0.0));
             let device = record.get(di).unwrap_or_default().to_string();
             let experiment = record.get(ei).unwrap_or_default().to_string();
             if !self.devices.contains(&device) {
@@ -210,6 +263,11 @@ impl Gathered {
             if let (Some(si), Some(column)) = (si, &request.series) {
                 name = format!("{name}, {column} {}", record.get(si).unwrap_or_default());
             }
+            for (axis, i) in &other_at {
+                let value = record.get(*i).unwrap_or_default().to_string();
+                let at = (axis.clone(), name.clone(), x.to_bits());
+                self.others.entry(at).or_default().insert(value);
+            }
             self.groups
                 .entry(name.clone())
                 .or_insert_with(|| Series {
@@ -217,7 +275,7 @@ impl Gathered {
                     points: Vec::new(),
                 })
                 .points
-                .push((x, y, iqr));
+                .push((x, y, bar, outliers));
         }
         Ok(())
     }
@@ -261,22 +319,59 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
             )));
         }
     }
-    let quartiles = quartile_columns(&request.y, &columns);
+    let context = SweepContext::of(&request.csvs);
+    let others: Vec<String> = context
+        .axes
+        .iter()
+        .filter(|a| **a != request.x && Some(*a) != request.series.as_ref())
+        .cloned()
+        .collect();
     let mut gathered = Gathered::default();
     for path in &request.csvs {
-        gathered.read(path, request, quartiles.as_ref())?;
+        gathered.read(path, request, &others)?;
+    }
+    let varying: Vec<String> = gathered
+        .others
+        .iter()
+        .filter(|(_, values)| values.len() > 1)
+        .map(|((axis, _, _), _)| axis.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    match (varying.as_slice(), &request.series) {
+        ([], _) => {}
+        ([only], None) => {
+            // One other axis varies: it becomes the series, not a saw-tooth line.
+            let mut with_series = request.clone();
+            with_series.series = Some(only.clone());
+            return read_chart(&with_series);
+        }
+        (names, _) => {
+            return Err(PlotError::Request(format!(
+                "{} also vary among the plotted points and would be drawn as one line; \
+                 make one the --series and fix the others with --where",
+                names.join(", ")
+            )))
+        }
     }
     let Gathered {
         groups,
         experiments,
         devices,
+        ..
     } = gathered;
     let mut series: Vec<Series> = groups.into_values().collect();
-    let title_filter: String = request
+    let mut title_filter: String = request
         .filters
         .iter()
         .map(|(column, value)| format!(", {column} {value}"))
         .collect();
+    if !context.differing_fixed.is_empty() {
+        title_filter += &format!(
+            " (files differ in fixed {})",
+            context.differing_fixed.join(", ")
+        );
+    }
     for s in &mut series {
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
@@ -351,7 +446,7 @@ fn y_axis(chart: &Chart) -> YAxis {
         .series
         .iter()
         .flat_map(|s| &s.points)
-        .flat_map(|&(_, y, iqr)| [Some(y), iqr.map(|r| r.0), iqr.map(|r| r.1)])
+        .flat_map(|&(_, y, bar, _)| [Some(y), bar.map(|r| r.0), bar.map(|r| r.1)])
         .flatten();
     if chart.log_y {
         let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
@@ -420,7 +515,7 @@ where
         let line: Vec<(f64, f64)> = series
             .points
             .iter()
-            .map(|&(x, y, _)| (x, y / unit))
+            .map(|&(x, y, _, _)| (x, y / unit))
             .collect();
         ctx.draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
             .map_err(|e| err(&e))?
@@ -430,8 +525,17 @@ where
             });
         ctx.draw_series(line.iter().map(|&p| Circle::new(p, 4, colour.filled())))
             .map_err(|e| err(&e))?;
-        ctx.draw_series(series.points.iter().filter_map(|&(x, y, iqr)| {
-            iqr.map(|(lo, hi)| {
+        // Points with outlying repetitions get a ring.
+        ctx.draw_series(
+            series
+                .points
+                .iter()
+                .filter(|p| p.3)
+                .map(|&(x, y, _, _)| Circle::new((x, y / unit), 8, colour.stroke_width(2))),
+        )
+        .map_err(|e| err(&e))?;
+        ctx.draw_series(series.points.iter().filter_map(|&(x, y, bar, _)| {
+            bar.map(|(lo, hi)| {
                 ErrorBar::new_vertical(x, lo.min(hi) / unit, y / unit, lo.max(hi) / unit, colour, 8)
             })
         }))
@@ -454,7 +558,7 @@ fn legend_corner(chart: &Chart) -> SeriesLabelPosition {
         .series
         .iter()
         .flat_map(|s| &s.points)
-        .map(|&(x, y, _)| {
+        .map(|&(x, y, _, _)| {
             let x = if chart.log_x.is_some() {
                 x.max(f64::MIN_POSITIVE).ln()
             } else {

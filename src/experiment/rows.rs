@@ -61,6 +61,11 @@ pub struct PointRow {
     pub gpu_ms_q1: f64,
     pub gpu_ms_q3: f64,
     pub gpu_ms_rel_iqr: f64,
+    /// 95% confidence interval of the median GPU time (empty for one repetition).
+    pub gpu_ms_ci_low: Option<f64>,
+    pub gpu_ms_ci_high: Option<f64>,
+    /// Repetitions beyond 1.5 IQR of the quartiles (kept; marked in samples.csv).
+    pub outliers: usize,
     pub wall_ms_median: f64,
     pub steps: u64,
     pub atomic_adds: u64,
@@ -68,6 +73,9 @@ pub struct PointRow {
     pub steps_per_s: f64,
     pub steps_per_s_q1: f64,
     pub steps_per_s_q3: f64,
+    /// The median's confidence interval as rates.
+    pub steps_per_s_ci_low: Option<f64>,
+    pub steps_per_s_ci_high: Option<f64>,
     pub atomics_per_s: f64,
     pub peak_walk_steps_per_s: Option<f64>,
     pub percent_of_peak: Option<f64>,
@@ -98,6 +106,8 @@ pub struct SampleRow {
     pub rep: usize,
     pub gpu_ms: f64,
     pub wall_ms: f64,
+    /// Beyond 1.5 IQR of the point's quartiles.
+    pub outlier: bool,
 }
 
 /// The column names of a row type, in order, as serde writes them.
@@ -195,6 +205,9 @@ impl PointOutcome<'_> {
             gpu_ms_q1: m.gpu_ms.q1,
             gpu_ms_q3: m.gpu_ms.q3,
             gpu_ms_rel_iqr: m.gpu_ms.rel_iqr(),
+            gpu_ms_ci_low: m.gpu_ms_ci.map(|(low, _)| low),
+            gpu_ms_ci_high: m.gpu_ms_ci.map(|(_, high)| high),
+            outliers: m.outliers(),
             wall_ms_median: m.wall_ms.median,
             steps: self.work.steps,
             atomic_adds: self.work.atomics,
@@ -203,6 +216,8 @@ impl PointOutcome<'_> {
             // Longer times mean lower rates: q3 of the time gives q1 of the rate.
             steps_per_s_q1: per_s(self.work.steps, m.gpu_ms.q3),
             steps_per_s_q3: per_s(self.work.steps, m.gpu_ms.q1),
+            steps_per_s_ci_low: m.gpu_ms_ci.map(|(_, high)| per_s(self.work.steps, high)),
+            steps_per_s_ci_high: m.gpu_ms_ci.map(|(low, _)| per_s(self.work.steps, low)),
             atomics_per_s: per_s(self.work.atomics, m.gpu_ms.median),
             peak_walk_steps_per_s: self.peak_walk_steps_per_s,
             percent_of_peak: self
@@ -239,6 +254,7 @@ impl PointOutcome<'_> {
                 rep,
                 gpu_ms: sample.gpu_ms,
                 wall_ms: sample.wall_ms,
+                outlier: sample.outlier,
             })
     }
 }
