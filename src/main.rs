@@ -21,14 +21,15 @@ macro_rules! say {
 
 mod cli;
 
-use cli::args::{Cli, Command, ErodeArgs, InputArgs, KernelsArgs, TerrainArgs};
-use cli::report::{print_device, print_input, print_kernels, print_outcome};
+use cli::args::{Cli, Command, ErodeArgs, InputArgs, KernelsArgs, SweepArgs, TerrainArgs};
+use cli::report::{print_device, print_input, print_kernels, print_outcome, say_wrote, write_text};
+use vkerode::experiment::compare::{compare, report};
 use vkerode::experiment::config::Experiment;
 use vkerode::experiment::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
 use vkerode::experiment::peak::measure_peaks;
 use vkerode::experiment::plot;
 use vkerode::experiment::results::merge;
-use vkerode::experiment::sweep::{run_sweep, SweepOptions};
+use vkerode::experiment::sweep::{dry_run, run_sweep};
 use vkerode::experiment::TerrainSource;
 use vkerode::experiment::{run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions};
 use vkerode::gpu::{list_devices, Context, ContextOptions};
@@ -62,7 +63,18 @@ fn run(cli: Cli) -> Result<()> {
             output,
             format,
         } => convert(&input, &output, format),
-        Command::Sweep(args) => sweep(&options, &args.config, &args.overrides, &args.options()),
+        Command::Sweep(args) => sweep(&options, &args),
+        Command::Compare {
+            base,
+            new,
+            out,
+            fail_slower,
+        } => compare_command(&base, &new, out.as_deref(), fail_slower),
+        Command::Report { results, out } => {
+            let table = report(&results)?;
+            say!("{table}");
+            write_text(out.as_deref(), &table)
+        }
         Command::Peak { out, cache_only } => {
             let ctx = open_device(&options)?;
             let (table, cached) = measure_peaks(&ctx, cache_only, |line| say!("{line}"))?;
@@ -88,12 +100,6 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-    }
-}
-
-fn say_wrote(files: impl IntoIterator<Item = std::path::PathBuf>) {
-    for file in files {
-        say!("wrote {}", file.display());
     }
 }
 
@@ -205,16 +211,17 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     Ok(())
 }
 
-fn sweep(
-    options: &ContextOptions,
-    config: &Path,
-    overrides: &[String],
-    sweep: &SweepOptions,
-) -> Result<()> {
+fn sweep(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
+    let (config, overrides) = (&args.config, &args.overrides);
     // Syntax, types and values first, with no device; then the device's limits.
     Experiment::load(config, overrides, None)?;
     let ctx = open_device(options)?;
     let experiment = Experiment::load(config, overrides, Some(ctx.info()))?;
+    let sweep = args.options();
+    if args.dry_run {
+        say!("{}", dry_run(&experiment, ctx.info(), &sweep));
+        return Ok(());
+    }
     let shard = sweep.shard.map(|s| format!(", shard {s}"));
     say!(
         "{}: {} points{}",
@@ -222,13 +229,43 @@ fn sweep(
         experiment.points.len(),
         shard.unwrap_or_default()
     );
-    let summary = run_sweep(&ctx, &experiment, sweep)?;
+    let summary = run_sweep(&ctx, &experiment, &sweep)?;
     say!(
         "measured {} points ({} already recorded) into {}",
         summary.measured,
         summary.skipped,
         summary.dir.display()
     );
+    let table = report(&summary.dir)?;
+    say!("{table}");
+    write_text(args.summary.as_deref(), &table)
+}
+
+fn compare_command(
+    base: &Path,
+    new: &Path,
+    out: Option<&Path>,
+    fail_slower: Option<f64>,
+) -> Result<()> {
+    let compared = compare(base, new)?;
+    let table = compared.markdown(base, new);
+    say!("{table}");
+    write_text(out, &table)?;
+    if let Some(percent) = fail_slower {
+        let slower = compared.slower_than(percent);
+        if !slower.is_empty() {
+            eprintln!(
+                "error: {} point(s) slower than the base by more than {percent}%: {}",
+                slower.len(),
+                slower
+                    .iter()
+                    .map(|c| c.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            std::process::exit(3);
+        }
+    }
     Ok(())
 }
 

@@ -75,7 +75,8 @@ pub enum Command {
     /// walks) and its cache microbenchmark (load latency and read bandwidth against
     /// working set, 4 KiB up), print them and cache them for sweeps' percent-of-peak.
     Peak {
-        /// Also write peak.json and one CSV per probe into this folder.
+        /// Also write peak.json and, for each probe that has rows, its CSV (random.csv,
+        /// walk.csv, cache_latency.csv, cache_bandwidth.csv) into this folder.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Run only the cache microbenchmark; the cached atomic rates are kept.
@@ -87,6 +88,27 @@ pub enum Command {
     Kernels(KernelsArgs),
     /// Draw a throughput chart (PNG and SVG) from one or more points.csv files.
     Plot(PlotArgs),
+    /// Match the points of two sweeps (results folders or points.csv files) by their
+    /// settings and say, for each, whether NEW is faster, slower or the same as BASE,
+    /// weighing both points' noise.
+    Compare {
+        base: PathBuf,
+        new: PathBuf,
+        /// Also write the markdown table to this file.
+        #[arg(long, value_name = "FILE.md")]
+        out: Option<PathBuf>,
+        /// Exit with status 3 when a point is slower than BASE by more than PERCENT,
+        /// beyond both points' noise.
+        #[arg(long, value_name = "PERCENT")]
+        fail_slower: Option<f64>,
+    },
+    /// A finished sweep's points as a markdown table (results folder or points.csv).
+    Report {
+        results: PathBuf,
+        /// Also write the table to this file.
+        #[arg(long, value_name = "FILE.md")]
+        out: Option<PathBuf>,
+    },
     /// Join the results folders of a sweep's shards into one.
     Merge {
         /// Shard folders (each with meta.json, points.csv, samples.csv).
@@ -130,6 +152,17 @@ pub struct SweepArgs {
     /// Overrides are part of the recorded config.
     #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
     pub overrides: Vec<String>,
+    /// List every point with its effective settings, the buffers it needs against the
+    /// device's limits, and its estimated time from earlier results; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Lock the GPU's SM clock at this many MHz for the sweep (NVIDIA, through NVML;
+    /// needs the permission to set clocks). The clocks policy is recorded in meta.json.
+    #[arg(long, value_name = "MHZ")]
+    pub lock_sm_clock: Option<u32>,
+    /// Also write the closing table of points (markdown) to this file.
+    #[arg(long, value_name = "FILE.md")]
+    pub summary: Option<PathBuf>,
 }
 
 impl SweepArgs {
@@ -139,6 +172,7 @@ impl SweepArgs {
             resume: self.resume,
             shard: self.shard,
             quiet: self.quiet,
+            lock_sm_mhz: self.lock_sm_clock,
         }
     }
 }

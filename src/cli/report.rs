@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use vkerode::terrain::files::write_atomically;
+
 use vkerode::experiment::kernels::KernelStatistics;
 use vkerode::experiment::{Engine, ErodeOutcome, TerrainReport, TimeSource};
 use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
@@ -194,5 +196,20 @@ fn statistics_line(statistics: &[CompilerStatistic]) -> String {
         "none reported by the driver".into()
     } else {
         statistics_summary(statistics)
+    }
+}
+
+/// Writes `text` to `path`, whole or not at all, if there is a path.
+pub fn write_text(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        write_atomically(path, |out| std::io::Write::write_all(out, text.as_bytes()))?;
+        say_wrote([path.to_path_buf()]);
+    }
+    Ok(())
+}
+
+pub fn say_wrote(files: impl IntoIterator<Item = std::path::PathBuf>) {
+    for file in files {
+        say!("wrote {}", file.display());
     }
 }

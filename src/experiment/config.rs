@@ -163,10 +163,14 @@ impl Experiment {
         self.config.axes.keys().cloned().collect()
     }
 
-    /// FNV-1a of the config as vkerode understood it: equal for equal experiments,
-    /// whatever the file's layout or comments.
+    /// FNV-1a of the config as vkerode understood it, description aside: equal for
+    /// equal experiments, whatever the file's layout, comments or prose.
     pub fn config_hash(&self) -> String {
-        let canonical = serde_json::to_string(&self.config).expect("config serializes");
+        let measured = ExperimentConfig {
+            description: String::new(),
+            ..self.config.clone()
+        };
+        let canonical = serde_json::to_string(&measured).expect("config serializes");
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for byte in canonical.bytes() {
             hash ^= u64::from(byte);
@@ -221,6 +225,18 @@ impl ExperimentConfig {
     /// The axes, once the fixed settings on their own and each axis value with them
     /// are valid settings.
     fn checked_axes(&self) -> Result<Vec<Axis>, Refusal> {
+        if let Some((name, value)) = self
+            .fixed
+            .iter()
+            .find(|(name, _)| self.axes.contains_key(*name))
+        {
+            return Err((
+                format!("axes.{name}"),
+                format!(
+                    "is also fixed (fixed.{name} = {value}); a key is fixed or an axis, not both"
+                ),
+            ));
+        }
         settings_from(&self.fixed).map_err(|reason| {
             let key = key_named_in(&reason).map_or("fixed".into(), |k| format!("fixed.{k}"));
             (key, reason)
@@ -451,6 +467,24 @@ mod tests {
             s.kernel_variant().module_name(),
             "droplet_passes_deterministic"
         );
+    }
+
+    #[test]
+    fn a_key_both_fixed_and_an_axis_is_refused_naming_both() {
+        let text = "name = \"c\"\ndescription = \"\"\n[axes]\nworkgroup = [32, 64]\n";
+        let sets = ["fixed.workgroup=4096".to_string()];
+        let e = Experiment::parse_with(Path::new("c.toml"), text, &sets, None).unwrap_err();
+        assert_eq!(e.key, "axes.workgroup");
+        assert!(e.reason.contains("fixed.workgroup = 4096"), "{}", e.reason);
+    }
+
+    #[test]
+    fn the_description_does_not_change_the_config_hash() {
+        let one = parse("name = \"h\"\ndescription = \"first\"\n").unwrap();
+        let two = parse("name = \"h\"\ndescription = \"second\"\n").unwrap();
+        let other = parse("name = \"h\"\ndescription = \"\"\n[fixed]\nsize = 64\n").unwrap();
+        assert_eq!(one.config_hash(), two.config_hash());
+        assert_ne!(one.config_hash(), other.config_hash());
     }
 
     #[test]

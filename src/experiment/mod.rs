@@ -1,8 +1,10 @@
 //! Running erosion as an experiment: requests, figures, provenance and output files.
 
+pub mod compare;
 pub mod config;
 mod erode;
 mod figures;
+pub mod gpu_state;
 pub mod kernels;
 pub mod measure;
 pub mod peak;
@@ -50,6 +52,8 @@ pub enum ExperimentError {
     Results(#[from] results::ResultsError),
     #[error(transparent)]
     Setting(#[from] settings::SettingError),
+    #[error("{0}")]
+    Clocks(String),
     #[error("the GPU engine needs a Vulkan device")]
     NoDeviceForGpuEngine,
     #[error("{path}: {source}")]

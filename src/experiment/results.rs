@@ -14,6 +14,7 @@ use super::rows::columns_of;
 use thiserror::Error;
 
 use super::config::Experiment;
+use super::gpu_state::{GpuMonitor, GpuState};
 use super::provenance::Provenance;
 pub use super::rows::{point_columns, sample_columns, PointOutcome, PointRow, SampleRow};
 use crate::gpu::DeviceInfo;
@@ -82,10 +83,28 @@ pub struct Meta {
     /// For a merged set: the folders it was merged from.
     #[serde(default)]
     pub merged_from: Vec<String>,
+    /// Whether the validation layer was on: it slows every dispatch.
+    #[serde(default)]
+    pub validation: bool,
+    /// The command that made the set.
+    #[serde(default)]
+    pub command_line: String,
+    /// The GPU's clocks policy, and its state when the sweep began, where NVML reads
+    /// them (NVIDIA); empty elsewhere.
+    #[serde(default)]
+    pub clocks_policy: Option<String>,
+    #[serde(default)]
+    pub gpu_state_at_start: Option<GpuState>,
 }
 
 impl Meta {
-    pub fn new(experiment: &Experiment, device: &DeviceInfo, shard: Option<String>) -> Self {
+    pub fn new(
+        experiment: &Experiment,
+        device: &DeviceInfo,
+        shard: Option<String>,
+        validation: bool,
+        monitor: Option<&GpuMonitor>,
+    ) -> Self {
         let p = Provenance::collect(device);
         Self {
             experiment: experiment.config.name.clone(),
@@ -108,7 +127,43 @@ impl Meta {
             started_at: p.started_at,
             shard,
             merged_from: Vec::new(),
+            validation,
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            clocks_policy: monitor.map(GpuMonitor::clocks_policy),
+            gpu_state_at_start: monitor.and_then(GpuMonitor::read),
         }
+    }
+
+    /// Why a run described by `new` may not add to this set, if it may not: another
+    /// config, device, driver, shard, or validation on one side only.
+    pub fn refuses_to_continue_with(&self, new: &Meta) -> Option<String> {
+        let differs = |what: &str, old: String, now: String| {
+            (old != now).then(|| format!("was made with {what} {old}; this run has {now}"))
+        };
+        differs("config", self.config_hash.clone(), new.config_hash.clone())
+            .or_else(|| differs("device", self.device.clone(), new.device.clone()))
+            .or_else(|| {
+                differs(
+                    "driver",
+                    self.driver_version.clone(),
+                    new.driver_version.clone(),
+                )
+            })
+            .or_else(|| {
+                differs(
+                    "shard",
+                    format!("{:?}", self.shard),
+                    format!("{:?}", new.shard),
+                )
+            })
+            .or_else(|| {
+                let on_off = |v: bool| if v { "on" } else { "off" }.to_string();
+                differs(
+                    "validation",
+                    on_off(self.validation),
+                    on_off(new.validation),
+                )
+            })
     }
 
     pub fn read(dir: &Path) -> Result<Self, ResultsError> {
@@ -158,16 +213,10 @@ impl ResultsWriter {
         std::fs::create_dir_all(dir).map_err(io_error(dir))?;
         let meta = if exists {
             let old = Meta::read(dir)?;
-            if old.config_hash != meta.config_hash
-                || old.device != meta.device
-                || old.shard != meta.shard
-            {
+            if let Some(reason) = old.refuses_to_continue_with(&meta) {
                 return Err(ResultsError::Mismatch {
                     path: dir.join(META_JSON),
-                    reason: format!(
-                        "was made by config {} on {} (shard {:?}); this run is config {} on {} (shard {:?})",
-                        old.config_hash, old.device, old.shard, meta.config_hash, meta.device, meta.shard
-                    ),
+                    reason,
                 });
             }
             completed = read_points(&points_path)?.iter().map(|r| r.point).collect();

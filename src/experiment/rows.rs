@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::Point;
+use super::gpu_state::{slowed, GpuState};
 use super::measure::Measurement;
 use super::results::Meta;
 use super::settings::switch;
@@ -95,6 +96,16 @@ pub struct PointRow {
     pub mass_lost: f64,
     pub rerun_cells_differing: usize,
     pub rerun_max_difference: f64,
+    /// The GPU's state before and after the timed repetitions (NVML; empty elsewhere).
+    pub sm_mhz_before: Option<u32>,
+    pub sm_mhz_after: Option<u32>,
+    pub memory_mhz_after: Option<u32>,
+    pub temperature_c_after: Option<u32>,
+    pub power_w_after: Option<f64>,
+    /// Slowing throttle reasons set after the repetitions, '+'-joined.
+    pub throttle_after: Option<String>,
+    /// The SM clock fell over 5% or a slowing throttle reason was set.
+    pub slowed: Option<bool>,
 }
 
 /// One timed repetition of a point.
@@ -153,6 +164,9 @@ pub struct PointOutcome<'a> {
     /// height units.
     pub rerun_cells_differing: usize,
     pub rerun_max_difference: f64,
+    /// NVML's reads around the timed repetitions, where there is NVML.
+    pub gpu_before: Option<GpuState>,
+    pub gpu_after: Option<GpuState>,
 }
 
 impl PointOutcome<'_> {
@@ -239,6 +253,16 @@ impl PointOutcome<'_> {
             mass_lost: c.mass_lost,
             rerun_cells_differing: self.rerun_cells_differing,
             rerun_max_difference: self.rerun_max_difference,
+            sm_mhz_before: self.gpu_before.map(|g| g.sm_mhz),
+            sm_mhz_after: self.gpu_after.map(|g| g.sm_mhz),
+            memory_mhz_after: self.gpu_after.map(|g| g.memory_mhz),
+            temperature_c_after: self.gpu_after.map(|g| g.temperature_c),
+            power_w_after: self.gpu_after.map(|g| g.power_w),
+            throttle_after: self.gpu_after.map(|g| g.slowing_reasons().join("+")),
+            slowed: self
+                .gpu_before
+                .zip(self.gpu_after)
+                .map(|(before, after)| slowed(&before, &after)),
         }
     }
 

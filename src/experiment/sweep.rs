@@ -8,13 +8,16 @@ use std::sync::Arc;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::config::{Experiment, Point};
+use super::gpu_state::GpuMonitor;
 use super::measure::measure;
 use super::peak::WalkCeilings;
 use super::provenance::device_slug;
-use super::results::{Meta, PointOutcome, ResultsWriter};
+use std::collections::BTreeMap;
+
+use super::results::{read_points, Meta, PointOutcome, PointRow, ResultsWriter, POINTS_CSV};
 use super::ExperimentError;
 use crate::erosion::{DropletKernel, FixedHeightfield, RunMode};
-use crate::gpu::Context;
+use crate::gpu::{Context, DeviceInfo};
 use crate::terrain::{generate_on_gpu, TerrainSpec};
 
 /// Every n-th point, starting at the i-th: one of n parts of a sweep.
@@ -55,6 +58,8 @@ pub struct SweepOptions {
     pub resume: bool,
     pub shard: Option<Shard>,
     pub quiet: bool,
+    /// Lock the SM clock at this many MHz for the sweep (NVIDIA, through NVML).
+    pub lock_sm_mhz: Option<u32>,
 }
 
 pub struct SweepSummary {
@@ -102,7 +107,25 @@ pub fn run_sweep(
     options: &SweepOptions,
 ) -> Result<SweepSummary, ExperimentError> {
     let dir = results_dir(experiment, &ctx.info().name, options);
-    let meta = Meta::new(experiment, ctx.info(), options.shard.map(|s| s.to_string()));
+    let mut monitor = GpuMonitor::for_device(ctx.info());
+    if let Some(mhz) = options.lock_sm_mhz {
+        let Some(monitor) = monitor.as_mut() else {
+            return Err(ExperimentError::Clocks(format!(
+                "--lock-sm-clock needs NVML, which does not know {}",
+                ctx.info().name
+            )));
+        };
+        monitor
+            .lock_sm_clock(mhz)
+            .map_err(ExperimentError::Clocks)?;
+    }
+    let meta = Meta::new(
+        experiment,
+        ctx.info(),
+        options.shard.map(|s| s.to_string()),
+        ctx.validation_messages().is_some(),
+        monitor.as_ref(),
+    );
     let mut writer = ResultsWriter::open(&dir, meta, options.resume)?;
     let mine: Vec<&Point> = experiment
         .points
@@ -135,14 +158,12 @@ pub fn run_sweep(
             .collect::<Vec<_>>()
             .join(" ");
         bar.set_message(format!("point {}: {label}", point.index));
-        measure_point(
+        let point_context = PointContext {
             ctx,
             experiment,
-            point,
-            &mut terrain,
-            &mut ceilings,
-            &mut writer,
-        )?;
+            monitor: monitor.as_ref(),
+        };
+        point_context.measure(point, &mut terrain, &mut ceilings, &mut writer)?;
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -167,57 +188,131 @@ fn progress_bar(name: &str, points: usize, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// Measures one point (timed repetitions, an instrumented run, two reruns) and records
-/// its samples and row.
-fn measure_point(
-    ctx: &Arc<Context>,
-    experiment: &Experiment,
-    point: &Point,
-    terrain: &mut TerrainCache,
-    ceilings: &mut WalkCeilings,
-    writer: &mut ResultsWriter,
-) -> Result<(), ExperimentError> {
-    let s = &point.settings;
-    let spec = s.terrain();
-    let cells = terrain.get(ctx, spec, s.scale)?;
-    let map = FixedHeightfield::new(spec.width, spec.height, cells);
-    let job = s.job();
-    let batch = s.droplets_per_dispatch(cells.len() as u64);
-    let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.kernel_variant())?;
-    let mut runner = kernel.prepare(&map)?;
-    let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
-    let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
-    let (total_change, max_change) =
-        counted
-            .cells
-            .iter()
-            .zip(cells)
-            .fold((0i64, 0i64), |(total, largest), (&a, &b)| {
-                let d = i64::from(a) - i64::from(b);
-                (total + d, largest.max(d.abs()))
-            });
-    let first = runner.execute(&job, batch, RunMode::TIMED)?;
-    let second = runner.execute(&job, batch, RunMode::TIMED)?;
-    let (rerun_cells_differing, rerun_max_fixed) = differences(&first.cells, &second.cells);
-    let outcome = PointOutcome {
-        point,
-        measurement: &measurement,
-        work: counted.work.unwrap_or_default(),
-        dispatches: counted.dispatches,
-        batch,
-        compiler_statistics: kernel.statistics(),
-        peak_walk_steps_per_s: ceilings.at(s.size)?,
-        total_height_change: total_change as f64 / f64::from(s.scale),
-        max_cell_change: max_change as f64 / f64::from(s.scale),
-        unstable: [&counted.cells, &first.cells, &second.cells]
-            .iter()
-            .any(|after| is_unstable(cells, after, spec.relief * s.scale)),
-        contention: counted.contention.unwrap_or_default(),
-        rerun_cells_differing,
-        rerun_max_difference: rerun_max_fixed as f64 / f64::from(s.scale),
-    };
-    writer.record(&outcome)?;
-    Ok(())
+/// What every point of a sweep is measured with.
+struct PointContext<'a> {
+    ctx: &'a Arc<Context>,
+    experiment: &'a Experiment,
+    monitor: Option<&'a GpuMonitor>,
+}
+
+impl PointContext<'_> {
+    /// Measures one point (timed repetitions between two reads of the GPU's state, an
+    /// instrumented run, two reruns) and records its samples and row.
+    fn measure(
+        &self,
+        point: &Point,
+        terrain: &mut TerrainCache,
+        ceilings: &mut WalkCeilings,
+        writer: &mut ResultsWriter,
+    ) -> Result<(), ExperimentError> {
+        let (ctx, experiment) = (self.ctx, self.experiment);
+        let s = &point.settings;
+        let spec = s.terrain();
+        let cells = terrain.get(ctx, spec, s.scale)?;
+        let map = FixedHeightfield::new(spec.width, spec.height, cells);
+        let job = s.job();
+        let batch = s.droplets_per_dispatch(cells.len() as u64);
+        let kernel = DropletKernel::new(ctx, s.workgroup, s.scale, s.kernel_variant())?;
+        let mut runner = kernel.prepare(&map)?;
+        let gpu_before = self.monitor.and_then(GpuMonitor::read);
+        let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
+        let gpu_after = self.monitor.and_then(GpuMonitor::read);
+        let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
+        let (total_change, max_change) =
+            counted
+                .cells
+                .iter()
+                .zip(cells)
+                .fold((0i64, 0i64), |(total, largest), (&a, &b)| {
+                    let d = i64::from(a) - i64::from(b);
+                    (total + d, largest.max(d.abs()))
+                });
+        let first = runner.execute(&job, batch, RunMode::TIMED)?;
+        let second = runner.execute(&job, batch, RunMode::TIMED)?;
+        let (rerun_cells_differing, rerun_max_fixed) = differences(&first.cells, &second.cells);
+        let outcome = PointOutcome {
+            point,
+            measurement: &measurement,
+            work: counted.work.unwrap_or_default(),
+            dispatches: counted.dispatches,
+            batch,
+            compiler_statistics: kernel.statistics(),
+            peak_walk_steps_per_s: ceilings.at(s.size)?,
+            total_height_change: total_change as f64 / f64::from(s.scale),
+            max_cell_change: max_change as f64 / f64::from(s.scale),
+            unstable: [&counted.cells, &first.cells, &second.cells]
+                .iter()
+                .any(|after| is_unstable(cells, after, spec.relief * s.scale)),
+            contention: counted.contention.unwrap_or_default(),
+            rerun_cells_differing,
+            rerun_max_difference: rerun_max_fixed as f64 / f64::from(s.scale),
+            gpu_before,
+            gpu_after,
+        };
+        writer.record(&outcome)?;
+        Ok(())
+    }
+}
+
+/// `sweep --dry-run`: every point with its effective settings, the buffers it needs
+/// against the device's limits, and an estimate of its time where earlier results of the
+/// same config on this device exist. No GPU work.
+pub fn dry_run(experiment: &Experiment, device: &DeviceInfo, options: &SweepOptions) -> String {
+    let dir = results_dir(experiment, &device.name, options);
+    let earlier: BTreeMap<usize, PointRow> = Meta::read(&dir)
+        .ok()
+        .filter(|meta| meta.config_hash == experiment.config_hash())
+        .and_then(|_| read_points(&dir.join(POINTS_CSV)).ok())
+        .map(|rows| rows.into_iter().map(|r| (r.point, r)).collect())
+        .unwrap_or_default();
+    let limit = device.max_storage_buffer_range;
+    let mut out = format!(
+        "{}: {} points on {} (maxStorageBufferRange {limit} bytes)\n",
+        experiment.config.name,
+        experiment.points.len(),
+        device.name
+    );
+    let mut total_s = 0.0;
+    for point in &experiment.points {
+        let s = &point.settings;
+        let cells = u64::from(s.size).pow(2);
+        let heights = cells * 4;
+        let per_droplet = u64::from(s.droplets) * 4;
+        let batch = s.droplets_per_dispatch(cells);
+        let fits = if heights <= limit && per_droplet <= limit {
+            "fits"
+        } else {
+            "PAST THE LIMIT"
+        };
+        let estimate = match earlier.get(&point.index) {
+            Some(row) => {
+                // Warm-up, the repetitions, then the counted run and two reruns.
+                let runs = (experiment.config.measure.warmup as usize + row.reps + 3) as f64;
+                let seconds = runs * row.wall_ms_median / 1e3;
+                total_s += seconds;
+                format!("about {seconds:.1} s (earlier run)")
+            }
+            None => "no earlier results".into(),
+        };
+        let axes: Vec<String> = point.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out += &format!(
+            "  [{}] {}: {}x{} map, {} droplets, {} per dispatch, kernel {}; heights {} bytes, per-droplet {} bytes: {fits}; {estimate}{}\n",
+            point.index,
+            if axes.is_empty() { "(no axes)".into() } else { axes.join(" ") },
+            s.size,
+            s.size,
+            s.droplets,
+            batch,
+            s.kernel_variant().module_name(),
+            heights,
+            per_droplet,
+            point.unsupported.as_ref().map(|r| format!(" (skipped: {r})")).unwrap_or_default(),
+        );
+    }
+    if !earlier.is_empty() {
+        out += &format!("estimated time of the points with earlier results: {total_s:.0} s\n");
+    }
+    out
 }
 
 /// Cells that differ between two runs, and the largest difference, in fixed point.

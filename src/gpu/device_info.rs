@@ -13,6 +13,8 @@ pub struct DeviceInfo {
     pub device_type: String,
     pub vendor_id: u32,
     pub device_id: u32,
+    /// VkPhysicalDeviceIDProperties::deviceUUID: the same UUID NVML knows the GPU by.
+    pub uuid: [u8; 16],
     /// "major.minor.patch" of the Vulkan API the device supports.
     pub api_version: String,
     pub driver_name: String,
@@ -53,6 +55,21 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// The UUID as NVML writes it: "GPU-" and 8-4-4-4-12 hex digits.
+    pub fn nvml_uuid(&self) -> String {
+        let hex: String = self.uuid.iter().map(|b| format!("{b:02x}")).collect();
+        format!(
+            "GPU-{}-{}-{}-{}-{}",
+            &hex[..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..]
+        )
+    }
+}
+
+impl DeviceInfo {
     pub(crate) fn query(instance: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> Self {
         // SAFETY: plain queries on a live instance.
         let (base, families, extensions) = unsafe {
@@ -73,9 +90,11 @@ impl DeviceInfo {
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
         let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+        let mut ids = vk::PhysicalDeviceIDProperties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut subgroup)
-            .push_next(&mut driver);
+            .push_next(&mut driver)
+            .push_next(&mut ids);
         if is_1_3 {
             props2 = props2.push_next(&mut size_control);
         }
@@ -136,6 +155,7 @@ impl DeviceInfo {
             compute_queue_family: compute_family.map(|i| i as u32),
             raw_api_version: v,
             raw_type: props.device_type,
+            uuid: ids.device_uuid,
         }
     }
 

@@ -1,0 +1,159 @@
+//! The GPU's state around each measured point, through NVML on NVIDIA devices: SM and
+//! memory clocks, temperature, power and throttle reasons. Elsewhere (lavapipe, other
+//! vendors) there is no monitor and the figures are left empty, never zero.
+
+use nvml_wrapper::bitmasks::device::ThrottleReasons;
+use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
+use nvml_wrapper::enums::device::GpuLockedClocksSetting;
+use nvml_wrapper::{Device, Nvml};
+use serde::{Deserialize, Serialize};
+
+use crate::gpu::DeviceInfo;
+
+/// What NVML says of the GPU at one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuState {
+    pub sm_mhz: u32,
+    pub memory_mhz: u32,
+    pub temperature_c: u32,
+    pub power_w: f64,
+    /// NVML's clocks-throttle-reason bits.
+    pub throttle: u64,
+}
+
+impl GpuState {
+    /// The throttle reasons that slow a busy GPU: all but idle and the applications
+    /// clocks setting, which are the normal state of a GPU that waits.
+    pub fn slowing_reasons(&self) -> Vec<&'static str> {
+        let reasons = ThrottleReasons::from_bits_truncate(self.throttle);
+        [
+            (ThrottleReasons::SW_POWER_CAP, "sw-power-cap"),
+            (ThrottleReasons::HW_SLOWDOWN, "hw-slowdown"),
+            (ThrottleReasons::SYNC_BOOST, "sync-boost"),
+            (ThrottleReasons::SW_THERMAL_SLOWDOWN, "sw-thermal"),
+            (ThrottleReasons::HW_THERMAL_SLOWDOWN, "hw-thermal"),
+            (ThrottleReasons::HW_POWER_BRAKE_SLOWDOWN, "hw-power-brake"),
+        ]
+        .into_iter()
+        .filter(|(bit, _)| reasons.contains(*bit))
+        .map(|(_, name)| name)
+        .collect()
+    }
+}
+
+/// Whether a point ran on a slowed GPU: its SM clock fell by more than 5% from before
+/// the point to after it, or a slowing throttle reason was set after it.
+pub fn slowed(before: &GpuState, after: &GpuState) -> bool {
+    f64::from(after.sm_mhz) < 0.95 * f64::from(before.sm_mhz) || !after.slowing_reasons().is_empty()
+}
+
+/// NVML, bound to the Vulkan device by its UUID.
+pub struct GpuMonitor {
+    nvml: Nvml,
+    uuid: String,
+    locked: bool,
+}
+
+impl GpuMonitor {
+    /// The monitor of `device`, or `None` where NVML is absent or does not know it.
+    pub fn for_device(device: &DeviceInfo) -> Option<Self> {
+        let nvml = Nvml::init().ok()?;
+        let uuid = device.nvml_uuid();
+        nvml.device_by_uuid(uuid.as_str()).ok()?;
+        Some(Self {
+            nvml,
+            uuid,
+            locked: false,
+        })
+    }
+
+    fn device(&self) -> Option<Device<'_>> {
+        self.nvml.device_by_uuid(self.uuid.as_str()).ok()
+    }
+
+    pub fn read(&self) -> Option<GpuState> {
+        let device = self.device()?;
+        Some(GpuState {
+            sm_mhz: device.clock_info(Clock::SM).ok()?,
+            memory_mhz: device.clock_info(Clock::Memory).ok()?,
+            temperature_c: device.temperature(TemperatureSensor::Gpu).ok()?,
+            power_w: f64::from(device.power_usage().ok()?) / 1e3,
+            throttle: device.current_throttle_reasons().ok()?.bits(),
+        })
+    }
+
+    /// How the clocks are governed: locked by vkerode, or boost up to the maximum, with
+    /// the applications clock where the driver reports one.
+    pub fn clocks_policy(&self) -> String {
+        let Some(device) = self.device() else {
+            return "unknown".into();
+        };
+        let max = device.max_clock_info(Clock::SM).ok();
+        let application = device.applications_clock(Clock::SM).ok();
+        let describe = |v: Option<u32>| v.map_or("unknown".into(), |mhz| format!("{mhz} MHz"));
+        if self.locked {
+            format!("SM clock locked by vkerode; max {}", describe(max))
+        } else {
+            format!(
+                "driver default (boost); SM max {}, applications clock {}",
+                describe(max),
+                describe(application)
+            )
+        }
+    }
+
+    /// Locks the SM clock to `mhz` until the monitor drops (needs root or the driver's
+    /// permission; the error says what NVML answered).
+    pub fn lock_sm_clock(&mut self, mhz: u32) -> Result<(), String> {
+        let mut device = self
+            .device()
+            .ok_or_else(|| "the device is gone from NVML".to_string())?;
+        device
+            .set_gpu_locked_clocks(GpuLockedClocksSetting::Numeric {
+                min_clock_mhz: mhz,
+                max_clock_mhz: mhz,
+            })
+            .map_err(|e| format!("NVML refused to lock the SM clock at {mhz} MHz: {e}"))?;
+        self.locked = true;
+        Ok(())
+    }
+}
+
+impl Drop for GpuMonitor {
+    fn drop(&mut self) {
+        if self.locked {
+            if let Some(mut device) = self.device() {
+                // Nothing better to do if the reset fails: the driver resets on reboot.
+                let _ = device.reset_gpu_locked_clocks();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(sm_mhz: u32, throttle: u64) -> GpuState {
+        GpuState {
+            sm_mhz,
+            memory_mhz: 2619,
+            temperature_c: 40,
+            power_w: 300.0,
+            throttle,
+        }
+    }
+
+    #[test]
+    fn a_clock_drop_or_a_slowing_reason_flags_the_point_and_idle_does_not() {
+        let idle = ThrottleReasons::GPU_IDLE.bits();
+        assert!(!slowed(&state(1980, idle), &state(1980, idle)));
+        assert!(slowed(&state(1980, 0), &state(1700, 0)));
+        let thermal = ThrottleReasons::SW_THERMAL_SLOWDOWN.bits();
+        assert!(slowed(&state(1980, 0), &state(1980, thermal)));
+        assert_eq!(
+            state(1980, thermal | idle).slowing_reasons(),
+            ["sw-thermal"]
+        );
+    }
+}

@@ -1,0 +1,234 @@
+//! Previews, summaries, comparisons, chart series and resume refusals, from one real
+//! two-axis sweep on the default device under validation, and result sets planted from
+//! it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{assert_clean_success, stderr, vkerode, vkerode_command};
+
+const CONFIG: &str =
+    "name = \"pair\"\ndescription = \"test\"\n[fixed]\nsize = 64\ndroplets = 3000\n\
+    [axes]\nworkgroup = [32, 64]\nvariant = [\"paper\", \"fast\"]\n[measure]\nwarmup = 1\n\
+    min_reps = 3\nmax_reps = 4\ntarget_rel_iqr = 0.5\ntime_budget_s = 2\n";
+
+/// The sweep, run once per test binary into its own folder: (config, results folder).
+fn swept(name: &str) -> (PathBuf, PathBuf) {
+    let dir = common::scratch("compare", name);
+    let config = dir.join("pair.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let root = dir.join("results");
+    assert_clean_success(&vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--quiet",
+    ]));
+    let device = std::fs::read_dir(root.join("pair"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    (config, device)
+}
+
+fn run(args: &[&str]) -> (String, String, Option<i32>) {
+    let out = vkerode(args);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr(&out),
+        out.status.code(),
+    )
+}
+
+/// A copy of `points.csv` at `to` whose every point has the given median GPU time and
+/// 95% interval.
+fn plant(from: &Path, to: &Path, median: f64, interval: (f64, f64)) -> PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    let mut reader = csv::Reader::from_path(from.join("points.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let at = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (m, low, high) = (
+        at("gpu_ms_median"),
+        at("gpu_ms_ci_low"),
+        at("gpu_ms_ci_high"),
+    );
+    let mut writer = csv::Writer::from_path(to.join("points.csv")).unwrap();
+    writer.write_record(&headers).unwrap();
+    for record in reader.records() {
+        let mut fields: Vec<String> = record.unwrap().iter().map(str::to_string).collect();
+        fields[m] = median.to_string();
+        fields[low] = interval.0.to_string();
+        fields[high] = interval.1.to_string();
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+    to.to_path_buf()
+}
+
+#[test]
+fn compare_tells_a_real_slowdown_from_noise_and_can_fail_a_script() {
+    let (_, results) = swept("verdicts");
+    let dir = results.parent().unwrap().to_path_buf();
+    let base = plant(&results, &dir.join("base"), 100.0, (98.0, 102.0));
+    let slower = plant(&results, &dir.join("slower"), 120.0, (118.0, 122.5));
+    let noise = plant(&results, &dir.join("noise"), 101.0, (99.0, 103.0));
+    let (out, _, code) = run(&["compare", base.to_str().unwrap(), noise.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.matches("| same |").count(), 4, "{out}");
+    assert!(out.contains("4 points matched"), "{out}");
+    let table = dir.join("slower.md");
+    let (out, err, code) = run(&[
+        "compare",
+        base.to_str().unwrap(),
+        slower.to_str().unwrap(),
+        "--out",
+        table.to_str().unwrap(),
+        "--fail-slower",
+        "10",
+    ]);
+    assert_eq!(code, Some(3), "a 20% slowdown fails the run: {err}");
+    assert_eq!(out.matches("| slower |").count(), 4, "{out}");
+    assert!(
+        out.contains("| 1.200 |") && out.contains("variant=fast workgroup=64"),
+        "{out}"
+    );
+    assert!(
+        err.contains("slower than the base by more than 10%"),
+        "{err}"
+    );
+    assert!(std::fs::read_to_string(&table)
+        .unwrap()
+        .contains("| slower |"));
+    let (_, _, code) = run(&[
+        "compare",
+        base.to_str().unwrap(),
+        slower.to_str().unwrap(),
+        "--fail-slower",
+        "25",
+    ]);
+    assert_eq!(code, Some(0), "within the threshold");
+}
+
+#[test]
+fn a_dry_run_lists_every_point_and_estimates_from_earlier_results() {
+    let (config, results) = swept("dry-run");
+    let root = results.parent().unwrap().parent().unwrap();
+    let (out, err, code) = run(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--dry-run",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    for label in [
+        "[0] workgroup=32 variant=paper",
+        "[3] workgroup=64 variant=fast",
+    ] {
+        assert!(out.contains(label), "{label} in {out}");
+    }
+    assert!(
+        out.contains("heights 16384 bytes") && out.contains("fits"),
+        "{out}"
+    );
+    assert_eq!(out.matches("(earlier run)").count(), 4, "{out}");
+    let fresh = results
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("fresh");
+    let (out, _, code) = run(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        fresh.to_str().unwrap(),
+        "--dry-run",
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.matches("no earlier results").count(), 4, "{out}");
+    assert!(!fresh.exists(), "a dry run writes nothing");
+}
+
+#[test]
+fn report_charts_and_resume_keep_the_sweep_honest() {
+    let (config, results) = swept("report");
+    // The closing table of `report`, to stdout and a file.
+    let table = results.join("report.md");
+    let (out, _, code) = run(&[
+        "report",
+        results.to_str().unwrap(),
+        "--out",
+        table.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("| variant=")).count(),
+        4,
+        "{out}"
+    );
+    assert!(out.contains("| stopped by |"), "{out}");
+    let written = std::fs::read_to_string(&table).unwrap();
+    assert!(out.starts_with(written.trim()), "{written}");
+
+    // Two axes vary: without --series the other axis becomes the series.
+    let csv = results.join("points.csv");
+    let chart = results.join("chart");
+    let (_, err, code) = run(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "--x",
+        "workgroup",
+        "--out",
+        chart.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let svg = std::fs::read_to_string(chart.with_extension("svg")).unwrap();
+    assert!(
+        svg.contains("variant paper") && svg.contains("variant fast"),
+        "series by variant"
+    );
+    // With another column as the series, variant would be drawn as one line: refused.
+    let (_, err, code) = run(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "--x",
+        "workgroup",
+        "--series",
+        "spawn",
+        "--out",
+        chart.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("variant also vary"), "{err}");
+
+    // The set was made under validation: resuming without it is refused.
+    let root = results.parent().unwrap().parent().unwrap();
+    let out = vkerode_command(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--resume",
+        "--quiet",
+    ])
+    .env("VKERODE_VALIDATE", "0")
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("was made with validation on; this run has off"),
+        "{}",
+        stderr(&out)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["validation"], true);
+    assert!(meta["command_line"].as_str().unwrap().contains("sweep"));
+}
