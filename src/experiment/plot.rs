@@ -452,22 +452,32 @@ fn y_axis(chart: &Chart) -> YAxis {
         let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
             (lo.min(y), hi.max(y))
         });
+        let (lo, hi) = (lo / 2.0, hi * 2.0);
         return YAxis {
             unit: 1.0,
             prefix: "",
-            lo: lo / 2.0,
-            hi: hi * 2.0,
+            lo,
+            hi: (lo.ln() + (hi / lo).ln() / (1.0 - legend_share(chart))).exp(),
         };
     }
     let (y_min, y_max) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
     let (unit, prefix) = y_unit(y_max.max(-y_min));
-    let pad = (y_max - y_min).max(f64::MIN_POSITIVE) * 0.12 / unit;
+    let pad = (y_max - y_min).max(f64::MIN_POSITIVE) * 0.05 / unit;
+    let lo = if y_min < 0.0 { y_min / unit - pad } else { 0.0 };
+    let hi = y_max / unit + pad;
     YAxis {
         unit,
         prefix,
-        lo: if y_min < 0.0 { y_min / unit - pad } else { 0.0 },
-        hi: y_max / unit + pad,
+        lo,
+        hi: lo + (hi - lo) / (1.0 - legend_share(chart)),
     }
+}
+
+/// The share of the plot's height at the top that the legend takes, kept free of
+/// points and bars so that the legend never hides one.
+fn legend_share(chart: &Chart) -> f64 {
+    let rows = chart.series.len() as f64;
+    ((rows * 22.0 + 16.0) / 440.0).min(0.6)
 }
 
 fn draw<DB, X, Y>(
@@ -542,68 +552,13 @@ where
         .map_err(|e| err(&e))?;
     }
     ctx.configure_series_labels()
-        .position(legend_corner(chart))
+        .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))
         .draw()
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))
-}
-
-/// The corner of the plot with the fewest points near it, for the legend: lower right
-/// unless data lies there.
-fn legend_corner(chart: &Chart) -> SeriesLabelPosition {
-    let points: Vec<(f64, f64)> = chart
-        .series
-        .iter()
-        .flat_map(|s| &s.points)
-        .map(|&(x, y, _, _)| {
-            let x = if chart.log_x.is_some() {
-                x.max(f64::MIN_POSITIVE).ln()
-            } else {
-                x
-            };
-            let y = if chart.log_y {
-                y.max(f64::MIN_POSITIVE).ln()
-            } else {
-                y
-            };
-            (x, y)
-        })
-        .collect();
-    let span = |values: Vec<f64>| {
-        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (lo, (hi - lo).max(f64::MIN_POSITIVE))
-    };
-    let (x0, xw) = span(points.iter().map(|p| p.0).collect());
-    let (y0, yh) = if chart.log_y {
-        span(points.iter().map(|p| p.1).collect())
-    } else {
-        // Linear y axes start at zero (or below, for negative values).
-        span(points.iter().map(|p| p.1).chain([0.0]).collect())
-    };
-    let near = |right: bool, top: bool| {
-        points
-            .iter()
-            .filter(|&&(x, y)| {
-                let (fx, fy) = ((x - x0) / xw, (y - y0) / yh);
-                (if right { fx >= 0.55 } else { fx <= 0.45 })
-                    && (if top { fy >= 0.6 } else { fy <= 0.4 })
-            })
-            .count()
-    };
-    [
-        (SeriesLabelPosition::LowerRight, near(true, false)),
-        (SeriesLabelPosition::UpperRight, near(true, true)),
-        (SeriesLabelPosition::LowerLeft, near(false, false)),
-        (SeriesLabelPosition::UpperLeft, near(false, true)),
-    ]
-    .into_iter()
-    .min_by_key(|&(_, count)| count)
-    .map(|(corner, _)| corner)
-    .unwrap_or(SeriesLabelPosition::LowerRight)
 }
 
 fn draw_any<DB: DrawingBackend>(
