@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{assert_clean_success, stderr, vkerode, vkerode_command};
+use common::{results_dir, stderr, sweep_into, vkerode, vkerode_command};
 
 const CONFIG: &str =
     "name = \"pair\"\ndescription = \"test\"\n[fixed]\nsize = 64\ndroplets = 3000\n\
@@ -19,20 +19,8 @@ fn swept(name: &str) -> (PathBuf, PathBuf) {
     let config = dir.join("pair.toml");
     std::fs::write(&config, CONFIG).unwrap();
     let root = dir.join("results");
-    assert_clean_success(&vkerode(&[
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--quiet",
-    ]));
-    let device = std::fs::read_dir(root.join("pair"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    (config, device)
+    sweep_into(&config, &root, &[]);
+    (config, results_dir(&root, "pair"))
 }
 
 fn run(args: &[&str]) -> (String, String, Option<i32>) {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use vkerode::experiment::results::{point_columns, sample_columns};
 
-use common::{assert_clean_success, vkerode, vkerode_command};
+use common::{assert_clean_success, results_dir, sweep_into, vkerode, vkerode_command};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("sweep", name)
@@ -31,31 +31,8 @@ fn small_config(dir: &Path, name: &str, workgroups: &str, measure: &str) -> Path
     path
 }
 
-/// Runs `vkerode sweep` quietly into `root` and checks that it succeeded cleanly.
-fn sweep_into(config: &Path, root: &Path, extra: &[&str]) {
-    let mut args = vec![
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--quiet",
-    ];
-    args.extend_from_slice(extra);
-    assert_clean_success(&vkerode(&args));
-}
-
 const QUICK: &str =
     "warmup = 1\nmin_reps = 3\nmax_reps = 4\ntarget_rel_iqr = 0.5\ntime_budget_s = 2";
-
-fn results_dir(root: &Path, name: &str) -> PathBuf {
-    let experiment = root.join(name);
-    let device = std::fs::read_dir(&experiment)
-        .unwrap_or_else(|e| panic!("{}: {e}", experiment.display()))
-        .next()
-        .expect("one device folder")
-        .unwrap();
-    device.path()
-}
 
 fn read_csv(path: &Path) -> (Vec<String>, Vec<BTreeMap<String, String>>) {
     let mut reader = csv::Reader::from_path(path).unwrap();

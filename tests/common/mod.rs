@@ -153,3 +153,27 @@ pub fn assert_lone_droplets_match(
         assert_eq!(got.work, expected.work, "{name}, seed {seed}: same steps");
     }
 }
+
+/// Runs `vkerode sweep` quietly into `root` and checks that it succeeded cleanly.
+pub fn sweep_into(config: &std::path::Path, root: &std::path::Path, extra: &[&str]) {
+    let mut args = vec![
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    assert_clean_success(&vkerode(&args));
+}
+
+/// The one device folder of an experiment's results under `root`.
+pub fn results_dir(root: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let experiment = root.join(name);
+    let device = std::fs::read_dir(&experiment)
+        .unwrap_or_else(|e| panic!("{}: {e}", experiment.display()))
+        .next()
+        .expect("one device folder")
+        .unwrap();
+    device.path()
+}
