@@ -4,7 +4,7 @@
 
 CARGO ?= cargo
 BIN := target/release/vkerode
-APT_PACKAGES := mesa-vulkan-drivers libvulkan1 vulkan-validationlayers cmake ninja-build python3
+APT_PACKAGES := mesa-vulkan-drivers libvulkan1 vulkan-validationlayers cmake ninja-build python3 gdal-bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 DEMO_SIZE ?= 512

@@ -142,12 +142,16 @@ fn write_heightmap(out: &Path, format: HeightFormat, dem: &Dem) -> Result<()> {
     say_wrote(write_dem(out, format, dem)?);
     let stats = dem.heights.stats();
     say!(
-        "{} x {} cells, heights {} to {} {}, {} cells with no data",
+        "{} x {} cells, heights {} to {}{}, {} cells with no data",
         dem.heights.width(),
         dem.heights.height(),
         stats.min,
         stats.max,
-        dem.units,
+        if dem.units.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", dem.units)
+        },
         dem.missing_cells()
     );
     Ok(())
@@ -169,6 +173,7 @@ fn terrain_command(
     };
     say!("mean slope {:.3} per cell", heights.mean_slope());
     let dem = Dem {
+        geo: None,
         heights,
         nodata: None,
         units: "cells".into(),
@@ -185,8 +190,14 @@ fn convert(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Re
 fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     let settings = args.checked_settings()?.clone();
     let terrain = args.terrain()?;
-    if let TerrainSource::File { path, dem, units } = &terrain {
-        print_input(path, dem, units);
+    if let TerrainSource::File {
+        path,
+        dem,
+        units,
+        cell_size_source,
+    } = &terrain
+    {
+        print_input(path, dem, units, *cell_size_source);
     }
     let request = ErodeRequest {
         terrain,

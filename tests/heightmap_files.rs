@@ -27,6 +27,7 @@ fn sample_dem() -> Dem {
         })
         .collect();
     Dem {
+        geo: None,
         heights: Heightmap::new(w, h, data).unwrap(),
         nodata: None,
         units: "m".into(),

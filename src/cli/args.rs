@@ -13,7 +13,7 @@ use vkerode::experiment::{Engine, TerrainSource};
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
-use vkerode::terrain::units::GridUnits;
+use vkerode::terrain::units::{CellSizeSource, GridUnits};
 use vkerode::terrain::TerrainSpec;
 
 /// A Vulkan compute research harness for GPU hydraulic erosion.
@@ -350,14 +350,20 @@ impl ErodeArgs {
             return Ok(TerrainSource::Noise);
         };
         let dem = self.layout.read(path)?;
+        let cell_size_source = match (self.layout.cell_size, dem.cell_size) {
+            (Some(_), _) => CellSizeSource::Flag,
+            (None, Some(_)) => CellSizeSource::File,
+            (None, None) => CellSizeSource::Assumed,
+        };
         let units = GridUnits {
             cell_size: dem.cell_size.unwrap_or_default(),
             vertical_scale: self.vertical_scale,
         };
         Ok(TerrainSource::File {
             path: path.clone(),
-            dem,
+            dem: Box::new(dem),
             units,
+            cell_size_source,
         })
     }
 

@@ -8,7 +8,7 @@ use vkerode::experiment::kernels::KernelStatistics;
 use vkerode::experiment::{Engine, ErodeOutcome, TerrainReport, TimeSource};
 use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use vkerode::terrain::formats::Dem;
-use vkerode::terrain::units::GridUnits;
+use vkerode::terrain::units::{CellSizeSource, GridUnits};
 
 pub fn print_device(d: &DeviceInfo) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
@@ -155,15 +155,31 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
 }
 
 /// The heightmap `erode --input` read.
-pub fn print_input(path: &Path, dem: &Dem, units: &GridUnits) {
+pub fn print_input(path: &Path, dem: &Dem, units: &GridUnits, source: CellSizeSource) {
+    if source == CellSizeSource::Assumed {
+        eprintln!(
+            "warning: {} declares no cell size; assuming 1 x 1 m cells (give --cell-size; run.json records the assumption)",
+            path.display()
+        );
+    }
     say!(
-        "read {}: {} x {} cells, cell size {} x {}, vertical scale {}",
+        "read {}: {} x {} cells, cell size {} x {} m ({}), vertical scale {}{}",
         path.display(),
         dem.heights.width(),
         dem.heights.height(),
         units.cell_size.x,
         units.cell_size.y,
-        units.vertical_scale
+        match source {
+            CellSizeSource::Flag => "from --cell-size",
+            CellSizeSource::File => "from the file",
+            CellSizeSource::Assumed => "assumed",
+        },
+        units.vertical_scale,
+        if dem.geo.is_some() {
+            ", georeferenced"
+        } else {
+            ""
+        }
     );
     let missing = dem.missing_cells();
     if missing > 0 {

@@ -17,11 +17,11 @@ use crate::erosion::{
 };
 use crate::gpu::{CompilerStatistic, Context};
 use crate::terrain::files::write_atomically;
-use crate::terrain::formats::{write_dem, Dem, HeightFormat};
+use crate::terrain::formats::{write_dem, Dem, GeoTags, HeightFormat};
 use crate::terrain::image::shaded_relief;
 use crate::terrain::nodata::fill_missing;
 use crate::terrain::pictures::{erosion_map, side_by_side};
-use crate::terrain::units::GridUnits;
+use crate::terrain::units::{CellSizeSource, GridUnits};
 use crate::terrain::{generate_on_cpu, generate_on_gpu, Heightmap, TerrainSpec};
 
 /// What runs the droplets.
@@ -45,8 +45,9 @@ pub enum TerrainSource {
     /// A heightmap file, as read, with the units that turn it into kernel heights.
     File {
         path: PathBuf,
-        dem: Dem,
+        dem: Box<Dem>,
         units: GridUnits,
+        cell_size_source: CellSizeSource,
     },
 }
 
@@ -62,6 +63,9 @@ pub enum TerrainReport {
         /// Cells with no data (nodata or NaN), filled before erosion.
         missing_cells: usize,
         units: GridUnits,
+        cell_size_source: CellSizeSource,
+        /// Whether the file was a GeoTIFF whose georeferencing the TIFF outputs keep.
+        georeferenced: bool,
     },
 }
 
@@ -112,6 +116,8 @@ pub struct ErodeOutcome {
     pub export_units: String,
     /// The input's nodata value, reused on export.
     pub nodata: Option<f32>,
+    /// The input's georeferencing, kept in every TIFF written.
+    pub geo: Option<GeoTags>,
     pub report: ErodeReport,
 }
 
@@ -129,6 +135,7 @@ impl ErodeOutcome {
             nodata: self.nodata,
             units: self.export_units.clone(),
             cell_size: Some(self.units.cell_size),
+            geo: self.geo.clone(),
         }
     }
 }
@@ -140,6 +147,7 @@ struct PreparedTerrain {
     units: GridUnits,
     export_units: String,
     nodata: Option<f32>,
+    geo: Option<GeoTags>,
     report: TerrainReport,
 }
 
@@ -160,10 +168,16 @@ fn prepare_terrain(
                 units: GridUnits::default(),
                 export_units: "cells".into(),
                 nodata: None,
+                geo: None,
                 report: TerrainReport::Noise(*spec),
             })
         }
-        TerrainSource::File { path, dem, units } => {
+        TerrainSource::File {
+            path,
+            dem,
+            units,
+            cell_size_source,
+        } => {
             let mut elevations = dem.heights.clone();
             let missing = fill_missing(&mut elevations);
             let export_units = if units.is_identity() && !dem.units.is_empty() {
@@ -181,7 +195,10 @@ fn prepare_terrain(
                     height: dem.heights.height(),
                     missing_cells: missing.iter().filter(|&&m| m).count(),
                     units: *units,
+                    cell_size_source: *cell_size_source,
+                    georeferenced: dem.geo.is_some(),
                 },
+                geo: dem.geo.clone(),
                 missing,
                 units: *units,
                 export_units,
@@ -320,6 +337,7 @@ pub fn run_erosion(
         units: terrain.units,
         export_units: terrain.export_units,
         nodata: terrain.nodata,
+        geo: terrain.geo,
         report,
     })
 }
@@ -350,6 +368,13 @@ pub fn write_outcome(
         let path = dir.join(format!("{name}.{}", options.format.extension()));
         written.extend(write_dem(&path, options.format, dem)?);
     }
+    // The change as data: after minus before, in the exported units, placed as the input.
+    let change = Dem {
+        heights: after.heights.zip_map(&before.heights, |a, b| a - b),
+        ..after.clone()
+    };
+    let change_path = dir.join("erosion.tif");
+    written.extend(write_dem(&change_path, HeightFormat::Tif, &change)?);
     if options.images {
         let stats = before.heights.stats();
         let range = (stats.min, stats.max);

@@ -123,6 +123,25 @@ impl Heightmap {
         }
     }
 
+    /// `f` of each cell and the same cell of `other`, a map of the same shape.
+    pub fn zip_map(&self, other: &Heightmap, f: impl Fn(f32, f32) -> f32) -> Self {
+        assert_eq!(
+            (self.width, self.height),
+            (other.width, other.height),
+            "maps of one shape"
+        );
+        Self {
+            width: self.width,
+            height: self.height,
+            data: self
+                .data
+                .iter()
+                .zip(&other.data)
+                .map(|(&a, &b)| f(a, b))
+                .collect(),
+        }
+    }
+
     pub fn at(&self, x: usize, y: usize) -> f32 {
         self.data[y * self.width + x]
     }

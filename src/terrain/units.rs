@@ -3,6 +3,18 @@
 
 use super::image::CellSize;
 
+/// Where a DEM's cell size came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellSizeSource {
+    /// `--cell-size`, over whatever the file says.
+    Flag,
+    /// The file: GeoTIFF tags or the sidecar.
+    File,
+    /// Neither: 1 x 1 m was assumed, with a warning.
+    Assumed,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct GridUnits {
     /// Grid spacing in the DEM's horizontal units (metres).

@@ -1,6 +1,7 @@
 //! Heightmap files: single-band TIFF/GeoTIFF, 16-bit grayscale PNG and raw float32,
 //! read and written with the metadata each needs (nodata, units, cell size).
 
+mod geotiff;
 mod png16;
 mod raw;
 mod sidecar;
@@ -14,6 +15,7 @@ use thiserror::Error;
 use super::heightmap::Heightmap;
 use super::image::CellSize;
 use super::MIN_SIZE;
+pub use geotiff::GeoTags;
 pub use sidecar::Sidecar;
 
 /// A file-level problem, naming the file.
@@ -77,6 +79,8 @@ pub struct Dem {
     pub units: String,
     /// Grid spacing, where the file says.
     pub cell_size: Option<CellSize>,
+    /// A GeoTIFF's georeferencing, written back into every TIFF made from it.
+    pub geo: Option<GeoTags>,
 }
 
 impl Dem {

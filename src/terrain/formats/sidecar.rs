@@ -52,6 +52,7 @@ impl Sidecar {
     /// A DEM of `heights` with the units and cell size this sidecar (if any) gives.
     pub fn dem(sidecar: Option<&Sidecar>, heights: Heightmap, nodata: Option<f32>) -> Dem {
         Dem {
+            geo: None,
             heights,
             nodata,
             units: sidecar.map(|s| s.units.clone()).unwrap_or_default(),

@@ -1,4 +1,5 @@
-//! Single-band TIFF/GeoTIFF: float32, int16, uint16 or uint8 in; float32 out.
+//! Single-band TIFF/GeoTIFF: float32, int16, uint16 or uint8 in; float32 out, with the
+//! input's georeferencing (geotiff.rs) kept.
 
 use std::io::Cursor;
 use std::path::Path;
@@ -8,7 +9,7 @@ use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
 use tiff::tags::Tag;
 use tiff::ColorType;
 
-use super::{Dem, FormatError};
+use super::{Dem, FormatError, GeoTags};
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 
@@ -46,6 +47,13 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
         }
         Ok(None) => None,
         Err(e) => return Err(bad("unreadable GDAL_NODATA tag", e)),
+    };
+    let geo = GeoTags::read(&mut decoder).map_err(|e| FormatError::new(path, e))?;
+    let cell_size = match &geo {
+        Some(tags) => tags
+            .cell_size()
+            .map_err(|e| FormatError::new(path, format!("cannot take its cell size: {e}")))?,
+        None => None,
     };
     let image = decoder
         .read_image()
@@ -85,7 +93,8 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
         heights,
         nodata,
         units: String::new(),
-        cell_size: None,
+        cell_size,
+        geo,
     })
 }
 
@@ -143,6 +152,9 @@ pub fn write(path: &Path, dem: &Dem) -> Result<(), FormatError> {
         let mut image = encoder
             .new_image::<Gray32Float>(map.width() as u32, map.height() as u32)
             .map_err(std::io::Error::other)?;
+        if let Some(geo) = &dem.geo {
+            geo.write(image.encoder()).map_err(std::io::Error::other)?;
+        }
         if has_missing || dem.nodata.is_some() {
             let tag = if fill.is_nan() {
                 "nan".to_string()

@@ -1,0 +1,204 @@
+//! Georeferenced DEMs, with GDAL as the independent judge: inputs are made by
+//! `gdal_translate` from the test DEM, and every TIFF vkerode writes must open in GDAL
+//! without a warning, in the input's CRS, at its geotransform, with its nodata value,
+//! and (for `convert`) with its cells.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{assert_clean_success, stderr, vkerode};
+
+const DEM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/jacksboro_fault_dem.tif"
+);
+
+fn gdal(program: &str, args: &[&str]) -> std::process::Output {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} runs (gdal-bin, installed by make deps): {e}"));
+    assert!(out.status.success(), "{program} {args:?}: {}", stderr(&out));
+    out
+}
+
+/// The test DEM placed in UTM zone 17N at its true 74.5 m x 92.6 m cells, nodata -9999.
+fn projected_input(dir: &Path) -> PathBuf {
+    let path = dir.join("utm.tif");
+    let (x0, y0) = (700_000.0f64, 4_000_000.0f64);
+    let (x1, y1) = (x0 + 403.0 * 74.5, y0 - 344.0 * 92.6);
+    let corners = [x0, y0, x1, y1].map(|v| v.to_string());
+    let mut args = vec![
+        "-q",
+        "-a_srs",
+        "EPSG:26917",
+        "-a_nodata",
+        "-9999",
+        "-a_ullr",
+    ];
+    args.extend(corners.iter().map(String::as_str));
+    args.extend([DEM, path.to_str().unwrap()]);
+    gdal("gdal_translate", &args);
+    path
+}
+
+/// What GDAL says of a file, with the check that it said it without a warning.
+fn gdalinfo(path: &Path) -> serde_json::Value {
+    let out = gdal("gdalinfo", &["-json", path.to_str().unwrap()]);
+    assert!(
+        stderr(&out).trim().is_empty(),
+        "GDAL warns on {}: {}",
+        path.display(),
+        stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn assert_placed_like(input: &serde_json::Value, output: &Path) {
+    let got = gdalinfo(output);
+    let name = output.display();
+    assert_eq!(
+        got["coordinateSystem"]["wkt"], input["coordinateSystem"]["wkt"],
+        "{name}: CRS"
+    );
+    assert_eq!(
+        got["geoTransform"], input["geoTransform"],
+        "{name}: geotransform"
+    );
+    assert_eq!(
+        got["bands"][0]["noDataValue"], input["bands"][0]["noDataValue"],
+        "{name}: nodata"
+    );
+}
+
+/// The cells as GDAL reads them: raw float32 through ENVI.
+fn cells(path: &Path, dir: &Path) -> Vec<u8> {
+    let raw = dir.join(format!(
+        "{}.envi",
+        path.file_stem().unwrap().to_str().unwrap()
+    ));
+    gdal(
+        "gdal_translate",
+        &[
+            "-q",
+            "-of",
+            "ENVI",
+            "-ot",
+            "Float32",
+            path.to_str().unwrap(),
+            raw.to_str().unwrap(),
+        ],
+    );
+    std::fs::read(raw).unwrap()
+}
+
+#[test]
+fn convert_and_erode_keep_a_geotiffs_place_cell_size_and_cells() {
+    let dir = common::scratch("geotiff", "projected");
+    let input = projected_input(&dir);
+    let input_info = gdalinfo(&input);
+
+    let converted = dir.join("converted.tif");
+    assert_clean_success(&vkerode(&[
+        "convert",
+        input.to_str().unwrap(),
+        converted.to_str().unwrap(),
+    ]));
+    assert_placed_like(&input_info, &converted);
+    assert_eq!(
+        cells(&converted, &dir),
+        cells(&input, &dir),
+        "cells as GDAL reads them"
+    );
+
+    // No --cell-size: the file's 74.5 m x 92.6 m is used, and said to be.
+    let out = dir.join("eroded");
+    let run = vkerode(&[
+        "erode",
+        "--input",
+        input.to_str().unwrap(),
+        "--droplets",
+        "5000",
+        "--no-images",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_clean_success(&run);
+    let printed = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        printed.contains("cell size 74.5 x 92.6 m (from the file)"),
+        "{printed}"
+    );
+    for name in ["before.tif", "after.tif", "erosion.tif"] {
+        assert_placed_like(&input_info, &out.join(name));
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let terrain = &report["terrain"];
+    assert_eq!(terrain["cell_size_source"], "file");
+    assert_eq!(terrain["georeferenced"], true);
+    assert_eq!(terrain["units"]["cell_size"]["x"], 74.5);
+
+    // erosion.tif is after minus before, cell for cell.
+    let as_f32 = |bytes: Vec<u8>| -> Vec<f32> {
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    };
+    let before = as_f32(cells(&out.join("before.tif"), &dir));
+    let after = as_f32(cells(&out.join("after.tif"), &dir));
+    let change = as_f32(cells(&out.join("erosion.tif"), &dir));
+    let mismatched = (0..change.len())
+        .filter(|&i| (change[i] - (after[i] - before[i])).abs() > 1e-3)
+        .count();
+    assert_eq!(mismatched, 0);
+    assert!(change.iter().any(|&c| c.abs() > 0.1), "the terrain changed");
+}
+
+#[test]
+fn a_flag_overrides_the_file_and_a_missing_cell_size_is_warned_and_recorded() {
+    let dir = common::scratch("geotiff", "cell-size");
+    let input = projected_input(&dir);
+    let out = dir.join("flag");
+    assert_clean_success(&vkerode(&[
+        "erode",
+        "--input",
+        input.to_str().unwrap(),
+        "--cell-size",
+        "30",
+        "--droplets",
+        "2000",
+        "--no-images",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(report["terrain"]["cell_size_source"], "flag");
+    assert_eq!(report["terrain"]["units"]["cell_size"]["x"], 30.0);
+
+    // The test DEM itself has no georeferencing: 1 m is assumed, loudly.
+    let out = dir.join("assumed");
+    let run = vkerode(&[
+        "erode",
+        "--input",
+        DEM,
+        "--droplets",
+        "2000",
+        "--no-images",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("declares no cell size; assuming 1 x 1 m cells"),
+        "{}",
+        stderr(&run)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(report["terrain"]["cell_size_source"], "assumed");
+}
