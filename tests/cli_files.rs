@@ -249,9 +249,9 @@ fn a_multi_band_tiff_is_refused() {
 
 #[test]
 fn an_unsupported_sample_format_is_refused() {
-    let path = scratch("f64-tiff").join("double.tif");
-    write_tiff::<colortype::Gray64Float>(&path, 16, 16, &[1.0f64; 16 * 16]);
-    assert_refused(&path, &[], "unsupported sample format float64");
+    let path = scratch("u64-tiff").join("wide.tif");
+    write_tiff::<colortype::Gray64>(&path, 16, 16, &[1u64; 16 * 16]);
+    assert_refused(&path, &[], "unsupported sample format uint64");
 }
 
 #[test]

@@ -159,6 +159,48 @@ fn convert_and_erode_keep_a_geotiffs_place_cell_size_and_cells() {
 }
 
 #[test]
+fn the_layouts_compressions_and_sample_types_gis_tools_write_read_as_gdal_reads_them() {
+    let dir = common::scratch("geotiff", "layouts");
+    let input = projected_input(&dir);
+    let input_info = gdalinfo(&input);
+    let variants: [&[&str]; 7] = [
+        &[
+            "-co",
+            "TILED=YES",
+            "-co",
+            "BLOCKXSIZE=64",
+            "-co",
+            "BLOCKYSIZE=64",
+        ],
+        &["-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=2"],
+        &["-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=3"],
+        &["-co", "COMPRESS=LZW"],
+        &["-co", "COMPRESS=PACKBITS"],
+        &["-ot", "Float64"],
+        &["-ot", "Int32"],
+    ];
+    for (i, options) in variants.iter().enumerate() {
+        let variant = dir.join(format!("variant-{i}.tif"));
+        let mut args = vec!["-q"];
+        args.extend_from_slice(options);
+        args.extend([input.to_str().unwrap(), variant.to_str().unwrap()]);
+        gdal("gdal_translate", &args);
+        let converted = dir.join(format!("converted-{i}.tif"));
+        assert_clean_success(&vkerode(&[
+            "convert",
+            variant.to_str().unwrap(),
+            converted.to_str().unwrap(),
+        ]));
+        assert_placed_like(&input_info, &converted);
+        assert_eq!(
+            cells(&converted, &dir),
+            cells(&variant, &dir),
+            "{options:?}: cells as GDAL reads them"
+        );
+    }
+}
+
+#[test]
 fn a_flag_overrides_the_file_and_a_missing_cell_size_is_warned_and_recorded() {
     let dir = common::scratch("geotiff", "cell-size");
     let input = projected_input(&dir);

@@ -120,6 +120,13 @@ pub fn read_dem(path: &Path, raw_size: Option<(usize, usize)>) -> Result<Dem, Fo
             "not a TIFF or PNG file; for raw float32 use a .raw name or give --width and --height",
         ));
     };
+    // +-Inf marks no height as NaN does: missing, never a statistic.
+    let dem = Dem {
+        heights: dem
+            .heights
+            .map(|h| if h.is_infinite() { f32::NAN } else { h }),
+        ..dem
+    };
     check_shape(path, &dem.heights)?;
     if dem.missing_cells() == dem.heights.data().len() {
         return Err(FormatError::new(
@@ -156,5 +163,25 @@ pub fn write_dem(
         HeightFormat::Tif => tiff_band::write(path, dem).map(|()| vec![path.to_path_buf()]),
         HeightFormat::Png16 => png16::write(path, dem),
         HeightFormat::Raw => raw::write(path, dem),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infinities_are_missing_cells_like_nan() {
+        let dir = std::env::temp_dir().join(format!("vkerode-inf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("inf.raw");
+        let mut values = vec![5.0f32; 16];
+        (values[3], values[7], values[9]) = (f32::INFINITY, f32::NEG_INFINITY, f32::NAN);
+        std::fs::write(&path, bytemuck::cast_slice(&values)).unwrap();
+        let dem = read_dem(&path, Some((4, 4))).unwrap();
+        assert_eq!(dem.missing_cells(), 3);
+        let stats = dem.heights.stats();
+        assert_eq!((stats.min, stats.max), (5.0, 5.0));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

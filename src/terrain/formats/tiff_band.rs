@@ -1,4 +1,5 @@
-//! Single-band TIFF/GeoTIFF: float32, int16, uint16 or uint8 in; float32 out, with the
+//! Single-band TIFF/GeoTIFF: float32, float64 or 8, 16 and 32-bit integers in (stripped
+//! or tiled, uncompressed, deflate, LZW or PackBits, with a predictor); float32 out, with the
 //! input's georeferencing (geotiff.rs) kept.
 
 use std::io::Cursor;
@@ -60,14 +61,19 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
         .map_err(|e| bad("cannot decode the image data", e))?;
     let values: Vec<f32> = match image {
         DecodingResult::F32(v) => v,
+        // Heights are float32 from here on, as the kernel takes them.
+        DecodingResult::F64(v) => v.into_iter().map(|h| h as f32).collect(),
+        DecodingResult::I32(v) => v.into_iter().map(|h| h as f32).collect(),
+        DecodingResult::U32(v) => v.into_iter().map(|h| h as f32).collect(),
         DecodingResult::I16(v) => v.into_iter().map(f32::from).collect(),
         DecodingResult::U16(v) => v.into_iter().map(f32::from).collect(),
+        DecodingResult::I8(v) => v.into_iter().map(f32::from).collect(),
         DecodingResult::U8(v) => v.into_iter().map(f32::from).collect(),
         other => {
             return Err(FormatError::new(
                 path,
                 format!(
-                    "unsupported sample format {}; vkerode reads float32, int16, uint16 and uint8",
+                    "unsupported sample format {}; vkerode reads float32, float64, and 8, 16 and 32-bit integers",
                     sample_name(&other)
                 ),
             ))
