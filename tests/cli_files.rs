@@ -294,3 +294,65 @@ fn heights_past_the_fixed_point_range_are_refused_with_a_scale_that_fits() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn bad_sidecar_values_are_refused_like_bad_flags() {
+    let cases = [
+        (
+            "cell-zero",
+            r#""format": "raw-f32le", "cell_size": [0.0, 10.0]"#,
+            "cell_size [0, 10] must be two positive",
+        ),
+        (
+            "cell-negative",
+            r#""format": "raw-f32le", "cell_size": [-5.0, 5.0]"#,
+            "must be two positive",
+        ),
+        (
+            "min-above-max",
+            r#""format": "raw-f32le", "min": 9.0, "max": 1.0"#,
+            "min 9 and max 1 must be finite with min <= max",
+        ),
+        (
+            "wrong-format",
+            r#""format": "png16""#,
+            "says format \"png16\", but the file beside it is \"raw-f32le\"",
+        ),
+    ];
+    for (name, fields, problem) in cases {
+        let path = scratch(&format!("sidecar-{name}")).join("map.raw");
+        let heights = vec![3.0f32; 16 * 16];
+        std::fs::write(&path, bytemuck::cast_slice(&heights)).unwrap();
+        let sidecar = format!(r#"{{"width": 16, "height": 16, "units": "m", {fields}}}"#);
+        std::fs::write(path.with_file_name("map.raw.json"), sidecar).unwrap();
+        assert_refused(&path, &[], problem);
+    }
+}
+
+#[test]
+fn a_vertical_scale_that_rounds_the_relief_away_is_refused() {
+    let path = scratch("vanishing").join("flat.raw");
+    let heights: Vec<f32> = (0..16 * 16).map(|i| 100.0 + (i % 16) as f32).collect();
+    std::fs::write(&path, bytemuck::cast_slice(&heights)).unwrap();
+    let out = path.parent().unwrap().join("out");
+    let result = vkerode(&[
+        "erode",
+        "--input",
+        path.to_str().unwrap(),
+        "--width",
+        "16",
+        "--height",
+        "16",
+        "--vertical-scale",
+        "0.00000001",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    assert!(
+        stderr(&result).contains("vanishes in the fixed point"),
+        "{}",
+        stderr(&result)
+    );
+    assert!(!out.exists(), "no output");
+}

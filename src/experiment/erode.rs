@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::figures::{ChangeFigures, RunFigures, TimeSource};
 use super::provenance::Provenance;
-use super::settings::RunSettings;
+use super::settings::{RunSettings, SettingError};
 use super::ExperimentError;
 use crate::erosion::cpu::{erode_parallel, erode_sequential};
 use crate::erosion::{
@@ -208,6 +208,26 @@ fn prepare_terrain(
     }
 }
 
+/// Refuses a map whose relief rounds away in the fixed point (a tiny vertical scale):
+/// the kernel would erode a flat plane.
+fn refuse_vanished_relief(heights: &Heightmap, fixed: &[i32]) -> Result<(), ExperimentError> {
+    let stats = heights.stats();
+    let (low, high) = fixed
+        .iter()
+        .fold((i32::MAX, i32::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    if stats.max > stats.min && low == high {
+        return Err(SettingError::new(
+            "vertical_scale",
+            format!(
+                "the relief of {} kernel height units vanishes in the fixed point (every cell is {low}); raise --vertical-scale or --scale",
+                stats.max - stats.min
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// What an engine's run of the job gave.
 struct EngineRun {
     cells: Vec<i32>,
@@ -293,6 +313,7 @@ pub fn run_erosion(
     let (w, h) = (terrain.heights.width(), terrain.heights.height());
     settings.check_map(w as u32, h as u32, device)?;
     let initial = terrain.heights.to_fixed(scale)?;
+    refuse_vanished_relief(&terrain.heights, &initial)?;
     let before = Heightmap::from_fixed(w, h, &initial, scale)?;
     let batch = settings.droplets_per_dispatch(initial.len() as u64);
 

@@ -121,7 +121,7 @@ pub struct SettingError {
 }
 
 impl SettingError {
-    fn new(key: &'static str, reason: impl Into<String>) -> Self {
+    pub fn new(key: &'static str, reason: impl Into<String>) -> Self {
         Self {
             key,
             reason: reason.into(),

@@ -50,7 +50,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
         _ => bytes.iter().map(|&b| u16::from(b)).collect(),
     };
 
-    let sidecar = Sidecar::read_beside(path)?;
+    let sidecar = Sidecar::read_beside(path, "png16")?;
     let top = if depth == png::BitDepth::Sixteen {
         65535.0
     } else {

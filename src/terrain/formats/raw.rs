@@ -9,7 +9,7 @@ use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 
 pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
-    let sidecar = Sidecar::read_beside(path)?;
+    let sidecar = Sidecar::read_beside(path, "raw-f32le")?;
     let (width, height) = match (size, &sidecar) {
         (Some(size), _) => size,
         (None, Some(s)) => (s.width, s.height),

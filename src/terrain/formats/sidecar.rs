@@ -64,8 +64,39 @@ impl Sidecar {
         self.cell_size.map(|[x, y]| CellSize { x, y })
     }
 
-    /// The sidecar of `data_path`, if there is one.
-    pub fn read_beside(data_path: &Path) -> Result<Option<Self>, FormatError> {
+    /// The sidecar of `data_path`, if there is one, checked like flags: a `format` it
+    /// must declare, a positive finite cell size, and min no greater than max.
+    pub fn read_beside(data_path: &Path, format: &str) -> Result<Option<Self>, FormatError> {
+        let Some(sidecar) = Self::read_unchecked(data_path)? else {
+            return Ok(None);
+        };
+        sidecar
+            .check(format)
+            .map_err(|reason| FormatError::new(&sidecar_path(data_path), reason))?;
+        Ok(Some(sidecar))
+    }
+
+    fn check(&self, format: &str) -> Result<(), String> {
+        if self.format != format {
+            return Err(format!(
+                "says format {:?}, but the file beside it is {format:?}",
+                self.format
+            ));
+        }
+        if let Some([x, y]) = self.cell_size {
+            if !(x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0) {
+                return Err(format!("cell_size [{x}, {y}] must be two positive numbers"));
+            }
+        }
+        match (self.min, self.max) {
+            (Some(min), Some(max)) if !(min.is_finite() && max.is_finite() && min <= max) => Err(
+                format!("min {min} and max {max} must be finite with min <= max"),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    fn read_unchecked(data_path: &Path) -> Result<Option<Self>, FormatError> {
         let path = sidecar_path(data_path);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
