@@ -163,7 +163,8 @@ fn the_layouts_compressions_and_sample_types_gis_tools_write_read_as_gdal_reads_
     let dir = common::scratch("geotiff", "layouts");
     let input = projected_input(&dir);
     let input_info = gdalinfo(&input);
-    let variants: [&[&str]; 7] = [
+    let variants: [&[&str]; 8] = [
+        &["-co", "BIGTIFF=YES"],
         &[
             "-co",
             "TILED=YES",
@@ -198,6 +199,29 @@ fn the_layouts_compressions_and_sample_types_gis_tools_write_read_as_gdal_reads_
             "{options:?}: cells as GDAL reads them"
         );
     }
+}
+
+#[test]
+fn deflate_output_is_smaller_and_reads_back_as_gdal_reads_the_input() {
+    let dir = common::scratch("geotiff", "deflate");
+    let input = projected_input(&dir);
+    let deflated = dir.join("deflated.tif");
+    assert_clean_success(&vkerode(&[
+        "convert",
+        input.to_str().unwrap(),
+        deflated.to_str().unwrap(),
+        "--format",
+        "tif-deflate",
+    ]));
+    let info = gdalinfo(&deflated);
+    assert_eq!(
+        info["metadata"]["IMAGE_STRUCTURE"]["COMPRESSION"],
+        "DEFLATE"
+    );
+    assert_placed_like(&gdalinfo(&input), &deflated);
+    assert_eq!(cells(&deflated, &dir), cells(&input, &dir));
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(size(&deflated) < size(&input), "deflate shrinks the file");
 }
 
 #[test]

@@ -41,6 +41,8 @@ impl FormatError {
 pub enum HeightFormat {
     /// Single-band float32 TIFF: lossless; nodata in the GDAL_NODATA tag.
     Tif,
+    /// The same TIFF, deflate-compressed.
+    TifDeflate,
     /// 16-bit grayscale PNG mapping [min, max] to [0, 65535], with a JSON sidecar.
     Png16,
     /// Raw little-endian float32, row-major, with a JSON sidecar.
@@ -50,7 +52,7 @@ pub enum HeightFormat {
 impl HeightFormat {
     pub fn extension(self) -> &'static str {
         match self {
-            HeightFormat::Tif => "tif",
+            HeightFormat::Tif | HeightFormat::TifDeflate => "tif",
             HeightFormat::Png16 => "png",
             HeightFormat::Raw => "raw",
         }
@@ -103,13 +105,10 @@ pub fn read_dem(path: &Path, raw_size: Option<(usize, usize)>) -> Result<Dem, Fo
     if bytes.is_empty() {
         return Err(FormatError::new(path, "the file is empty"));
     }
-    let dem = if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") {
+    let tiff = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
+    let dem = if tiff.iter().any(|magic| bytes.starts_with(*magic)) {
+        // Classic TIFF or BigTIFF.
         tiff_band::read(path, &bytes)?
-    } else if bytes.starts_with(b"II+\0") || bytes.starts_with(b"MM\0+") {
-        return Err(FormatError::new(
-            path,
-            "BigTIFF is not supported; write a classic TIFF",
-        ));
     } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         png16::read(path, &bytes)?
     } else if HeightFormat::from_path(path) == Some(HeightFormat::Raw) || raw_size.is_some() {
@@ -160,7 +159,10 @@ pub fn write_dem(
     dem: &Dem,
 ) -> Result<Vec<PathBuf>, FormatError> {
     match format {
-        HeightFormat::Tif => tiff_band::write(path, dem).map(|()| vec![path.to_path_buf()]),
+        HeightFormat::Tif | HeightFormat::TifDeflate => {
+            tiff_band::write(path, dem, format == HeightFormat::TifDeflate)?;
+            Ok(vec![path.to_path_buf()])
+        }
         HeightFormat::Png16 => png16::write(path, dem),
         HeightFormat::Raw => raw::write(path, dem),
     }

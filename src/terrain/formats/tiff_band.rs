@@ -2,11 +2,11 @@
 //! or tiled, uncompressed, deflate, LZW or PackBits, with a predictor); float32 out, with the
 //! input's georeferencing (geotiff.rs) kept.
 
-use std::io::Cursor;
+use std::io::{Cursor, Seek, Write};
 use std::path::Path;
 
 use tiff::decoder::{Decoder, DecodingResult};
-use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
+use tiff::encoder::{colortype::Gray32Float, Compression, DeflateLevel, TiffEncoder, TiffKind};
 use tiff::tags::Tag;
 use tiff::ColorType;
 
@@ -142,37 +142,79 @@ fn sample_name(result: &DecodingResult) -> &'static str {
     }
 }
 
-/// Float32, one band; missing cells take the DEM's nodata value (NaN if it had none),
-/// which the GDAL_NODATA tag records.
-pub fn write(path: &Path, dem: &Dem) -> Result<(), FormatError> {
+/// Classic TIFF addresses 4 GiB; past this much image data vkerode writes BigTIFF (tags
+/// and strip offsets need room too).
+const CLASSIC_TIFF_DATA_LIMIT: u64 = 4_000_000_000;
+
+fn needs_bigtiff(data_bytes: u64) -> bool {
+    data_bytes > CLASSIC_TIFF_DATA_LIMIT
+}
+
+/// Float32, one band, uncompressed or deflated; BigTIFF past 4 GB. Missing cells take
+/// the DEM's nodata value (NaN if it had none), which the GDAL_NODATA tag records; the
+/// georeferencing is the input's.
+pub fn write(path: &Path, dem: &Dem, deflate: bool) -> Result<(), FormatError> {
     let map = &dem.heights;
-    let has_missing = map.data().iter().any(|h| h.is_nan());
     let fill = dem.nodata.unwrap_or(f32::NAN);
     let values: Vec<f32> = map
         .data()
         .iter()
         .map(|&h| if h.is_nan() { fill } else { h })
         .collect();
+    let compression = if deflate {
+        Compression::Deflate(DeflateLevel::Balanced)
+    } else {
+        Compression::Uncompressed
+    };
     write_atomically(path, |out| {
-        let mut encoder = TiffEncoder::new(out).map_err(std::io::Error::other)?;
-        let mut image = encoder
-            .new_image::<Gray32Float>(map.width() as u32, map.height() as u32)
-            .map_err(std::io::Error::other)?;
-        if let Some(geo) = &dem.geo {
-            geo.write(image.encoder()).map_err(std::io::Error::other)?;
-        }
-        if has_missing || dem.nodata.is_some() {
-            let tag = if fill.is_nan() {
-                "nan".to_string()
-            } else {
-                fill.to_string()
-            };
-            image
-                .encoder()
-                .write_tag(Tag::GdalNodata, tag.as_str())
-                .map_err(std::io::Error::other)?;
-        }
-        image.write_data(&values).map_err(std::io::Error::other)
+        let result = if needs_bigtiff(values.len() as u64 * 4) {
+            encode(TiffEncoder::new_big(out), dem, &values, compression)
+        } else {
+            encode(TiffEncoder::new(out), dem, &values, compression)
+        };
+        result.map_err(std::io::Error::other)
     })
     .map_err(|e| FormatError::new(path, e.source.to_string()))
+}
+
+fn encode<W: Write + Seek, K: TiffKind>(
+    encoder: tiff::TiffResult<TiffEncoder<W, K>>,
+    dem: &Dem,
+    values: &[f32],
+    compression: Compression,
+) -> tiff::TiffResult<()> {
+    let map = &dem.heights;
+    let mut encoder = encoder?.with_compression(compression);
+    let mut image = encoder.new_image::<Gray32Float>(map.width() as u32, map.height() as u32)?;
+    if let Some(geo) = &dem.geo {
+        geo.write(image.encoder())?;
+    }
+    let has_missing = map.data().iter().any(|h| h.is_nan());
+    if has_missing || dem.nodata.is_some() {
+        let fill = dem.nodata.unwrap_or(f32::NAN);
+        let tag = if fill.is_nan() {
+            "nan".to_string()
+        } else {
+            fill.to_string()
+        };
+        image.encoder().write_tag(Tag::GdalNodata, tag.as_str())?;
+    }
+    image.write_data(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_past_four_gigabytes_are_written_as_bigtiff() {
+        assert!(
+            !needs_bigtiff(16384 * 16384 * 4),
+            "a 16384^2 map is 1 GiB: classic"
+        );
+        assert!(
+            needs_bigtiff(32768 * 32768 * 4),
+            "32768^2 is 4 GiB: BigTIFF"
+        );
+    }
 }
