@@ -72,6 +72,34 @@ fn png16_round_trips_within_one_quantisation_step() {
 }
 
 #[test]
+fn r16_round_trips_within_one_quantisation_step_and_reads_headerless_squares() {
+    let dem = sample_dem();
+    let path = scratch("r16").join("map.r16");
+    let files = write_dem(&path, HeightFormat::R16, &dem).unwrap();
+    assert_eq!(files.len(), 2, "the r16 and its sidecar");
+    let back = read_dem(&path, None).unwrap();
+    let stats = dem.heights.stats();
+    let step = (stats.max - stats.min) / 65535.0;
+    let worst = dem
+        .heights
+        .data()
+        .iter()
+        .zip(back.heights.data())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst <= step, "worst error {worst} for a step of {step}");
+    assert_eq!(back.cell_size, dem.cell_size);
+
+    // As Unity and Gaea write them: a square of little-endian u16, no sidecar.
+    let plain = scratch("r16-plain").join("terrain.r16");
+    let pixels: Vec<u16> = (0..33 * 33).map(|i| (i * 7) as u16).collect();
+    std::fs::write(&plain, bytemuck::cast_slice(&pixels)).unwrap();
+    let read = read_dem(&plain, None).unwrap();
+    assert_eq!((read.heights.width(), read.heights.height()), (33, 33));
+    assert_eq!(read.heights.at(5, 1), f32::from(pixels[33 + 5]));
+}
+
+#[test]
 fn raw_float32_round_trips_bit_exactly_with_its_sidecar() {
     let dem = sample_dem();
     let path = scratch("raw").join("map.raw");

@@ -3,6 +3,7 @@
 
 mod geotiff;
 mod png16;
+mod r16;
 mod raw;
 mod sidecar;
 mod tiff_band;
@@ -47,6 +48,9 @@ pub enum HeightFormat {
     Png16,
     /// Raw little-endian float32, row-major, with a JSON sidecar.
     Raw,
+    /// Raw unsigned 16-bit little-endian (Unity, Gaea, World Machine), mapped as PNG16,
+    /// with a JSON sidecar.
+    R16,
 }
 
 impl HeightFormat {
@@ -55,6 +59,7 @@ impl HeightFormat {
             HeightFormat::Tif | HeightFormat::TifDeflate => "tif",
             HeightFormat::Png16 => "png",
             HeightFormat::Raw => "raw",
+            HeightFormat::R16 => "r16",
         }
     }
 
@@ -65,6 +70,7 @@ impl HeightFormat {
             "tif" | "tiff" => Some(HeightFormat::Tif),
             "png" => Some(HeightFormat::Png16),
             "raw" | "f32" | "bin" => Some(HeightFormat::Raw),
+            "r16" => Some(HeightFormat::R16),
             _ => None,
         }
     }
@@ -111,6 +117,8 @@ pub fn read_dem(path: &Path, raw_size: Option<(usize, usize)>) -> Result<Dem, Fo
         tiff_band::read(path, &bytes)?
     } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         png16::read(path, &bytes)?
+    } else if HeightFormat::from_path(path) == Some(HeightFormat::R16) {
+        r16::read(path, &bytes, raw_size)?
     } else if HeightFormat::from_path(path) == Some(HeightFormat::Raw) || raw_size.is_some() {
         raw::read(path, &bytes, raw_size)?
     } else {
@@ -165,6 +173,7 @@ pub fn write_dem(
         }
         HeightFormat::Png16 => png16::write(path, dem),
         HeightFormat::Raw => raw::write(path, dem),
+        HeightFormat::R16 => r16::write(path, dem),
     }
 }
 

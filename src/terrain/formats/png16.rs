@@ -67,18 +67,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
                     ),
                 ));
             }
-            let (min, max) = s.min.zip(s.max).ok_or_else(|| {
-                FormatError::new(path, "its sidecar gives no min and max heights")
-            })?;
-            let first = if s.nodata_pixel.is_some() { 1.0 } else { 0.0 };
-            let span = (max - min) / (top - first);
-            pixels
-                .iter()
-                .map(|&p| match s.nodata_pixel {
-                    Some(nodata) if p == nodata => f32::NAN,
-                    _ => min + (f32::from(p) - first) * span,
-                })
-                .collect()
+            heights_of(path, &pixels, s, top)?
         }
         None => pixels.iter().map(|&p| f32::from(p)).collect(),
     };
@@ -87,7 +76,36 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     Ok(Sidecar::dem(sidecar.as_ref(), heights, None))
 }
 
-pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
+/// Heights of 16-bit pixels through a sidecar's [min, max] mapping; `top` is the
+/// highest pixel value (65535, or 255 for 8-bit PNG).
+pub(super) fn heights_of(
+    path: &Path,
+    pixels: &[u16],
+    sidecar: &Sidecar,
+    top: f32,
+) -> Result<Vec<f32>, FormatError> {
+    let (min, max) = sidecar
+        .min
+        .zip(sidecar.max)
+        .ok_or_else(|| FormatError::new(path, "its sidecar gives no min and max heights"))?;
+    let first = if sidecar.nodata_pixel.is_some() {
+        1.0
+    } else {
+        0.0
+    };
+    let span = (max - min) / (top - first);
+    Ok(pixels
+        .iter()
+        .map(|&p| match sidecar.nodata_pixel {
+            Some(nodata) if p == nodata => f32::NAN,
+            _ => min + (f32::from(p) - first) * span,
+        })
+        .collect())
+}
+
+/// The heights as 16-bit pixels mapping [min, max] to [0, 65535] (to [1, 65535] when
+/// pixel 0 marks missing cells), and the sidecar that records the mapping.
+pub(super) fn pixels_of(dem: &Dem, format: &str) -> (Vec<u16>, Sidecar) {
     let map = &dem.heights;
     let (min, max) = map
         .data()
@@ -100,21 +118,30 @@ pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
     let first = if has_missing { 1.0 } else { 0.0 };
     let steps = 65535.0 - first;
     let span = max - min;
-    let mut pixels = Vec::with_capacity(map.data().len() * 2);
-    for &h in map.data() {
-        let p = if h.is_nan() {
-            NODATA_PIXEL
-        } else if span > 0.0 {
-            (first + ((h - min) / span * steps).round()).clamp(first, 65535.0) as u16
-        } else {
-            first as u16
-        };
-        pixels.extend_from_slice(&p.to_be_bytes());
-    }
-    let mut sidecar = Sidecar::describing(dem, "png16");
+    let pixels = map
+        .data()
+        .iter()
+        .map(|&h| {
+            if h.is_nan() {
+                NODATA_PIXEL
+            } else if span > 0.0 {
+                (first + ((h - min) / span * steps).round()).clamp(first, 65535.0) as u16
+            } else {
+                first as u16
+            }
+        })
+        .collect();
+    let mut sidecar = Sidecar::describing(dem, format);
     sidecar.min = Some(min);
     sidecar.max = Some(max);
     sidecar.nodata_pixel = has_missing.then_some(NODATA_PIXEL);
+    (pixels, sidecar)
+}
+
+pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
+    let map = &dem.heights;
+    let (pixels, sidecar) = pixels_of(dem, "png16");
+    let bytes: Vec<u8> = pixels.iter().flat_map(|p| p.to_be_bytes()).collect();
     let sidecar_path = sidecar.write_beside(path)?;
     write_png(
         path,
@@ -122,7 +149,7 @@ pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
         map.height(),
         png::ColorType::Grayscale,
         png::BitDepth::Sixteen,
-        &pixels,
+        &bytes,
     )
     .map_err(|e| FormatError::new(path, e.source.to_string()))?;
     Ok(vec![path.to_path_buf(), sidecar_path])

@@ -1,0 +1,68 @@
+//! The 16-bit raw heightmap of Unity, Gaea and World Machine (`.r16`): unsigned
+//! little-endian, row-major, no header. vkerode writes it with the PNG16 mapping and a
+//! sidecar; a file without one is read as its pixel values, its size from the flags or,
+//! as those tools make them, a square.
+
+use std::path::{Path, PathBuf};
+
+use super::png16::{heights_of, pixels_of};
+use super::sidecar::Sidecar;
+use super::{Dem, FormatError};
+use crate::terrain::files::write_atomically;
+use crate::terrain::heightmap::Heightmap;
+
+const FORMAT: &str = "r16";
+
+pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
+    let sidecar = Sidecar::read_beside(path, FORMAT)?;
+    if bytes.len() % 2 != 0 {
+        return Err(FormatError::new(
+            path,
+            format!("holds {} bytes, not whole 16-bit cells", bytes.len()),
+        ));
+    }
+    let cells = bytes.len() / 2;
+    let square = (cells as f64).sqrt() as usize;
+    let (width, height) = match (size, &sidecar) {
+        (Some(size), _) => size,
+        (None, Some(s)) => (s.width, s.height),
+        (None, None) if square * square == cells => (square, square),
+        (None, None) => {
+            return Err(FormatError::new(
+                path,
+                format!("its {cells} cells are not a square; give --width and --height"),
+            ))
+        }
+    };
+    if width.checked_mul(height) != Some(cells) {
+        return Err(FormatError::new(
+            path,
+            format!(
+                "holds {cells} cells, but {width} x {height} needs {}",
+                width * height
+            ),
+        ));
+    }
+    let pixels: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    let values = match &sidecar {
+        Some(s) => heights_of(path, &pixels, s, 65535.0)?,
+        None => pixels.iter().map(|&p| f32::from(p)).collect(),
+    };
+    let heights =
+        Heightmap::new(width, height, values).map_err(|e| FormatError::new(path, e.to_string()))?;
+    Ok(Sidecar::dem(sidecar.as_ref(), heights, None))
+}
+
+pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
+    let (pixels, sidecar) = pixels_of(dem, FORMAT);
+    let sidecar_path = sidecar.write_beside(path)?;
+    write_atomically(path, |out| {
+        let bytes: Vec<u8> = pixels.iter().flat_map(|p| p.to_le_bytes()).collect();
+        std::io::Write::write_all(out, &bytes)
+    })
+    .map_err(|e| FormatError::new(path, e.source.to_string()))?;
+    Ok(vec![path.to_path_buf(), sidecar_path])
+}
