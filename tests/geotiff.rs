@@ -225,6 +225,53 @@ fn deflate_output_is_smaller_and_reads_back_as_gdal_reads_the_input() {
 }
 
 #[test]
+fn a_geographic_geotiff_keeps_its_place_and_its_degrees_are_not_taken_for_metres() {
+    let dir = common::scratch("geotiff", "geographic");
+    let input = dir.join("wgs84.tif");
+    gdal(
+        "gdal_translate",
+        &[
+            "-q",
+            "-a_srs",
+            "EPSG:4326",
+            "-a_ullr",
+            "-84.3",
+            "36.5",
+            "-84.0",
+            "36.2",
+            DEM,
+            input.to_str().unwrap(),
+        ],
+    );
+    let info = gdalinfo(&input);
+    let converted = dir.join("converted.tif");
+    assert_clean_success(&vkerode(&[
+        "convert",
+        input.to_str().unwrap(),
+        converted.to_str().unwrap(),
+    ]));
+    assert_placed_like(&info, &converted);
+    let out = dir.join("eroded");
+    let run = vkerode(&[
+        "erode",
+        "--input",
+        input.to_str().unwrap(),
+        "--droplets",
+        "2000",
+        "--no-images",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("a geographic CRS in degrees"),
+        "{}",
+        stderr(&run)
+    );
+    assert_placed_like(&info, &out.join("after.tif"));
+}
+
+#[test]
 fn a_flag_overrides_the_file_and_a_missing_cell_size_is_warned_and_recorded() {
     let dir = common::scratch("geotiff", "cell-size");
     let input = projected_input(&dir);

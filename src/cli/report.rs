@@ -157,8 +157,13 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
 /// The heightmap `erode --input` read.
 pub fn print_input(path: &Path, dem: &Dem, units: &GridUnits, source: CellSizeSource) {
     if source == CellSizeSource::Assumed {
+        let why = if dem.geo.is_some() {
+            "is georeferenced, but not in metres or feet (a geographic CRS in degrees, or another unit)"
+        } else {
+            "declares no cell size"
+        };
         eprintln!(
-            "warning: {} declares no cell size; assuming 1 x 1 m cells (give --cell-size; run.json records the assumption)",
+            "warning: {} {why}; assuming 1 x 1 m cells (give --cell-size in metres; run.json records the assumption)",
             path.display()
         );
     }
