@@ -20,7 +20,7 @@ use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{write_dem, Dem, GeoTags, HeightFormat};
 use crate::terrain::image::shaded_relief;
 use crate::terrain::nodata::fill_missing;
-use crate::terrain::pictures::{erosion_map, side_by_side};
+use crate::terrain::pictures::{erosion_map, relief_with_legend, side_by_side, RgbImage};
 use crate::terrain::units::{CellSizeSource, GridUnits};
 use crate::terrain::{generate_on_cpu, generate_on_gpu, Heightmap, TerrainSpec};
 
@@ -402,9 +402,16 @@ pub fn write_outcome(
         let cell = outcome.units.cell_size;
         let before_relief = shaded_relief(&before.heights, cell, range);
         let after_relief = shaded_relief(&after.heights, cell, range);
+        // Metres on a grid of known cells; cells of one unit for generated terrain.
+        let (units, length) = match outcome.export_units.as_str() {
+            "m" => ("m", cell.x),
+            other => (other, 1.0),
+        };
+        let width = before.heights.width();
+        let legend = |relief: &RgbImage| relief_with_legend(relief, range, units, width, length);
         let figures = [
-            ("before_relief.png", before_relief.clone()),
-            ("after_relief.png", after_relief.clone()),
+            ("before_relief.png", legend(&before_relief)),
+            ("after_relief.png", legend(&after_relief)),
             (
                 "erosion.png",
                 erosion_map(&before.heights, &after.heights, &outcome.export_units),

@@ -74,6 +74,11 @@ fn tint(t: f32) -> [f32; 3] {
     TINT[TINT.len() - 1].1
 }
 
+/// The elevation tint at `t` in [0, 1] (low to high), as RGB8.
+pub(crate) fn tint_rgb(t: f32) -> [u8; 3] {
+    tint(t).map(|c| (c * 255.0).round().clamp(0.0, 255.0) as u8)
+}
+
 /// RGB8 shaded relief: elevation tint over `range` (low, high), darkened by hillshade.
 pub fn shaded_relief_rgb(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> Vec<u8> {
     let shade = hillshade(map, cell);

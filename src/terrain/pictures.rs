@@ -10,7 +10,7 @@ use plotters::style::{register_font, FontStyle};
 
 use super::files::WriteError;
 use super::heightmap::Heightmap;
-use super::image::write_png;
+use super::image::{tint_rgb, write_png};
 
 const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 const FONT_FAMILY: &str = "sans-serif";
@@ -198,7 +198,7 @@ pub fn erosion_map(before: &Heightmap, after: &Heightmap, units: &str) -> RgbIma
 
     let legend_width = 170;
     let bar_height = map.height.clamp(120, 400);
-    let height = (map.height).max(bar_height + 70) + 20;
+    let height = (map.height).max(bar_height + 120) + 20;
     let mut canvas = RgbImage::filled(map.width + 20 + legend_width, height, WHITE_RGB);
     canvas.blit(&map, 10, 10);
     let (bar_x, bar_y, bar_w) = (map.width + 30, 50, 24);
@@ -208,6 +208,22 @@ pub fn erosion_map(before: &Heightmap, after: &Heightmap, units: &str) -> RgbIma
             canvas.put(bar_x + col, bar_y + row, diverging(t));
         }
     }
+    // The colour scale stops at the 99th percentile; say so, with the true extremes.
+    let (lowest, highest) = changes
+        .iter()
+        .filter(|d| d.is_finite())
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &d| {
+            (lo.min(d), hi.max(d))
+        });
+    let note_y = (bar_y + bar_height + 12) as i32;
+    canvas.text("clipped at the 99th", bar_x as i32, note_y, 12.0);
+    canvas.text("percentile; extremes", bar_x as i32, note_y + 15, 12.0);
+    canvas.text(
+        &format!("{} to {}", format_height(lowest), format_height(highest)),
+        bar_x as i32,
+        note_y + 30,
+        12.0,
+    );
     let label_x = (bar_x + bar_w + 6) as i32;
     let unit = if units.is_empty() {
         String::new()
@@ -243,6 +259,65 @@ pub fn erosion_map(before: &Heightmap, after: &Heightmap, units: &str) -> RgbIma
         (bar_y + bar_height) as i32 - 8,
         13.0,
     );
+    canvas
+}
+
+/// A relief picture with its elevation legend (the tint from `range.0` to `range.1`,
+/// in `units`) and a scale bar: `cell` is the length of one cell of the `map_width`-cell
+/// map, in `units` of length ("m", or "cells" for generated terrain).
+pub fn relief_with_legend(
+    relief: &RgbImage,
+    range: (f32, f32),
+    units: &str,
+    map_width: usize,
+    cell: f32,
+) -> RgbImage {
+    let panel = relief.shrunk_to(MAX_PANEL);
+    let legend_width = 150;
+    let scale_strip = 46;
+    let bar_height = panel.height.clamp(120, 400);
+    let height = panel.height.max(bar_height + 60) + scale_strip + 10;
+    let mut canvas = RgbImage::filled(panel.width + 20 + legend_width, height, WHITE_RGB);
+    canvas.blit(&panel, 10, 10);
+    let (bar_x, bar_y, bar_w) = (panel.width + 30, 40, 24);
+    for row in 0..bar_height {
+        let t = 1.0 - row as f32 / (bar_height - 1) as f32;
+        for col in 0..bar_w {
+            canvas.put(bar_x + col, bar_y + row, tint_rgb(t));
+        }
+    }
+    let label_x = (bar_x + bar_w + 6) as i32;
+    canvas.text(&format!("elevation ({units})"), bar_x as i32, 12, 14.0);
+    let elevation = |v: f32| format_height(v).trim_start_matches('+').to_string();
+    canvas.text(&elevation(range.1), label_x, bar_y as i32 - 6, 13.0);
+    canvas.text(
+        &elevation(range.0),
+        label_x,
+        (bar_y + bar_height) as i32 - 8,
+        13.0,
+    );
+
+    // A scale bar of a round length near a quarter of the panel.
+    let length_per_pixel = cell * map_width as f32 / panel.width as f32;
+    let target = 0.25 * panel.width as f32 * length_per_pixel;
+    let magnitude = 10f32.powf(target.log10().floor());
+    let round = [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|k| k * magnitude)
+        .find(|&v| v <= target)
+        .unwrap_or(magnitude);
+    let bar_px = ((round / length_per_pixel).round() as usize).clamp(1, panel.width);
+    let y = panel.height + 22;
+    for row in y..y + 5 {
+        for col in 10..10 + bar_px {
+            canvas.put(col, row, [0, 0, 0]);
+        }
+    }
+    let label = match units {
+        "m" if round >= 1000.0 => format!("{} km", round / 1000.0),
+        _ => format!("{round} {}", if units == "m" { "m" } else { "cells" }),
+    };
+    canvas.text(&label, (12 + bar_px) as i32, y as i32 - 6, 13.0);
     canvas
 }
 
@@ -287,6 +362,23 @@ mod tests {
         assert_eq!(format_height(-0.0123), "-0.012");
         assert_eq!(format_height(1234.5), "+1234");
         assert_eq!(format_height(2.0e6), "+2.00e6");
+    }
+
+    #[test]
+    fn a_relief_picture_gets_an_elevation_legend_and_a_round_scale_bar() {
+        let relief = RgbImage::filled(400, 300, [120, 160, 90]);
+        let figure = relief_with_legend(&relief, (236.0, 1076.0), "m", 403, 74.5);
+        assert!(figure.width > 400 && figure.height > 300);
+        // 403 cells of 74.5 m over 400 pixels: a quarter is 7.5 km, so a 5 km bar.
+        let row = 300 + 22 + 2;
+        let dark = (0..figure.width)
+            .filter(|&x| figure.pixels[(row * figure.width + x) * 3] == 0)
+            .count();
+        let expected = (5000.0 / (74.5 * 403.0 / 400.0)) as usize;
+        assert!(
+            dark.abs_diff(expected) <= 2,
+            "{dark} dark pixels for {expected}"
+        );
     }
 
     #[test]
