@@ -100,6 +100,20 @@ fn r16_round_trips_within_one_quantisation_step_and_reads_headerless_squares() {
 }
 
 #[test]
+fn single_channel_openexr_round_trips_bit_exactly() {
+    let mut dem = sample_dem();
+    dem.heights.data_mut()[5] = f32::NAN;
+    let path = scratch("exr").join("map.exr");
+    assert_eq!(
+        write_dem(&path, HeightFormat::Exr, &dem).unwrap(),
+        [path.clone()]
+    );
+    let back = read_dem(&path, None).unwrap();
+    assert_eq!(height_bits(&back), height_bits(&dem));
+    assert_eq!(back.missing_cells(), 1);
+}
+
+#[test]
 fn raw_float32_round_trips_bit_exactly_with_its_sidecar() {
     let dem = sample_dem();
     let path = scratch("raw").join("map.raw");

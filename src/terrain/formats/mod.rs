@@ -2,6 +2,7 @@
 //! read and written with the metadata each needs (nodata, units, cell size).
 
 mod geotiff;
+mod openexr;
 mod png16;
 mod r16;
 mod raw;
@@ -48,6 +49,8 @@ pub enum HeightFormat {
     Png16,
     /// Raw little-endian float32, row-major, with a JSON sidecar.
     Raw,
+    /// Single-channel float32 OpenEXR, lossless.
+    Exr,
     /// Raw unsigned 16-bit little-endian (Unity, Gaea, World Machine), mapped as PNG16,
     /// with a JSON sidecar.
     R16,
@@ -60,6 +63,7 @@ impl HeightFormat {
             HeightFormat::Png16 => "png",
             HeightFormat::Raw => "raw",
             HeightFormat::R16 => "r16",
+            HeightFormat::Exr => "exr",
         }
     }
 
@@ -71,6 +75,7 @@ impl HeightFormat {
             "png" => Some(HeightFormat::Png16),
             "raw" | "f32" | "bin" => Some(HeightFormat::Raw),
             "r16" => Some(HeightFormat::R16),
+            "exr" => Some(HeightFormat::Exr),
             _ => None,
         }
     }
@@ -115,6 +120,8 @@ pub fn read_dem(path: &Path, raw_size: Option<(usize, usize)>) -> Result<Dem, Fo
     let dem = if tiff.iter().any(|magic| bytes.starts_with(*magic)) {
         // Classic TIFF or BigTIFF.
         tiff_band::read(path, &bytes)?
+    } else if bytes.starts_with(&openexr::MAGIC) {
+        openexr::read(path, &bytes)?
     } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         png16::read(path, &bytes)?
     } else if HeightFormat::from_path(path) == Some(HeightFormat::R16) {
@@ -174,6 +181,10 @@ pub fn write_dem(
         HeightFormat::Png16 => png16::write(path, dem),
         HeightFormat::Raw => raw::write(path, dem),
         HeightFormat::R16 => r16::write(path, dem),
+        HeightFormat::Exr => {
+            openexr::write(path, dem)?;
+            Ok(vec![path.to_path_buf()])
+        }
     }
 }
 
