@@ -162,8 +162,8 @@ fn convert_and_erode_keep_a_geotiffs_place_cell_size_and_cells() {
 fn the_layouts_compressions_and_sample_types_gis_tools_write_read_as_gdal_reads_them() {
     let dir = common::scratch("geotiff", "layouts");
     let input = projected_input(&dir);
-    let input_info = gdalinfo(&input);
-    let variants: [&[&str]; 8] = [
+    let variants: [&[&str]; 9] = [
+        &["-ot", "UInt32", "-a_nodata", "none"],
         &["-co", "BIGTIFF=YES"],
         &[
             "-co",
@@ -192,7 +192,7 @@ fn the_layouts_compressions_and_sample_types_gis_tools_write_read_as_gdal_reads_
             variant.to_str().unwrap(),
             converted.to_str().unwrap(),
         ]));
-        assert_placed_like(&input_info, &converted);
+        assert_placed_like(&gdalinfo(&variant), &converted);
         assert_eq!(
             cells(&converted, &dir),
             cells(&variant, &dir),
