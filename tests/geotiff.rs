@@ -94,6 +94,18 @@ fn cells(path: &Path, dir: &Path) -> Vec<u8> {
     std::fs::read(raw).unwrap()
 }
 
+/// `vkerode erode --input input ... --out out`.
+fn erode(input: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["erode", "--input", input.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    vkerode(&args)
+}
+
+fn run_report(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
+}
+
 #[test]
 fn convert_and_erode_keep_a_geotiffs_place_cell_size_and_cells() {
     let dir = common::scratch("geotiff", "projected");
@@ -115,16 +127,7 @@ fn convert_and_erode_keep_a_geotiffs_place_cell_size_and_cells() {
 
     // No --cell-size: the file's 74.5 m x 92.6 m is used, and said to be.
     let out = dir.join("eroded");
-    let run = vkerode(&[
-        "erode",
-        "--input",
-        input.to_str().unwrap(),
-        "--droplets",
-        "5000",
-        "--no-images",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = erode(&input, &out, &["--droplets", "5000", "--no-images"]);
     assert_clean_success(&run);
     let printed = String::from_utf8_lossy(&run.stdout);
     assert!(
@@ -134,8 +137,7 @@ fn convert_and_erode_keep_a_geotiffs_place_cell_size_and_cells() {
     for name in ["before.tif", "after.tif", "erosion.tif"] {
         assert_placed_like(&input_info, &out.join(name));
     }
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let report: serde_json::Value = run_report(&out);
     let terrain = &report["terrain"];
     assert_eq!(terrain["cell_size_source"], "file");
     assert_eq!(terrain["georeferenced"], true);
@@ -252,16 +254,7 @@ fn a_geographic_geotiff_keeps_its_place_and_its_degrees_are_not_taken_for_metres
     ]));
     assert_placed_like(&info, &converted);
     let out = dir.join("eroded");
-    let run = vkerode(&[
-        "erode",
-        "--input",
-        input.to_str().unwrap(),
-        "--droplets",
-        "2000",
-        "--no-images",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = erode(&input, &out, &["--droplets", "2000", "--no-images"]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(
         stderr(&run).contains("a geographic CRS in degrees"),
@@ -276,42 +269,24 @@ fn a_flag_overrides_the_file_and_a_missing_cell_size_is_warned_and_recorded() {
     let dir = common::scratch("geotiff", "cell-size");
     let input = projected_input(&dir);
     let out = dir.join("flag");
-    assert_clean_success(&vkerode(&[
-        "erode",
-        "--input",
-        input.to_str().unwrap(),
-        "--cell-size",
-        "30",
-        "--droplets",
-        "2000",
-        "--no-images",
-        "--out",
-        out.to_str().unwrap(),
-    ]));
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_clean_success(&erode(
+        &input,
+        &out,
+        &["--cell-size", "30", "--droplets", "2000", "--no-images"],
+    ));
+    let report: serde_json::Value = run_report(&out);
     assert_eq!(report["terrain"]["cell_size_source"], "flag");
     assert_eq!(report["terrain"]["units"]["cell_size"]["x"], 30.0);
 
     // The test DEM itself has no georeferencing: 1 m is assumed, loudly.
     let out = dir.join("assumed");
-    let run = vkerode(&[
-        "erode",
-        "--input",
-        DEM,
-        "--droplets",
-        "2000",
-        "--no-images",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = erode(Path::new(DEM), &out, &["--droplets", "2000", "--no-images"]);
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(
         stderr(&run).contains("declares no cell size; assuming 1 x 1 m cells"),
         "{}",
         stderr(&run)
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let report: serde_json::Value = run_report(&out);
     assert_eq!(report["terrain"]["cell_size_source"], "assumed");
 }
