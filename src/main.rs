@@ -88,7 +88,15 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Kernels(args) => kernels(&options, &args),
         Command::Plot(args) => {
-            say_wrote(plot::plot(&args.request())?);
+            let plotted = plot::plot(&args.request())?;
+            if !plotted.left_out.is_empty() {
+                eprintln!(
+                    "warning: left out {} row(s) with a non-finite or absurd value: {}",
+                    plotted.left_out.len(),
+                    plotted.left_out.join(", ")
+                );
+            }
+            say_wrote(plotted.files);
             Ok(())
         }
         Command::Merge { inputs, out } => {

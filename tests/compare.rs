@@ -220,3 +220,64 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
     assert_eq!(meta["validation"], true);
     assert!(meta["command_line"].as_str().unwrap().contains("sweep"));
 }
+
+/// A copy of `points.csv` at `to` with `column` set to `value` in the rows `rows`.
+fn with_values(from: &Path, to: &Path, column: &str, values: &[(usize, &str)]) -> PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    let mut reader = csv::Reader::from_path(from.join("points.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let at = headers.iter().position(|h| h == column).unwrap();
+    let mut writer = csv::Writer::from_path(to.join("points.csv")).unwrap();
+    writer.write_record(&headers).unwrap();
+    for (row, record) in reader.records().enumerate() {
+        let mut fields: Vec<String> = record.unwrap().iter().map(str::to_string).collect();
+        if let Some((_, value)) = values.iter().find(|(r, _)| *r == row) {
+            fields[at] = value.to_string();
+        }
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+    to.join("points.csv")
+}
+
+#[test]
+fn plot_leaves_out_non_finite_values_with_a_warning_and_refuses_when_none_remain() {
+    let (_, results) = swept("plot-total");
+    let dir = results.parent().unwrap().to_path_buf();
+    let csv = with_values(
+        &results,
+        &dir.join("some-inf"),
+        "steps_per_s",
+        &[(0, "inf"), (3, "1e308")],
+    );
+    let chart = dir.join("chart");
+    let (_, err, code) = run(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "--x",
+        "workgroup",
+        "--series",
+        "variant",
+        "--out",
+        chart.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("left out 2 row(s)") && err.contains("points.csv:2"),
+        "{err}"
+    );
+    let all: Vec<(usize, &str)> = (0..4).map(|r| (r, "NaN")).collect();
+    let csv = with_values(&results, &dir.join("all-nan"), "steps_per_s", &all);
+    let (_, err, code) = run(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "--x",
+        "workgroup",
+        "--series",
+        "variant",
+        "--out",
+        chart.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("no plottable points"), "{err}");
+}

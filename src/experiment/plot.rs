@@ -80,7 +80,15 @@ struct Series {
     points: Vec<PlotPoint>,
 }
 
+/// Whether a value can sit on an axis: finite, and far from f64's limits, where the
+/// axis arithmetic overflows.
+fn plottable(v: f64) -> bool {
+    v.is_finite() && v.abs() < 1e100
+}
+
 struct Chart {
+    /// Rows left out for values no axis can hold.
+    left_out: Vec<String>,
     title: String,
     x_label: String,
     y_label: String,
@@ -188,6 +196,8 @@ struct Gathered {
     groups: BTreeMap<String, Series>,
     experiments: Vec<String>,
     devices: Vec<String>,
+    /// "file:line" of the rows left out for a value no axis can hold.
+    left_out: Vec<String>,
     /// For each other axis of the sweep: the values it takes at each (series, x). More
     /// than one at any would draw a saw-tooth line.
     others: BTreeMap<(String, String, u64), BTreeSet<String>>,
@@ -247,6 +257,12 @@ impl Gathered {
                 })
             };
             let (x, y) = (number(xi)?, number(yi)?);
+            // Values no axis can hold are left out, and named.
+            if !(plottable(x) && plottable(y)) {
+                let line = record.position().map_or(0, |p| p.line());
+                self.left_out.push(format!("{}:{line}", path.display()));
+                continue;
+            }
             // An empty bound (one repetition) means no bar.
             let optional = |i: usize| record.get(i).and_then(|t| t.parse::<f64>().ok());
             let bar = bar_at.and_then(|(low, high)| Some((optional(low)?, optional(high)?)));
@@ -358,6 +374,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         groups,
         experiments,
         devices,
+        left_out,
         ..
     } = gathered;
     let mut series: Vec<Series> = groups.into_values().collect();
@@ -376,10 +393,19 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
     if series.iter().all(|s| s.points.is_empty()) {
-        return Err(PlotError::Request("the CSV files hold no points".into()));
+        let reason = if left_out.is_empty() {
+            "the CSV files hold no points".to_string()
+        } else {
+            format!(
+                "no plottable points: every row has a non-finite or absurd value ({})",
+                left_out.join(", ")
+            )
+        };
+        return Err(PlotError::Request(reason));
     }
     let (log_x, log_y) = log_axes(&series);
     Ok(Chart {
+        left_out,
         title: format!(
             "{}: {} vs {}{title_filter} on {}",
             experiments.join(", "),
@@ -592,7 +618,13 @@ fn draw_any<DB: DrawingBackend>(
 }
 
 /// Draws the chart; returns the PNG and SVG paths.
-pub fn plot(request: &PlotRequest) -> Result<Vec<PathBuf>, PlotError> {
+/// What `plot` wrote, and the rows it left out for values no axis can hold.
+pub struct Plotted {
+    pub files: Vec<PathBuf>,
+    pub left_out: Vec<String>,
+}
+
+pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
     let chart = read_chart(request)?;
     ensure_font();
     let png_path = request.out.with_extension("png");
@@ -632,7 +664,10 @@ pub fn plot(request: &PlotRequest) -> Result<Vec<PathBuf>, PlotError> {
         path: e.path,
         source: e.source,
     })?;
-    Ok(vec![png_path, svg_path])
+    Ok(Plotted {
+        files: vec![png_path, svg_path],
+        left_out: chart.left_out,
+    })
 }
 
 /// Is this the chart's output path stem? (For callers that take `out.png`.)
