@@ -360,3 +360,47 @@ fn a_chart_from_a_real_sweep_has_its_labels_drawn() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a points.csv column"));
 }
+
+#[test]
+fn resume_drops_a_torn_last_row_and_refuses_a_garbled_one() {
+    let dir = scratch("torn");
+    let config = small_config(&dir, "torn", "[32, 64, 128]", QUICK);
+    let root = dir.join("results");
+    sweep_into(&config, &root, &[]);
+    let points = results_dir(&root, "torn").join("points.csv");
+    let text = std::fs::read_to_string(&points).unwrap();
+    // As a kill or a full disk leaves it: the last row cut, with no line end.
+    std::fs::write(&points, &text[..text.len() - 25]).unwrap();
+    let out = vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--resume",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("dropped a torn last row"));
+    let (_, rows) = read_csv(&points);
+    assert_eq!(point_indices(&rows), vec![0, 1, 2], "each point once");
+
+    // A garbled row that is not the last is not guessed at.
+    let text = std::fs::read_to_string(&points).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[1] = "garbled,row";
+    std::fs::write(&points, lines.join("\n") + "\n").unwrap();
+    let out = vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--resume",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        common::stderr(&out).contains("points.csv"),
+        "{}",
+        common::stderr(&out)
+    );
+}

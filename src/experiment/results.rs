@@ -194,6 +194,8 @@ pub struct ResultsWriter {
     points: csv::Writer<File>,
     samples: csv::Writer<File>,
     completed: BTreeSet<usize>,
+    /// The torn last row `--resume` dropped (a kill or a full disk mid-write), if any.
+    pub torn_row: Option<String>,
 }
 
 impl ResultsWriter {
@@ -203,6 +205,7 @@ impl ResultsWriter {
         let points_path = dir.join(POINTS_CSV);
         let samples_path = dir.join(SAMPLES_CSV);
         let exists = points_path.exists();
+        let mut torn_row = None;
         let mut completed = BTreeSet::new();
         if exists && !resume {
             return Err(ResultsError::Mismatch {
@@ -219,6 +222,7 @@ impl ResultsWriter {
                     reason,
                 });
             }
+            torn_row = drop_torn_last_row(&points_path)?;
             completed = read_points(&points_path)?.iter().map(|r| r.point).collect();
             drop_samples_except(&samples_path, &completed)?;
             old
@@ -234,6 +238,7 @@ impl ResultsWriter {
             points,
             samples,
             completed,
+            torn_row,
         })
     }
 
@@ -262,6 +267,24 @@ impl ResultsWriter {
         self.completed.insert(outcome.point.index);
         Ok(())
     }
+}
+
+/// Cuts a last row that has no line end (the write was cut short) off `path`, and
+/// returns it. Rows before it are left to the parser, which refuses a garbled one.
+fn drop_torn_last_row(path: &Path) -> Result<Option<String>, ResultsError> {
+    let bytes = std::fs::read(path).map_err(io_error(path))?;
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(None);
+    }
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let torn = String::from_utf8_lossy(&bytes[keep..]).into_owned();
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(io_error(path))?;
+    file.set_len(keep as u64).map_err(io_error(path))?;
+    file.sync_all().map_err(io_error(path))?;
+    Ok(Some(torn))
 }
 
 /// A CSV of `Row`s opened for appending, with its header written if it is new.

@@ -139,6 +139,13 @@ pub fn run_sweep(
         .collect();
 
     let bar = progress_bar(&experiment.config.name, todo.len(), options.quiet);
+    if let Some(torn) = &writer.torn_row {
+        eprintln!(
+            "note: dropped a torn last row of points.csv ({} bytes: {:?}); its point runs again",
+            torn.len(),
+            torn.chars().take(40).collect::<String>()
+        );
+    }
 
     let mut terrain = TerrainCache {
         key: None,
