@@ -99,8 +99,12 @@ fn run(cli: Cli) -> Result<()> {
             say_wrote(plotted.files);
             Ok(())
         }
-        Command::Merge { inputs, out } => {
-            let points = merge(&inputs, &out)?;
+        Command::Merge {
+            inputs,
+            out,
+            partial,
+        } => {
+            let points = merge(&inputs, &out, partial)?;
             say!(
                 "merged {points} points from {} folders into {}",
                 inputs.len(),

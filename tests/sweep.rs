@@ -259,6 +259,32 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
         vec![0, 1, 2, 3, 4]
     );
 
+    // Shard 0 of 2 alone is not the sweep: refused, unless --partial says so.
+    let alone = vkerode(&[
+        "merge",
+        a.to_str().unwrap(),
+        "--out",
+        dir.join("alone").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert_eq!(alone.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("hold 3 of the sweep's 5 points; missing: [1, 3]"),
+        "{err}"
+    );
+    assert!(!dir.join("alone").exists(), "nothing written");
+    let partial = dir.join("partial");
+    assert_clean_success(&vkerode(&[
+        "merge",
+        a.to_str().unwrap(),
+        "--out",
+        partial.to_str().unwrap(),
+        "--partial",
+    ]));
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(partial.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["missing_points"], serde_json::json!([1, 3]));
+
     let other = small_config(&dir, "shards", "[16, 32]", QUICK);
     let other_root = dir.join("other");
     assert_clean_success(&vkerode(&[

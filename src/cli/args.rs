@@ -117,6 +117,10 @@ pub enum Command {
         /// Folder for the merged results.
         #[arg(long)]
         out: PathBuf,
+        /// Merge even when the shards do not cover every point of the sweep; meta.json
+        /// then lists the missing points.
+        #[arg(long)]
+        partial: bool,
     },
     /// Convert a heightmap between TIFF, 16-bit PNG and raw float32.
     Convert {

@@ -83,6 +83,9 @@ pub struct Meta {
     /// For a merged set: the folders it was merged from.
     #[serde(default)]
     pub merged_from: Vec<String>,
+    /// For a set merged with `--partial`: the sweep's points it lacks.
+    #[serde(default)]
+    pub missing_points: Vec<usize>,
     /// Whether the validation layer was on: it slows every dispatch.
     #[serde(default)]
     pub validation: bool,
@@ -127,6 +130,7 @@ impl Meta {
             started_at: p.started_at,
             shard,
             merged_from: Vec::new(),
+            missing_points: Vec::new(),
             validation,
             command_line: std::env::args().collect::<Vec<_>>().join(" "),
             clocks_policy: monitor.map(GpuMonitor::clocks_policy),
@@ -372,7 +376,16 @@ fn write_csv<Row: Serialize + Default>(path: &Path, rows: &[Row]) -> Result<(), 
 
 /// Joins shard folders of one sweep into `out`. Refuses folders of different configs
 /// or devices, and points that appear twice.
-pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<usize, ResultsError> {
+/// The number of points of a recorded config: the product of its axes' lengths.
+fn point_count(config: &serde_json::Value) -> usize {
+    config["axes"].as_object().map_or(1, |axes| {
+        axes.values()
+            .map(|values| values.as_array().map_or(1, Vec::len))
+            .product()
+    })
+}
+
+pub fn merge(inputs: &[PathBuf], out: &Path, partial: bool) -> Result<usize, ResultsError> {
     let Some(first) = inputs.first() else {
         return Err(ResultsError::Mismatch {
             path: out.to_path_buf(),
@@ -416,11 +429,26 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<usize, ResultsError> {
         samples.extend(read_samples(&dir.join(SAMPLES_CSV))?);
     }
     points.sort_by_key(|r| r.point);
+    let missing: Vec<usize> = (0..point_count(&meta.config))
+        .filter(|p| !seen.contains(p))
+        .collect();
+    if !missing.is_empty() && !partial {
+        return Err(ResultsError::Mismatch {
+            path: out.to_path_buf(),
+            reason: format!(
+                "the inputs hold {} of the sweep's {} points; missing: {:?}. Pass --partial to merge them anyway (meta.json then lists the missing points)",
+                seen.len(),
+                seen.len() + missing.len(),
+                missing
+            ),
+        });
+    }
     samples.sort_by_key(|r| r.point);
     std::fs::create_dir_all(out).map_err(io_error(out))?;
     write_csv(&out.join(POINTS_CSV), &points)?;
     write_csv(&out.join(SAMPLES_CSV), &samples)?;
     meta.shard = None;
+    meta.missing_points = missing;
     meta.merged_from = inputs.iter().map(|p| p.display().to_string()).collect();
     meta.write(out)?;
     Ok(points.len())
