@@ -430,3 +430,74 @@ fn resume_drops_a_torn_last_row_and_refuses_a_garbled_one() {
         common::stderr(&out)
     );
 }
+
+#[test]
+fn a_second_sweep_on_a_folder_in_use_is_refused_and_nothing_is_duplicated() {
+    let dir = scratch("locked");
+    let measure =
+        "warmup = 1\nmin_reps = 10\nmax_reps = 10\ntarget_rel_iqr = 0.0\ntime_budget_s = 60";
+    let workgroups = "[8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96]";
+    let config = small_config(&dir, "locked", workgroups, measure);
+    let root = dir.join("results");
+    let args = |resume: bool| {
+        let mut args = vec![
+            "sweep".to_string(),
+            config.to_str().unwrap().into(),
+            "--results".into(),
+            root.to_str().unwrap().into(),
+            "--quiet".into(),
+        ];
+        if resume {
+            args.push("--resume".into());
+        }
+        args
+    };
+    let first_args = args(false);
+    let first_refs: Vec<&str> = first_args.iter().map(String::as_str).collect();
+    let mut first = vkerode_command(&first_refs)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first sweep holds its folder.
+    let started = Instant::now();
+    let lock = loop {
+        let found = std::fs::read_dir(root.join("locked"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|d| d.ok())
+            .map(|d| d.path().join(".vkerode.lock"))
+            .filter(|p| p.exists());
+        if let Some(lock) = found {
+            break lock;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the first sweep started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let second_args = args(true);
+    let second_refs: Vec<&str> = second_args.iter().map(String::as_str).collect();
+    let second = vkerode(&second_refs);
+    let still_running = first.try_wait().unwrap().is_none();
+    let first = first.wait_with_output().unwrap();
+    assert!(first.status.success(), "{}", common::stderr(&first));
+    assert!(
+        still_running,
+        "the second sweep ran while the first held the folder"
+    );
+    assert_eq!(second.status.code(), Some(1), "{}", common::stderr(&second));
+    assert!(
+        common::stderr(&second).contains("is being written by another vkerode"),
+        "{}",
+        common::stderr(&second)
+    );
+    let (_, rows) = read_csv(&lock.parent().unwrap().join("points.csv"));
+    assert_eq!(
+        point_indices(&rows),
+        (0..12).collect::<Vec<_>>(),
+        "no duplicates"
+    );
+    assert!(!lock.exists(), "the lock file goes with its holder");
+}

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::provenance::device_slug;
+use super::results::FolderLock;
 use super::ExperimentError;
 use crate::erosion::cache::{
     BandwidthPoint, CacheProbe, CacheProbeSize, ChasePath, LatencyPoint, StreamScope,
@@ -107,10 +108,7 @@ impl PeakTable {
     /// Writes peak.json and one CSV per probe (random.csv, walk.csv,
     /// cache_latency.csv, cache_bandwidth.csv) into `dir`.
     pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
-        std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        let _lock = FolderLock::take(dir)?;
         let json = dir.join("peak.json");
         write_atomically(&json, |out| {
             serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)

@@ -191,6 +191,61 @@ impl Meta {
     }
 }
 
+/// An advisory exclusive lock on an output folder, held while one process writes it:
+/// a second sweep, merge or peak on the same folder is refused, told who holds it. The
+/// OS releases the lock when its holder dies, so a killed run leaves no stale lock.
+pub struct FolderLock {
+    path: PathBuf,
+    file: File,
+}
+
+const LOCK_FILE: &str = ".vkerode.lock";
+
+impl FolderLock {
+    pub fn take(dir: &Path) -> Result<Self, ResultsError> {
+        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+        let path = dir.join(LOCK_FILE);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_error(&path))?;
+        match file.try_lock() {
+            Ok(()) => {
+                let holder = format!(
+                    "process {}: {}",
+                    std::process::id(),
+                    std::env::args().collect::<Vec<_>>().join(" ")
+                );
+                file.set_len(0).map_err(io_error(&path))?;
+                std::io::Write::write_all(&mut file, holder.as_bytes()).map_err(io_error(&path))?;
+                Ok(Self { path, file })
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                Err(ResultsError::Mismatch {
+                    path: dir.to_path_buf(),
+                    reason: format!(
+                        "is being written by another vkerode ({}); wait for it to finish",
+                        holder.trim()
+                    ),
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => Err(io_error(&path)(e)),
+        }
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        // Remove the file while holding the lock, then let the lock go with the handle.
+        let _ = std::fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
+}
+
 /// A results folder open for appending.
 pub struct ResultsWriter {
     dir: PathBuf,
@@ -200,12 +255,15 @@ pub struct ResultsWriter {
     completed: BTreeSet<usize>,
     /// The torn last row `--resume` dropped (a kill or a full disk mid-write), if any.
     pub torn_row: Option<String>,
+    /// Declared last: released after the files above are flushed and closed.
+    _lock: FolderLock,
 }
 
 impl ResultsWriter {
     /// Starts a new results set in `dir`, or with `resume` continues one made by the
     /// same config on the same device. Without `resume`, an existing set is an error.
     pub fn open(dir: &Path, meta: Meta, resume: bool) -> Result<Self, ResultsError> {
+        let lock = FolderLock::take(dir)?;
         let points_path = dir.join(POINTS_CSV);
         let samples_path = dir.join(SAMPLES_CSV);
         let exists = points_path.exists();
@@ -243,6 +301,7 @@ impl ResultsWriter {
             samples,
             completed,
             torn_row,
+            _lock: lock,
         })
     }
 
@@ -444,6 +503,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path, partial: bool) -> Result<usize, Res
         });
     }
     samples.sort_by_key(|r| r.point);
+    let _lock = FolderLock::take(out)?;
     std::fs::create_dir_all(out).map_err(io_error(out))?;
     write_csv(&out.join(POINTS_CSV), &points)?;
     write_csv(&out.join(SAMPLES_CSV), &samples)?;

@@ -15,7 +15,7 @@ const FORMAT: &str = "r16";
 
 pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
     let sidecar = Sidecar::read_beside(path, FORMAT)?;
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(FormatError::new(
             path,
             format!("holds {} bytes, not whole 16-bit cells", bytes.len()),
