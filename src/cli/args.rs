@@ -30,7 +30,7 @@ pub struct Cli {
 pub struct GpuArgs {
     /// Device to run on: an index from `vkerode devices` or a name substring.
     /// Default: the first discrete GPU, else integrated, else CPU (lavapipe).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     device: Option<String>,
     /// Turn on the Khronos validation layer with synchronization validation
     /// (also VKERODE_VALIDATE=1).

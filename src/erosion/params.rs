@@ -111,7 +111,7 @@ impl KernelParams {
         if self.lifetime == 0 || self.lifetime > i32::MAX as u32 {
             return Err(ParamError {
                 name: "lifetime",
-                expected: "at least 1 step",
+                expected: "from 1 to 2147483647 steps",
                 value: self.lifetime.to_string(),
             });
         }

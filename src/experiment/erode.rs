@@ -279,7 +279,10 @@ fn run_on_cpu(engine: Engine, map: &FixedHeightfield, job: &DropletJob) -> Engin
         work,
         contention: None,
         dispatches: 0,
-        provenance: Provenance::cpu(),
+        provenance: Provenance::cpu(match engine {
+            Engine::CpuSequential => 1,
+            _ => rayon::current_num_threads(),
+        }),
     }
 }
 

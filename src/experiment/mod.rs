@@ -56,7 +56,7 @@ pub enum ExperimentError {
     Clocks(String),
     #[error("the GPU engine needs a Vulkan device")]
     NoDeviceForGpuEngine,
-    #[error("{path}: {source}")]
+    #[error("{}", path.display())]
     Io {
         path: PathBuf,
         #[source]

@@ -47,7 +47,7 @@ pub enum PlotError {
     Request(String),
     #[error("drawing the chart: {0}")]
     Draw(String),
-    #[error("writing {}: {source}", path.display())]
+    #[error("writing {}", path.display())]
     Write {
         path: PathBuf,
         #[source]

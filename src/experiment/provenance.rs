@@ -31,10 +31,11 @@ impl Provenance {
         }
     }
 
-    /// For runs of the CPU reference: the device is the host's CPU.
-    pub fn cpu() -> Self {
+    /// For runs of the CPU reference on `threads` threads: the device is the host's CPU.
+    pub fn cpu(threads: usize) -> Self {
+        let plural = if threads == 1 { "" } else { "s" };
         Self {
-            device: format!("CPU reference, {} threads", rayon::current_num_threads()),
+            device: format!("CPU reference, {threads} thread{plural}"),
             device_type: "CPU".into(),
             ..Self::build_and_host()
         }

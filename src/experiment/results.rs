@@ -26,13 +26,13 @@ pub const META_JSON: &str = "meta.json";
 
 #[derive(Debug, Error)]
 pub enum ResultsError {
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Io {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Csv {
         path: PathBuf,
         #[source]

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
-#[error("writing {path}: {source}")]
+#[error("writing {}", path.display())]
 pub struct WriteError {
     pub path: PathBuf,
     #[source]

@@ -25,7 +25,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
         return Err(FormatError::new(
             path,
             format!(
-                "is a {:?} PNG; a heightmap needs a grayscale PNG",
+                "has colour type {:?}; a heightmap needs a grayscale PNG",
                 info.color_type
             ),
         ));
