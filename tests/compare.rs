@@ -240,6 +240,19 @@ fn with_values(from: &Path, to: &Path, column: &str, values: &[(usize, &str)]) -
     to.join("points.csv")
 }
 
+fn plot_by_variant(csv: &Path, chart: &Path) -> (String, String, Option<i32>) {
+    run(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "--x",
+        "workgroup",
+        "--series",
+        "variant",
+        "--out",
+        chart.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn plot_leaves_out_non_finite_values_with_a_warning_and_refuses_when_none_remain() {
     let (_, results) = swept("plot-total");
@@ -251,16 +264,7 @@ fn plot_leaves_out_non_finite_values_with_a_warning_and_refuses_when_none_remain
         &[(0, "inf"), (3, "1e308")],
     );
     let chart = dir.join("chart");
-    let (_, err, code) = run(&[
-        "plot",
-        csv.to_str().unwrap(),
-        "--x",
-        "workgroup",
-        "--series",
-        "variant",
-        "--out",
-        chart.to_str().unwrap(),
-    ]);
+    let (_, err, code) = plot_by_variant(&csv, &chart);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains("left out 2 row(s)") && err.contains("points.csv:2"),
@@ -268,16 +272,7 @@ fn plot_leaves_out_non_finite_values_with_a_warning_and_refuses_when_none_remain
     );
     let all: Vec<(usize, &str)> = (0..4).map(|r| (r, "NaN")).collect();
     let csv = with_values(&results, &dir.join("all-nan"), "steps_per_s", &all);
-    let (_, err, code) = run(&[
-        "plot",
-        csv.to_str().unwrap(),
-        "--x",
-        "workgroup",
-        "--series",
-        "variant",
-        "--out",
-        chart.to_str().unwrap(),
-    ]);
+    let (_, err, code) = plot_by_variant(&csv, &chart);
     assert_eq!(code, Some(1));
     assert!(err.contains("no plottable points"), "{err}");
 }

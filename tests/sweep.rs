@@ -287,15 +287,7 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
 
     let other = small_config(&dir, "shards", "[16, 32]", QUICK);
     let other_root = dir.join("other");
-    assert_clean_success(&vkerode(&[
-        "sweep",
-        other.to_str().unwrap(),
-        "--results",
-        other_root.to_str().unwrap(),
-        "--shard",
-        "1/2",
-        "--quiet",
-    ]));
+    sweep_into(&other, &other_root, &["--shard", "1/2"]);
     let c = results_dir(&other_root, "shards").join("shard-1-of-2");
     let refused = vkerode(&[
         "merge",
@@ -397,14 +389,7 @@ fn resume_drops_a_torn_last_row_and_refuses_a_garbled_one() {
     let text = std::fs::read_to_string(&points).unwrap();
     // As a kill or a full disk leaves it: the last row cut, with no line end.
     std::fs::write(&points, &text[..text.len() - 25]).unwrap();
-    let out = vkerode(&[
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--resume",
-        "--quiet",
-    ]);
+    let out = common::sweep(&config, &root, &["--resume"]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     assert!(common::stderr(&out).contains("dropped a torn last row"));
     let (_, rows) = read_csv(&points);
@@ -415,14 +400,7 @@ fn resume_drops_a_torn_last_row_and_refuses_a_garbled_one() {
     let mut lines: Vec<&str> = text.lines().collect();
     lines[1] = "garbled,row";
     std::fs::write(&points, lines.join("\n") + "\n").unwrap();
-    let out = vkerode(&[
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--resume",
-        "--quiet",
-    ]);
+    let out = common::sweep(&config, &root, &["--resume"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         common::stderr(&out).contains("points.csv"),

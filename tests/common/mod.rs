@@ -154,8 +154,12 @@ pub fn assert_lone_droplets_match(
     }
 }
 
-/// Runs `vkerode sweep` quietly into `root` and checks that it succeeded cleanly.
-pub fn sweep_into(config: &std::path::Path, root: &std::path::Path, extra: &[&str]) {
+/// Runs `vkerode sweep` quietly into `root`.
+pub fn sweep(
+    config: &std::path::Path,
+    root: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
     let mut args = vec![
         "sweep",
         config.to_str().unwrap(),
@@ -164,7 +168,12 @@ pub fn sweep_into(config: &std::path::Path, root: &std::path::Path, extra: &[&st
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    assert_clean_success(&vkerode(&args));
+    vkerode(&args)
+}
+
+/// Runs `vkerode sweep` quietly into `root` and checks that it succeeded cleanly.
+pub fn sweep_into(config: &std::path::Path, root: &std::path::Path, extra: &[&str]) {
+    assert_clean_success(&sweep(config, root, extra));
 }
 
 /// The one device folder of an experiment's results under `root`.
