@@ -33,6 +33,7 @@ use vkerode::experiment::sweep::{dry_run, run_sweep};
 use vkerode::experiment::TerrainSource;
 use vkerode::experiment::{run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions};
 use vkerode::gpu::{list_devices, Context, ContextOptions};
+use vkerode::terrain::files::check_writable;
 use vkerode::terrain::formats::{write_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 use vkerode::terrain::{generate_on_cpu, generate_on_gpu};
@@ -201,6 +202,7 @@ fn convert(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Re
 
 fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     let settings = args.checked_settings()?.clone();
+    check_writable(&args.out).context("--out cannot be written")?;
     let terrain = args.terrain()?;
     if let TerrainSource::File {
         path,

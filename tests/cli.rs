@@ -130,3 +130,14 @@ fn the_fast_kernel_with_passes_is_refused_before_any_gpu_work() {
         "--variant: the fast kernels run one pass",
     );
 }
+
+#[test]
+fn an_unwritable_out_folder_is_refused_before_any_gpu_work() {
+    // procfs refuses new files even to root.
+    let result = vkerode(&["erode", "--size", "32", "--out", "/proc/vkerode-test/out"]);
+    let err = common::stderr(&result);
+    assert_eq!(result.status.code(), Some(1), "{err}");
+    assert!(err.contains("--out cannot be written"), "{err}");
+    let out = String::from_utf8_lossy(&result.stdout);
+    assert!(!out.contains("device:"), "no device was opened: {out}");
+}
