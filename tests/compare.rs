@@ -24,7 +24,10 @@ fn swept(name: &str) -> (PathBuf, PathBuf) {
 }
 
 fn run(args: &[&str]) -> (String, String, Option<i32>) {
-    let out = vkerode(args);
+    outcome(vkerode(args))
+}
+
+fn outcome(out: std::process::Output) -> (String, String, Option<i32>) {
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr(&out),
@@ -168,14 +171,7 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
     // Two axes vary: without --series the other axis becomes the series.
     let csv = results.join("points.csv");
     let chart = results.join("chart");
-    let (_, err, code) = run(&[
-        "plot",
-        csv.to_str().unwrap(),
-        "--x",
-        "workgroup",
-        "--out",
-        chart.to_str().unwrap(),
-    ]);
+    let (_, err, code) = outcome(common::plot(&csv, "workgroup", &chart, &[]));
     assert_eq!(code, Some(0), "{err}");
     let svg = std::fs::read_to_string(chart.with_extension("svg")).unwrap();
     assert!(
@@ -183,16 +179,12 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
         "series by variant"
     );
     // With another column as the series, variant would be drawn as one line: refused.
-    let (_, err, code) = run(&[
-        "plot",
-        csv.to_str().unwrap(),
-        "--x",
+    let (_, err, code) = outcome(common::plot(
+        &csv,
         "workgroup",
-        "--series",
-        "spawn",
-        "--out",
-        chart.to_str().unwrap(),
-    ]);
+        &chart,
+        &["--series", "spawn"],
+    ));
     assert_eq!(code, Some(1));
     assert!(err.contains("variant also vary"), "{err}");
 
@@ -241,16 +233,12 @@ fn with_values(from: &Path, to: &Path, column: &str, values: &[(usize, &str)]) -
 }
 
 fn plot_by_variant(csv: &Path, chart: &Path) -> (String, String, Option<i32>) {
-    run(&[
-        "plot",
-        csv.to_str().unwrap(),
-        "--x",
+    outcome(common::plot(
+        csv,
         "workgroup",
-        "--series",
-        "variant",
-        "--out",
-        chart.to_str().unwrap(),
-    ])
+        chart,
+        &["--series", "variant"],
+    ))
 }
 
 #[test]

@@ -330,14 +330,7 @@ fn a_chart_from_a_real_sweep_has_its_labels_drawn() {
     sweep_into(&config, &root, &[]);
     let csv = results_dir(&root, "plot").join("points.csv");
     let chart = dir.join("chart");
-    assert_clean_success(&vkerode(&[
-        "plot",
-        csv.to_str().unwrap(),
-        "--x",
-        "workgroup",
-        "--out",
-        chart.to_str().unwrap(),
-    ]));
+    assert_clean_success(&common::plot(&csv, "workgroup", &chart, &[]));
     let svg = std::fs::read_to_string(chart.with_extension("svg")).unwrap();
     assert!(
         svg.contains("workgroup size (invocations)") && svg.contains("droplet-steps/s"),
@@ -367,14 +360,7 @@ fn a_chart_from_a_real_sweep_has_its_labels_drawn() {
         "the y-axis label is drawn"
     );
 
-    let bad = vkerode(&[
-        "plot",
-        csv.to_str().unwrap(),
-        "--x",
-        "colour",
-        "--out",
-        chart.to_str().unwrap(),
-    ]);
+    let bad = common::plot(&csv, "colour", &chart, &[]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a points.csv column"));
 }

@@ -275,7 +275,6 @@ impl ResultsWriter {
                 reason: "results already exist here; pass --resume to continue them or remove the folder".into(),
             });
         }
-        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
         let meta = if exists {
             let old = Meta::read(dir)?;
             if let Some(reason) = old.refuses_to_continue_with(&meta) {

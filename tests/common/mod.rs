@@ -176,6 +176,19 @@ pub fn sweep_into(config: &std::path::Path, root: &std::path::Path, extra: &[&st
     assert_clean_success(&sweep(config, root, extra));
 }
 
+/// `vkerode plot CSV --x X [extra...] --out OUT`.
+pub fn plot(
+    csv: &std::path::Path,
+    x: &str,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec!["plot", csv.to_str().unwrap(), "--x", x];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    vkerode(&args)
+}
+
 /// The one device folder of an experiment's results under `root`.
 pub fn results_dir(root: &std::path::Path, name: &str) -> std::path::PathBuf {
     let experiment = root.join(name);

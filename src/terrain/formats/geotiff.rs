@@ -5,6 +5,7 @@
 
 use std::io::{Read, Seek, Write};
 
+use tiff::decoder::ifd::Value;
 use tiff::decoder::Decoder;
 use tiff::encoder::{DirectoryEncoder, TiffKind};
 use tiff::tags::Tag;
@@ -29,45 +30,31 @@ const GT_MODEL_TYPE: u16 = 1024;
 const PROJ_LINEAR_UNITS: u16 = 3076;
 const MODEL_TYPE_GEOGRAPHIC: u16 = 2;
 
+/// A tag's value, converted, or `None` where the file lacks the tag.
+fn tag<R: Read + Seek, T>(
+    decoder: &mut Decoder<R>,
+    tag: Tag,
+    convert: fn(Value) -> tiff::TiffResult<T>,
+) -> Result<Option<T>, String> {
+    match decoder.find_tag(tag) {
+        Ok(Some(value)) => convert(value).map(Some),
+        Ok(None) => Ok(None),
+        Err(e) => Err(e),
+    }
+    .map_err(|e| format!("{tag:?}: {e}"))
+}
+
 impl GeoTags {
     /// The file's georeferencing, or `None` where it has none.
     pub fn read<R: Read + Seek>(decoder: &mut Decoder<R>) -> Result<Option<Self>, String> {
-        let doubles = |decoder: &mut Decoder<R>, tag: Tag| -> Result<Option<Vec<f64>>, String> {
-            match decoder.find_tag(tag) {
-                Ok(Some(v)) => v
-                    .into_f64_vec()
-                    .map(Some)
-                    .map_err(|e| format!("{tag:?}: {e}")),
-                Ok(None) => Ok(None),
-                Err(e) => Err(format!("{tag:?}: {e}")),
-            }
-        };
-        let text = |decoder: &mut Decoder<R>, tag: Tag| -> Result<Option<String>, String> {
-            match decoder.find_tag(tag) {
-                Ok(Some(v)) => v
-                    .into_string()
-                    .map(Some)
-                    .map_err(|e| format!("{tag:?}: {e}")),
-                Ok(None) => Ok(None),
-                Err(e) => Err(format!("{tag:?}: {e}")),
-            }
-        };
-        let key_directory = match decoder.find_tag(Tag::GeoKeyDirectoryTag) {
-            Ok(Some(v)) => Some(
-                v.into_u16_vec()
-                    .map_err(|e| format!("GeoKeyDirectory: {e}"))?,
-            ),
-            Ok(None) => None,
-            Err(e) => return Err(format!("GeoKeyDirectory: {e}")),
-        };
         let tags = Self {
-            pixel_scale: doubles(decoder, Tag::ModelPixelScaleTag)?,
-            tiepoints: doubles(decoder, Tag::ModelTiepointTag)?,
-            transformation: doubles(decoder, Tag::ModelTransformationTag)?,
-            key_directory,
-            double_params: doubles(decoder, Tag::GeoDoubleParamsTag)?,
-            ascii_params: text(decoder, Tag::GeoAsciiParamsTag)?,
-            gdal_metadata: text(decoder, GDAL_METADATA)?,
+            pixel_scale: tag(decoder, Tag::ModelPixelScaleTag, Value::into_f64_vec)?,
+            tiepoints: tag(decoder, Tag::ModelTiepointTag, Value::into_f64_vec)?,
+            transformation: tag(decoder, Tag::ModelTransformationTag, Value::into_f64_vec)?,
+            key_directory: tag(decoder, Tag::GeoKeyDirectoryTag, Value::into_u16_vec)?,
+            double_params: tag(decoder, Tag::GeoDoubleParamsTag, Value::into_f64_vec)?,
+            ascii_params: tag(decoder, Tag::GeoAsciiParamsTag, Value::into_string)?,
+            gdal_metadata: tag(decoder, GDAL_METADATA, Value::into_string)?,
         };
         let placed = tags.pixel_scale.is_some() || tags.transformation.is_some();
         Ok((placed || tags.key_directory.is_some()).then_some(tags))

@@ -161,45 +161,62 @@ pub fn write(path: &Path, dem: &Dem, deflate: bool) -> Result<(), FormatError> {
         .iter()
         .map(|&h| if h.is_nan() { fill } else { h })
         .collect();
-    let compression = if deflate {
-        Compression::Deflate(DeflateLevel::Balanced)
-    } else {
-        Compression::Uncompressed
+    let has_missing = map.data().iter().any(|h| h.is_nan());
+    let nodata_tag = (has_missing || dem.nodata.is_some()).then(|| {
+        if fill.is_nan() {
+            "nan".to_string()
+        } else {
+            fill.to_string()
+        }
+    });
+    let image = Band {
+        width: map.width() as u32,
+        height: map.height() as u32,
+        values: &values,
+        geo: dem.geo.as_ref(),
+        nodata_tag: nodata_tag.as_deref(),
+        compression: if deflate {
+            Compression::Deflate(DeflateLevel::Balanced)
+        } else {
+            Compression::Uncompressed
+        },
     };
     write_atomically(path, |out| {
         let result = if needs_bigtiff(values.len() as u64 * 4) {
-            encode(TiffEncoder::new_big(out), dem, &values, compression)
+            image.encode(TiffEncoder::new_big(out))
         } else {
-            encode(TiffEncoder::new(out), dem, &values, compression)
+            image.encode(TiffEncoder::new(out))
         };
         result.map_err(std::io::Error::other)
     })
     .map_err(|e| FormatError::new(path, e.source.to_string()))
 }
 
-fn encode<W: Write + Seek, K: TiffKind>(
-    encoder: tiff::TiffResult<TiffEncoder<W, K>>,
-    dem: &Dem,
-    values: &[f32],
+/// What goes into the TIFF, whichever kind (classic or BigTIFF) holds it.
+struct Band<'a> {
+    width: u32,
+    height: u32,
+    values: &'a [f32],
+    geo: Option<&'a GeoTags>,
+    nodata_tag: Option<&'a str>,
     compression: Compression,
-) -> tiff::TiffResult<()> {
-    let map = &dem.heights;
-    let mut encoder = encoder?.with_compression(compression);
-    let mut image = encoder.new_image::<Gray32Float>(map.width() as u32, map.height() as u32)?;
-    if let Some(geo) = &dem.geo {
-        geo.write(image.encoder())?;
+}
+
+impl Band<'_> {
+    fn encode<W: Write + Seek, K: TiffKind>(
+        &self,
+        encoder: tiff::TiffResult<TiffEncoder<W, K>>,
+    ) -> tiff::TiffResult<()> {
+        let mut encoder = encoder?.with_compression(self.compression);
+        let mut image = encoder.new_image::<Gray32Float>(self.width, self.height)?;
+        if let Some(geo) = self.geo {
+            geo.write(image.encoder())?;
+        }
+        if let Some(tag) = self.nodata_tag {
+            image.encoder().write_tag(Tag::GdalNodata, tag)?;
+        }
+        image.write_data(self.values)
     }
-    let has_missing = map.data().iter().any(|h| h.is_nan());
-    if has_missing || dem.nodata.is_some() {
-        let fill = dem.nodata.unwrap_or(f32::NAN);
-        let tag = if fill.is_nan() {
-            "nan".to_string()
-        } else {
-            fill.to_string()
-        };
-        image.encoder().write_tag(Tag::GdalNodata, tag.as_str())?;
-    }
-    image.write_data(values)
 }
 
 #[cfg(test)]
