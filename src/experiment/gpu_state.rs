@@ -39,6 +39,17 @@ impl GpuState {
         .map(|(_, name)| name)
         .collect()
     }
+
+    /// The slowing reasons '+'-joined, or `none`, so that a GPU that reported none is not
+    /// mistaken for one without NVML.
+    pub fn slowing_reasons_text(&self) -> String {
+        let reasons = self.slowing_reasons();
+        if reasons.is_empty() {
+            "none".to_owned()
+        } else {
+            reasons.join("+")
+        }
+    }
 }
 
 /// Whether a point ran on a slowed GPU: its SM clock fell by more than 5% from before
@@ -154,6 +165,11 @@ mod tests {
         assert_eq!(
             state(1980, thermal | idle).slowing_reasons(),
             ["sw-thermal"]
+        );
+        assert_eq!(state(1980, idle).slowing_reasons_text(), "none");
+        assert_eq!(
+            state(1980, thermal | ThrottleReasons::HW_SLOWDOWN.bits()).slowing_reasons_text(),
+            "hw-slowdown+sw-thermal"
         );
     }
 }

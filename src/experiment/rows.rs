@@ -102,7 +102,8 @@ pub struct PointRow {
     pub memory_mhz_after: Option<u32>,
     pub temperature_c_after: Option<u32>,
     pub power_w_after: Option<f64>,
-    /// Slowing throttle reasons set after the repetitions, '+'-joined.
+    /// Slowing throttle reasons set after the repetitions, '+'-joined; `none` when NVML
+    /// reported none (empty means no NVML).
     pub throttle_after: Option<String>,
     /// The SM clock fell over 5% or a slowing throttle reason was set.
     pub slowed: Option<bool>,
@@ -258,7 +259,7 @@ impl PointOutcome<'_> {
             memory_mhz_after: self.gpu_after.map(|g| g.memory_mhz),
             temperature_c_after: self.gpu_after.map(|g| g.temperature_c),
             power_w_after: self.gpu_after.map(|g| g.power_w),
-            throttle_after: self.gpu_after.map(|g| g.slowing_reasons().join("+")),
+            throttle_after: self.gpu_after.map(|g| g.slowing_reasons_text()),
             slowed: self
                 .gpu_before
                 .zip(self.gpu_after)
