@@ -197,3 +197,28 @@ fn nodata_and_nan_cells_are_filled_from_neighbours_and_written_back_as_nodata() 
         .collect();
     assert_eq!(missing, vec![7, 8, 22]);
 }
+
+#[test]
+fn a_sidecar_beside_another_version_of_its_file_is_refused() {
+    // Run A writes map.png and its sidecar; run B is killed after its PNG was renamed
+    // into place but before its sidecar: B's pixels beside A's range would decode wrong.
+    let dir = scratch("mixed-pair");
+    let path = dir.join("map.png");
+    let run_a = sample_dem();
+    write_dem(&path, HeightFormat::Png16, &run_a).unwrap();
+    let run_b = Dem {
+        heights: run_a.heights.map(|h| h + (h * 0.01).sin() * 500.0),
+        ..run_a.clone()
+    };
+    let b_path = dir.join("b.png");
+    write_dem(&b_path, HeightFormat::Png16, &run_b).unwrap();
+    std::fs::copy(&b_path, &path).unwrap();
+    let Err(error) = read_dem(&path, None) else {
+        panic!("the mixed pair was read");
+    };
+    let error = error.to_string();
+    assert!(error.contains("map.png.json"), "{error}");
+    assert!(error.contains("mixed from two runs"), "{error}");
+    // Each whole pair still reads.
+    assert_within_one_step(&run_b, &read_dem(&b_path, None).unwrap());
+}

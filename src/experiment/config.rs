@@ -2,6 +2,7 @@
 //! product is the sweep, and how to measure each point. Every point is built and
 //! checked before any GPU work.
 
+use crate::terrain::files::fnv1a64;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -171,12 +172,7 @@ impl Experiment {
             ..self.config.clone()
         };
         let canonical = serde_json::to_string(&measured).expect("config serializes");
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in canonical.bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        format!("{hash:016x}")
+        format!("{:016x}", fnv1a64(canonical.as_bytes()))
     }
 }
 

@@ -113,21 +113,31 @@ pub fn sidecar_path(path: &Path) -> PathBuf {
 /// is read as raw float32, whose size comes from `raw_size` or its sidecar.
 pub fn read_dem(path: &Path, raw_size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
     let bytes = fs::read(path).map_err(|e| FormatError::new(path, format!("cannot read: {e}")))?;
+    decode_dem(path, &bytes, raw_size)
+}
+
+/// [`read_dem`] on bytes already read; `path` names the file in messages, sets the raw
+/// formats apart by its extension and leads to the sidecar.
+pub fn decode_dem(
+    path: &Path,
+    bytes: &[u8],
+    raw_size: Option<(usize, usize)>,
+) -> Result<Dem, FormatError> {
     if bytes.is_empty() {
         return Err(FormatError::new(path, "the file is empty"));
     }
     let tiff = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
     let dem = if tiff.iter().any(|magic| bytes.starts_with(*magic)) {
         // Classic TIFF or BigTIFF.
-        tiff_band::read(path, &bytes)?
+        tiff_band::read(path, bytes)?
     } else if bytes.starts_with(&openexr::MAGIC) {
-        openexr::read(path, &bytes)?
+        openexr::read(path, bytes)?
     } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        png16::read(path, &bytes)?
+        png16::read(path, bytes)?
     } else if HeightFormat::from_path(path) == Some(HeightFormat::R16) {
-        r16::read(path, &bytes, raw_size)?
+        r16::read(path, bytes, raw_size)?
     } else if HeightFormat::from_path(path) == Some(HeightFormat::Raw) || raw_size.is_some() {
-        raw::read(path, &bytes, raw_size)?
+        raw::read(path, bytes, raw_size)?
     } else {
         return Err(FormatError::new(
             path,

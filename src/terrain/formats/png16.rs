@@ -41,16 +41,16 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     let frame = reader
         .next_frame(&mut buffer)
         .map_err(|e| bad("cannot decode the image data (truncated?)", e))?;
-    let bytes = &buffer[..frame.buffer_size()];
+    let samples = &buffer[..frame.buffer_size()];
     let pixels: Vec<u16> = match depth {
-        png::BitDepth::Sixteen => bytes
+        png::BitDepth::Sixteen => samples
             .chunks_exact(2)
             .map(|b| u16::from_be_bytes([b[0], b[1]]))
             .collect(),
-        _ => bytes.iter().map(|&b| u16::from(b)).collect(),
+        _ => samples.iter().map(|&b| u16::from(b)).collect(),
     };
 
-    let sidecar = Sidecar::read_beside(path, "png16")?;
+    let sidecar = Sidecar::read_beside(path, bytes, "png16")?;
     let top = if depth == png::BitDepth::Sixteen {
         65535.0
     } else {
@@ -142,15 +142,15 @@ pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
     let map = &dem.heights;
     let (pixels, sidecar) = pixels_of(dem, "png16");
     let bytes: Vec<u8> = pixels.iter().flat_map(|p| p.to_be_bytes()).collect();
-    let sidecar_path = sidecar.write_beside(path)?;
-    write_png(
-        path,
-        map.width(),
-        map.height(),
-        png::ColorType::Grayscale,
-        png::BitDepth::Sixteen,
-        &bytes,
-    )
-    .map_err(|e| FormatError::new(path, e.source.to_string()))?;
-    Ok(vec![path.to_path_buf(), sidecar_path])
+    sidecar.write_with(path, || {
+        write_png(
+            path,
+            map.width(),
+            map.height(),
+            png::ColorType::Grayscale,
+            png::BitDepth::Sixteen,
+            &bytes,
+        )
+        .map_err(|e| FormatError::new(path, e.source.to_string()))
+    })
 }

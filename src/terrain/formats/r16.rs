@@ -14,7 +14,7 @@ use crate::terrain::heightmap::Heightmap;
 const FORMAT: &str = "r16";
 
 pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
-    let sidecar = Sidecar::read_beside(path, FORMAT)?;
+    let sidecar = Sidecar::read_beside(path, bytes, FORMAT)?;
     if !bytes.len().is_multiple_of(2) {
         return Err(FormatError::new(
             path,
@@ -58,11 +58,11 @@ pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<D
 
 pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
     let (pixels, sidecar) = pixels_of(dem, FORMAT);
-    let sidecar_path = sidecar.write_beside(path)?;
-    write_atomically(path, |out| {
-        let bytes: Vec<u8> = pixels.iter().flat_map(|p| p.to_le_bytes()).collect();
-        std::io::Write::write_all(out, &bytes)
+    sidecar.write_with(path, || {
+        write_atomically(path, |out| {
+            let bytes: Vec<u8> = pixels.iter().flat_map(|p| p.to_le_bytes()).collect();
+            std::io::Write::write_all(out, &bytes)
+        })
+        .map_err(|e| FormatError::new(path, e.source.to_string()))
     })
-    .map_err(|e| FormatError::new(path, e.source.to_string()))?;
-    Ok(vec![path.to_path_buf(), sidecar_path])
 }

@@ -9,7 +9,7 @@ use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 
 pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
-    let sidecar = Sidecar::read_beside(path, "raw-f32le")?;
+    let sidecar = Sidecar::read_beside(path, bytes, "raw-f32le")?;
     let (width, height) = match (size, &sidecar) {
         (Some(size), _) => size,
         (None, Some(s)) => (s.width, s.height),
@@ -46,13 +46,13 @@ pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
     let fill = dem.nodata.unwrap_or(f32::NAN);
     let mut sidecar = Sidecar::describing(dem, "raw-f32le");
     sidecar.nodata = dem.nodata;
-    let sidecar_path = sidecar.write_beside(path)?;
-    write_atomically(path, |out| {
-        for &h in dem.heights.data() {
-            out.write_all(&(if h.is_nan() { fill } else { h }).to_le_bytes())?;
-        }
-        Ok(())
+    sidecar.write_with(path, || {
+        write_atomically(path, |out| {
+            for &h in dem.heights.data() {
+                out.write_all(&(if h.is_nan() { fill } else { h }).to_le_bytes())?;
+            }
+            Ok(())
+        })
+        .map_err(|e| FormatError::new(path, e.source.to_string()))
     })
-    .map_err(|e| FormatError::new(path, e.source.to_string()))?;
-    Ok(vec![path.to_path_buf(), sidecar_path])
 }

@@ -1,11 +1,11 @@
 //! The JSON written beside PNG16 and raw heightmaps: what their pixels mean.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::{sidecar_path, Dem, FormatError};
-use crate::terrain::files::write_atomically;
+use crate::terrain::files::{fnv1a64, write_atomically};
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::image::CellSize;
 
@@ -32,6 +32,10 @@ pub struct Sidecar {
     /// raw: the value that marks missing cells (absent: NaN marks them).
     #[serde(default)]
     pub nodata: Option<f32>,
+    /// FNV-1a 64 of the data file this sidecar was written with (hex), so that a sidecar
+    /// beside another version of its file is refused; absent in older sidecars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_fnv1a64: Option<String>,
 }
 
 impl Sidecar {
@@ -46,6 +50,7 @@ impl Sidecar {
             max: None,
             nodata_pixel: None,
             nodata: None,
+            data_fnv1a64: None,
         }
     }
 
@@ -64,16 +69,38 @@ impl Sidecar {
         self.cell_size.map(|[x, y]| CellSize { x, y })
     }
 
-    /// The sidecar of `data_path`, if there is one, checked like flags: a `format` it
-    /// must declare, a positive finite cell size, and min no greater than max.
-    pub fn read_beside(data_path: &Path, format: &str) -> Result<Option<Self>, FormatError> {
-        let Some(sidecar) = Self::read_unchecked(data_path)? else {
-            return Ok(None);
+    /// The sidecar of `data_path` (whose bytes are `data`), if there is one, checked like
+    /// flags: a `format` it must declare, a positive finite cell size, min no greater
+    /// than max, and the checksum of the data it was written with.
+    pub fn read_beside(
+        data_path: &Path,
+        data: &[u8],
+        format: &str,
+    ) -> Result<Option<Self>, FormatError> {
+        let path = sidecar_path(data_path);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(FormatError::new(&path, format!("cannot read: {e}"))),
         };
-        sidecar
-            .check(format)
-            .map_err(|reason| FormatError::new(&sidecar_path(data_path), reason))?;
-        Ok(Some(sidecar))
+        Self::parse(&text, data, format)
+            .map(Some)
+            .map_err(|reason| FormatError::new(&path, reason))
+    }
+
+    /// A sidecar's text, checked against the data file's bytes and format.
+    pub fn parse(text: &str, data: &[u8], format: &str) -> Result<Self, String> {
+        let sidecar: Self = serde_json::from_str(text)
+            .map_err(|e| format!("not a vkerode heightmap sidecar: {e}"))?;
+        sidecar.check(format)?;
+        match &sidecar.data_fnv1a64 {
+            Some(sum) if *sum != checksum(data) => Err(
+                "was written with another version of the file beside it (their checksums \
+                 differ): the pair is mixed from two runs"
+                    .into(),
+            ),
+            _ => Ok(sidecar),
+        }
     }
 
     fn check(&self, format: &str) -> Result<(), String> {
@@ -96,24 +123,27 @@ impl Sidecar {
         }
     }
 
-    fn read_unchecked(data_path: &Path) -> Result<Option<Self>, FormatError> {
-        let path = sidecar_path(data_path);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(FormatError::new(&path, format!("cannot read: {e}"))),
-        };
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| FormatError::new(&path, format!("not a vkerode heightmap sidecar: {e}")))
-    }
-
-    pub fn write_beside(&self, data_path: &Path) -> Result<std::path::PathBuf, FormatError> {
+    /// Writes the data file through `write_data`, then this sidecar beside it with the
+    /// data's checksum: data before sidecar, so that a sidecar never describes data that
+    /// is not there, and a kill between the two leaves a pair the reader refuses.
+    pub fn write_with(
+        mut self,
+        data_path: &Path,
+        write_data: impl FnOnce() -> Result<(), FormatError>,
+    ) -> Result<Vec<PathBuf>, FormatError> {
+        write_data()?;
+        let data = std::fs::read(data_path)
+            .map_err(|e| FormatError::new(data_path, format!("cannot read back: {e}")))?;
+        self.data_fnv1a64 = Some(checksum(&data));
         let path = sidecar_path(data_path);
         write_atomically(&path, |out| {
-            serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)
+            serde_json::to_writer_pretty(&mut *out, &self).map_err(std::io::Error::other)
         })
         .map_err(|e| FormatError::new(&path, e.source.to_string()))?;
-        Ok(path)
+        Ok(vec![data_path.to_path_buf(), path])
     }
+}
+
+fn checksum(data: &[u8]) -> String {
+    format!("{:016x}", fnv1a64(data))
 }
