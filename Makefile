@@ -30,8 +30,7 @@ build: deps
 	$(CARGO) build --release
 
 demo: build
-	$(BIN) erode --size $(DEMO_SIZE) --droplets $(DEMO_DROPLETS) --out $(DEMO_OUT)
-	rm -rf $(DEMO_OUT)/results
+	$(BIN) erode --size $(DEMO_SIZE) --droplets $(DEMO_DROPLETS) --out $(DEMO_OUT) --force
 	$(BIN) sweep experiments/demo-workgroup.toml --results $(DEMO_OUT)/results
 	$(BIN) plot $(DEMO_OUT)/results/demo-workgroup/*/points.csv --x workgroup --out $(DEMO_OUT)/workgroup-chart
 

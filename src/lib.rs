@@ -5,11 +5,13 @@
 //! - [`erosion`]: the paper's droplet kernel's driver and its CPU reference.
 //! - [`terrain`]: erosion-noise generation, heightmaps and pictures.
 //! - [`experiment`]: one erosion run end to end, with its report.
+//! - [`fuzzing`]: the fuzz targets' ways into the file and config readers.
 
 #![deny(unsafe_code)]
 
 pub mod erosion;
 pub mod experiment;
+pub mod fuzzing;
 #[allow(unsafe_code)]
 pub mod gpu;
 pub mod terrain;

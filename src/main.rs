@@ -28,14 +28,14 @@ use vkerode::experiment::config::Experiment;
 use vkerode::experiment::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
 use vkerode::experiment::peak::measure_peaks;
 use vkerode::experiment::plot;
-use vkerode::experiment::results::merge;
+use vkerode::experiment::results::{merge, FAILED_CSV};
 use vkerode::experiment::sweep::{dry_run, run_sweep};
 use vkerode::experiment::TerrainSource;
 use vkerode::experiment::{run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions};
 use vkerode::gpu::{list_devices, Context, ContextOptions};
-use vkerode::terrain::files::check_writable;
 use vkerode::terrain::formats::{write_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
+use vkerode::terrain::output::StagedFolder;
 use vkerode::terrain::{generate_on_cpu, generate_on_gpu};
 
 fn main() -> ExitCode {
@@ -76,15 +76,21 @@ fn run(cli: Cli) -> Result<()> {
             say!("{table}");
             write_text(out.as_deref(), &table)
         }
-        Command::Peak { out, cache_only } => {
+        Command::Peak {
+            out,
+            force,
+            cache_only,
+        } => {
+            let staged = out
+                .map(|dir| StagedFolder::begin(&dir, force))
+                .transpose()?;
             let ctx = open_device(&options)?;
             let (table, cached) = measure_peaks(&ctx, cache_only, |line| say!("{line}"))?;
             say!("cached in {}", cached.display());
-            say_wrote(
-                out.map(|dir| table.write(&dir))
-                    .transpose()?
-                    .unwrap_or_default(),
-            );
+            if let Some(staged) = staged {
+                let written = table.write(staged.path())?;
+                say_wrote(staged.publish(written)?);
+            }
             Ok(())
         }
         Command::Kernels(args) => kernels(&options, &args),
@@ -104,8 +110,9 @@ fn run(cli: Cli) -> Result<()> {
             inputs,
             out,
             partial,
+            force,
         } => {
-            let points = merge(&inputs, &out, partial)?;
+            let points = merge(&inputs, &out, partial, force)?;
             say!(
                 "merged {points} points from {} folders into {}",
                 inputs.len(),
@@ -202,7 +209,8 @@ fn convert(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Re
 
 fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     let settings = args.checked_settings()?.clone();
-    check_writable(&args.out).context("--out cannot be written")?;
+    // Checked, cleared of dead runs' leftovers and staged before any work.
+    let staged = StagedFolder::begin(&args.out, args.force).context("--out")?;
     let terrain = args.terrain()?;
     if let TerrainSource::File {
         path,
@@ -230,7 +238,8 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         format: args.format,
         images: !args.no_images,
     };
-    let files = write_outcome(&args.out, &outcome, output)?;
+    let files = write_outcome(staged.path(), &outcome, output)?;
+    let files = staged.publish(files)?;
     print_outcome(&outcome);
     say_wrote(files);
     Ok(())
@@ -263,7 +272,22 @@ fn sweep(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
     );
     let table = report(&summary.dir)?;
     say!("{table}");
-    write_text(args.summary.as_deref(), &table)
+    write_text(args.summary.as_deref(), &table)?;
+    let failed_csv = summary.dir.join(FAILED_CSV);
+    if let Some(stopped) = summary.stopped {
+        bail!(
+            "the sweep stopped at {stopped}; the points before it are recorded, the failure is in {}. Rerun with --resume to measure the rest",
+            failed_csv.display()
+        );
+    }
+    if !summary.failed.is_empty() {
+        bail!(
+            "{} point(s) failed on the GPU ({}); the others are recorded. --resume measures the failed ones again",
+            summary.failed.len(),
+            failed_csv.display()
+        );
+    }
+    Ok(())
 }
 
 fn compare_command(

@@ -137,7 +137,96 @@ fn an_unwritable_out_folder_is_refused_before_any_gpu_work() {
     let result = vkerode(&["erode", "--size", "32", "--out", "/proc/vkerode-test/out"]);
     let err = common::stderr(&result);
     assert_eq!(result.status.code(), Some(1), "{err}");
-    assert!(err.contains("--out cannot be written"), "{err}");
+    assert!(err.contains("--out: writing /proc/vkerode-test"), "{err}");
     let out = String::from_utf8_lossy(&result.stdout);
     assert!(!out.contains("device:"), "no device was opened: {out}");
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_reused_out_folder_is_refused_or_with_force_replaced_whole() {
+    let parent = scratch("reused-out");
+    let out = parent.join("run");
+    let out_str = out.to_str().unwrap();
+    let erode = |extra: &[&str]| {
+        let mut args = vec!["erode", "--size", "32", "--droplets", "300", "--no-images"];
+        args.extend(["--out", out_str]);
+        args.extend_from_slice(extra);
+        vkerode(&args)
+    };
+    common::assert_clean_success(&erode(&[]));
+    let first_report = std::fs::read(out.join("run.json")).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+
+    let again = erode(&["--seed", "9"]);
+    let err = common::stderr(&again);
+    assert_eq!(again.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("already holds files") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(out.join("run.json")).unwrap(), first_report);
+    assert!(
+        out.join("notes.txt").exists(),
+        "a refused run touches nothing"
+    );
+
+    common::assert_clean_success(&erode(&["--force", "--format", "png16"]));
+    assert_eq!(
+        names_in(&out),
+        [
+            "after.png",
+            "after.png.json",
+            "before.png",
+            "before.png.json",
+            "erosion.tif",
+            "run.json"
+        ],
+        "replaced whole: no file of the first run is left"
+    );
+    assert_eq!(
+        names_in(&parent),
+        ["run"],
+        "no staging folder or lock is left"
+    );
+}
+
+#[test]
+fn a_gpu_fault_during_erode_fails_cleanly_and_leaves_no_output() {
+    let parent = scratch("erode-fault");
+    let out = parent.join("run");
+    for (fault, message) in [
+        ("allocation:heightData:1", "out of device memory"),
+        ("fence-timeout:2", "the device is treated as lost"),
+    ] {
+        let result = common::vkerode_command(&[
+            "erode",
+            "--size",
+            "32",
+            "--droplets",
+            "300",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("VKERODE_FAULT", fault)
+        .output()
+        .unwrap();
+        let err = common::stderr(&result);
+        assert_eq!(result.status.code(), Some(1), "{fault}: {err}");
+        assert!(err.contains(message), "{fault}: {err}");
+        assert!(!err.contains("panicked"), "{fault}: {err}");
+        assert!(
+            names_in(&parent).is_empty(),
+            "{fault}: nothing is left behind"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use vkerode::erosion::cpu::{erode_parallel, erode_sequential};
-use vkerode::erosion::{AtomicMode, FixedHeightfield};
+use vkerode::erosion::{AtomicMode, FixedHeightfield, RunMode};
 use vkerode::experiment::ChangeFigures;
 use vkerode::terrain::{Heightmap, FIXED_POINT_LIMIT};
 
@@ -162,6 +162,42 @@ fn more_droplets_than_one_dispatch_can_hold_all_run() {
         "GPU steps {} vs CPU {}",
         count.steps,
         cpu.steps
+    );
+    assert_validation_clean(&ctx);
+}
+
+#[test]
+fn a_run_split_into_many_submissions_equals_one_submission() {
+    let ctx = validated_device();
+    let kernel = paper_kernel(&ctx, 64, AtomicMode::Int);
+    let initial = fixed_terrain(64, 4);
+    let map = FixedHeightfield::new(64, 64, &initial);
+    // One droplet per dispatch: no races, so every split must give the same heights.
+    let job = default_job(48, 6);
+    let mut runner = kernel.prepare(&map).unwrap();
+    let first = runner.execute(&job, 1, RunMode::TIMED).unwrap();
+    assert_eq!(
+        first.submissions, 48,
+        "until a rate is measured, each dispatch is its own submission"
+    );
+    let second = runner.execute(&job, 1, RunMode::TIMED).unwrap();
+    assert_eq!(
+        second.submissions, 1,
+        "48 tiny dispatches fit in one second"
+    );
+    assert_eq!(first.cells, second.cells);
+    let mut expected = initial.clone();
+    erode_sequential(&mut expected, 64, 64, &job);
+    let worst = first
+        .cells
+        .iter()
+        .zip(&expected)
+        .map(|(g, c)| (g - c).abs())
+        .max()
+        .unwrap();
+    assert!(
+        worst <= 1,
+        "the split run follows the CPU reference: {worst}"
     );
     assert_validation_clean(&ctx);
 }

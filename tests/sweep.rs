@@ -465,3 +465,106 @@ fn a_second_sweep_on_a_folder_in_use_is_refused_and_nothing_is_duplicated() {
     );
     assert!(!lock.exists(), "the lock file goes with its holder");
 }
+
+/// A sweep with a fault planted in its GPU (see src/gpu/faults.rs).
+fn sweep_with_fault(
+    config: &Path,
+    root: &Path,
+    fault: &str,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        root.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    vkerode_command(&args)
+        .env("VKERODE_FAULT", fault)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_point_the_gpu_fails_is_recorded_with_its_error_and_the_sweep_goes_on_or_stops() {
+    let dir = scratch("point-fails");
+    let config = small_config(&dir, "fails", "[16, 32, 64]", QUICK);
+    let root = dir.join("results");
+    // Every point allocates one cellHits buffer: the second point's runs out of memory.
+    let failed = sweep_with_fault(&config, &root, "allocation:cellHits:2", &[]);
+    let err = common::stderr(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    assert!(err.contains("1 point(s) failed on the GPU"), "{err}");
+    let results = results_dir(&root, "fails");
+    let (_, rows) = read_csv(&results.join("points.csv"));
+    assert_eq!(
+        point_indices(&rows),
+        [0, 2],
+        "the sweep went on past the failure"
+    );
+    let (_, samples) = read_csv(&results.join("samples.csv"));
+    assert!(
+        samples.iter().all(|s| s["point"] != "1"),
+        "no sample of the failed point"
+    );
+    let (_, failures) = read_csv(&results.join("failed.csv"));
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0]["point"], "1");
+    assert_eq!(failures[0]["settings"], "workgroup=32");
+    assert!(
+        failures[0]["error"].contains("out of device memory"),
+        "{failures:?}"
+    );
+    assert_eq!(failures[0]["device_lost"], "false");
+
+    assert_clean_success(&common::sweep(&config, &root, &["--resume"]));
+    let (_, rows) = read_csv(&results.join("points.csv"));
+    assert_eq!(
+        point_indices(&rows),
+        [0, 1, 2],
+        "--resume measured the failed point"
+    );
+
+    let stop_root = dir.join("stop");
+    let stopped = sweep_with_fault(
+        &config,
+        &stop_root,
+        "allocation:cellHits:1",
+        &["--on-point-error", "stop"],
+    );
+    let err = common::stderr(&stopped);
+    assert_eq!(stopped.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the sweep stopped at point 0 (workgroup=16)"),
+        "{err}"
+    );
+    let (_, rows) = read_csv(&results_dir(&stop_root, "fails").join("points.csv"));
+    assert!(rows.is_empty(), "nothing after the stop");
+}
+
+#[test]
+fn a_submission_that_never_finishes_stops_the_sweep_cleanly_and_resume_finishes_it() {
+    let dir = scratch("hung");
+    let config = small_config(&dir, "hung", "[16, 32, 64]", QUICK);
+    let root = dir.join("results");
+    let hung = sweep_with_fault(&config, &root, "fence-timeout:12", &[]);
+    let err = common::stderr(&hung);
+    assert_eq!(hung.status.code(), Some(1), "{err}");
+    assert!(err.contains("the device is treated as lost"), "{err}");
+    let results = results_dir(&root, "hung");
+    let (_, failures) = read_csv(&results.join("failed.csv"));
+    assert_eq!(failures.len(), 1, "the sweep stopped at the first");
+    assert_eq!(failures[0]["device_lost"], "true");
+    let lost: usize = failures[0]["point"].parse().unwrap();
+    let (_, rows) = read_csv(&results.join("points.csv"));
+    assert_eq!(
+        point_indices(&rows),
+        (0..lost).collect::<Vec<_>>(),
+        "every point before the lost one, whole, and none after"
+    );
+    assert_clean_success(&common::sweep(&config, &root, &["--resume"]));
+    let (_, rows) = read_csv(&results.join("points.csv"));
+    assert_eq!(point_indices(&rows), [0, 1, 2]);
+}

@@ -8,9 +8,9 @@ use clap::{Args, Parser, Subcommand};
 use vkerode::erosion::{AtomicMode, DropletShader, Lever, SpawnMode, SpirvBuild};
 use vkerode::experiment::plot::{self, PlotRequest};
 use vkerode::experiment::settings::RunSettings;
-use vkerode::experiment::sweep::{Shard, SweepOptions};
+use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
 use vkerode::experiment::{Engine, TerrainSource};
-use vkerode::gpu::ContextOptions;
+use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 use vkerode::terrain::units::{CellSizeSource, GridUnits};
@@ -36,6 +36,12 @@ pub struct GpuArgs {
     /// (also VKERODE_VALIDATE=1).
     #[arg(long, global = true)]
     validate: bool,
+    /// The longest one GPU submission is expected to run, in ms: droplet runs are split
+    /// into more submissions (by the measured rate) to stay under desktop OS watchdogs
+    /// (Windows kills a submission after about 2 s).
+    #[arg(long, global = true, default_value_t = DEFAULT_MAX_SUBMISSION_MS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_submission_ms: u32,
 }
 
 impl GpuArgs {
@@ -43,6 +49,7 @@ impl GpuArgs {
         ContextOptions {
             device: self.device.clone(),
             validation: self.validate,
+            max_submission_ms: Some(self.max_submission_ms),
         }
     }
 }
@@ -79,6 +86,9 @@ pub enum Command {
         /// walk.csv, cache_latency.csv, cache_bandwidth.csv) into this folder.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Replace the folder whole if it already holds files (by default it is refused).
+        #[arg(long)]
+        force: bool,
         /// Run only the cache microbenchmark; the cached atomic rates are kept.
         #[arg(long)]
         cache_only: bool,
@@ -121,6 +131,9 @@ pub enum Command {
         /// then lists the missing points.
         #[arg(long)]
         partial: bool,
+        /// Replace the folder whole if it already holds files (by default it is refused).
+        #[arg(long)]
+        force: bool,
     },
     /// Convert a heightmap between TIFF, 16-bit PNG and raw float32.
     Convert {
@@ -167,6 +180,10 @@ pub struct SweepArgs {
     /// Also write the closing table of points (markdown) to this file.
     #[arg(long, value_name = "FILE.md")]
     pub summary: Option<PathBuf>,
+    /// When the GPU fails a point (out of memory, for one): record it in failed.csv and
+    /// go on (`skip`), or stop there (`stop`). A lost device always stops the sweep.
+    #[arg(long, value_enum, default_value_t = OnPointError::Skip)]
+    pub on_point_error: OnPointError,
 }
 
 impl SweepArgs {
@@ -177,6 +194,7 @@ impl SweepArgs {
             shard: self.shard,
             quiet: self.quiet,
             lock_sm_mhz: self.lock_sm_clock,
+            on_point_error: self.on_point_error,
         }
     }
 }
@@ -342,9 +360,12 @@ pub struct ErodeArgs {
     /// Write no pictures, only heightmaps and run.json.
     #[arg(long)]
     pub no_images: bool,
-    /// Output folder.
+    /// Output folder, written whole at the end: never a mix of two runs.
     #[arg(long, default_value = "out/erode")]
     pub out: PathBuf,
+    /// Replace --out whole if it already holds files (by default it is refused).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl ErodeArgs {

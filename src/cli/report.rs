@@ -93,11 +93,12 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
     let (w, h) = (outcome.before.width(), outcome.before.height());
     match r.engine {
         Engine::Gpu => say!(
-            "eroded {w}x{h} with {} droplets in {} dispatch(es) of at most {} (workgroup {})",
+            "eroded {w}x{h} with {} droplets in {} dispatch(es) of at most {} (workgroup {}), {} submission(s)",
             r.job.droplets,
             r.dispatches,
             r.batch,
-            r.workgroup
+            r.workgroup,
+            r.submissions
         ),
         _ => say!(
             "eroded {w}x{h} with {} droplets on the {}",

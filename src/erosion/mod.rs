@@ -48,6 +48,8 @@ pub enum ErosionError {
         height: u32,
         cells: usize,
     },
+    #[error("the counted run (mass accounting) keeps two numbers per droplet, and this device's maxStorageBufferRange holds them for at most {limit} droplets; {droplets} asked for. Use fewer droplets per run")]
+    CountedDroplets { droplets: u32, limit: u64 },
     #[error(transparent)]
     Param(#[from] ParamError),
     #[error(transparent)]

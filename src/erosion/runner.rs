@@ -32,6 +32,8 @@ pub struct GpuRun {
     pub batches: Vec<Batch>,
     /// Droplet dispatches: batches times passes.
     pub dispatches: usize,
+    /// Submissions the dispatches were split into (see [`submission_starts`]).
+    pub submissions: usize,
     /// Filled by the instrumented build only.
     pub work: Option<WorkCount>,
     pub contention: Option<Contention>,
@@ -67,6 +69,8 @@ pub struct DropletRunner<'k> {
     /// buffers are freed.
     stream: CommandStream,
     buffers: MapBuffers,
+    /// GPU seconds per droplet of the last run, which sizes the submissions of the next.
+    seconds_per_droplet: Option<f64>,
 }
 
 /// The device buffers of one map, and their read-backs.
@@ -105,6 +109,8 @@ struct Plan {
     /// Workgroups of each checkerboard colour over all its dispatches.
     colour_groups: [u32; 9],
     mode: RunMode,
+    /// Per batch: whether it starts a new submission.
+    starts: Vec<bool>,
 }
 
 /// The descriptor sets of one run: the droplet kernel's, and deterministic mode's
@@ -123,6 +129,7 @@ impl<'k> DropletRunner<'k> {
             kernel,
             stream: CommandStream::new(kernel.context())?,
             buffers: MapBuffers::new(kernel, map)?,
+            seconds_per_droplet: None,
         })
     }
 
@@ -149,6 +156,10 @@ impl<'k> DropletRunner<'k> {
             Some(q) => Some(q.elapsed(0, 1)?),
             None => None,
         };
+        if job.droplets > 0 {
+            let seconds = gpu_time.unwrap_or(wall_time).as_secs_f64();
+            self.seconds_per_droplet = Some(seconds / f64::from(job.droplets));
+        }
         let (cells, received) = if mode.read_back {
             buffers.read_heights(kernel)?
         } else {
@@ -166,6 +177,7 @@ impl<'k> DropletRunner<'k> {
             gpu_time,
             wall_time,
             dispatches: plan.batches.len() * plan.passes as usize,
+            submissions: plan.starts.iter().filter(|&&s| s).count(),
             batches: plan.batches,
             work,
             contention,
@@ -207,14 +219,39 @@ impl<'k> DropletRunner<'k> {
         } else {
             1
         };
-        buffers.reserve(kernel, job, &batches)?;
+        buffers.reserve(kernel, job, &batches, mode)?;
+        let bound = kernel.context().max_submission().as_secs_f64();
         Ok(Plan {
+            starts: submission_starts(&batches, self.seconds_per_droplet, bound),
             batches,
             passes,
             colour_groups,
             mode,
         })
     }
+}
+
+/// Which batches start a submission, so that none is expected to run past `bound_s`
+/// seconds (an OS watchdog's limit): consecutive batches share one while their
+/// expected time, at the last run's rate, fits. Until a rate is measured each batch is
+/// its own submission. A batch expected past the bound alone still runs whole: its
+/// size is the experiment's to choose (`--batch`).
+pub fn submission_starts(
+    batches: &[Batch],
+    seconds_per_droplet: Option<f64>,
+    bound_s: f64,
+) -> Vec<bool> {
+    let mut open_s = 0.0;
+    batches
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let expected = seconds_per_droplet.map_or(f64::INFINITY, |s| s * f64::from(b.size));
+            let starts = i == 0 || open_s + expected > bound_s;
+            open_s = if starts { expected } else { open_s + expected };
+            starts
+        })
+        .collect()
 }
 
 impl MapBuffers {
@@ -256,21 +293,31 @@ impl MapBuffers {
         })
     }
 
-    /// Grows the per-droplet buffers to the job's droplets and, for passes, the state
-    /// buffer to its largest dispatch.
+    /// Grows the per-droplet buffers to the job's droplets for a counted run (only the
+    /// counted build writes them; other runs bind them at a token size) and, for
+    /// passes, the state buffer to its largest dispatch.
     fn reserve(
         &mut self,
         kernel: &DropletKernel,
         job: &DropletJob,
         batches: &[Batch],
+        mode: RunMode,
     ) -> Result<(), ErosionError> {
         let ctx = kernel.context();
+        let needed = if mode.counted { job.droplets } else { 1 };
+        let limit = ctx.info().max_storage_buffer_range / PER_DROPLET_BYTES;
+        if u64::from(needed) > limit {
+            return Err(ErosionError::CountedDroplets {
+                droplets: needed,
+                limit,
+            });
+        }
         if self
             .per_droplet
             .as_ref()
-            .is_none_or(|p| p.droplets < job.droplets)
+            .is_none_or(|p| p.droplets < needed)
         {
-            self.per_droplet = Some(PerDroplet::new(ctx, job.droplets)?);
+            self.per_droplet = Some(PerDroplet::new(ctx, needed)?);
         }
         if kernel.variant().shader == DropletShader::Passes {
             let largest = batches.iter().map(|b| u64::from(b.size)).max().unwrap_or(1);
@@ -363,7 +410,10 @@ impl MapBuffers {
             .div_ceil(APPLY_WORKGROUP)
             .min(kernel.context().info().max_workgroup_count[0]);
         let mut first = true;
-        for b in &plan.batches {
+        for (b, &starts) in plan.batches.iter().zip(&plan.starts) {
+            if starts && !first {
+                rec.split_submission();
+            }
             for pass in 0..plan.passes {
                 if !first {
                     rec.barrier(Hazard::ComputeToCompute);
@@ -488,9 +538,12 @@ impl MapBuffers {
     }
 }
 
+/// Bytes per droplet of each per-droplet buffer: one 32-bit number.
+const PER_DROPLET_BYTES: u64 = 4;
+
 impl PerDroplet {
     fn new(ctx: &Arc<Context>, droplets: u32) -> Result<Self, ErosionError> {
-        let bytes = u64::from(droplets) * 4;
+        let bytes = u64::from(droplets) * PER_DROPLET_BYTES;
         let storage = |name| Buffer::new(ctx, name, bytes, BufferKind::Storage);
         let download = |name| Buffer::new(ctx, name, bytes, BufferKind::Download);
         Ok(Self {
@@ -500,5 +553,40 @@ impl PerDroplet {
             intended_readback: download("intendedChange read-back")?,
             applied_readback: download("appliedFixed read-back")?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batches(sizes: &[u32]) -> Vec<Batch> {
+        sizes
+            .iter()
+            .map(|&size| Batch {
+                base_id: 0,
+                size,
+                groups: 1,
+                phase: 0,
+                group_base: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn submissions_hold_what_the_bound_allows_at_the_measured_rate() {
+        let b = batches(&[100, 100, 100, 100, 300]);
+        // Unknown rate: one submission per batch.
+        assert_eq!(submission_starts(&b, None, 1.0), [true; 5]);
+        // 2 ms per droplet against 0.45 s: two batches fit, the 300 runs alone.
+        assert_eq!(
+            submission_starts(&b, Some(0.002), 0.45),
+            [true, false, true, false, true]
+        );
+        // Everything fits.
+        assert_eq!(
+            submission_starts(&b, Some(1e-6), 1.0),
+            [true, false, false, false, false]
+        );
     }
 }

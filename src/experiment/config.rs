@@ -136,7 +136,7 @@ impl Experiment {
             reason,
         };
         let toml_error = |e: toml::de::Error| {
-            let reason = e.to_string().trim().replace('\n', " ");
+            let reason = shorten_lines(e.to_string().trim()).replace('\n', " ");
             error(
                 &key_named_in(&reason).unwrap_or_else(|| "(syntax)".into()),
                 reason,
@@ -174,6 +174,23 @@ impl Experiment {
         let canonical = serde_json::to_string(&measured).expect("config serializes");
         format!("{:016x}", fnv1a64(canonical.as_bytes()))
     }
+}
+
+/// The message with every overlong line (a quoted line of the file, say) cut short.
+fn shorten_lines(message: &str) -> String {
+    const KEEP: usize = 100;
+    message
+        .lines()
+        .map(|line| match line.char_indices().nth(KEEP) {
+            Some((cut, _)) => format!(
+                "{}... ({} more characters)",
+                &line[..cut],
+                line[cut..].chars().count()
+            ),
+            None => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A config key and why it is refused.
@@ -358,6 +375,25 @@ fn product(axes: &[Axis]) -> Vec<Vec<usize>> {
 mod tests {
     use super::*;
     use crate::erosion::{AtomicMode, Passes};
+
+    #[test]
+    fn a_deeply_nested_value_is_refused_in_a_short_message() {
+        let text = format!(
+            "name = \"x\"\ndescription = \"d\"\n[fixed]\nsize = {}{}\n",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        );
+        let Err(error) = parse(&text) else {
+            panic!("accepted");
+        };
+        let message = error.to_string();
+        assert!(
+            message.len() < 600,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert!(message.contains("line 4"), "{message}");
+    }
 
     fn parse(text: &str) -> Result<Experiment, ConfigError> {
         Experiment::parse(Path::new("experiments/test.toml"), text, None)

@@ -88,6 +88,9 @@ pub struct ErodeReport {
     pub workgroup: u32,
     pub batch: u32,
     pub dispatches: usize,
+    /// GPU submissions of the timed run: its dispatches split to stay under
+    /// `--max-submission-ms`.
+    pub submissions: usize,
     pub figures: RunFigures,
     /// On the GPU, from a separate instrumented run of the same job: it races as the
     /// timed run does but is not the same run, so its counts estimate the timed run's.
@@ -235,6 +238,7 @@ struct EngineRun {
     work: WorkCount,
     contention: Option<Contention>,
     dispatches: usize,
+    submissions: usize,
     provenance: Provenance,
 }
 
@@ -261,6 +265,7 @@ fn run_on_gpu(
         work,
         contention: counted.contention,
         dispatches: timed.dispatches,
+        submissions: timed.submissions,
         provenance: Provenance::collect(ctx.info()),
     })
 }
@@ -279,6 +284,7 @@ fn run_on_cpu(engine: Engine, map: &FixedHeightfield, job: &DropletJob) -> Engin
         work,
         contention: None,
         dispatches: 0,
+        submissions: 0,
         provenance: Provenance::cpu(match engine {
             Engine::CpuSequential => 1,
             _ => rayon::current_num_threads(),
@@ -331,6 +337,7 @@ pub fn run_erosion(
         work,
         contention,
         dispatches,
+        submissions,
         provenance,
     } = run;
     let after = Heightmap::from_fixed(w, h, &cells, scale)?;
@@ -342,6 +349,7 @@ pub fn run_erosion(
         workgroup: settings.workgroup,
         batch,
         dispatches,
+        submissions,
         figures,
         work,
         atomics: settings.atomic_mode(),

@@ -32,6 +32,17 @@ use crate::terrain::files::WriteError;
 use crate::terrain::formats::FormatError;
 use crate::terrain::{HeightmapError, TerrainError};
 
+/// An error and its sources, one after another, as a line for a file or a warning.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        line.push_str(&format!(": {e}"));
+        source = e.source();
+    }
+    line
+}
+
 #[derive(Debug, Error)]
 pub enum ExperimentError {
     #[error(transparent)]

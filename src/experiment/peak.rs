@@ -8,7 +8,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::provenance::device_slug;
-use super::results::FolderLock;
 use super::ExperimentError;
 use crate::erosion::cache::{
     BandwidthPoint, CacheProbe, CacheProbeSize, ChasePath, LatencyPoint, StreamScope,
@@ -108,7 +107,6 @@ impl PeakTable {
     /// Writes peak.json and one CSV per probe (random.csv, walk.csv,
     /// cache_latency.csv, cache_bandwidth.csv) into `dir`.
     pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
-        let _lock = FolderLock::take(dir)?;
         let json = dir.join("peak.json");
         write_atomically(&json, |out| {
             serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)
@@ -393,6 +391,9 @@ pub struct WalkCeilings {
     ctx: Arc<Context>,
     table: PeakTable,
     probe: Option<PeakProbe>,
+    /// Why the cache could not be written, once: the sweep goes on without it.
+    pub warning: Option<String>,
+    warned: bool,
 }
 
 impl WalkCeilings {
@@ -402,6 +403,8 @@ impl WalkCeilings {
             ctx: Arc::clone(ctx),
             table: load_cached(info).unwrap_or_else(|| PeakTable::empty(info)),
             probe: None,
+            warning: None,
+            warned: false,
         }
     }
 
@@ -420,7 +423,15 @@ impl WalkCeilings {
         let rate = peak.walk_steps_per_s;
         self.table.walk.push(peak);
         self.table.walk.sort_by_key(|w| w.map_side);
-        save_cached(self.ctx.info(), &self.table)?;
+        if let Err(e) = save_cached(self.ctx.info(), &self.table) {
+            if !self.warned {
+                self.warned = true;
+                self.warning = Some(format!(
+                    "cannot cache the droplet-shaped ceilings ({}); they are measured again next run",
+                    super::error_chain(&e)
+                ));
+            }
+        }
         Ok(Some(rate))
     }
 }

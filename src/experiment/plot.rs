@@ -70,7 +70,6 @@ pub struct PlotRequest {
     pub out: PathBuf,
 }
 
-/// (x, y, the IQR of y where known)
 /// x, y, the error bar (the median's confidence interval, else the quartiles) and
 /// whether the point had outlying repetitions.
 type PlotPoint = (f64, f64, Option<(f64, f64)>, bool);

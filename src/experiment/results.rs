@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::rows::columns_of;
+use super::rows::{columns_of, FailedRow};
 use thiserror::Error;
 
 use super::config::Experiment;
@@ -19,9 +19,11 @@ use super::provenance::Provenance;
 pub use super::rows::{point_columns, sample_columns, PointOutcome, PointRow, SampleRow};
 use crate::gpu::DeviceInfo;
 use crate::terrain::files::write_atomically;
+use crate::terrain::output::{remove_dead_leftovers, FolderLock, OutputError, StagedFolder};
 
 pub const POINTS_CSV: &str = "points.csv";
 pub const SAMPLES_CSV: &str = "samples.csv";
+pub const FAILED_CSV: &str = "failed.csv";
 pub const META_JSON: &str = "meta.json";
 
 #[derive(Debug, Error)]
@@ -40,6 +42,8 @@ pub enum ResultsError {
     },
     #[error("{}: {reason}", path.display())]
     Mismatch { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Output(#[from] OutputError),
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
@@ -191,67 +195,14 @@ impl Meta {
     }
 }
 
-/// An advisory exclusive lock on an output folder, held while one process writes it:
-/// a second sweep, merge or peak on the same folder is refused, told who holds it. The
-/// OS releases the lock when its holder dies, so a killed run leaves no stale lock.
-pub struct FolderLock {
-    path: PathBuf,
-    file: File,
-}
-
-const LOCK_FILE: &str = ".vkerode.lock";
-
-impl FolderLock {
-    pub fn take(dir: &Path) -> Result<Self, ResultsError> {
-        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-        let path = dir.join(LOCK_FILE);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io_error(&path))?;
-        match file.try_lock() {
-            Ok(()) => {
-                let holder = format!(
-                    "process {}: {}",
-                    std::process::id(),
-                    std::env::args().collect::<Vec<_>>().join(" ")
-                );
-                file.set_len(0).map_err(io_error(&path))?;
-                std::io::Write::write_all(&mut file, holder.as_bytes()).map_err(io_error(&path))?;
-                Ok(Self { path, file })
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                Err(ResultsError::Mismatch {
-                    path: dir.to_path_buf(),
-                    reason: format!(
-                        "is being written by another vkerode ({}); wait for it to finish",
-                        holder.trim()
-                    ),
-                })
-            }
-            Err(std::fs::TryLockError::Error(e)) => Err(io_error(&path)(e)),
-        }
-    }
-}
-
-impl Drop for FolderLock {
-    fn drop(&mut self) {
-        // Remove the file while holding the lock, then let the lock go with the handle.
-        let _ = std::fs::remove_file(&self.path);
-        let _ = self.file.unlock();
-    }
-}
-
 /// A results folder open for appending.
 pub struct ResultsWriter {
     dir: PathBuf,
     meta: Meta,
     points: csv::Writer<File>,
     samples: csv::Writer<File>,
+    /// Opened at the first failure: a sweep without one writes no failed.csv.
+    failed: Option<csv::Writer<File>>,
     completed: BTreeSet<usize>,
     /// The torn last row `--resume` dropped (a kill or a full disk mid-write), if any.
     pub torn_row: Option<String>,
@@ -264,6 +215,7 @@ impl ResultsWriter {
     /// same config on the same device. Without `resume`, an existing set is an error.
     pub fn open(dir: &Path, meta: Meta, resume: bool) -> Result<Self, ResultsError> {
         let lock = FolderLock::take(dir)?;
+        remove_dead_leftovers(dir);
         let points_path = dir.join(POINTS_CSV);
         let samples_path = dir.join(SAMPLES_CSV);
         let exists = points_path.exists();
@@ -298,6 +250,7 @@ impl ResultsWriter {
             meta,
             points,
             samples,
+            failed: None,
             completed,
             torn_row,
             _lock: lock,
@@ -328,6 +281,17 @@ impl ResultsWriter {
         self.points.flush().map_err(io_error(&points_path))?;
         self.completed.insert(outcome.point.index);
         Ok(())
+    }
+
+    /// Appends a failed point to failed.csv; it has no samples and no row.
+    pub fn record_failure(&mut self, row: &FailedRow) -> Result<(), ResultsError> {
+        let path = self.dir.join(FAILED_CSV);
+        let writer = match &mut self.failed {
+            Some(writer) => writer,
+            None => self.failed.insert(append_csv::<FailedRow>(&path)?),
+        };
+        writer.serialize(row).map_err(csv_error(&path))?;
+        writer.flush().map_err(io_error(&path))
     }
 }
 
@@ -432,8 +396,6 @@ fn write_csv<Row: Serialize + Default>(path: &Path, rows: &[Row]) -> Result<(), 
     })
 }
 
-/// Joins shard folders of one sweep into `out`. Refuses folders of different configs
-/// or devices, and points that appear twice.
 /// The number of points of a recorded config: the product of its axes' lengths.
 fn point_count(config: &serde_json::Value) -> usize {
     config["axes"].as_object().map_or(1, |axes| {
@@ -443,7 +405,15 @@ fn point_count(config: &serde_json::Value) -> usize {
     })
 }
 
-pub fn merge(inputs: &[PathBuf], out: &Path, partial: bool) -> Result<usize, ResultsError> {
+/// Joins shard folders of one sweep into `out`, written whole (`replace`: over an
+/// existing `out`). Refuses folders of different configs or devices, points that appear
+/// twice and, unless `partial`, a set that misses points.
+pub fn merge(
+    inputs: &[PathBuf],
+    out: &Path,
+    partial: bool,
+    replace: bool,
+) -> Result<usize, ResultsError> {
     let Some(first) = inputs.first() else {
         return Err(ResultsError::Mismatch {
             path: out.to_path_buf(),
@@ -502,13 +472,13 @@ pub fn merge(inputs: &[PathBuf], out: &Path, partial: bool) -> Result<usize, Res
         });
     }
     samples.sort_by_key(|r| r.point);
-    let _lock = FolderLock::take(out)?;
-    std::fs::create_dir_all(out).map_err(io_error(out))?;
-    write_csv(&out.join(POINTS_CSV), &points)?;
-    write_csv(&out.join(SAMPLES_CSV), &samples)?;
+    let staged = StagedFolder::begin(out, replace)?;
+    write_csv(&staged.path().join(POINTS_CSV), &points)?;
+    write_csv(&staged.path().join(SAMPLES_CSV), &samples)?;
     meta.shard = None;
     meta.missing_points = missing;
     meta.merged_from = inputs.iter().map(|p| p.display().to_string()).collect();
-    meta.write(out)?;
+    meta.write(staged.path())?;
+    staged.publish(Vec::new())?;
     Ok(points.len())
 }

@@ -122,6 +122,20 @@ pub struct SampleRow {
     pub outlier: bool,
 }
 
+/// A point that failed on the GPU (out of memory, device lost, a hung submission),
+/// with the error; failed.csv. `--resume` measures it again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailedRow {
+    pub experiment: String,
+    pub point: usize,
+    /// The point's axes, "key=value" joined by spaces.
+    pub settings: String,
+    pub error: String,
+    /// The device was lost with it, which stops the sweep.
+    pub device_lost: bool,
+}
+
 /// The column names of a row type, in order, as serde writes them.
 pub fn columns_of<T: Serialize + Default>() -> Vec<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());

@@ -15,10 +15,11 @@ use super::provenance::device_slug;
 use std::collections::BTreeMap;
 
 use super::results::{read_points, Meta, PointOutcome, PointRow, ResultsWriter, POINTS_CSV};
+use super::rows::FailedRow;
 use super::ExperimentError;
-use crate::erosion::{DropletKernel, FixedHeightfield, RunMode};
-use crate::gpu::{Context, DeviceInfo};
-use crate::terrain::{generate_on_gpu, TerrainSpec};
+use crate::erosion::{DropletKernel, ErosionError, FixedHeightfield, RunMode};
+use crate::gpu::{Context, DeviceInfo, GpuError};
+use crate::terrain::{generate_on_gpu, TerrainError, TerrainSpec};
 
 /// Every n-th point, starting at the i-th: one of n parts of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,12 +61,39 @@ pub struct SweepOptions {
     pub quiet: bool,
     /// Lock the SM clock at this many MHz for the sweep (NVIDIA, through NVML).
     pub lock_sm_mhz: Option<u32>,
+    pub on_point_error: OnPointError,
+}
+
+/// What a sweep does when the GPU fails a point; a lost device stops it either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnPointError {
+    /// Record the failure in failed.csv and go on with the next point.
+    Skip,
+    /// Record the failure and stop.
+    Stop,
 }
 
 pub struct SweepSummary {
     pub dir: PathBuf,
+    /// Points measured and recorded by this run.
     pub measured: usize,
+    /// Points recorded by an earlier run (`--resume`).
     pub skipped: usize,
+    /// Points the GPU failed in this run, as recorded in failed.csv.
+    pub failed: Vec<FailedRow>,
+    /// Why the sweep stopped before its last point, if it did.
+    pub stopped: Option<String>,
+}
+
+/// The GPU's error in `error`, if the GPU failed the point, as opposed to the sweep's
+/// own files or settings failing it.
+fn gpu_failure(error: &ExperimentError) -> Option<&GpuError> {
+    match error {
+        ExperimentError::Gpu(e)
+        | ExperimentError::Erosion(ErosionError::Gpu(e))
+        | ExperimentError::Terrain(TerrainError::Gpu(e)) => Some(e),
+        _ => None,
+    }
 }
 
 /// The initial terrain of the last point, reused while points share it.
@@ -152,6 +180,7 @@ pub fn run_sweep(
         fixed: Vec::new(),
     };
     let mut ceilings = WalkCeilings::new(ctx);
+    let (mut measured, mut failed, mut stopped) = (0, Vec::new(), None);
     for point in &todo {
         if let Some(reason) = &point.unsupported {
             bar.println(format!("note: skipping point {}: {reason}", point.index));
@@ -170,14 +199,45 @@ pub fn run_sweep(
             experiment,
             monitor: monitor.as_ref(),
         };
-        point_context.measure(point, &mut terrain, &mut ceilings, &mut writer)?;
+        match point_context.measure(point, &mut terrain, &mut ceilings, &mut writer) {
+            Ok(()) => measured += 1,
+            Err(error) => {
+                // The sweep's own failures (its files) end it; the GPU's end the point.
+                let Some(gpu) = gpu_failure(&error) else {
+                    return Err(error);
+                };
+                let row = FailedRow {
+                    experiment: experiment.config.name.clone(),
+                    point: point.index,
+                    settings: label.clone(),
+                    error: super::error_chain(&error),
+                    device_lost: gpu.is_device_lost(),
+                };
+                writer.record_failure(&row)?;
+                bar.println(format!(
+                    "point {} ({label}) failed: {}",
+                    point.index, row.error
+                ));
+                if row.device_lost || options.on_point_error == OnPointError::Stop {
+                    stopped = Some(format!("point {} ({label}): {}", point.index, row.error));
+                    failed.push(row);
+                    break;
+                }
+                failed.push(row);
+            }
+        }
+        if let Some(warning) = ceilings.warning.take() {
+            bar.println(format!("warning: {warning}"));
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();
     Ok(SweepSummary {
         dir,
-        measured: todo.len(),
+        measured,
         skipped: mine.len() - todo.len(),
+        failed,
+        stopped,
     })
 }
 

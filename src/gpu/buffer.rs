@@ -84,13 +84,17 @@ impl Buffer {
         let raw = unsafe { ctx.create_buffer(&info, None) }.during("vkCreateBuffer")?;
         // SAFETY: raw was just created on this device.
         let requirements = unsafe { ctx.get_buffer_memory_requirements(raw) };
-        let allocated = ctx.allocator().allocate(&AllocationCreateDesc {
-            name,
-            requirements,
-            location: kind.location(),
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
+        let allocated = if ctx.faults().fails_allocation(name) {
+            Err(AllocationError::OutOfMemory)
+        } else {
+            ctx.allocator().allocate(&AllocationCreateDesc {
+                name,
+                requirements,
+                location: kind.location(),
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+        };
         let allocation = match allocated {
             Ok(a) => a,
             Err(e) => {

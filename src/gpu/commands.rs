@@ -1,4 +1,7 @@
-//! Recording and submitting work: one command pool, one command buffer and one fence.
+//! Recording and submitting work: one command pool, its command buffers and one fence.
+//! A recording may be split into several submissions
+//! ([`Recorder::split_submission`]), so that no single one runs long enough for an OS
+//! watchdog to kill it; they run back to back, in order.
 //!
 //! Every submission is waited on before `submit` returns, even when it fails, so no
 //! buffer, pipeline or descriptor set is in use by the device once `submit` is done.
@@ -41,10 +44,15 @@ use super::error::{GpuError, GpuResult, VkResultExt};
 use super::pipeline::{ComputePipeline, DescriptorSet};
 use super::timing::TimestampQueries;
 
+/// How long a submission may take before it is taken for hung, as a watchdog would.
+pub const SUBMISSION_TIMEOUT: Duration = Duration::from_secs(600);
+
 pub struct CommandStream {
     ctx: Arc<Context>,
     pool: vk::CommandPool,
-    cmd: vk::CommandBuffer,
+    /// The pool's command buffers, reused by every submission; more are made when a
+    /// recording is split further than before.
+    cmds: Vec<vk::CommandBuffer>,
     fence: vk::Fence,
 }
 
@@ -60,16 +68,10 @@ impl CommandStream {
         let mut stream = Self {
             ctx: Arc::clone(ctx),
             pool,
-            cmd: vk::CommandBuffer::null(),
+            cmds: Vec::new(),
             fence: vk::Fence::null(),
         };
-        let alloc = vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: the pool is alive and made on this device.
-        stream.cmd =
-            unsafe { ctx.allocate_command_buffers(&alloc) }.during("vkAllocateCommandBuffers")?[0];
+        stream.cmds.push(allocate_command_buffer(ctx, pool)?);
         // SAFETY: valid create info on a live device.
         stream.fence = unsafe { ctx.create_fence(&vk::FenceCreateInfo::default(), None) }
             .during("vkCreateFence")?;
@@ -79,7 +81,8 @@ impl CommandStream {
     /// Records what `record` asks for, submits it and waits for it to finish.
     /// Returns the host-side time from submission to completion. A command recorded
     /// out of order (a dispatch with no pipeline bound, a timestamp past its pool)
-    /// is an error, and then nothing is submitted.
+    /// is an error, and then nothing is submitted. Work that has not finished after
+    /// [`SUBMISSION_TIMEOUT`] is an error, [`GpuError::Timeout`].
     pub fn submit<'r, F>(&mut self, record: F) -> GpuResult<Duration>
     where
         F: FnOnce(&mut Recorder<'r>),
@@ -88,41 +91,74 @@ impl CommandStream {
         // SAFETY: the previous submission (if any) was waited on, so the pool is idle.
         unsafe { ctx.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) }
             .during("vkResetCommandPool")?;
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-        // SAFETY: the command buffer was reset with its pool above.
-        unsafe { ctx.begin_command_buffer(self.cmd, &begin) }.during("vkBeginCommandBuffer")?;
         let mut recorder = Recorder {
             ctx: Arc::clone(ctx),
-            cmd: self.cmd,
+            pool: self.pool,
+            cmds: std::mem::take(&mut self.cmds),
+            current: 0,
+            recording: false,
             bound: None,
             pushed: false,
             reset_pools: Vec::new(),
             error: None,
         };
-        record(&mut recorder);
-        // SAFETY: the command buffer is recording; it is ended even when it is dropped.
-        unsafe { ctx.end_command_buffer(self.cmd) }.during("vkEndCommandBuffer")?;
+        match recorder.begin_current() {
+            Ok(()) => record(&mut recorder),
+            Err(e) => recorder.error = Some(e),
+        }
+        if recorder.recording {
+            if let Err(e) = recorder.end_current() {
+                recorder.error.get_or_insert(e);
+            }
+        }
+        let used = recorder.current + 1;
+        self.cmds = std::mem::take(&mut recorder.cmds);
         if let Some(error) = recorder.error {
             return Err(error);
         }
         let started = Instant::now();
-        let waited = ctx
-            .submit(self.cmd, self.fence)
-            .and_then(|()| {
-                // SAFETY: the fence belongs to this device and was just submitted with.
-                unsafe { ctx.wait_for_fences(&[self.fence], true, u64::MAX) }
-                    .during("vkWaitForFences")
-            })
+        let (last, earlier) = self.cmds[..used].split_last().expect("one buffer at least");
+        let waited = earlier
+            .iter()
+            .try_for_each(|&cmd| ctx.submit(cmd, vk::Fence::null()))
+            .and_then(|()| ctx.submit(*last, self.fence))
+            .and_then(|()| self.wait())
             .map(|()| started.elapsed());
         if waited.is_err() {
-            // The submission may still run: let nothing it uses be freed under it.
+            // The submissions may still run: let nothing they use be freed under them.
             let _ = ctx.wait_idle();
         }
         // SAFETY: the fence is not in use by a pending submission (waited on above).
         unsafe { ctx.reset_fences(&[self.fence]) }.during("vkResetFences")?;
         waited
     }
+
+    fn wait(&self) -> GpuResult<()> {
+        let timeout = GpuError::Timeout {
+            call: "vkWaitForFences",
+            seconds: SUBMISSION_TIMEOUT.as_secs(),
+        };
+        let nanos = SUBMISSION_TIMEOUT.as_nanos() as u64;
+        // SAFETY: the fence belongs to this device and was just submitted with.
+        match unsafe { self.ctx.wait_for_fences(&[self.fence], true, nanos) } {
+            Err(vk::Result::TIMEOUT) => Err(timeout),
+            Err(e) => Err(super::error::from_vk("vkWaitForFences", e)),
+            Ok(()) if self.ctx.faults().times_out() => Err(timeout),
+            Ok(()) => Ok(()),
+        }
+    }
+}
+
+fn allocate_command_buffer(ctx: &Context, pool: vk::CommandPool) -> GpuResult<vk::CommandBuffer> {
+    let alloc = vk::CommandBufferAllocateInfo::default()
+        .command_pool(pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(1);
+    // SAFETY: the pool is alive, made on this device, and used by one thread (its
+    // owner holds `&mut`).
+    let cmds =
+        unsafe { ctx.allocate_command_buffers(&alloc) }.during("vkAllocateCommandBuffers")?;
+    Ok(cmds[0])
 }
 
 impl Drop for CommandStream {
@@ -142,7 +178,12 @@ impl Drop for CommandStream {
 /// misuse is kept and returned by `submit`; the commands after it are not recorded.
 pub struct Recorder<'r> {
     ctx: Arc<Context>,
-    cmd: vk::CommandBuffer,
+    pool: vk::CommandPool,
+    /// The stream's command buffers; `current` is the one being recorded.
+    cmds: Vec<vk::CommandBuffer>,
+    current: usize,
+    /// Whether `cmds[current]` is begun and not yet ended.
+    recording: bool,
     bound: Option<&'r ComputePipeline>,
     /// Whether the bound pipeline's push constants were set since it was bound.
     pushed: bool,
@@ -151,6 +192,54 @@ pub struct Recorder<'r> {
 }
 
 impl<'r> Recorder<'r> {
+    fn cmd(&self) -> vk::CommandBuffer {
+        self.cmds[self.current]
+    }
+
+    fn begin_current(&mut self) -> GpuResult<()> {
+        if self.current == self.cmds.len() {
+            let cmd = allocate_command_buffer(&self.ctx, self.pool)?;
+            self.cmds.push(cmd);
+        }
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the buffer was reset with its pool at the start of this submission
+        // and is not recording.
+        unsafe { self.ctx.begin_command_buffer(self.cmd(), &begin) }
+            .during("vkBeginCommandBuffer")?;
+        self.recording = true;
+        Ok(())
+    }
+
+    fn end_current(&mut self) -> GpuResult<()> {
+        self.recording = false;
+        // SAFETY: the current buffer is recording (the caller checked `recording`).
+        unsafe { self.ctx.end_command_buffer(self.cmd()) }.during("vkEndCommandBuffer")
+    }
+
+    /// Ends the submission recorded so far and starts the next: the GPU runs them back
+    /// to back, and barriers order them as within one. Pipelines must be bound again.
+    pub fn split_submission(&mut self) {
+        if !self.check("a split", None) {
+            return;
+        }
+        let next = self.end_current().and_then(|()| {
+            self.current += 1;
+            self.begin_current()
+        });
+        if let Err(error) = next {
+            self.error = Some(error);
+            return;
+        }
+        self.bound = None;
+        self.pushed = false;
+    }
+
+    /// How many submissions the recording holds so far.
+    pub fn submissions(&self) -> usize {
+        self.current + 1
+    }
+
     /// Whether recording may go on; records `reason` as the error otherwise.
     fn check(&mut self, command: &'static str, problem: Option<String>) -> bool {
         if self.error.is_some() {
@@ -187,7 +276,7 @@ impl<'r> Recorder<'r> {
         // usages checked above; the region lies inside both.
         unsafe {
             self.ctx
-                .cmd_copy_buffer(self.cmd, src.raw(), dst.raw(), &region)
+                .cmd_copy_buffer(self.cmd(), src.raw(), dst.raw(), &region)
         };
     }
 
@@ -201,7 +290,7 @@ impl<'r> Recorder<'r> {
         // destination; WHOLE_SIZE rounds down to whole words.
         unsafe {
             self.ctx
-                .cmd_fill_buffer(self.cmd, buffer.raw(), 0, vk::WHOLE_SIZE, 0)
+                .cmd_fill_buffer(self.cmd(), buffer.raw(), 0, vk::WHOLE_SIZE, 0)
         };
     }
 
@@ -216,7 +305,7 @@ impl<'r> Recorder<'r> {
         // SAFETY: a global memory barrier whose access masks match its stages.
         unsafe {
             self.ctx.cmd_pipeline_barrier(
-                self.cmd,
+                self.cmd(),
                 masks.src_stage,
                 masks.dst_stage,
                 vk::DependencyFlags::empty(),
@@ -242,9 +331,9 @@ impl<'r> Recorder<'r> {
         // past the submission, and the set's layout is the pipeline's.
         unsafe {
             self.ctx
-                .cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw());
+                .cmd_bind_pipeline(self.cmd(), vk::PipelineBindPoint::COMPUTE, pipeline.raw());
             self.ctx.cmd_bind_descriptor_sets(
-                self.cmd,
+                self.cmd(),
                 vk::PipelineBindPoint::COMPUTE,
                 pipeline.layout(),
                 0,
@@ -276,7 +365,7 @@ impl<'r> Recorder<'r> {
         // SAFETY: the bytes fill the layout's single push-constant range exactly.
         unsafe {
             self.ctx.cmd_push_constants(
-                self.cmd,
+                self.cmd(),
                 pipeline.layout(),
                 vk::ShaderStageFlags::COMPUTE,
                 0,
@@ -308,7 +397,7 @@ impl<'r> Recorder<'r> {
         // within the device's limits.
         unsafe {
             self.ctx
-                .cmd_dispatch(self.cmd, groups_x, groups_y, groups_z)
+                .cmd_dispatch(self.cmd(), groups_x, groups_y, groups_z)
         };
     }
 
@@ -319,7 +408,7 @@ impl<'r> Recorder<'r> {
         // SAFETY: the pool is borrowed past the submission; every query is reset.
         unsafe {
             self.ctx
-                .cmd_reset_query_pool(self.cmd, queries.raw(), 0, queries.count())
+                .cmd_reset_query_pool(self.cmd(), queries.raw(), 0, queries.count())
         };
         self.reset_pools.push(queries.raw());
     }
@@ -343,7 +432,7 @@ impl<'r> Recorder<'r> {
         // SAFETY: index < count, and the pool was reset earlier in this buffer.
         unsafe {
             self.ctx.cmd_write_timestamp(
-                self.cmd,
+                self.cmd(),
                 vk::PipelineStageFlags::ALL_COMMANDS,
                 queries.raw(),
                 index,

@@ -12,6 +12,7 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use super::device_info::{rank_devices, DeviceInfo};
 use super::error::{GpuError, GpuResult, VkResultExt};
+use super::faults::FaultPlan;
 use super::validation::{DebugMessenger, ValidationLog, ValidationRequest, LAYER_NAME};
 
 /// The Vulkan version vkerode needs: SPIR-V 1.5 and core driver properties.
@@ -25,7 +26,14 @@ pub struct ContextOptions {
     /// Turn on the Khronos validation layer with synchronization validation.
     /// `VKERODE_VALIDATE=1` in the environment does the same.
     pub validation: bool,
+    /// The longest a single submission is expected to run; work is split into more
+    /// submissions to stay under it. `None`: [`DEFAULT_MAX_SUBMISSION_MS`].
+    pub max_submission_ms: Option<u32>,
 }
+
+/// Half of Windows' 2 s GPU watchdog (TDR): a submission expected to run longer is
+/// split, so that a desktop GPU's OS does not kill it.
+pub const DEFAULT_MAX_SUBMISSION_MS: u32 = 1000;
 
 impl ContextOptions {
     fn validation_wanted(&self) -> bool {
@@ -147,12 +155,15 @@ pub struct Context {
     info: DeviceInfo,
     memory: vk::PhysicalDeviceMemoryProperties,
     allocator: ManuallyDrop<Mutex<Allocator>>,
+    faults: FaultPlan,
+    max_submission: std::time::Duration,
     // Declared last: dropped after `Drop::drop` has destroyed the device.
     owner: InstanceOwner,
 }
 
 impl Context {
     pub fn new(options: &ContextOptions) -> GpuResult<Arc<Self>> {
+        let faults = FaultPlan::from_env()?;
         let owner = InstanceOwner::new(options.validation_wanted())?;
         let devices = owner.devices()?;
         let chosen = choose_device(&devices, options.device.as_deref())?;
@@ -201,6 +212,12 @@ impl Context {
             info,
             memory,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            faults,
+            max_submission: std::time::Duration::from_millis(u64::from(
+                options
+                    .max_submission_ms
+                    .unwrap_or(DEFAULT_MAX_SUBMISSION_MS),
+            )),
             owner,
         }))
     }
@@ -226,6 +243,16 @@ impl Context {
 
     pub(crate) fn executables(&self) -> Option<&ash::khr::pipeline_executable_properties::Device> {
         self.executables.as_ref()
+    }
+
+    /// The longest a single submission is expected to run (see
+    /// [`ContextOptions::max_submission_ms`]).
+    pub fn max_submission(&self) -> std::time::Duration {
+        self.max_submission
+    }
+
+    pub(crate) fn faults(&self) -> &FaultPlan {
+        &self.faults
     }
 
     pub(crate) fn allocator(&self) -> MutexGuard<'_, Allocator> {

@@ -21,6 +21,15 @@ pub enum GpuError {
     #[error("{call} failed: the device was lost")]
     DeviceLost { call: &'static str },
 
+    /// The work did not finish in time: hung, or killed by a watchdog. The device is
+    /// treated as lost.
+    #[error("{call}: the work submitted did not finish within {seconds} s; the device is treated as lost")]
+    Timeout { call: &'static str, seconds: u64 },
+
+    /// A bad fault-injection setting (tests only).
+    #[error("{0}")]
+    Fault(String),
+
     #[error("{call} failed for {what}: out of {memory} memory ({requested} bytes asked for, the largest {memory} heap holds {heap_size} bytes)")]
     OutOfMemory {
         call: &'static str,
@@ -103,7 +112,7 @@ pub(crate) fn from_vk(call: &'static str, result: vk::Result) -> GpuError {
 impl GpuError {
     /// True when the device is gone and every later call on it will fail too.
     pub fn is_device_lost(&self) -> bool {
-        matches!(self, GpuError::DeviceLost { .. })
+        matches!(self, GpuError::DeviceLost { .. } | GpuError::Timeout { .. })
     }
 }
 

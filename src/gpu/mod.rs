@@ -12,6 +12,7 @@ mod commands;
 mod context;
 mod device_info;
 mod error;
+mod faults;
 mod pipeline;
 mod reflect;
 mod statistics;
@@ -20,8 +21,10 @@ mod validation;
 
 pub use barriers::Hazard;
 pub use buffer::{Buffer, BufferKind, TexelFormat, TexelKind, TexelView};
-pub use commands::{CommandStream, Recorder};
-pub use context::{list_devices, Context, ContextOptions, REQUIRED_API_VERSION};
+pub use commands::{CommandStream, Recorder, SUBMISSION_TIMEOUT};
+pub use context::{
+    list_devices, Context, ContextOptions, DEFAULT_MAX_SUBMISSION_MS, REQUIRED_API_VERSION,
+};
 pub use device_info::DeviceInfo;
 pub use error::{GpuError, GpuResult};
 pub use pipeline::{

@@ -46,23 +46,6 @@ where
     })
 }
 
-/// Whether files can be made at `dir` (or, where it does not exist yet, in its nearest
-/// existing ancestor), tried with a probe file that is removed at once: so that a run
-/// can refuse an unwritable output folder before any work, leaving nothing behind.
-pub fn check_writable(dir: &Path) -> Result<(), WriteError> {
-    let existing = dir
-        .ancestors()
-        .find(|a| a.is_dir())
-        .unwrap_or(Path::new("."));
-    let probe = existing.join(format!(".vkerode-probe-{}", std::process::id()));
-    File::create(&probe)
-        .and_then(|_| fs::remove_file(&probe))
-        .map_err(|source| WriteError {
-            path: dir.to_path_buf(),
-            source,
-        })
-}
-
 /// FNV-1a, 64 bits: a stable checksum for pairing files and hashing configs (not a
 /// defence against tampering).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {

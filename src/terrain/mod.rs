@@ -9,6 +9,7 @@ mod heightmap;
 pub mod image;
 pub mod nodata;
 pub mod noise;
+pub mod output;
 pub mod pictures;
 pub mod units;
 

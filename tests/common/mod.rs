@@ -12,8 +12,8 @@ use vkerode::terrain::{generate_on_cpu, Heightmap, TerrainSpec};
 /// validation on. Tests need the layer: its absence is a failure, not a skip.
 pub fn validated_device() -> Arc<Context> {
     let ctx = Context::new(&ContextOptions {
-        device: None,
         validation: true,
+        ..ContextOptions::default()
     })
     .unwrap_or_else(|e| panic!("cannot open a validated Vulkan device: {e}"));
     assert!(ctx.validation_messages().is_some(), "validation must be on");

@@ -1,0 +1,90 @@
+//! The ways in of the fuzz targets (`fuzz/fuzz_targets/`), shared with their regression
+//! tests (`tests/fuzz_regressions.rs`): each takes any bytes and must return, never
+//! panic, hang or exhaust memory. What they return is the reader's verdict, ignored.
+
+use std::path::{Path, PathBuf};
+
+use crate::experiment::compare::{compare, report};
+use crate::experiment::config::Experiment;
+use crate::experiment::plot::{plot, PlotRequest};
+use crate::experiment::results::read_points;
+use crate::terrain::formats::{decode_dem, Sidecar};
+
+/// A fuzz target: any bytes in, nothing out.
+pub type Target = fn(&[u8]);
+
+/// The fuzz targets by name, as `cargo fuzz` and the corpus folders call them.
+pub const TARGETS: [(&str, Target); 4] = [
+    ("config", config),
+    ("heightmap", heightmap),
+    ("sidecar", sidecar),
+    ("results_csv", results_csv),
+];
+
+/// An experiment config (TOML), checked without a device.
+pub fn config(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = Experiment::parse(Path::new("fuzz.toml"), text, None);
+    }
+}
+
+/// A heightmap file: TIFF, PNG and OpenEXR by their signature; the first byte picks
+/// what the name says for the others (raw float32, r16), and the next two their size.
+pub fn heightmap(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    // A folder that does not exist: no sidecar is found beside the file.
+    let dir = Path::new("/nonexistent-vkerode-fuzz");
+    let (name, size) = match (pick % 3, rest) {
+        (0, [w, h, ..]) => ("map.raw", Some((usize::from(*w), usize::from(*h)))),
+        (1, _) => ("map.r16", None),
+        _ => ("map.tif", None),
+    };
+    let _ = decode_dem(&dir.join(name), rest, size);
+}
+
+/// A heightmap sidecar, checked against the 16 data bytes after a zero byte.
+pub fn sidecar(data: &[u8]) {
+    let (text, file) = match data.iter().position(|&b| b == 0) {
+        Some(at) => (&data[..at], &data[at + 1..]),
+        None => (data, &[][..]),
+    };
+    if let Ok(text) = std::str::from_utf8(text) {
+        for format in ["png16", "raw-f32le", "r16"] {
+            let _ = Sidecar::parse(text, file, format);
+        }
+    }
+}
+
+/// A points.csv, read as `merge`, `compare`, `report` and `plot` read it.
+pub fn results_csv(data: &[u8]) {
+    let dir = scratch_folder();
+    let csv = dir.join("points.csv");
+    if std::fs::write(&csv, data).is_err() {
+        return;
+    }
+    let _ = read_points(&csv);
+    let _ = compare(&dir, &dir);
+    let _ = report(&dir);
+    for (x, y, series) in [
+        ("workgroup", "steps_per_s", None),
+        ("droplets", "gpu_ms_median", Some("variant")),
+    ] {
+        let _ = plot(&PlotRequest {
+            csvs: vec![csv.clone()],
+            x: x.into(),
+            y: y.into(),
+            series: series.map(Into::into),
+            filters: Vec::new(),
+            out: dir.join("chart"),
+        });
+    }
+}
+
+/// A folder of this process's own for the files a target writes.
+fn scratch_folder() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("vkerode-fuzz-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
