@@ -49,7 +49,7 @@ vec3 surfaceFromCorners(ivec4 corners, vec2 pos) {
 // modifyHeight without the atomic when the change truncates to nothing; returns the
 // fixed-point change made.
 int addHeight(ivec2 coord, float deltaH) {
-    int fixedDelta = int(deltaH * FIXED_POINT_SCALE);
+    int fixedDelta = toFixed(deltaH * FIXED_POINT_SCALE);
     int index = coord.y * MAP_WIDTH + coord.x;
 #ifndef NO_ZERO_SKIP
     if (fixedDelta != 0)
@@ -142,10 +142,11 @@ void main() {
         corners = patchCorners(next, newCell, changes, iPos);
 #endif
 
-        speed = sqrt(max(0.0, speed * speed + deltaH * 9.81));
+        speed = sqrt(max(0.0, speed * speed + PHYSICS_SIGN * deltaH * 9.81));
         water *= (1.0 - EVAPORATION_RATE);
         pos = newPos;
 
         if (water < 0.01) break;
     }
+    recordDeath(pos, sediment);
 }

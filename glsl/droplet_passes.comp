@@ -34,11 +34,16 @@ void main() {
     if (s.alive == 0u) {
         return;
     }
+    // Four rounding calls per step: stochastic rounding draws what one pass would.
+    roundingCalls = firstStep * 4u;
     for (uint step = firstStep; step < endStep; ++step) {
         if (!dropletStep(s.pos, s.dir, s.speed, s.water, s.sediment)) {
             s.alive = 0u;
             break;
         }
+    }
+    if (s.alive == 0u || endStep == uint(MAX_LIFETIME)) {
+        recordDeath(s.pos, s.sediment);
     }
     dropletState[id] = s;
 }

@@ -222,3 +222,19 @@ fn a_sidecar_beside_another_version_of_its_file_is_refused() {
     // Each whole pair still reads.
     assert_within_one_step(&run_b, &read_dem(&b_path, None).unwrap());
 }
+
+#[test]
+fn a_header_claiming_more_pixels_than_its_file_can_hold_is_refused_before_allocating() {
+    // Found by the heightmap fuzz target: 200 bytes of PNG whose header claims
+    // 8 x 218,103,816 pixels, which the reader used to allocate (3.5 GB). The fuzz build
+    // skips CRC checks; this copy has its CRCs fixed, so the size check is what refuses.
+    let found = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/heightmap/png-header-claims-3.5-gb-crc-fixed");
+    let bytes = std::fs::read(found).unwrap();
+    let path = scratch("claims").join("map.png");
+    std::fs::write(&path, &bytes[1..]).unwrap();
+    let Err(error) = read_dem(&path, None) else {
+        panic!("read");
+    };
+    assert!(error.to_string().contains("corrupt"), "{error}");
+}

@@ -25,6 +25,16 @@ layout(local_size_x = 64, local_size_x_id = 1, local_size_y = 1, local_size_z = 
 // Heights are stored as int(h * FIXED_POINT_SCALE); the paper's scale is 1000.
 layout(constant_id = 2) const float FIXED_POINT_SCALE = 1000.0;
 
+// The model's two choices beyond the paper's (src/erosion/params.rs). PHYSICS_SIGN
+// multiplies deltaH in the speed update: 1.0 is the paper's `speed^2 + deltaH * g`,
+// which slows droplets going downhill; -1.0 is the corrected physics, which speeds
+// them up. ROUNDING picks how modifyHeight turns a change into fixed point.
+layout(constant_id = 4) const float PHYSICS_SIGN = 1.0;
+layout(constant_id = 5) const uint ROUNDING = 0u;
+const uint ROUNDING_TRUNC = 0u;
+const uint ROUNDING_NEAREST = 1u;
+const uint ROUNDING_STOCHASTIC = 2u;
+
 // Shared memory each workgroup reserves and never uses, so that an SM holds fewer
 // workgroups: the occupancy experiments' knob. One word by default; none at all with
 // NO_SHARED_MEMORY, a lever of the L1 experiments (the driver may size the L1 by it).
@@ -86,13 +96,14 @@ layout(std430, binding = 2) buffer CellHits {
     uint cellHits[];
 };
 
-// Per droplet: the height change its modifyHeight calls asked for, and (int modes)
-// the fixed-point change they added.
+// Per droplet: x, the height change its modifyHeight calls asked for; y, the sediment
+// it still carried when it died, negative if it died off the map's interior (lost off
+// the edge). And (int modes) x, the fixed-point change it added; y, the deposits alone.
 layout(std430, binding = 3) buffer IntendedChange {
-    float intendedChange[];
+    vec2 intendedChange[];
 };
 layout(std430, binding = 4) buffer AppliedChange {
-    int appliedFixed[];
+    ivec2 appliedFixed[];
 };
 
 // Deterministic mode: this dispatch's fixed-point changes, applied to heightData by

@@ -45,9 +45,41 @@ void recordModification(int index, float deltaH, int fixedDelta) {
     }
     atomicAdd(cellHits[index], 1u);
     uint droplet = BATCH_BASE_ID + gl_GlobalInvocationID.x;
-    intendedChange[droplet] += deltaH;
-    appliedFixed[droplet] += fixedDelta;
+    intendedChange[droplet].x += deltaH;
+    appliedFixed[droplet] += ivec2(fixedDelta, max(fixedDelta, 0));
 #endif
+}
+
+// The instrumented build's record of a droplet's death: the sediment it still carries,
+// negative when it died off the map's interior, where the kernel lets it go.
+void recordDeath(vec2 pos, float sediment) {
+#ifdef COUNT_WORK
+    ivec2 iPos = ivec2(pos);
+    bool inside = iPos.x >= 1 && iPos.x < MAP_WIDTH - 2 && iPos.y >= 1 && iPos.y < MAP_HEIGHT - 2;
+    intendedChange[BATCH_BASE_ID + gl_GlobalInvocationID.x].y = inside ? sediment : -sediment;
+#endif
+}
+
+// modifyHeight's rounding calls so far by this invocation: with the droplet's id, the
+// key of stochastic rounding (4 per step, one per corner).
+uint roundingCalls = 0u;
+
+// A scaled height change in fixed point: truncated (the paper's int()), rounded half
+// away from zero, or rounded up with probability equal to the fraction, so that the
+// expected change is the intended one.
+int toFixed(float scaled) {
+    if (ROUNDING == ROUNDING_NEAREST) {
+        return int(scaled + (scaled < 0.0 ? -0.5 : 0.5));
+    }
+    if (ROUNDING == ROUNDING_STOCHASTIC) {
+        uint droplet = BATCH_BASE_ID + gl_GlobalInvocationID.x;
+        uint draw = pcgHash(droplet ^ pcgHash(roundingCalls ^ 0x5bd1e995u));
+        roundingCalls++;
+        float whole = trunc(scaled);
+        bool away = float(draw) * (1.0 / 4294967296.0) < abs(scaled - whole);
+        return int(whole) + (away ? (scaled < 0.0 ? -1 : 1) : 0);
+    }
+    return int(scaled);
 }
 
 #ifdef DETERMINISTIC
@@ -94,7 +126,7 @@ void modifyHeight(ivec2 coord, float deltaH) {
 // a plain read-modify-write, to measure what the atomics buy; deterministic mode adds
 // into deltaData and leaves the heights the droplets read unchanged.
 void modifyHeight(ivec2 coord, float deltaH) {
-    int fixedDelta = int(deltaH * FIXED_POINT_SCALE);
+    int fixedDelta = toFixed(deltaH * FIXED_POINT_SCALE);
     int index = coord.y * MAP_WIDTH + coord.x;
 #if defined(ATOMICS_RACY)
     heightData[index] += fixedDelta;

@@ -48,7 +48,7 @@ bool dropletStep(inout vec2 pos, inout vec2 dir, inout float speed, inout float 
         modifyHeight(iPos + ivec2(1, 1), -erodeAmount * f.x * f.y);
     }
 
-    speed = sqrt(max(0.0, speed * speed + deltaH * 9.81));
+    speed = sqrt(max(0.0, speed * speed + PHYSICS_SIGN * deltaH * 9.81));
     water *= (1.0 - EVAPORATION_RATE);
     pos = newPos;
 

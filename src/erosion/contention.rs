@@ -6,10 +6,11 @@ use serde::Serialize;
 
 /// What the instrumented kernel recorded per droplet, and what the map received.
 pub struct MassInputs<'a> {
-    /// Height change each droplet's modifyHeight calls asked for.
-    pub intended: &'a [f32],
-    /// Fixed-point change each droplet added (int modes).
-    pub applied_fixed: &'a [i32],
+    /// Per droplet: the height change its modifyHeight calls asked for; the sediment it
+    /// carried when it died, negative if it died off the map's interior.
+    pub intended: &'a [[f32; 2]],
+    /// Per droplet (int modes): the fixed-point change it added; its deposits alone.
+    pub applied_fixed: &'a [[i32; 2]],
     /// Float mode adds `intended` itself, with no fixed point.
     pub float_heights: bool,
     pub scale: f32,
@@ -41,6 +42,19 @@ pub struct Contention {
     pub mass_truncated: f64,
     /// applied - received: lost updates (racy mode), or float rounding (float mode).
     pub mass_lost: f64,
+    /// What the adds took from the terrain and gave it (int modes: fixed point, exact;
+    /// float mode: the intended changes), in height units.
+    pub mass_eroded: f64,
+    pub mass_deposited: f64,
+    /// Sediment droplets still carried when they died on the map, and when they died
+    /// off its interior (the kernel lets them go there).
+    pub mass_at_death: f64,
+    pub mass_off_edge: f64,
+    /// The terrain's balance: received - (deposited - eroded); 0 in int modes but racy.
+    pub balance_terrain: f64,
+    /// The sediment's balance: (eroded - deposited) - (at death + off edge +
+    /// truncated); 0 up to float32 rounding of the droplets' sums.
+    pub balance_sediment: f64,
 }
 
 /// What the instrumented build counted over all modifyHeight calls.
@@ -77,16 +91,27 @@ impl Contention {
             .map(|&h| u64::from(h))
             .sum();
 
-        let intended: f64 = mass.intended.iter().map(|&d| f64::from(d)).sum();
-        let applied = if mass.float_heights {
-            intended
-        } else {
-            mass.applied_fixed
+        let intended: f64 = mass.intended.iter().map(|d| f64::from(d[0])).sum();
+        let sum_where = |keep: fn(f32) -> bool| -> f64 {
+            mass.intended
                 .iter()
-                .map(|&d| i64::from(d))
-                .sum::<i64>() as f64
-                / f64::from(mass.scale)
+                .filter(|d| keep(d[1]))
+                .map(|d| f64::from(d[1].abs()))
+                .sum()
         };
+        let at_death = sum_where(|s| s > 0.0);
+        let off_edge = sum_where(|s| s < 0.0);
+        let fixed = |pick: fn(&[i32; 2]) -> i64| {
+            mass.applied_fixed.iter().map(pick).sum::<i64>() as f64 / f64::from(mass.scale)
+        };
+        let (applied, deposited) = if mass.float_heights {
+            let deposited = mass.intended.iter().map(|d| f64::from(d[0].max(0.0))).sum();
+            (intended, deposited)
+        } else {
+            (fixed(|d| i64::from(d[0])), fixed(|d| i64::from(d[1])))
+        };
+        let eroded = deposited - applied;
+        let truncated = intended - applied;
         Self {
             hits_max: sorted.last().copied().unwrap_or(0),
             hits_p99: p99,
@@ -100,8 +125,14 @@ impl Contention {
             mass_intended: intended,
             mass_applied: applied,
             mass_received: mass.received,
-            mass_truncated: intended - applied,
+            mass_truncated: truncated,
             mass_lost: applied - mass.received,
+            mass_eroded: eroded,
+            mass_deposited: deposited,
+            mass_at_death: at_death,
+            mass_off_edge: off_edge,
+            balance_terrain: mass.received - (deposited - eroded),
+            balance_sediment: (eroded - deposited) - (at_death + off_edge + truncated),
         }
     }
 }
@@ -140,10 +171,11 @@ mod tests {
     }
 
     #[test]
-    fn mass_splits_into_truncation_and_lost_updates() {
+    fn mass_splits_into_truncation_lost_updates_and_the_sediment_droplets_kept() {
+        // Droplet 0 died on the map carrying 0.25, droplet 1 off its edge carrying 0.1.
         let mass = MassInputs {
-            intended: &[1.2349, -0.5004],
-            applied_fixed: &[1234, -500],
+            intended: &[[1.2349, 0.25], [-0.5004, -0.1]],
+            applied_fixed: &[[1234, 1500], [-500, 0]],
             float_heights: false,
             scale: 1000.0,
             received: 0.700,
@@ -154,5 +186,14 @@ mod tests {
         assert!((c.mass_lost - 0.034).abs() < 1e-9);
         let sum = c.mass_received + c.mass_truncated + c.mass_lost;
         assert!((c.mass_intended - sum).abs() < 1e-9);
+        assert!((c.mass_deposited - 1.5).abs() < 1e-9);
+        assert!((c.mass_eroded - (1.5 - 0.734)).abs() < 1e-9);
+        assert!((c.mass_at_death - 0.25).abs() < 1e-7);
+        assert!((c.mass_off_edge - 0.1).abs() < 1e-7);
+        // The racy 0.034 the map never received breaks the terrain's balance.
+        assert!((c.balance_terrain + 0.034).abs() < 1e-9);
+        let carried = c.mass_at_death + c.mass_off_edge;
+        let sediment = (c.mass_eroded - c.mass_deposited) - (carried + c.mass_truncated);
+        assert!((c.balance_sediment - sediment).abs() < 1e-9);
     }
 }

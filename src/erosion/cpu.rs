@@ -1,14 +1,15 @@
-//! The paper's droplet algorithm on the CPU, in f32 with the same hash, sampling and
-//! fixed point as glsl/droplet.comp. `erode_sequential` runs droplets one after another
-//! in id order, for exact comparison; `erode_parallel` runs them on every core with
-//! `AtomicI32::fetch_add`, as the CPU baseline a user would otherwise write.
+//! The paper's droplet algorithm on the CPU, in f32 with the same hash, sampling, fixed
+//! point, physics and rounding as glsl/droplet.comp. `erode_sequential` runs droplets
+//! one after another in id order, for exact comparison; `erode_parallel` runs them on
+//! every core with `AtomicI32::fetch_add`, as the CPU baseline a user would otherwise
+//! write.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use rayon::prelude::*;
 
-use super::hash::droplet_start;
-use super::params::DropletJob;
+use super::hash::{droplet_start, pcg_hash};
+use super::params::{DropletJob, Rounding};
 use super::WorkCount;
 
 /// The int32 heightfield as the kernel sees it.
@@ -38,18 +39,44 @@ impl Grid<'_> {
         (gx, gy, h)
     }
 
-    /// The paper's `modifyHeight`: truncate to fixed point, add atomically.
-    fn modify_height(&self, x: i32, y: i32, delta_h: f32) {
-        let fixed_delta = (delta_h * self.scale) as i32;
+    /// The paper's `modifyHeight`: to fixed point (truncated, unless the job rounds
+    /// otherwise), added atomically.
+    fn modify_height(&self, x: i32, y: i32, delta_h: f32, rounder: &mut Rounder) {
+        let fixed_delta = rounder.round(delta_h * self.scale);
         self.cells[(y * self.width + x) as usize].fetch_add(fixed_delta, Ordering::Relaxed);
     }
 
     /// Spreads `amount` over the 2x2 cells at (x, y) with bilinear weights of `f`.
-    fn modify_bilinear(&self, x: i32, y: i32, f: (f32, f32), amount: f32) {
-        self.modify_height(x, y, amount * (1.0 - f.0) * (1.0 - f.1));
-        self.modify_height(x + 1, y, amount * f.0 * (1.0 - f.1));
-        self.modify_height(x, y + 1, amount * (1.0 - f.0) * f.1);
-        self.modify_height(x + 1, y + 1, amount * f.0 * f.1);
+    fn modify_bilinear(&self, x: i32, y: i32, f: (f32, f32), amount: f32, rounder: &mut Rounder) {
+        self.modify_height(x, y, amount * (1.0 - f.0) * (1.0 - f.1), rounder);
+        self.modify_height(x + 1, y, amount * f.0 * (1.0 - f.1), rounder);
+        self.modify_height(x, y + 1, amount * (1.0 - f.0) * f.1, rounder);
+        self.modify_height(x + 1, y + 1, amount * f.0 * f.1, rounder);
+    }
+}
+
+/// One droplet's fixed-point rounding, as the shaders' `toFixed`: stochastic rounding
+/// draws from the droplet's id and its count of calls so far.
+struct Rounder {
+    mode: Rounding,
+    droplet: u32,
+    calls: u32,
+}
+
+impl Rounder {
+    fn round(&mut self, scaled: f32) -> i32 {
+        match self.mode {
+            Rounding::Trunc => scaled as i32,
+            Rounding::Nearest => (scaled + if scaled < 0.0 { -0.5 } else { 0.5 }) as i32,
+            Rounding::Stochastic => {
+                let draw = pcg_hash(self.droplet ^ pcg_hash(self.calls ^ 0x5bd1_e995));
+                self.calls = self.calls.wrapping_add(1);
+                let whole = scaled.trunc();
+                let away = (draw as f32) * (1.0 / 4_294_967_296.0) < (scaled - whole).abs();
+                let step = if scaled < 0.0 { -1 } else { 1 };
+                whole as i32 + if away { step } else { 0 }
+            }
+        }
     }
 }
 
@@ -67,6 +94,11 @@ fn run_droplet(grid: &Grid, job: &DropletJob, id: u32) -> u32 {
     let mut sediment = 0.0f32;
     let mut speed = 1.0f32;
     let mut steps = 0;
+    let mut rounder = Rounder {
+        mode: p.rounding,
+        droplet: id,
+        calls: 0,
+    };
 
     for _ in 0..p.lifetime {
         let (ix, iy) = (pos.0 as i32, pos.1 as i32);
@@ -98,15 +130,17 @@ fn run_droplet(grid: &Grid, job: &DropletJob, id: u32) -> u32 {
                 (sediment - capacity) * p.deposition
             };
             sediment -= deposit;
-            grid.modify_bilinear(ix, iy, f, deposit);
+            grid.modify_bilinear(ix, iy, f, deposit, &mut rounder);
         } else {
             let erode = ((capacity - sediment) * p.erosion).min(-delta_h);
             sediment += erode;
-            grid.modify_bilinear(ix, iy, f, -erode);
+            grid.modify_bilinear(ix, iy, f, -erode, &mut rounder);
         }
         steps += 1;
 
-        speed = (speed * speed + delta_h * 9.81).max(0.0).sqrt();
+        speed = (speed * speed + p.physics.sign() * delta_h * 9.81)
+            .max(0.0)
+            .sqrt();
         water *= 1.0 - p.evaporation;
         pos = new_pos;
 

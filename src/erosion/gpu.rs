@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::params::{AtomicMode, DropletJob};
+use super::params::{AtomicMode, DropletJob, KernelParams, Model};
 use super::runner::{DropletRunner, GpuRun, RunMode};
 use super::variant::{KernelVariant, Lever};
 use super::ErosionError;
@@ -58,6 +58,8 @@ const STORAGE_BINDINGS: u32 = 8;
 const WORKGROUP_SIZE_ID: u32 = 1;
 const FIXED_POINT_SCALE_ID: u32 = 2;
 const RESERVED_SHARED_WORDS_ID: u32 = 3;
+const PHYSICS_SIGN_ID: u32 = 4;
+const ROUNDING_ID: u32 = 5;
 /// Slots of the `workCounters` SSBO: droplets, then 64 shards each of atomics, of
 /// same-cell conflicts inside a subgroup, and of adds of zero.
 pub(super) const COUNTER_SHARDS: usize = 64;
@@ -90,15 +92,42 @@ pub struct DropletKernel {
     workgroup: u32,
     variant: KernelVariant,
     scale: f32,
+    model: Model,
 }
 
 impl DropletKernel {
+    /// The kernel for jobs with `params`: their fixed-point scale, physics and rounding.
+    pub fn for_params(
+        ctx: &Arc<Context>,
+        workgroup: u32,
+        params: &KernelParams,
+        variant: KernelVariant,
+    ) -> Result<Self, ErosionError> {
+        Self::build(
+            ctx,
+            workgroup,
+            params.fixed_point_scale,
+            params.model(),
+            variant,
+        )
+    }
+
     /// Builds the timed and instrumented pipelines of this variant for this workgroup
-    /// size and scale.
+    /// size and scale, with the paper's physics and rounding.
     pub fn new(
         ctx: &Arc<Context>,
         workgroup: u32,
         fixed_point_scale: f32,
+        variant: KernelVariant,
+    ) -> Result<Self, ErosionError> {
+        Self::build(ctx, workgroup, fixed_point_scale, Model::default(), variant)
+    }
+
+    fn build(
+        ctx: &Arc<Context>,
+        workgroup: u32,
+        fixed_point_scale: f32,
+        model: Model,
         variant: KernelVariant,
     ) -> Result<Self, ErosionError> {
         let limit = ctx.info().max_workgroup_x();
@@ -135,6 +164,14 @@ impl DropletKernel {
             SpecConstant {
                 id: RESERVED_SHARED_WORDS_ID,
                 value: SpecValue::U32((variant.reserved_shared_bytes / 4).max(1)),
+            },
+            SpecConstant {
+                id: PHYSICS_SIGN_ID,
+                value: SpecValue::F32(model.physics.sign()),
+            },
+            SpecConstant {
+                id: ROUNDING_ID,
+                value: SpecValue::U32(model.rounding.code()),
             },
         ];
         let build = |shader: Spirv| {
@@ -178,7 +215,13 @@ impl DropletKernel {
             workgroup,
             variant,
             scale: fixed_point_scale,
+            model,
         })
+    }
+
+    /// The physics and rounding the kernel was compiled for.
+    pub fn model(&self) -> Model {
+        self.model
     }
 
     pub fn workgroup(&self) -> u32 {

@@ -16,7 +16,9 @@ pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS
 pub use contention::Contention;
 pub use gpu::{DropletKernel, FixedHeightfield};
 pub use hash::{droplet_start, pcg_hash};
-pub use params::{AtomicMode, DropletJob, KernelParams, ParamError, Passes};
+pub use params::{
+    AtomicMode, DropletJob, KernelParams, Model, ParamError, Passes, Physics, Rounding,
+};
 pub use runner::{DropletRunner, GpuRun, RunMode};
 pub use spawn::{Spawn, SpawnMode, TileOrder};
 pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
@@ -48,7 +50,7 @@ pub enum ErosionError {
         height: u32,
         cells: usize,
     },
-    #[error("the counted run (mass accounting) keeps two numbers per droplet, and this device's maxStorageBufferRange holds them for at most {limit} droplets; {droplets} asked for. Use fewer droplets per run")]
+    #[error("the counted run (mass accounting) keeps four numbers per droplet, and this device's maxStorageBufferRange holds them for at most {limit} droplets; {droplets} asked for. Use fewer droplets per run")]
     CountedDroplets { droplets: u32, limit: u64 },
     #[error(transparent)]
     Param(#[from] ParamError),

@@ -42,6 +42,80 @@ impl AtomicMode {
     }
 }
 
+/// How a droplet's speed follows the height it drops.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum, Hash,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Physics {
+    /// The paper's `speed = sqrt(speed^2 + deltaH * g)`: with deltaH < 0 downhill, it
+    /// slows droplets going down.
+    #[default]
+    Paper,
+    /// `speed = sqrt(max(0, speed^2 - deltaH * g))`: droplets gain speed going down.
+    Corrected,
+}
+
+impl Physics {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Physics::Paper => "paper",
+            Physics::Corrected => "corrected",
+        }
+    }
+
+    /// The factor of deltaH in the speed update (the shaders' PHYSICS_SIGN).
+    pub fn sign(self) -> f32 {
+        match self {
+            Physics::Paper => 1.0,
+            Physics::Corrected => -1.0,
+        }
+    }
+}
+
+/// How `modifyHeight` turns a height change into fixed point.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum, Hash,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rounding {
+    /// The paper's `int()`: toward zero, which drops a share of every change.
+    #[default]
+    Trunc,
+    /// Half away from zero.
+    Nearest,
+    /// Away from zero with probability equal to the fraction, drawn from a hash of the
+    /// droplet's id and its rounding call (4 per step, one per corner): unbiased, and
+    /// reproducible wherever the rest of the run is.
+    Stochastic,
+}
+
+impl Rounding {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rounding::Trunc => "trunc",
+            Rounding::Nearest => "nearest",
+            Rounding::Stochastic => "stochastic",
+        }
+    }
+
+    /// The shaders' ROUNDING.
+    pub fn code(self) -> u32 {
+        match self {
+            Rounding::Trunc => 0,
+            Rounding::Nearest => 1,
+            Rounding::Stochastic => 2,
+        }
+    }
+}
+
+/// The model choices a kernel is compiled for (specialization constants).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Model {
+    pub physics: Physics,
+    pub rounding: Rounding,
+}
+
 /// The paper's uniforms, plus the fixed-point scale of its `modifyHeight`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct KernelParams {
@@ -59,6 +133,8 @@ pub struct KernelParams {
     pub lifetime: u32,
     /// Fixed-point units per height unit; the paper's literal is 1000.
     pub fixed_point_scale: f32,
+    pub physics: Physics,
+    pub rounding: Rounding,
 }
 
 impl Default for KernelParams {
@@ -76,7 +152,16 @@ impl KernelParams {
         evaporation: 0.01,
         lifetime: 30,
         fixed_point_scale: 1000.0,
+        physics: Physics::Paper,
+        rounding: Rounding::Trunc,
     };
+
+    pub fn model(&self) -> Model {
+        Model {
+            physics: self.physics,
+            rounding: self.rounding,
+        }
+    }
 
     pub fn validate(&self) -> Result<(), ParamError> {
         let unit = |name, v: f32| {

@@ -207,6 +207,13 @@ impl<'k> DropletRunner<'k> {
                 kernel.scale()
             )));
         }
+        if job.params.model() != kernel.model() {
+            return Err(ErosionError::Variant(format!(
+                "the job's {:?} is not the {:?} the kernel was built with",
+                job.params.model(),
+                kernel.model()
+            )));
+        }
         let max_groups = kernel.context().info().max_workgroup_count[0];
         let whole = plan_batches(job.droplets, batch, kernel.workgroup(), max_groups);
         let batches = plan_phased(&whole, job.spawn.phases, kernel.workgroup());
@@ -520,8 +527,8 @@ impl MapBuffers {
             conflicts: shards(1),
             zero_adds: shards(2),
         };
-        let intended = per_droplet.intended_readback.read::<f32>()?;
-        let applied = per_droplet.applied_readback.read::<i32>()?;
+        let intended = per_droplet.intended_readback.read::<[f32; 2]>()?;
+        let applied = per_droplet.applied_readback.read::<[i32; 2]>()?;
         let contention = Contention::measure(
             &self.hits_readback.read::<u32>()?,
             counts,
@@ -538,8 +545,8 @@ impl MapBuffers {
     }
 }
 
-/// Bytes per droplet of each per-droplet buffer: one 32-bit number.
-const PER_DROPLET_BYTES: u64 = 4;
+/// Bytes per droplet of each per-droplet buffer: two 32-bit numbers.
+const PER_DROPLET_BYTES: u64 = 8;
 
 impl PerDroplet {
     fn new(ctx: &Arc<Context>, droplets: u32) -> Result<Self, ErosionError> {

@@ -105,13 +105,28 @@ fn points_csv(path: &Path) -> PathBuf {
     }
 }
 
-/// The settings columns: every key of [`RunSettings`] that points.csv records.
-fn settings_columns() -> Vec<String> {
+/// The settings columns, every key of [`RunSettings`] that points.csv may record, with
+/// its default: files written before a key existed ran with its default.
+fn settings_columns() -> Vec<(String, String)> {
     let keys = serde_json::to_value(RunSettings::DEFAULT).expect("settings serialize");
     keys.as_object()
-        .map(|o| o.keys().cloned().collect())
+        .map(|o| {
+            o.iter()
+                .map(|(key, value)| {
+                    let text = match value {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    (key.clone(), canonical(&text))
+                })
+                .collect()
+        })
         .unwrap_or_default()
 }
+
+/// Keys points.csv gained after files were committed; older files ran with their
+/// defaults.
+const NEWER_KEYS: [&str; 2] = ["physics", "rounding"];
 
 /// Numbers in one spelling ("1000" and "1000.0" are one value), text as it is.
 fn canonical(text: &str) -> String {
@@ -136,9 +151,15 @@ fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
         (Some(low), Some(high)) => (low, high),
         _ => (need("gpu_ms_q1")?, need("gpu_ms_q3")?),
     };
-    let settings: Vec<(String, usize)> = settings_columns()
+    // Keys with a column in neither file (droplet_seed, relief: derived) are left out;
+    // a key whose column is missing takes its default.
+    let settings: Vec<(String, Option<usize>, String)> = settings_columns()
         .into_iter()
-        .filter_map(|name| Some((name.clone(), at(&name)?)))
+        .filter(|(name, _)| at(name).is_some() || NEWER_KEYS.contains(&name.as_str()))
+        .map(|(name, default)| {
+            let i = at(&name);
+            (name, i, default)
+        })
         .collect();
     let mut points = Vec::new();
     for record in reader.records() {
@@ -151,7 +172,10 @@ fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
         points.push(PointTimes {
             settings: settings
                 .iter()
-                .map(|(name, i)| (name.clone(), canonical(text(*i))))
+                .map(|(name, i, default)| {
+                    let value = i.map_or(default.clone(), |i| canonical(text(i)));
+                    (name.clone(), value)
+                })
                 .collect(),
             median_ms,
             // One repetition has no interval: its spread is the median alone.

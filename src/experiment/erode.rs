@@ -19,6 +19,7 @@ use crate::gpu::{CompilerStatistic, Context};
 use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{write_dem, Dem, GeoTags, HeightFormat};
 use crate::terrain::image::shaded_relief;
+use crate::terrain::metrics::Landform;
 use crate::terrain::nodata::fill_missing;
 use crate::terrain::pictures::{erosion_map, relief_with_legend, side_by_side, RgbImage};
 use crate::terrain::units::{CellSizeSource, GridUnits};
@@ -78,6 +79,12 @@ pub struct ErodeRequest {
     pub engine: Engine,
 }
 
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LandformChange {
+    pub before: Landform,
+    pub after: Landform,
+}
+
 /// Everything an erosion run measured, as written to `run.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct ErodeReport {
@@ -88,6 +95,8 @@ pub struct ErodeReport {
     pub workgroup: u32,
     pub batch: u32,
     pub dispatches: usize,
+    /// Landform metrics of the terrain before and after, in kernel units (cells).
+    pub landform: LandformChange,
     /// GPU submissions of the timed run: its dispatches split to stay under
     /// `--max-submission-ms`.
     pub submissions: usize,
@@ -310,10 +319,10 @@ pub fn run_erosion(
         TerrainSource::File { .. } => settings.check_job(device)?,
     }
     let kernel = match gpu {
-        Some(ctx) => Some(DropletKernel::new(
+        Some(ctx) => Some(DropletKernel::for_params(
             ctx,
             settings.workgroup,
-            scale,
+            &job.params,
             settings.kernel_variant(),
         )?),
         None => None,
@@ -349,6 +358,10 @@ pub fn run_erosion(
         workgroup: settings.workgroup,
         batch,
         dispatches,
+        landform: LandformChange {
+            before: Landform::of(&before),
+            after: Landform::of(&after),
+        },
         submissions,
         figures,
         work,

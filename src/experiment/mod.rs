@@ -13,6 +13,7 @@ mod provenance;
 pub mod results;
 mod rows;
 pub mod settings;
+pub mod stability;
 pub mod sweep;
 
 pub use erode::{

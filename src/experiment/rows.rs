@@ -8,10 +8,13 @@ use super::gpu_state::{slowed, GpuState};
 use super::measure::Measurement;
 use super::results::Meta;
 use super::settings::switch;
+use super::stability::Judgement;
 use crate::erosion::{
-    AtomicMode, Contention, DropletShader, Lever, SpawnMode, SpirvBuild, TileOrder, WorkCount,
+    AtomicMode, Contention, DropletShader, Lever, Physics, Rounding, SpawnMode, SpirvBuild,
+    TileOrder, WorkCount,
 };
 use crate::gpu::{statistics_summary, CompilerStatistic};
+use crate::terrain::metrics::Landform;
 
 /// One row of points.csv: identification, the point's settings (every axis is one of
 /// them), then its figures.
@@ -35,6 +38,8 @@ pub struct PointRow {
     pub deposition: f32,
     pub evaporation: f32,
     pub scale: f32,
+    pub physics: Physics,
+    pub rounding: Rounding,
     pub workgroup: u32,
     pub batch: u32,
     pub batches: u32,
@@ -83,6 +88,10 @@ pub struct PointRow {
     pub total_height_change: f64,
     pub max_cell_change: f64,
     pub in_flight_per_cell: f64,
+    /// The largest cell change and the spread of cell changes over the baseline's
+    /// (the CPU reference of the same job); unstable past UNSTABLE_FACTOR.
+    pub change_max_ratio: f64,
+    pub change_spread_ratio: f64,
     pub unstable: bool,
     pub hits_max: u32,
     pub hits_p99: u32,
@@ -94,6 +103,23 @@ pub struct PointRow {
     pub mass_received: f64,
     pub mass_truncated: f64,
     pub mass_lost: f64,
+    pub mass_eroded: f64,
+    pub mass_deposited: f64,
+    pub mass_at_death: f64,
+    pub mass_off_edge: f64,
+    pub balance_terrain: f64,
+    pub balance_sediment: f64,
+    /// Landform metrics before the run and after it (terrain/metrics.rs).
+    pub hypsometric_integral_before: f64,
+    pub hypsometric_integral_after: f64,
+    pub mean_slope_before: f64,
+    pub mean_slope_after: f64,
+    pub drainage_density_before: f64,
+    pub drainage_density_after: f64,
+    pub concavity_before: Option<f64>,
+    pub concavity_after: Option<f64>,
+    pub channel_incision_before: f64,
+    pub channel_incision_after: f64,
     pub rerun_cells_differing: usize,
     pub rerun_max_difference: f64,
     /// The GPU's state before and after the timed repetitions (NVML; empty elsewhere).
@@ -173,8 +199,10 @@ pub struct PointOutcome<'a> {
     /// The largest change of one cell, in height units (instrumented run).
     pub max_cell_change: f64,
     pub contention: Contention,
-    /// Heights hit the int32 limits or moved by more than the terrain's relief.
-    pub unstable: bool,
+    /// The run's cell changes against the baseline's (experiment/stability.rs).
+    pub stability: Judgement,
+    /// The terrain's landform before the run and after the instrumented run.
+    pub landform: (Landform, Landform),
     /// Two runs of the same job: cells that differ, and the largest difference in
     /// height units.
     pub rerun_cells_differing: usize,
@@ -189,6 +217,7 @@ impl PointOutcome<'_> {
         let s = &self.point.settings;
         let m = self.measurement;
         let c = &self.contention;
+        let (before, after) = &self.landform;
         let per_s = |count: u64, ms: f64| count as f64 / (ms / 1e3);
         let steps_per_s = per_s(self.work.steps, m.gpu_ms.median);
         PointRow {
@@ -209,6 +238,8 @@ impl PointOutcome<'_> {
             deposition: s.deposition,
             evaporation: s.evaporation,
             scale: s.scale,
+            physics: s.physics,
+            rounding: s.rounding,
             workgroup: s.workgroup,
             batch: self.batch,
             batches: s.droplets.div_ceil(self.batch),
@@ -255,7 +286,9 @@ impl PointOutcome<'_> {
             total_height_change: self.total_height_change,
             max_cell_change: self.max_cell_change,
             in_flight_per_cell: f64::from(self.batch.min(s.droplets)) / f64::from(s.size).powi(2),
-            unstable: self.unstable,
+            change_max_ratio: self.stability.max_ratio,
+            change_spread_ratio: self.stability.spread_ratio,
+            unstable: self.stability.unstable,
             hits_max: c.hits_max,
             hits_p99: c.hits_p99,
             hottest_1pct_share: c.hottest_1pct_share,
@@ -266,6 +299,22 @@ impl PointOutcome<'_> {
             mass_received: c.mass_received,
             mass_truncated: c.mass_truncated,
             mass_lost: c.mass_lost,
+            mass_eroded: c.mass_eroded,
+            mass_deposited: c.mass_deposited,
+            mass_at_death: c.mass_at_death,
+            mass_off_edge: c.mass_off_edge,
+            balance_terrain: c.balance_terrain,
+            balance_sediment: c.balance_sediment,
+            hypsometric_integral_before: before.hypsometric_integral,
+            hypsometric_integral_after: after.hypsometric_integral,
+            mean_slope_before: before.mean_slope,
+            mean_slope_after: after.mean_slope,
+            drainage_density_before: before.drainage_density,
+            drainage_density_after: after.drainage_density,
+            concavity_before: before.concavity,
+            concavity_after: after.concavity,
+            channel_incision_before: before.channel_incision,
+            channel_incision_after: after.channel_incision,
             rerun_cells_differing: self.rerun_cells_differing,
             rerun_max_difference: self.rerun_max_difference,
             sm_mhz_before: self.gpu_before.map(|g| g.sm_mhz),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::erosion::{
     default_batch, AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Lever,
-    ParamError, Passes, Spawn, SpawnMode, SpirvBuild, TileOrder,
+    ParamError, Passes, Physics, Rounding, Spawn, SpawnMode, SpirvBuild, TileOrder,
 };
 use crate::gpu::DeviceInfo;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE, FIXED_POINT_LIMIT};
@@ -53,6 +53,14 @@ pub struct RunSettings {
     /// Fixed-point units per height unit (the paper's 1000).
     #[arg(long, default_value_t = Self::DEFAULT.scale)]
     pub scale: f32,
+    /// Speed update: the paper's (droplets slow going downhill) or corrected (they
+    /// speed up), in every kernel and in the CPU reference.
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.physics)]
+    pub physics: Physics,
+    /// Fixed-point rounding of each height change: the paper's trunc, nearest, or
+    /// stochastic (unbiased, reproducible).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.rounding)]
+    pub rounding: Rounding,
     /// Workgroup size (local_size_x; the paper uses 64).
     #[arg(long, default_value_t = Self::DEFAULT.workgroup)]
     pub workgroup: u32,
@@ -154,6 +162,8 @@ impl RunSettings {
         deposition: KernelParams::DEFAULT.deposition,
         evaporation: KernelParams::DEFAULT.evaporation,
         scale: KernelParams::DEFAULT.fixed_point_scale,
+        physics: KernelParams::DEFAULT.physics,
+        rounding: KernelParams::DEFAULT.rounding,
         workgroup: 64,
         batch: None,
         batches: None,
@@ -193,6 +203,8 @@ impl RunSettings {
                 evaporation: self.evaporation,
                 lifetime: self.lifetime,
                 fixed_point_scale: self.scale,
+                physics: self.physics,
+                rounding: self.rounding,
             },
             spawn: Spawn {
                 mode: self.spawn,

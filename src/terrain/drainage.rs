@@ -16,32 +16,44 @@ const NEIGHBOURS: [(isize, isize, f32); 8] = [
 
 /// Upstream area of every cell in cells, itself included.
 pub fn flow_accumulation(map: &Heightmap) -> Vec<u32> {
-    let (w, h) = (map.width(), map.height());
     let heights = map.data();
     let mut order: Vec<usize> = (0..heights.len()).collect();
     order.sort_by(|&a, &b| heights[b].total_cmp(&heights[a]));
     let mut area = vec![1u32; heights.len()];
     for &i in &order {
-        let (x, y) = ((i % w) as isize, (i / w) as isize);
-        let mut steepest = None;
-        let mut best_drop = 0.0f32;
-        for (dx, dy, dist) in NEIGHBOURS {
-            let (nx, ny) = (x + dx, y + dy);
-            if nx < 0 || ny < 0 || nx >= w as isize || ny >= h as isize {
-                continue;
-            }
-            let j = ny as usize * w + nx as usize;
-            let drop = (heights[i] - heights[j]) / dist;
-            if drop > best_drop {
-                best_drop = drop;
-                steepest = Some(j);
-            }
-        }
-        if let Some(j) = steepest {
+        if let Some((j, _)) = steepest(map, i) {
             area[j] += area[i];
         }
     }
     area
+}
+
+/// The lower neighbour cell `i` drains to (D8) and the drop per distance to it; `None`
+/// for a pit or a flat.
+fn steepest(map: &Heightmap, i: usize) -> Option<(usize, f32)> {
+    let (w, h) = (map.width(), map.height());
+    let heights = map.data();
+    let (x, y) = ((i % w) as isize, (i / w) as isize);
+    let mut best = None;
+    let mut best_drop = 0.0f32;
+    for (dx, dy, dist) in NEIGHBOURS {
+        let (nx, ny) = (x + dx, y + dy);
+        if nx < 0 || ny < 0 || nx >= w as isize || ny >= h as isize {
+            continue;
+        }
+        let j = ny as usize * w + nx as usize;
+        let drop = (heights[i] - heights[j]) / dist;
+        if drop > best_drop {
+            best_drop = drop;
+            best = Some((j, drop));
+        }
+    }
+    best
+}
+
+/// The D8 slope of cell `i`: its drop per distance to the neighbour it drains to.
+pub fn steepest_descent(map: &Heightmap, i: usize) -> Option<f32> {
+    steepest(map, i).map(|(_, drop)| drop)
 }
 
 /// The cells whose upstream area is in the top `share` (0..1) of the map: its channels.

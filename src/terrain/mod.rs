@@ -7,6 +7,7 @@ pub mod formats;
 mod generate;
 mod heightmap;
 pub mod image;
+pub mod metrics;
 pub mod nodata;
 pub mod noise;
 pub mod output;

@@ -161,6 +161,30 @@ pub fn decode_dem(
     Ok(dem)
 }
 
+/// No codec vkerode reads packs more than this into a file (deflate's worst case is
+/// 1032:1, LZW's about 4096:1), so a header claiming more is corrupt, and is refused
+/// before its pixels are allocated.
+const MAX_PACKING: u64 = 4096;
+
+pub(crate) fn check_declared_size(
+    path: &Path,
+    width: u64,
+    height: u64,
+    bytes_per_cell: u64,
+    file_len: usize,
+) -> Result<(), FormatError> {
+    let claimed = width.saturating_mul(height).saturating_mul(bytes_per_cell);
+    if claimed > MAX_PACKING.saturating_mul(file_len as u64).max(1 << 20) {
+        return Err(FormatError::new(
+            path,
+            format!(
+                "its header claims {width} x {height} cells ({claimed} bytes), more than a file of {file_len} bytes can hold at any compression: corrupt"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_shape(path: &Path, map: &Heightmap) -> Result<(), FormatError> {
     let min = MIN_SIZE as usize;
     if map.width() < min || map.height() < min {

@@ -37,6 +37,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
             format!("has {depth:?}-bit samples; vkerode reads 8 or 16 bits"),
         ));
     }
+    super::check_declared_size(path, width as u64, height as u64, 2, bytes.len())?;
     let mut buffer = vec![0u8; reader.output_buffer_size()];
     let frame = reader
         .next_frame(&mut buffer)

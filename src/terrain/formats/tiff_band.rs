@@ -24,6 +24,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     let mut decoder =
         Decoder::new(Cursor::new(bytes)).map_err(|e| bad("not a readable TIFF", e))?;
     let (width, height) = decoder.dimensions().map_err(|e| bad("no image size", e))?;
+    super::check_declared_size(path, width.into(), height.into(), 1, bytes.len())?;
     match decoder
         .colortype()
         .map_err(|e| bad("unreadable sample layout", e))?

@@ -1,0 +1,146 @@
+//! The model's switches (physics: paper | corrected; rounding: trunc | nearest |
+//! stochastic) in every kernel against the CPU reference, and the closed mass balance
+//! of the counted build. On the default device under validation.
+
+mod common;
+
+use std::collections::HashMap;
+
+use vkerode::erosion::cpu::erode_sequential;
+use vkerode::erosion::{
+    AtomicMode, DropletJob, DropletKernel, DropletShader, FixedHeightfield, KernelParams,
+    KernelVariant, Passes, Physics, Rounding, SpawnMode,
+};
+
+use common::{assert_validation_clean, default_job, fixed_terrain, validated_device};
+
+const SIZE: u32 = 96;
+const ROUNDINGS: [Rounding; 3] = [Rounding::Trunc, Rounding::Nearest, Rounding::Stochastic];
+
+fn job_with(droplets: u32, seed: u32, physics: Physics, rounding: Rounding) -> DropletJob {
+    let mut job = default_job(droplets, seed);
+    job.params = KernelParams {
+        physics,
+        rounding,
+        ..job.params
+    };
+    job
+}
+
+#[test]
+fn every_kernel_follows_the_cpu_reference_for_lone_droplets_in_both_physics_and_every_rounding() {
+    let ctx = validated_device();
+    let initial = fixed_terrain(SIZE, 12);
+    let map = FixedHeightfield::new(SIZE, SIZE, &initial);
+    let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
+    let kernels = [
+        (paper, Passes::default()),
+        (
+            KernelVariant {
+                shader: DropletShader::Fast,
+                ..paper
+            },
+            Passes::default(),
+        ),
+        (
+            KernelVariant {
+                shader: DropletShader::Passes,
+                ..paper
+            },
+            Passes {
+                count: 3,
+                stagger: false,
+            },
+        ),
+    ];
+    let mut cpu_results = HashMap::new();
+    for physics in [Physics::Paper, Physics::Corrected] {
+        for rounding in ROUNDINGS {
+            for seed in 1..=5 {
+                let job = job_with(1, seed, physics, rounding);
+                let mut expected = initial.clone();
+                let cpu = erode_sequential(&mut expected, SIZE as usize, SIZE as usize, &job);
+                cpu_results.insert((physics, rounding, seed), expected.clone());
+                for (variant, passes) in kernels {
+                    let job = DropletJob { passes, ..job };
+                    let kernel = DropletKernel::for_params(&ctx, 64, &job.params, variant).unwrap();
+                    let gpu = kernel.run_counted(&map, &job, 1).unwrap();
+                    let name = format!("{:?} {physics:?} {rounding:?} seed {seed}", variant.shader);
+                    assert_eq!(gpu.work.unwrap().steps, cpu.steps, "{name}: steps");
+                    let worst = gpu
+                        .cells
+                        .iter()
+                        .zip(&expected)
+                        .map(|(g, c)| (g - c).abs())
+                        .max()
+                        .unwrap();
+                    assert!(worst <= 1, "{name}: a cell differs by {worst}");
+                }
+            }
+        }
+    }
+    // The switches change what happens.
+    let heights = |physics, rounding| -> Vec<&Vec<i32>> {
+        (1..=5)
+            .map(|seed| &cpu_results[&(physics, rounding, seed)])
+            .collect()
+    };
+    let paper = heights(Physics::Paper, Rounding::Trunc);
+    assert_ne!(paper, heights(Physics::Corrected, Rounding::Trunc));
+    assert_ne!(paper, heights(Physics::Paper, Rounding::Stochastic));
+    assert_validation_clean(&ctx);
+}
+
+#[test]
+fn the_mass_balance_closes_and_stochastic_rounding_keeps_what_truncation_drops() {
+    let ctx = validated_device();
+    let initial = fixed_terrain(128, 5);
+    let map = FixedHeightfield::new(128, 128, &initial);
+    let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
+    for physics in [Physics::Paper, Physics::Corrected] {
+        let mut truncated = Vec::new();
+        for rounding in [Rounding::Trunc, Rounding::Stochastic] {
+            let job = job_with(20_000, 3, physics, rounding);
+            let kernel = DropletKernel::for_params(&ctx, 64, &job.params, paper).unwrap();
+            let run = kernel.run_counted(&map, &job, 4096).unwrap();
+            let mass = run.contention.unwrap();
+            let name = format!("{physics:?} {rounding:?}");
+            // The terrain: initial + deposited - eroded == final, to the fixed-point unit.
+            let received: i64 = run
+                .cells
+                .iter()
+                .zip(&initial)
+                .map(|(&a, &b)| i64::from(a) - i64::from(b))
+                .sum();
+            let net_fixed = ((mass.mass_deposited - mass.mass_eroded) * 1000.0).round() as i64;
+            assert_eq!(
+                received, net_fixed,
+                "{name}: terrain balance in fixed units"
+            );
+            assert!(mass.balance_terrain.abs() < 1e-6, "{name}: {mass:?}");
+            // The sediment: eroded - deposited == at death + off the edge + truncated,
+            // up to the float32 sums of each droplet.
+            assert!(
+                mass.mass_eroded > 0.0 && mass.mass_at_death > 0.0,
+                "{name}: {mass:?}"
+            );
+            assert!(
+                mass.balance_sediment.abs() <= 1e-4 * mass.mass_eroded,
+                "{name}: sediment balance off by {} of {}",
+                mass.balance_sediment,
+                mass.mass_eroded
+            );
+            truncated.push((mass.mass_truncated, run.work.unwrap().atomics));
+        }
+        // Truncation toward zero drops a share of every change. Stochastic rounding's
+        // errors have mean zero and a spread of at most half a unit per add, so their
+        // sum stays within 4 standard deviations of zero.
+        let (trunc, (stochastic, adds)) = (truncated[0].0, truncated[1]);
+        let bound = 4.0 * 0.5 * (adds as f64).sqrt() / 1000.0;
+        assert!(
+            stochastic.abs() < bound && stochastic.abs() < trunc.abs(),
+            "{physics:?}: truncated {trunc} (trunc) against {stochastic} (stochastic, bound {bound})"
+        );
+    }
+    assert_validation_clean(&ctx);
+}
