@@ -54,6 +54,10 @@ void recordModification(int index, float deltaH, int fixedDelta) {
 // negative when it died off the map's interior, where the kernel lets it go.
 void recordDeath(vec2 pos, float sediment) {
 #ifdef COUNT_WORK
+    // The last workgroup's invocations past the batch are no droplets.
+    if (gl_GlobalInvocationID.x >= BATCH_SIZE) {
+        return;
+    }
     ivec2 iPos = ivec2(pos);
     bool inside = iPos.x >= 1 && iPos.x < MAP_WIDTH - 2 && iPos.y >= 1 && iPos.y < MAP_HEIGHT - 2;
     intendedChange[BATCH_BASE_ID + gl_GlobalInvocationID.x].y = inside ? sediment : -sediment;
