@@ -302,7 +302,6 @@ impl PointContext<'_> {
         let spec = s.terrain();
         let job = s.job();
         terrain.get(ctx, spec, s.scale)?;
-        let base = terrain.baseline(&spec, &job);
         let cells = terrain.fixed.as_slice();
         let map = FixedHeightfield::new(spec.width, spec.height, cells);
         let batch = s.droplets_per_dispatch(cells.len() as u64);
@@ -324,6 +323,9 @@ impl PointContext<'_> {
         let first = runner.execute(&job, batch, RunMode::TIMED)?;
         let second = runner.execute(&job, batch, RunMode::TIMED)?;
         let (rerun_cells_differing, rerun_max_fixed) = differences(&first.cells, &second.cells);
+        // The CPU's share last: the GPU work above runs without pauses.
+        let base = terrain.baseline(&spec, &job);
+        let cells = terrain.fixed.as_slice();
         let outcome = PointOutcome {
             point,
             measurement: &measurement,

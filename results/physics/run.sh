@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The physics study of results/README.md ("Physics and rounding") on the GPU machine,
+# from the repository root with the loader set up (`. tools/use-gpu-loader.sh`):
+#   results/physics/run.sh OUT [physics|landscape]...
+# physics: experiments/physics.toml at 4096², erode pictures of paper and corrected
+# physics at 1024², and experiments/stability.toml re-judged against its baseline.
+# landscape: atomics, batching and stagger again, with the landform and mass columns.
+# Everything lands in OUT and OUT/physics.tar.gz (only erosion.png and run.json of
+# the erode runs).
+set -euo pipefail
+out=${1:?usage: run.sh OUT [physics|landscape]...}
+shift
+parts=("${@:-physics landscape}")
+bin=${VKERODE:-./target/release/vkerode}
+mkdir -p "$out"
+for part in ${parts[@]}; do
+    case $part in
+    physics)
+        "$bin" sweep experiments/physics.toml --results "$out/sweeps" --quiet > "$out/physics.txt" 2>&1
+        for physics in paper corrected; do
+            "$bin" erode --size 1024 --droplets 1000000 --physics "$physics" \
+                --out "$out/erode-$physics" --force > "$out/erode-$physics.txt" 2>&1
+            rm -f "$out/erode-$physics"/*.tif "$out/erode-$physics"/*relief.png "$out/erode-$physics"/before_after.png
+        done
+        "$bin" sweep experiments/stability.toml --results "$out/sweeps" --quiet > "$out/stability.txt" 2>&1
+        ;;
+    landscape)
+        for e in atomics batching stagger; do
+            "$bin" sweep "experiments/$e.toml" --results "$out/landscape" --quiet > "$out/$e.txt" 2>&1
+        done
+        ;;
+    esac
+done
+tar -C "$out" -czf "$out/physics.tar.gz" $(cd "$out" && ls -d sweeps landscape erode-*/ 2>/dev/null)
