@@ -147,8 +147,12 @@ run_image_lever() {
     plot image-lever chart-occupancy --x shared_kib --series variant --where workgroup=64 --where batches=16
 }
 
+run_physics() { # no chart: its axes are not numbers; results/README.md has the table
+    sweep physics fixed.size=256 fixed.droplets=65536
+}
+
 wanted() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
-for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas occupancy levers locality locality-tiled image-lever; do
+for experiment in peak workgroup mapsize atomics batching droplets stagger determinism stability fast terrain ideas occupancy levers locality locality-tiled image-lever physics; do
     if wanted "$experiment"; then
         echo "== $experiment"
         "run_${experiment//-/_}"
