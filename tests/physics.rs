@@ -37,6 +37,20 @@ fn every_kernel_follows_the_cpu_reference_for_lone_droplets_in_both_physics_and_
         (paper, Passes::default()),
         (
             KernelVariant {
+                atomics: AtomicMode::Racy,
+                ..paper
+            },
+            Passes::default(),
+        ),
+        (
+            KernelVariant {
+                atomics: AtomicMode::Deterministic,
+                ..paper
+            },
+            Passes::default(),
+        ),
+        (
+            KernelVariant {
                 shader: DropletShader::Fast,
                 ..paper
             },
