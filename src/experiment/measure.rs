@@ -168,15 +168,43 @@ impl Measurement {
 
 /// Warm-up runs, then timed repetitions of `job` on `runner`, each from a fresh copy
 /// of the terrain, uploaded outside the timed region.
+/// A warm-up run more than this much faster than the one before means the GPU's clocks
+/// are still rising (from idle, after the CPU's share of the previous point, say).
+const STILL_WARMING: f64 = 0.02;
+/// Warm-up runs past the configured ones, at most, while the clocks rise.
+const EXTRA_WARMUP: u32 = 20;
+
+/// The configured warm-up runs (at least two, to compare), then more while each is
+/// over 2% faster than the one before, up to [`EXTRA_WARMUP`] more: timed repetitions start on a settled GPU.
+/// Returns the runs made.
+fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Result<u32, E> {
+    if configured == 0 {
+        return Ok(0);
+    }
+    let mut previous: Option<f64> = None;
+    let mut runs = 0;
+    while runs < configured + EXTRA_WARMUP {
+        let seconds = run()?;
+        runs += 1;
+        let settled = previous.is_some_and(|p| seconds >= p * (1.0 - STILL_WARMING));
+        previous = Some(seconds);
+        if runs >= configured && settled {
+            break;
+        }
+    }
+    Ok(runs)
+}
+
 pub fn measure(
     runner: &mut DropletRunner,
     job: &DropletJob,
     batch: u32,
     settings: &MeasureSettings,
 ) -> Result<Measurement, ErosionError> {
-    for _ in 0..settings.warmup {
-        runner.execute(job, batch, RunMode::TIMED_ONLY)?;
-    }
+    warm_up(settings.warmup, || {
+        let run = runner.execute(job, batch, RunMode::TIMED_ONLY)?;
+        Ok::<f64, ErosionError>(run.gpu_time.unwrap_or(run.wall_time).as_secs_f64())
+    })?;
     let started = Instant::now();
     let mut samples = Vec::new();
     let mut gpu_ms = Vec::new();
@@ -199,6 +227,27 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warm_up_goes_on_while_the_runs_still_speed_up() {
+        fn times(list: &[f64]) -> impl FnMut() -> Result<f64, ()> + '_ {
+            let mut it = list.iter().copied();
+            move || Ok(it.next().unwrap_or(1.0))
+        }
+        // Clocks rising from idle: 40, 30, 22, 20 ms, then settled at 19.9.
+        let rising = [0.040, 0.030, 0.022, 0.020, 0.0199, 0.020];
+        assert_eq!(warm_up(2, times(&rising)), Ok(5));
+        // A settled GPU stops at the configured count.
+        assert_eq!(warm_up(3, times(&[0.02, 0.02, 0.02, 0.02])), Ok(3));
+        assert_eq!(
+            warm_up(0, times(&[0.04])),
+            Ok(0),
+            "no warm-up asked, none made"
+        );
+        // Never settling stops after the extra runs.
+        let falling: Vec<f64> = (0..40).map(|i| 1.0 / f64::from(i + 1)).collect();
+        assert_eq!(warm_up(2, times(&falling)), Ok(2 + EXTRA_WARMUP));
+    }
 
     fn settings(target: f64, max_reps: u32, budget: f64) -> MeasureSettings {
         MeasureSettings {
