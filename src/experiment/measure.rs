@@ -173,6 +173,10 @@ impl Measurement {
 const STILL_WARMING: f64 = 0.02;
 /// Warm-up runs past the configured ones, at most, while the clocks rise.
 const EXTRA_WARMUP: u32 = 20;
+/// GPU time the warm-up spends at least: a GPU raises its clocks from idle in a step
+/// after some sustained load (on the H200, runs at idle clocks repeat at the same slow
+/// time before the step), which comparing runs alone cannot see.
+const MIN_WARMUP_S: f64 = 0.3;
 
 /// The configured warm-up runs (at least two, to compare), then more while each is
 /// over 2% faster than the one before, up to [`EXTRA_WARMUP`] more: timed repetitions start on a settled GPU.
@@ -182,13 +186,14 @@ fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Resul
         return Ok(0);
     }
     let mut previous: Option<f64> = None;
-    let mut runs = 0;
+    let (mut runs, mut total) = (0, 0.0);
     while runs < configured + EXTRA_WARMUP {
         let seconds = run()?;
         runs += 1;
+        total += seconds;
         let settled = previous.is_some_and(|p| seconds >= p * (1.0 - STILL_WARMING));
         previous = Some(seconds);
-        if runs >= configured && settled {
+        if runs >= configured && settled && total >= MIN_WARMUP_S {
             break;
         }
     }
@@ -234,11 +239,14 @@ mod tests {
             let mut it = list.iter().copied();
             move || Ok(it.next().unwrap_or(1.0))
         }
-        // Clocks rising from idle: 40, 30, 22, 20 ms, then settled at 19.9.
-        let rising = [0.040, 0.030, 0.022, 0.020, 0.0199, 0.020];
+        // Clocks rising from idle: 40, 30, 22, 20 ms, then settled at 19.9 (runs of
+        // 100 ms, so the minimum warm-up time is spent by then).
+        let rising = [0.40, 0.30, 0.22, 0.20, 0.199, 0.20];
         assert_eq!(warm_up(2, times(&rising)), Ok(5));
-        // A settled GPU stops at the configured count.
-        assert_eq!(warm_up(3, times(&[0.02, 0.02, 0.02, 0.02])), Ok(3));
+        // A settled GPU stops at the configured count once the minimum time is spent.
+        assert_eq!(warm_up(3, times(&[0.2, 0.2, 0.2, 0.2])), Ok(3));
+        // Short runs at the same slow time go on until the minimum time: 15 of 20 ms.
+        assert_eq!(warm_up(2, times(&[0.02; 40])), Ok(15));
         assert_eq!(
             warm_up(0, times(&[0.04])),
             Ok(0),
