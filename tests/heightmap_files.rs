@@ -237,4 +237,14 @@ fn a_header_claiming_more_pixels_than_its_file_can_hold_is_refused_before_alloca
         panic!("read");
     };
     assert!(error.to_string().contains("corrupt"), "{error}");
+    // And an OpenEXR header whose layer would take 6 GB.
+    let found = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/heightmap/exr-layer-claims-6-gb");
+    let bytes = std::fs::read(found).unwrap();
+    let path = scratch("claims-exr").join("map.exr");
+    std::fs::write(&path, &bytes[1..]).unwrap();
+    let Err(error) = read_dem(&path, None) else {
+        panic!("read");
+    };
+    assert!(error.to_string().contains("corrupt"), "{error}");
 }

@@ -13,6 +13,15 @@ use crate::terrain::heightmap::Heightmap;
 pub const MAGIC: [u8; 4] = [0x76, 0x2f, 0x31, 0x01];
 
 pub fn read(path: &Path, bytes: &[u8]) -> std::result::Result<Dem, FormatError> {
+    // The headers first: a layer size the file cannot hold is refused before the
+    // decoder allocates it.
+    let meta = exr::meta::MetaData::read_from_buffered(Cursor::new(bytes), false)
+        .map_err(|e| FormatError::new(path, format!("not a readable OpenEXR image: {e}")))?;
+    for header in &meta.headers {
+        let (w, h) = (header.layer_size.width(), header.layer_size.height());
+        let channels = header.channels.list.len().max(1) as u64;
+        super::check_declared_size(path, w as u64, h as u64, 4 * channels, bytes.len())?;
+    }
     let image = read_first_flat_layer_from_buffered(bytes)
         .map_err(|e| FormatError::new(path, format!("not a readable OpenEXR image: {e}")))?;
     let layer = image.layer_data;
