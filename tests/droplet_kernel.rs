@@ -188,13 +188,7 @@ fn a_run_split_into_many_submissions_equals_one_submission() {
     assert_eq!(first.cells, second.cells);
     let mut expected = initial.clone();
     erode_sequential(&mut expected, 64, 64, &job);
-    let worst = first
-        .cells
-        .iter()
-        .zip(&expected)
-        .map(|(g, c)| (g - c).abs())
-        .max()
-        .unwrap();
+    let worst = common::largest_difference(&first.cells, &expected);
     assert!(
         worst <= 1,
         "the split run follows the CPU reference: {worst}"

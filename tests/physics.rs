@@ -81,13 +81,7 @@ fn every_kernel_follows_the_cpu_reference_for_lone_droplets_in_both_physics_and_
                     let gpu = kernel.run_counted(&map, &job, 1).unwrap();
                     let name = format!("{:?} {physics:?} {rounding:?} seed {seed}", variant.shader);
                     assert_eq!(gpu.work.unwrap().steps, cpu.steps, "{name}: steps");
-                    let worst = gpu
-                        .cells
-                        .iter()
-                        .zip(&expected)
-                        .map(|(g, c)| (g - c).abs())
-                        .max()
-                        .unwrap();
+                    let worst = common::largest_difference(&gpu.cells, &expected);
                     assert!(worst <= 1, "{name}: a cell differs by {worst}");
                 }
             }

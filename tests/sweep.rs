@@ -473,15 +473,7 @@ fn sweep_with_fault(
     fault: &str,
     extra: &[&str],
 ) -> std::process::Output {
-    let mut args = vec![
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--quiet",
-    ];
-    args.extend_from_slice(extra);
-    vkerode_command(&args)
+    common::sweep_command(config, root, extra)
         .env("VKERODE_FAULT", fault)
         .output()
         .unwrap()

@@ -154,12 +154,12 @@ pub fn assert_lone_droplets_match(
     }
 }
 
-/// Runs `vkerode sweep` quietly into `root`.
-pub fn sweep(
+/// `vkerode sweep` quietly into `root`, ready to run.
+pub fn sweep_command(
     config: &std::path::Path,
     root: &std::path::Path,
     extra: &[&str],
-) -> std::process::Output {
+) -> std::process::Command {
     let mut args = vec![
         "sweep",
         config.to_str().unwrap(),
@@ -168,7 +168,27 @@ pub fn sweep(
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    vkerode(&args)
+    vkerode_command(&args)
+}
+
+/// Runs `vkerode sweep` quietly into `root`.
+pub fn sweep(
+    config: &std::path::Path,
+    root: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    sweep_command(config, root, extra)
+        .output()
+        .expect("the vkerode binary runs")
+}
+
+/// The largest difference between two heightfields, in fixed-point units.
+pub fn largest_difference(a: &[i32], b: &[i32]) -> i32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .max()
+        .unwrap_or(0)
 }
 
 /// Runs `vkerode sweep` quietly into `root` and checks that it succeeded cleanly.
