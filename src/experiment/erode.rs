@@ -251,7 +251,7 @@ struct EngineRun {
     provenance: Provenance,
 }
 
-/// A timed run, then an instrumented one to count the work; one upload of the map
+/// An instrumented run to count the work, then the timed run; one upload of the map
 /// serves both, each starting from a fresh copy.
 fn run_on_gpu(
     ctx: &Arc<Context>,
@@ -261,8 +261,10 @@ fn run_on_gpu(
     batch: u32,
 ) -> Result<EngineRun, ExperimentError> {
     let mut runner = kernel.prepare(map)?;
-    let timed = runner.execute(job, batch, RunMode::TIMED)?;
+    // The instrumented run first: its rate (slower than the timed kernel's) sizes the
+    // timed run's submissions, which then need not be split per dispatch.
     let counted = runner.execute(job, batch, RunMode::COUNTED)?;
+    let timed = runner.execute(job, batch, RunMode::TIMED)?;
     let work = counted.work.unwrap_or_default();
     let source = match timed.gpu_time {
         Some(_) => TimeSource::GpuTimestamps,
