@@ -8,6 +8,8 @@ mod gpu;
 mod hash;
 mod params;
 pub mod peak;
+pub mod pipes;
+pub mod pipes_cpu;
 mod runner;
 mod spawn;
 mod variant;

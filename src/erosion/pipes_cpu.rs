@@ -1,0 +1,132 @@
+//! The virtual-pipe shallow-water model on the CPU, sequential and in f32, pass for
+//! pass as glsl/pipes_*.comp: the reference the GPU driver is tested against.
+
+use super::pipes::{PipesParams, PipesState};
+
+/// One cell's neighbours: left, right, top, bottom.
+const NEIGHBOURS: [(isize, isize); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
+
+struct Grid {
+    width: usize,
+    height: usize,
+}
+
+impl Grid {
+    fn at(&self, x: usize, y: usize, d: (isize, isize)) -> Option<usize> {
+        let (nx, ny) = (x as isize + d.0, y as isize + d.1);
+        (nx >= 0 && ny >= 0 && nx < self.width as isize && ny < self.height as isize)
+            .then(|| ny as usize * self.width + nx as usize)
+    }
+}
+
+/// Runs `steps` time steps of the model on `state`.
+pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
+    let grid = Grid {
+        width: state.width,
+        height: state.height,
+    };
+    let n = state.terrain.len();
+    let mut flux_out = vec![[0.0f32; 4]; n];
+    let mut water_out = vec![0.0f32; n];
+    let mut velocity = vec![[0.0f32; 2]; n];
+    let mut terrain_out = vec![0.0f32; n];
+    let mut sediment_out = vec![0.0f32; n];
+    let area = p.cell_length * p.cell_length;
+    for _ in 0..steps {
+        for w in &mut state.water {
+            *w += p.dt * p.rain;
+        }
+        for y in 0..grid.height {
+            for x in 0..grid.width {
+                let i = y * grid.width + x;
+                let surface = state.terrain[i] + state.water[i];
+                let mut next = [0.0f32; 4];
+                for (k, d) in NEIGHBOURS.iter().enumerate() {
+                    if let Some(j) = grid.at(x, y, *d) {
+                        let drop = surface - (state.terrain[j] + state.water[j]);
+                        next[k] = (state.flux[i][k]
+                            + p.dt * p.pipe_area * p.gravity * drop / p.cell_length)
+                            .max(0.0);
+                    }
+                }
+                let total = next[0] + next[1] + next[2] + next[3];
+                let volume = state.water[i] * p.cell_length * p.cell_length;
+                let k = if total > 0.0 {
+                    (volume / (total * p.dt)).min(1.0)
+                } else {
+                    1.0
+                };
+                flux_out[i] = next.map(|f| f * k);
+            }
+        }
+        for y in 0..grid.height {
+            for x in 0..grid.width {
+                let i = y * grid.width + x;
+                let flux_at = |d| grid.at(x, y, d).map_or([0.0f32; 4], |j| flux_out[j]);
+                let (out, left, right) = (flux_out[i], flux_at((-1, 0)), flux_at((1, 0)));
+                let (top, bottom) = (flux_at((0, -1)), flux_at((0, 1)));
+                let inflow = left[1] + right[0] + top[3] + bottom[2];
+                let outflow = out[0] + out[1] + out[2] + out[3];
+                let depth = (state.water[i] + p.dt * (inflow - outflow) / area).max(0.0);
+                let mean = 0.5 * (state.water[i] + depth);
+                let passing = [
+                    0.5 * (left[1] - out[0] + out[1] - right[0]),
+                    0.5 * (top[3] - out[2] + out[3] - bottom[2]),
+                ];
+                water_out[i] = depth;
+                velocity[i] = if mean > 1e-4 {
+                    passing.map(|v| v / (p.cell_length * mean))
+                } else {
+                    [0.0, 0.0]
+                };
+                state.flux[i] = out;
+            }
+        }
+        for y in 0..grid.height {
+            for x in 0..grid.width {
+                let i = y * grid.width + x;
+                let b = state.terrain[i];
+                let at = |d| grid.at(x, y, d).map_or(b, |j| state.terrain[j]);
+                let dx = 0.5 * (at((1, 0)) - at((-1, 0))) / p.cell_length;
+                let dy = 0.5 * (at((0, 1)) - at((0, -1))) / p.cell_length;
+                let slope = (dx * dx + dy * dy).sqrt();
+                let tilt = p.min_tilt.max(slope / (1.0 + slope * slope).sqrt());
+                let speed = (velocity[i][0] * velocity[i][0] + velocity[i][1] * velocity[i][1])
+                    .sqrt();
+                let capacity = p.capacity * tilt * speed;
+                let s = state.sediment[i];
+                let change = if capacity > s {
+                    p.dissolving * (capacity - s)
+                } else {
+                    -p.deposition * (s - capacity)
+                };
+                let change = (change * p.dt).max(-s);
+                terrain_out[i] = b - change;
+                sediment_out[i] = s + change;
+            }
+        }
+        let (w, h) = (grid.width as isize, grid.height as isize);
+        let sediment_at = |x: isize, y: isize| {
+            let (x, y) = (x.clamp(0, w - 1), y.clamp(0, h - 1));
+            sediment_out[(y * w + x) as usize]
+        };
+        for y in 0..grid.height {
+            for x in 0..grid.width {
+                let i = y * grid.width + x;
+                let back = |v: f32| (v * p.dt / p.cell_length).clamp(-1.0, 1.0);
+                let from = [
+                    (x as f32 - back(velocity[i][0])).clamp(0.0, (w - 1) as f32),
+                    (y as f32 - back(velocity[i][1])).clamp(0.0, (h - 1) as f32),
+                ];
+                let (bx, by) = (from[0].floor() as isize, from[1].floor() as isize);
+                let (fx, fy) = (from[0] - bx as f32, from[1] - by as f32);
+                let mix = |a: f32, b: f32, t: f32| a * (1.0 - t) + b * t;
+                let top = mix(sediment_at(bx, by), sediment_at(bx + 1, by), fx);
+                let bottom = mix(sediment_at(bx, by + 1), sediment_at(bx + 1, by + 1), fx);
+                state.sediment[i] = mix(top, bottom, fy);
+                state.water[i] = water_out[i] * (1.0 - p.evaporation * p.dt);
+                state.terrain[i] = terrain_out[i];
+            }
+        }
+    }
+}
