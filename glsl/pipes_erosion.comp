@@ -16,7 +16,12 @@ void main() {
     float dy = 0.5 * (terrainAt(c + ivec2(0, 1), b) - terrainAt(c + ivec2(0, -1), b)) / CELL_LENGTH;
     float slope = sqrt(dx * dx + dy * dy);
     float tilt = max(MIN_TILT, slope / sqrt(1.0 + slope * slope));
-    float capacity = CAPACITY * tilt * length(velocity[i]);
+    // The speed the advection can carry (one cell per step), and capacity fading in
+    // water shallower than MAX_EROSION_DEPTH, as open implementations limit it: thin
+    // fast sheets of water would otherwise dissolve without bound.
+    float speed = min(length(velocity[i]), CELL_LENGTH / DT);
+    float depthShare = clamp(waterB[i] / MAX_EROSION_DEPTH, 0.0, 1.0);
+    float capacity = CAPACITY * tilt * speed * depthShare;
     float s = sedimentA[i];
     float change = capacity > s ? DISSOLVING * (capacity - s) : -DEPOSITION * (s - capacity);
     change *= DT;

@@ -21,12 +21,18 @@ macro_rules! say {
 
 mod cli;
 
-use cli::args::{Cli, Command, ErodeArgs, InputArgs, KernelsArgs, SweepArgs, TerrainArgs};
-use cli::report::{print_device, print_input, print_kernels, print_outcome, say_wrote, write_text};
+use cli::args::{
+    Algorithm, Cli, Command, ErodeArgs, InputArgs, KernelsArgs, SweepArgs, TerrainArgs,
+};
+use cli::report::{
+    print_device, print_input, print_kernels, print_outcome, print_pipes_outcome, say_wrote,
+    write_text,
+};
 use vkerode::experiment::compare::{compare, report};
 use vkerode::experiment::config::Experiment;
 use vkerode::experiment::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
 use vkerode::experiment::peak::measure_peaks;
+use vkerode::experiment::pipes::run_pipes;
 use vkerode::experiment::plot;
 use vkerode::experiment::results::{merge, FAILED_CSV};
 use vkerode::experiment::sweep::{dry_run, run_sweep};
@@ -221,6 +227,26 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     {
         print_input(path, dem, units, *cell_size_source);
     }
+    let output = OutputOptions {
+        format: args.format,
+        images: !args.no_images,
+    };
+    if args.algorithm == Algorithm::Pipes {
+        let ctx = open_device(options)?;
+        let outcome = run_pipes(
+            &ctx,
+            &terrain,
+            &settings.terrain(),
+            &args.pipes.params(),
+            args.pipes.pipes_steps,
+        )
+        .context("eroding with the virtual-pipe model")?;
+        let files = write_outcome(staged.path(), &outcome, output)?;
+        let files = staged.publish(files)?;
+        print_pipes_outcome(&outcome.report);
+        say_wrote(files);
+        return Ok(());
+    }
     let request = ErodeRequest {
         terrain,
         settings,
@@ -234,10 +260,6 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         Some(path) => format!("eroding {}", path.display()),
         None => "eroding the generated terrain".into(),
     })?;
-    let output = OutputOptions {
-        format: args.format,
-        images: !args.no_images,
-    };
     let files = write_outcome(staged.path(), &outcome, output)?;
     let files = staged.publish(files)?;
     print_outcome(&outcome);

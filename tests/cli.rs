@@ -230,3 +230,47 @@ fn a_gpu_fault_during_erode_fails_cleanly_and_leaves_no_output() {
         );
     }
 }
+
+#[test]
+fn erode_with_the_pipe_model_writes_its_maps_and_balance() {
+    let out = scratch("pipes");
+    let result = vkerode(&[
+        "erode",
+        "--algorithm",
+        "pipes",
+        "--size",
+        "48",
+        "--pipes-steps",
+        "40",
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    common::assert_clean_success(&result);
+    assert_erode_outputs(&out);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(report["algorithm"], "pipes");
+    assert_eq!(report["steps"], 40);
+    let balance = &report["balance"];
+    let rained = balance["rain_added"].as_f64().unwrap();
+    let water = balance["water_after"].as_f64().unwrap();
+    assert!(water > 0.0 && water <= rained, "{balance}");
+    assert!(report["cell_steps_per_s"].as_f64().unwrap() > 0.0);
+
+    let unstable = vkerode(&[
+        "erode",
+        "--algorithm",
+        "pipes",
+        "--size",
+        "48",
+        "--pipes-dt",
+        "0.5",
+    ]);
+    assert_eq!(unstable.status.code(), Some(1));
+    assert!(
+        common::stderr(&unstable).contains("stability"),
+        "{}",
+        common::stderr(&unstable)
+    );
+}

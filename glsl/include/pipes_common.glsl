@@ -33,6 +33,7 @@ layout(push_constant) uniform PipesParams {
     float DEPOSITION;      // Kd
     float EVAPORATION;     // Ke
     float MIN_TILT;        // lower bound of sin(tilt), so flat cells still carry
+    float MAX_EROSION_DEPTH; // water depth from which the capacity is whole
 };
 
 bool outside(ivec2 c) {

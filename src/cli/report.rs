@@ -5,6 +5,7 @@ use std::path::Path;
 use vkerode::terrain::files::write_atomically;
 
 use vkerode::experiment::kernels::KernelStatistics;
+use vkerode::experiment::pipes::PipesReport;
 use vkerode::experiment::{Engine, ErodeOutcome, TerrainReport, TimeSource};
 use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use vkerode::terrain::formats::Dem;
@@ -85,6 +86,32 @@ pub fn print_device(d: &DeviceInfo) {
     for (what, value) in rows {
         say!("    {:<22}{value}", format!("{what}:"));
     }
+}
+
+pub fn print_pipes_outcome(r: &PipesReport) {
+    let b = &r.balance;
+    say!(
+        "eroded with the virtual-pipe model: {} steps of dt {}",
+        r.steps,
+        r.params.dt
+    );
+    if let (Some(ms), Some(rate)) = (r.gpu_ms, r.cell_steps_per_s) {
+        say!("GPU time: {ms:.3} ms (timestamps); cell-steps/s: {rate:.4e}");
+    }
+    say!(
+        "terrain {:.1} -> {:.1}, sediment suspended {:.1}, water {:.1} (rain added {:.1}), advection drift {:.1}",
+        b.terrain_before,
+        b.terrain_after,
+        b.sediment_after,
+        b.water_after,
+        b.rain_added,
+        b.advection_drift
+    );
+    say!(
+        "channel incision: {:.4} before, {:.4} after",
+        r.landform.before.channel_incision,
+        r.landform.after.channel_incision
+    );
 }
 
 pub fn print_outcome(outcome: &ErodeOutcome) {

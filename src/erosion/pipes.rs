@@ -27,6 +27,8 @@ pub struct PipesParams {
     pub deposition: f32,
     pub evaporation: f32,
     pub min_tilt: f32,
+    /// Water depth from which the capacity is whole; shallower water carries less.
+    pub max_erosion_depth: f32,
 }
 
 impl PipesParams {
@@ -41,6 +43,7 @@ impl PipesParams {
         deposition: 1.0,
         evaporation: 0.015,
         min_tilt: 0.05,
+        max_erosion_depth: 0.1,
     };
 
     /// The flux and depth updates form a symplectic Euler step of surface waves whose
@@ -59,10 +62,12 @@ impl PipesParams {
             self.deposition,
             self.evaporation,
             self.min_tilt,
+            self.max_erosion_depth,
         ];
         if values.iter().any(|v| !v.is_finite() || *v < 0.0)
             || self.dt == 0.0
             || self.cell_length == 0.0
+            || self.max_erosion_depth == 0.0
         {
             return Err(ErosionError::Variant(format!(
                 "pipes parameters must be finite and not negative, dt and cell length positive: {self:?}"
@@ -132,6 +137,7 @@ struct PipesPushConstants {
     deposition: f32,
     evaporation: f32,
     min_tilt: f32,
+    max_erosion_depth: f32,
 }
 
 const WORKGROUP: u32 = 16;
@@ -191,7 +197,11 @@ impl PipesKernel {
             field("terrain upload", &state.terrain)?,
             field("water upload", &state.water)?,
             field("sediment upload", &state.sediment)?,
-            Buffer::upload_from(ctx, "flux upload", bytemuck::cast_slice::<_, f32>(&state.flux))?,
+            Buffer::upload_from(
+                ctx,
+                "flux upload",
+                bytemuck::cast_slice::<_, f32>(&state.flux),
+            )?,
         ];
         let fields = [
             storage("terrainA", cells * 4)?,
@@ -232,6 +242,7 @@ impl PipesKernel {
             deposition: params.deposition,
             evaporation: params.evaporation,
             min_tilt: params.min_tilt,
+            max_erosion_depth: params.max_erosion_depth,
         };
         let groups = [
             (state.width as u32).div_ceil(WORKGROUP),

@@ -92,8 +92,10 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 let slope = (dx * dx + dy * dy).sqrt();
                 let tilt = p.min_tilt.max(slope / (1.0 + slope * slope).sqrt());
                 let speed = (velocity[i][0] * velocity[i][0] + velocity[i][1] * velocity[i][1])
-                    .sqrt();
-                let capacity = p.capacity * tilt * speed;
+                    .sqrt()
+                    .min(p.cell_length / p.dt);
+                let depth_share = (water_out[i] / p.max_erosion_depth).clamp(0.0, 1.0);
+                let capacity = p.capacity * tilt * speed * depth_share;
                 let s = state.sediment[i];
                 let change = if capacity > s {
                     p.dissolving * (capacity - s)

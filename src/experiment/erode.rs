@@ -117,7 +117,7 @@ pub struct ErodeReport {
 }
 
 /// The terrain before and after, with the report.
-pub struct ErodeOutcome {
+pub struct ErodeOutcome<R = ErodeReport> {
     /// In kernel height units (cells).
     pub before: Heightmap,
     pub after: Heightmap,
@@ -130,10 +130,25 @@ pub struct ErodeOutcome {
     pub nodata: Option<f32>,
     /// The input's georeferencing, kept in every TIFF written.
     pub geo: Option<GeoTags>,
-    pub report: ErodeReport,
+    /// What run.json says.
+    pub report: R,
 }
 
-impl ErodeOutcome {
+impl<R> ErodeOutcome<R> {
+    /// The outcome of `terrain` eroded to `after`, with `report`.
+    pub(super) fn of(terrain: PreparedTerrain, after: Heightmap, report: R) -> Self {
+        Self {
+            before: terrain.heights,
+            after,
+            missing: terrain.missing,
+            units: terrain.units,
+            export_units: terrain.export_units,
+            nodata: terrain.nodata,
+            geo: terrain.geo,
+            report,
+        }
+    }
+
     /// `map` in export units, with the missing cells missing again.
     fn exported(&self, map: &Heightmap) -> Dem {
         let mut heights = map.map(|h| self.units.from_kernel(h));
@@ -153,17 +168,17 @@ impl ErodeOutcome {
 }
 
 /// Initial kernel heights, missing-cell mask and what the report says of them.
-struct PreparedTerrain {
-    heights: Heightmap,
+pub(super) struct PreparedTerrain {
+    pub(super) heights: Heightmap,
     missing: Vec<bool>,
     units: GridUnits,
     export_units: String,
     nodata: Option<f32>,
     geo: Option<GeoTags>,
-    report: TerrainReport,
+    pub(super) report: TerrainReport,
 }
 
-fn prepare_terrain(
+pub(super) fn prepare_terrain(
     source: &TerrainSource,
     spec: &TerrainSpec,
     gpu: Option<&Arc<Context>>,
@@ -399,9 +414,9 @@ pub struct OutputOptions {
 
 /// Writes the heightmaps before and after (in export units, nodata restored), the
 /// pictures, and `run.json`; returns the files written.
-pub fn write_outcome(
+pub fn write_outcome<R: Serialize>(
     dir: &Path,
-    outcome: &ErodeOutcome,
+    outcome: &ErodeOutcome<R>,
     options: OutputOptions,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
     std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {

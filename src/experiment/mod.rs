@@ -8,6 +8,7 @@ pub mod gpu_state;
 pub mod kernels;
 pub mod measure;
 pub mod peak;
+pub mod pipes;
 pub mod plot;
 mod provenance;
 pub mod results;
