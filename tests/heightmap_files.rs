@@ -223,28 +223,27 @@ fn a_sidecar_beside_another_version_of_its_file_is_refused() {
     assert_within_one_step(&run_b, &read_dem(&b_path, None).unwrap());
 }
 
+/// A fuzz target's input (its first byte picks the format) saved as `name`: refused as
+/// corrupt.
+fn assert_refused_as_corrupt(found: &str, name: &str) {
+    let found = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/heightmap")
+        .join(found);
+    let bytes = std::fs::read(found).unwrap();
+    let path = scratch(&format!("claims-{name}")).join(name);
+    std::fs::write(&path, &bytes[1..]).unwrap();
+    let Err(error) = read_dem(&path, None) else {
+        panic!("{name} was read");
+    };
+    assert!(error.to_string().contains("corrupt"), "{error}");
+}
+
 #[test]
 fn a_header_claiming_more_pixels_than_its_file_can_hold_is_refused_before_allocating() {
     // Found by the heightmap fuzz target: 200 bytes of PNG whose header claims
     // 8 x 218,103,816 pixels, which the reader used to allocate (3.5 GB). The fuzz build
     // skips CRC checks; this copy has its CRCs fixed, so the size check is what refuses.
-    let found = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/regressions/heightmap/png-header-claims-3.5-gb-crc-fixed");
-    let bytes = std::fs::read(found).unwrap();
-    let path = scratch("claims").join("map.png");
-    std::fs::write(&path, &bytes[1..]).unwrap();
-    let Err(error) = read_dem(&path, None) else {
-        panic!("read");
-    };
-    assert!(error.to_string().contains("corrupt"), "{error}");
+    assert_refused_as_corrupt("png-header-claims-3.5-gb-crc-fixed", "map.png");
     // And an OpenEXR header whose layer would take 6 GB.
-    let found = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/regressions/heightmap/exr-layer-claims-6-gb");
-    let bytes = std::fs::read(found).unwrap();
-    let path = scratch("claims-exr").join("map.exr");
-    std::fs::write(&path, &bytes[1..]).unwrap();
-    let Err(error) = read_dem(&path, None) else {
-        panic!("read");
-    };
-    assert!(error.to_string().contains("corrupt"), "{error}");
+    assert_refused_as_corrupt("exr-layer-claims-6-gb", "map.exr");
 }

@@ -370,7 +370,7 @@ pub fn run_erosion(
     let report = ErodeReport {
         provenance,
         engine: request.engine,
-        terrain: terrain.report,
+        terrain: terrain.report.clone(),
         job,
         workgroup: settings.workgroup,
         batch,
@@ -392,15 +392,10 @@ pub fn run_erosion(
         contention,
         change: ChangeFigures::between(&before, &after, &initial, &cells),
     };
+    // Before as the kernel saw it: in fixed point.
     Ok(ErodeOutcome {
         before,
-        after,
-        missing: terrain.missing,
-        units: terrain.units,
-        export_units: terrain.export_units,
-        nodata: terrain.nodata,
-        geo: terrain.geo,
-        report,
+        ..ErodeOutcome::of(terrain, after, report)
     })
 }
 
