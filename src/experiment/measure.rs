@@ -166,8 +166,6 @@ impl Measurement {
     }
 }
 
-/// Warm-up runs, then timed repetitions of `job` on `runner`, each from a fresh copy
-/// of the terrain, uploaded outside the timed region.
 /// A warm-up run more than this much faster than the one before means the GPU's clocks
 /// are still rising (from idle, after the CPU's share of the previous point, say).
 const STILL_WARMING: f64 = 0.02;
@@ -179,8 +177,9 @@ const EXTRA_WARMUP: u32 = 20;
 const MIN_WARMUP_S: f64 = 0.3;
 
 /// The configured warm-up runs (at least two, to compare), then more while each is
-/// over 2% faster than the one before, up to [`EXTRA_WARMUP`] more: timed repetitions start on a settled GPU.
-/// Returns the runs made.
+/// over 2% faster than the one before or the warm-up has spent less than
+/// [`MIN_WARMUP_S`] of GPU time, up to [`EXTRA_WARMUP`] more: timed repetitions start on
+/// a settled GPU. Returns the runs made.
 fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Result<u32, E> {
     if configured == 0 {
         return Ok(0);
@@ -200,6 +199,8 @@ fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Resul
     Ok(runs)
 }
 
+/// Warm-up runs, then timed repetitions of `job` on `runner`, each from a fresh copy
+/// of the terrain, uploaded outside the timed region.
 pub fn measure(
     runner: &mut DropletRunner,
     job: &DropletJob,
