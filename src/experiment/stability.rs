@@ -24,6 +24,8 @@ const LIMIT_MARGIN: i64 = 1 << 24;
 pub struct ChangeSpread {
     /// The largest |after - before| of any cell.
     pub max: f64,
+    /// The sum of after - before over all cells.
+    pub total: f64,
     /// The standard deviation of after - before over all cells.
     pub std: f64,
     /// Some cell came within 2^24 of the int32 limits.
@@ -44,6 +46,7 @@ impl ChangeSpread {
         let mean = sum / n;
         Self {
             max: max as f64,
+            total: sum,
             std: (sum_sq / n - mean * mean).max(0.0).sqrt(),
             at_limit,
         }
@@ -62,7 +65,7 @@ pub fn baseline(cells: &[i32], width: usize, height: usize, job: &DropletJob) ->
     ChangeSpread::between(cells, &after)
 }
 
-/// A run's change against the baseline's.
+/// A point's runs' changes against the baseline's, the worst of them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Judgement {
     pub max_ratio: f64,
@@ -70,14 +73,21 @@ pub struct Judgement {
     pub unstable: bool,
 }
 
-pub fn judge(run: &ChangeSpread, baseline: &ChangeSpread) -> Judgement {
+/// Each ratio is the largest over `runs`, and the point is unstable if any run is.
+pub fn judge(runs: &[ChangeSpread], baseline: &ChangeSpread) -> Judgement {
     let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::INFINITY };
-    let max_ratio = ratio(run.max, baseline.max);
-    let spread_ratio = ratio(run.std, baseline.std);
+    let worst = |of: fn(&ChangeSpread) -> f64| {
+        runs.iter()
+            .map(|run| ratio(of(run), of(baseline)))
+            .fold(0.0, f64::max)
+    };
+    let (max_ratio, spread_ratio) = (worst(|c| c.max), worst(|c| c.std));
     Judgement {
         max_ratio,
         spread_ratio,
-        unstable: run.at_limit || max_ratio > UNSTABLE_FACTOR || spread_ratio > UNSTABLE_FACTOR,
+        unstable: runs.iter().any(|run| run.at_limit)
+            || max_ratio > UNSTABLE_FACTOR
+            || spread_ratio > UNSTABLE_FACTOR,
     }
 }
 
@@ -91,12 +101,20 @@ mod tests {
         let base = ChangeSpread::between(&before, &[10, -10, 5, 0]);
         assert_eq!(base.max, 10.0);
         let calm = ChangeSpread::between(&before, &[12, -9, 4, 1]);
-        assert!(!judge(&calm, &base).unstable);
+        assert!(!judge(&[calm], &base).unstable);
         // The stability sweep's deterministic run: 730 units against 12.
         let runaway = ChangeSpread::between(&before, &[730, -10, 5, 0]);
-        let j = judge(&runaway, &base);
+        let j = judge(&[calm, runaway], &base);
         assert!(j.unstable && j.max_ratio == 73.0, "{j:?}");
+        // One run goes furthest (3.9 x), another spreads widest (over 4 x): each ratio is
+        // its worst run's, and the spread makes the point unstable.
+        let far = ChangeSpread::between(&before, &[39, 0, 0, 0]);
+        let wide = ChangeSpread::between(&before, &[30, -30, 30, -30]);
+        let j = judge(&[far, wide], &base);
+        assert_eq!(j.max_ratio, 3.9);
+        assert_eq!(j.spread_ratio, judge(&[wide], &base).spread_ratio);
+        assert!(j.spread_ratio > UNSTABLE_FACTOR && j.unstable, "{j:?}");
         let limit = ChangeSpread::between(&before, &[i32::MIN + 5, 0, 0, 0]);
-        assert!(limit.at_limit && judge(&limit, &base).unstable);
+        assert!(limit.at_limit && judge(&[calm, limit], &base).unstable);
     }
 }

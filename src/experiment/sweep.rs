@@ -18,8 +18,9 @@ use super::results::{read_points, Meta, PointOutcome, PointRow, ResultsWriter, P
 use super::rows::FailedRow;
 use super::stability::{baseline, judge, ChangeSpread};
 use super::ExperimentError;
-use crate::erosion::{DropletJob, KernelParams};
-use crate::erosion::{DropletKernel, ErosionError, FixedHeightfield, RunMode};
+use crate::erosion::{
+    DropletJob, DropletKernel, ErosionError, FixedHeightfield, KernelParams, RunMode,
+};
 use crate::gpu::{Context, DeviceInfo, GpuError};
 use crate::terrain::metrics::Landform;
 use crate::terrain::{generate_on_gpu, Heightmap, TerrainError, TerrainSpec};
@@ -311,21 +312,14 @@ impl PointContext<'_> {
         let measurement = measure(&mut runner, &job, batch, &experiment.config.measure)?;
         let gpu_after = self.monitor.and_then(GpuMonitor::read);
         let counted = runner.execute(&job, batch, RunMode::COUNTED)?;
-        let (total_change, max_change) =
-            counted
-                .cells
-                .iter()
-                .zip(cells)
-                .fold((0i64, 0i64), |(total, largest), (&a, &b)| {
-                    let d = i64::from(a) - i64::from(b);
-                    (total + d, largest.max(d.abs()))
-                });
         let first = runner.execute(&job, batch, RunMode::TIMED)?;
         let second = runner.execute(&job, batch, RunMode::TIMED)?;
         let (rerun_cells_differing, rerun_max_fixed) = differences(&first.cells, &second.cells);
         // The CPU's share last: the GPU work above runs without pauses.
         let base = terrain.baseline(&spec, &job);
         let cells = terrain.fixed.as_slice();
+        let [counted_change, first_change, second_change] =
+            [&counted, &first, &second].map(|run| ChangeSpread::between(cells, &run.cells));
         let outcome = PointOutcome {
             point,
             measurement: &measurement,
@@ -334,14 +328,9 @@ impl PointContext<'_> {
             batch,
             compiler_statistics: kernel.statistics(),
             peak_walk_steps_per_s: ceilings.at(s.size)?,
-            total_height_change: total_change as f64 / f64::from(s.scale),
-            max_cell_change: max_change as f64 / f64::from(s.scale),
-            // The worst of the three runs.
-            stability: [&counted.cells, &first.cells, &second.cells]
-                .iter()
-                .map(|after| judge(&ChangeSpread::between(cells, after), &base))
-                .max_by(|a, b| a.max_ratio.total_cmp(&b.max_ratio))
-                .expect("three runs"),
+            total_height_change: counted_change.total / f64::from(s.scale),
+            max_cell_change: counted_change.max / f64::from(s.scale),
+            stability: judge(&[counted_change, first_change, second_change], &base),
             landform: (
                 terrain.landform,
                 Landform::of(&Heightmap::from_fixed(
