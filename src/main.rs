@@ -215,6 +215,9 @@ fn convert(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Re
 
 fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     let settings = args.checked_settings()?.clone();
+    if args.algorithm == Algorithm::Pipes && args.engine != Engine::Gpu {
+        bail!("--engine chooses what runs the droplets; --algorithm pipes runs on the GPU only");
+    }
     // Checked, cleared of dead runs' leftovers and staged before any work.
     let staged = StagedFolder::begin(&args.out, args.force).context("--out")?;
     let terrain = args.terrain()?;
