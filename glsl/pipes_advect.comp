@@ -1,29 +1,27 @@
 #version 450 core
-// Pass 5: semi-Lagrangian advection of the sediment (bilinear, from where the water
-// came, at most one cell back), evaporation, and the new state into the A buffers.
+// Plain pass 5 of 5: semi-Lagrangian advection of the sediment (sedimentB to
+// sedimentA), evaporation (waterB to waterA), and the new terrain back into terrainA.
+//! axis packing: half=PACK_HALF
+//! axis build: counted=COUNT_BALANCE
 #extension GL_GOOGLE_include_directive : require
-#include "include/pipes_common.glsl"
+#include "include/pipes_model.glsl"
 
 float sedimentAt(ivec2 c) {
-    c = clamp(c, ivec2(0), ivec2(WIDTH - 1, HEIGHT - 1));
-    return sedimentB[cellIndex(c)];
+    return sedimentB.v[cellIndex(clampToMap(c))];
 }
 
 void main() {
-    int i = thisCell();
-    if (i < 0) return;
     ivec2 c = ivec2(gl_GlobalInvocationID.xy);
-    // At most one cell back: farther, thin fast water on ridges would carry sediment
-    // from cells it never crossed (the advection's CFL limit).
-    vec2 from = vec2(c) - clamp(velocity[i] * DT / CELL_LENGTH, vec2(-1.0), vec2(1.0));
-    from = clamp(from, vec2(0.0), vec2(float(WIDTH - 1), float(HEIGHT - 1)));
+    if (outside(c)) return;
+    int i = cellIndex(c);
+    vec2 from = advectedFrom(c, readVelocity(velocity, i));
     ivec2 base = ivec2(floor(from));
-    vec2 f = from - vec2(base);
-    float s = mix(
-        mix(sedimentAt(base), sedimentAt(base + ivec2(1, 0)), f.x),
-        mix(sedimentAt(base + ivec2(0, 1)), sedimentAt(base + ivec2(1, 1)), f.x),
-        f.y);
-    sedimentA[i] = s;
-    waterA[i] = waterB[i] * (1.0 - EVAPORATION * DT);
-    terrainA[i] = terrainB[i];
+    sedimentA.v[i] = bilinear(sedimentAt(base), sedimentAt(base + ivec2(1, 0)),
+                              sedimentAt(base + ivec2(0, 1)), sedimentAt(base + ivec2(1, 1)),
+                              from - vec2(base));
+    float depth = waterB.v[i];
+    float kept = evaporate(depth);
+    countEvaporation(i, depth, kept);
+    waterA.v[i] = kept;
+    terrainA.v[i] = terrainB.v[i];
 }

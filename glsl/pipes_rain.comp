@@ -1,10 +1,13 @@
 #version 450 core
-// Pass 1 of the virtual-pipe model: rain, the same depth on every cell.
+// Plain pass 1 of 5 of the virtual-pipe model: rain, the same depth on every cell.
+//! axis packing: half=PACK_HALF
+//! axis build: counted=COUNT_BALANCE
 #extension GL_GOOGLE_include_directive : require
-#include "include/pipes_common.glsl"
+#include "include/pipes_model.glsl"
 
 void main() {
-    int i = thisCell();
-    if (i < 0) return;
-    waterA[i] += DT * RAIN;
+    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
+    if (outside(c)) return;
+    int i = cellIndex(c);
+    waterA.v[i] = rained(waterA.v[i]);
 }

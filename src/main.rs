@@ -21,13 +21,12 @@ macro_rules! say {
 
 mod cli;
 
-use cli::args::{
-    Algorithm, Cli, Command, ErodeArgs, InputArgs, KernelsArgs, SweepArgs, TerrainArgs,
-};
+use cli::args::{Cli, Command, ErodeArgs, InputArgs, KernelsArgs, SweepArgs, TerrainArgs};
 use cli::report::{
     print_device, print_input, print_kernels, print_outcome, print_pipes_outcome, say_wrote,
     write_text,
 };
+use vkerode::erosion::Algorithm;
 use vkerode::experiment::compare::{compare, report};
 use vkerode::experiment::config::Experiment;
 use vkerode::experiment::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
@@ -215,7 +214,7 @@ fn convert(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Re
 
 fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     let settings = args.checked_settings()?.clone();
-    if args.algorithm == Algorithm::Pipes && args.engine != Engine::Gpu {
+    if settings.algorithm == Algorithm::Pipes && args.engine != Engine::Gpu {
         bail!("--engine chooses what runs the droplets; --algorithm pipes runs on the GPU only");
     }
     // Checked, cleared of dead runs' leftovers and staged before any work.
@@ -234,16 +233,10 @@ fn erode(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         format: args.format,
         images: !args.no_images,
     };
-    if args.algorithm == Algorithm::Pipes {
+    if settings.algorithm == Algorithm::Pipes {
         let ctx = open_device(options)?;
-        let outcome = run_pipes(
-            &ctx,
-            &terrain,
-            &settings.terrain(),
-            &args.pipes.params(),
-            args.pipes.pipes_steps,
-        )
-        .context("eroding with the virtual-pipe model")?;
+        let outcome = run_pipes(&ctx, &terrain, &settings.terrain(), &settings)
+            .context("eroding with the virtual-pipe model")?;
         let files = write_outcome(staged.path(), &outcome, output)?;
         let files = staged.publish(files)?;
         print_pipes_outcome(&outcome.report);

@@ -90,3 +90,57 @@ fn misrecorded_commands_are_errors_and_the_stream_stays_usable() {
     assert_eq!(readback.read::<i32>().unwrap(), vec![14; 16]);
     assert_validation_clean(&ctx);
 }
+
+#[test]
+fn addressed_pipelines_take_their_buffers_only_through_bind_addressed() {
+    let ctx = validated_device();
+    // The streaming copy: two buffers by address, then two u32s.
+    let copy = ComputePipeline::new(
+        &ctx,
+        &PipelineDesc::addressed(shaders::PEAK_COPY, &[], 2, 8),
+    )
+    .unwrap();
+    let source = Buffer::new(&ctx, "source", 64, BufferKind::Addressed).unwrap();
+    let target = Buffer::new(&ctx, "target", 64, BufferKind::Addressed).unwrap();
+    let bound = Buffer::new(&ctx, "bound", 64, BufferKind::Storage).unwrap();
+    let params = [4u32, 4];
+    let mut stream = CommandStream::new(&ctx).unwrap();
+
+    let err = recording_error(stream.submit(|rec| {
+        rec.bind_addressed(&copy, &[&source, &target], &params);
+        rec.push_constants(&[0u64, 0, 0]);
+    }));
+    assert!(err.contains("bind_addressed"), "{err}");
+    let err = recording_error(stream.submit(|rec| {
+        rec.bind_addressed(&copy, &[&source, &bound], &params);
+    }));
+    assert!(err.contains("\"bound\" is not reached by address"), "{err}");
+    let err = recording_error(stream.submit(|rec| {
+        rec.bind_addressed(&copy, &[&source], &params);
+    }));
+    assert!(err.contains("reaches 2 buffers by address, not 1"), "{err}");
+    let err = recording_error(stream.submit(|rec| {
+        rec.bind_addressed(&copy, &[&source, &target], &[4u32]);
+    }));
+    assert!(err.contains("do not match"), "{err}");
+
+    // Used as it should be, the copy copies.
+    let upload = Buffer::upload_from(&ctx, "upload", &(0..16).collect::<Vec<u32>>()).unwrap();
+    let readback = Buffer::new(&ctx, "readback", 64, BufferKind::Download).unwrap();
+    stream
+        .submit(|rec| {
+            rec.copy(&upload, &source);
+            rec.barrier(Hazard::TransferToCompute);
+            rec.bind_addressed(&copy, &[&source, &target], &params);
+            rec.dispatch(1, 1, 1);
+            rec.barrier(Hazard::ComputeToTransfer);
+            rec.copy(&target, &readback);
+            rec.barrier(Hazard::TransferToHost);
+        })
+        .unwrap();
+    assert_eq!(
+        readback.read::<u32>().unwrap(),
+        (0..16).collect::<Vec<u32>>()
+    );
+    assert_validation_clean(&ctx);
+}

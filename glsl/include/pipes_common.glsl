@@ -1,39 +1,78 @@
 // The grid-centric strategy: the virtual-pipe shallow-water model of Mei, Decaudin and
 // Hu (2007), "Fast Hydraulic Erosion Simulation and Visualization on GPU". Per cell:
 // terrain b, water depth d, suspended sediment s, outflow flux f to the left, right,
-// top and bottom neighbours, velocity v. State lives in the *A buffers between steps;
-// the *B buffers hold what a pass writes while others still read the A values.
-// src/erosion/pipes.rs drives the five passes; src/erosion/pipes_cpu.rs mirrors them.
+// top and bottom neighbours, velocity v. The fields are float32 buffers reached by
+// address (no descriptor, so no 4 GiB maxStorageBufferRange: maps past 32768^2 fit).
+// src/erosion/pipes.rs drives the passes and says which buffer is which in each;
+// src/erosion/pipes_cpu.rs mirrors the model; include/pipes_model.glsl is its
+// arithmetic, shared by the plain and the fused passes.
 #ifndef VKERODE_PIPES_COMMON_GLSL
 #define VKERODE_PIPES_COMMON_GLSL
 
-layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
+#extension GL_EXT_buffer_reference : require
 
-layout(std430, binding = 0) buffer TerrainA { float terrainA[]; };
-layout(std430, binding = 1) buffer TerrainB { float terrainB[]; };
-layout(std430, binding = 2) buffer WaterA { float waterA[]; };
-layout(std430, binding = 3) buffer WaterB { float waterB[]; };
-layout(std430, binding = 4) buffer SedimentA { float sedimentA[]; };
-layout(std430, binding = 5) buffer SedimentB { float sedimentB[]; };
-layout(std430, binding = 6) buffer FluxA { vec4 fluxA[]; };   // x left, y right, z top, w bottom
-layout(std430, binding = 7) buffer FluxB { vec4 fluxB[]; };
-layout(std430, binding = 8) buffer Velocity { vec2 velocity[]; };
+// The workgroup's shape, as specialization constants 1 and 2 (ID 0 is reported to
+// break on NVIDIA drivers).
+layout(local_size_x = 16, local_size_x_id = 1, local_size_y = 16, local_size_y_id = 2, local_size_z = 1) in;
 
-// src/erosion/pipes.rs holds the matching Rust struct (PipesPushConstants).
-layout(push_constant) uniform PipesParams {
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
+
+#ifdef PACK_HALF
+// The packed fields: flux as four halves (8 bytes, not 16), velocity as two (4, not 8).
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Fluxes { uvec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Velocities { uint v[]; };
+vec4 readFlux(Fluxes f, int i) {
+    uvec2 p = f.v[i];
+    return vec4(unpackHalf2x16(p.x), unpackHalf2x16(p.y));
+}
+void writeFlux(Fluxes f, int i, vec4 value) {
+    f.v[i] = uvec2(packHalf2x16(value.xy), packHalf2x16(value.zw));
+}
+vec2 readVelocity(Velocities f, int i) { return unpackHalf2x16(f.v[i]); }
+void writeVelocity(Velocities f, int i, vec2 value) { f.v[i] = packHalf2x16(value); }
+// Rounding a flux to half precision may raise it by 2^-11 of itself; scaling the
+// outflow limit down by 2^-10 keeps a cell from sending more water than it holds.
+const float OUTFLOW_MARGIN = 1.0 - 1.0 / 1024.0;
+#else
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer Fluxes { vec4 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Velocities { vec2 v[]; };
+vec4 readFlux(Fluxes f, int i) { return f.v[i]; }
+void writeFlux(Fluxes f, int i, vec4 value) { f.v[i] = value; }
+vec2 readVelocity(Velocities f, int i) { return f.v[i]; }
+void writeVelocity(Velocities f, int i, vec2 value) { f.v[i] = value; }
+const float OUTFLOW_MARGIN = 1.0;
+#endif
+
+// The model's parameters, fixed for a kernel: specialization constants 3 to 13, set by
+// src/erosion/pipes/kernel.rs (the defaults here are PipesParams::DEFAULT's).
+layout(constant_id = 3) const float DT = 0.02;              // time step
+layout(constant_id = 4) const float RAIN = 0.012;           // water depth added per unit time
+layout(constant_id = 5) const float PIPE_AREA = 20.0;       // cross-section of each virtual pipe
+layout(constant_id = 6) const float GRAVITY = 9.81;
+layout(constant_id = 7) const float CELL_LENGTH = 1.0;      // pipe length and cell side
+layout(constant_id = 8) const float CAPACITY = 1.0;         // Kc
+layout(constant_id = 9) const float DISSOLVING = 0.5;       // Ks
+layout(constant_id = 10) const float DEPOSITION = 1.0;      // Kd
+layout(constant_id = 11) const float EVAPORATION = 0.015;   // Ke
+layout(constant_id = 12) const float MIN_TILT = 0.05;       // lower bound of sin(tilt), so flat cells still carry
+layout(constant_id = 13) const float MAX_EROSION_DEPTH = 0.1; // water depth from which the capacity is whole
+
+// The matching Rust struct is PipesPushConstants (src/erosion/pipes/kernel.rs), after
+// the ten field addresses.
+layout(push_constant) uniform PipesFields {
+    Floats terrainA;
+    Floats terrainB;
+    Floats waterA;
+    Floats waterB;
+    Floats sedimentA;
+    Floats sedimentB;
+    Fluxes fluxA;          // x left, y right, z top, w bottom
+    Fluxes fluxB;
+    Velocities velocity;
+    Floats evaporated;     // the counted build's running sum of evaporation per cell
     int WIDTH;
     int HEIGHT;
-    float DT;              // time step
-    float RAIN;            // water depth added per unit time
-    float PIPE_AREA;       // cross-section of each virtual pipe
-    float GRAVITY;
-    float CELL_LENGTH;     // pipe length and cell side
-    float CAPACITY;        // Kc
-    float DISSOLVING;      // Ks
-    float DEPOSITION;      // Kd
-    float EVAPORATION;     // Ke
-    float MIN_TILT;        // lower bound of sin(tilt), so flat cells still carry
-    float MAX_EROSION_DEPTH; // water depth from which the capacity is whole
+    int FLAGS;             // the fused passes' STEP_* bits
 };
 
 bool outside(ivec2 c) {
@@ -44,10 +83,15 @@ int cellIndex(ivec2 c) {
     return c.y * WIDTH + c.x;
 }
 
-// The cell's index, or -1 past the map (the last workgroups' spare invocations).
-int thisCell() {
-    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
-    return outside(c) ? -1 : cellIndex(c);
+ivec2 clampToMap(ivec2 c) {
+    return clamp(c, ivec2(0), ivec2(WIDTH - 1, HEIGHT - 1));
+}
+
+// The counted build's record of what evaporation took from cell i, once per step.
+void countEvaporation(int i, float before, float after) {
+#ifdef COUNT_BALANCE
+    evaporated.v[i] += before - after;
+#endif
 }
 
 #endif

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::{Args, Parser, Subcommand};
 
-use vkerode::erosion::pipes::PipesParams;
 use vkerode::erosion::{AtomicMode, DropletShader, Lever, SpawnMode, SpirvBuild};
 use vkerode::experiment::plot::{self, PlotRequest};
 use vkerode::experiment::settings::RunSettings;
@@ -367,63 +366,6 @@ pub struct ErodeArgs {
     /// Replace --out whole if it already holds files (by default it is refused).
     #[arg(long)]
     pub force: bool,
-    /// The strategy: the paper's droplets, or the grid-centric virtual-pipe
-    /// shallow-water model (Mei et al. 2007; its parameters are the --pipes-* flags).
-    #[arg(long, value_enum, default_value_t = Algorithm::Droplets)]
-    pub algorithm: Algorithm,
-    #[command(flatten)]
-    pub pipes: PipesArgs,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Algorithm {
-    Droplets,
-    Pipes,
-}
-
-/// The virtual-pipe model's parameters (`erode --algorithm pipes`).
-#[derive(Args)]
-pub struct PipesArgs {
-    /// Time steps.
-    #[arg(long, default_value_t = 500)]
-    pub pipes_steps: u32,
-    /// Time step; at most sqrt(cell length^3 / (2 pipe area g)), the flux step's
-    /// stability limit.
-    #[arg(long, default_value_t = PipesParams::DEFAULT.dt)]
-    pub pipes_dt: f32,
-    /// Water depth rained per unit time on every cell.
-    #[arg(long, default_value_t = PipesParams::DEFAULT.rain)]
-    pub pipes_rain: f32,
-    /// Share of the water evaporating per unit time.
-    #[arg(long, default_value_t = PipesParams::DEFAULT.evaporation)]
-    pub pipes_evaporation: f32,
-    /// Cross-section of the virtual pipes.
-    #[arg(long, default_value_t = PipesParams::DEFAULT.pipe_area)]
-    pub pipes_area: f32,
-    /// Kc: sediment capacity per unit of tilt and speed.
-    #[arg(long, default_value_t = PipesParams::DEFAULT.capacity)]
-    pub pipes_capacity: f32,
-    /// Ks: dissolving rate.
-    #[arg(long, default_value_t = PipesParams::DEFAULT.dissolving)]
-    pub pipes_dissolving: f32,
-    /// Kd: deposition rate.
-    #[arg(long, default_value_t = PipesParams::DEFAULT.deposition)]
-    pub pipes_deposition: f32,
-}
-
-impl PipesArgs {
-    pub fn params(&self) -> PipesParams {
-        PipesParams {
-            dt: self.pipes_dt,
-            rain: self.pipes_rain,
-            evaporation: self.pipes_evaporation,
-            pipe_area: self.pipes_area,
-            capacity: self.pipes_capacity,
-            dissolving: self.pipes_dissolving,
-            deposition: self.pipes_deposition,
-            ..PipesParams::DEFAULT
-        }
-    }
 }
 
 impl ErodeArgs {

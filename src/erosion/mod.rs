@@ -9,7 +9,6 @@ mod hash;
 mod params;
 pub mod peak;
 pub mod pipes;
-pub mod pipes_cpu;
 mod runner;
 mod spawn;
 mod variant;
@@ -28,6 +27,26 @@ pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
 use thiserror::Error;
 
 use crate::gpu::GpuError;
+
+/// The strategy: the paper's droplets with atomics, or the grid-centric virtual-pipe
+/// shallow-water model (Mei et al. 2007).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    #[default]
+    Droplets,
+    Pipes,
+}
 
 /// Bilinear splatting: every step of the paper's kernel issues four atomicAdds.
 pub const ATOMICS_PER_STEP: u64 = 4;
@@ -56,6 +75,8 @@ pub enum ErosionError {
     CountedDroplets { droplets: u32, limit: u64 },
     #[error(transparent)]
     Param(#[from] ParamError),
+    #[error(transparent)]
+    PipesParam(#[from] pipes::PipesParamError),
     #[error(transparent)]
     Gpu(#[from] GpuError),
 }

@@ -211,3 +211,80 @@ impl AtomicProbe {
         })
     }
 }
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct CopyPushConstants {
+    quads: u32,
+    threads: u32,
+}
+
+/// Invocations of the copy probe's workgroups.
+const COPY_WORKGROUP: u32 = 256;
+
+/// What a streaming copy achieved: bytes read plus bytes written per second.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CopyRate {
+    /// Bytes of each of the two buffers.
+    pub buffer_bytes: u64,
+    pub bytes_per_s: f64,
+    pub gpu_ms: f64,
+}
+
+/// The streaming copy (glsl/peak_copy.comp): the memory bandwidth ceiling.
+pub struct CopyProbe {
+    ctx: Arc<Context>,
+    pipeline: ComputePipeline,
+}
+
+impl CopyProbe {
+    pub fn new(ctx: &Arc<Context>) -> Result<Self, ErosionError> {
+        let spec = [SpecConstant {
+            id: 1,
+            value: SpecValue::U32(COPY_WORKGROUP.min(ctx.info().max_workgroup_x())),
+        }];
+        let desc = PipelineDesc::addressed(
+            shaders::PEAK_COPY,
+            &spec,
+            2,
+            std::mem::size_of::<CopyPushConstants>() as u32,
+        );
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            pipeline: ComputePipeline::new(ctx, &desc)?,
+        })
+    }
+
+    /// Copies `buffer_bytes` (a multiple of 16) with `groups` workgroups, `reps` times
+    /// after a warm-up: the median rate.
+    pub fn measure(
+        &self,
+        buffer_bytes: u64,
+        groups: u32,
+        reps: u32,
+    ) -> Result<CopyRate, ErosionError> {
+        let ctx = &self.ctx;
+        let source = Buffer::new(ctx, "copy source", buffer_bytes, BufferKind::Addressed)?;
+        let target = Buffer::new(ctx, "copy target", buffer_bytes, BufferKind::Addressed)?;
+        let workgroup = COPY_WORKGROUP.min(ctx.info().max_workgroup_x());
+        let push = CopyPushConstants {
+            quads: u32::try_from(buffer_bytes / 16).map_err(|_| {
+                ErosionError::Variant(format!(
+                    "{buffer_bytes} bytes are past the copy probe's 2^32 elements"
+                ))
+            })?,
+            threads: groups * workgroup,
+        };
+        let mut stream = TimedStream::new(ctx)?;
+        let median = median_dispatch_time(&mut stream, reps, groups, |rec| {
+            rec.barrier(Hazard::ComputeToCompute);
+            rec.bind_addressed(&self.pipeline, &[&source, &target], &push);
+        })?
+        .as_secs_f64();
+        Ok(CopyRate {
+            buffer_bytes,
+            bytes_per_s: 2.0 * buffer_bytes as f64 / median.max(f64::MIN_POSITIVE),
+            gpu_ms: median * 1e3,
+        })
+    }
+}

@@ -67,6 +67,9 @@ pub enum ExperimentError {
     Setting(#[from] settings::SettingError),
     #[error("{0}")]
     Clocks(String),
+    /// A counted run found mass that the model must conserve lost or made.
+    #[error("balance check: {0}")]
+    Balance(String),
     #[error("the GPU engine needs a Vulkan device")]
     NoDeviceForGpuEngine,
     #[error("{}", path.display())]

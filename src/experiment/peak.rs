@@ -12,7 +12,7 @@ use super::ExperimentError;
 use crate::erosion::cache::{
     BandwidthPoint, CacheProbe, CacheProbeSize, ChasePath, LatencyPoint, StreamScope,
 };
-use crate::erosion::peak::AtomicProbe;
+use crate::erosion::peak::{AtomicProbe, CopyProbe, CopyRate};
 use crate::erosion::ATOMICS_PER_STEP;
 use crate::gpu::{Context, DeviceInfo};
 use crate::terrain::files::write_atomically;
@@ -84,6 +84,10 @@ pub struct PeakTable {
     /// The cache microbenchmark: read bandwidth against working set.
     #[serde(default)]
     pub cache_bandwidth: Vec<BandwidthPoint>,
+    /// A streaming copy far past the caches: the memory bandwidth ceiling of the grid
+    /// kernels.
+    #[serde(default)]
+    pub copy: Option<CopyRate>,
 }
 
 /// Random-probe footprints: one address to 64M (256 MiB, past any L2).
@@ -101,6 +105,7 @@ impl PeakTable {
             random: Vec::new(),
             cache_latency: Vec::new(),
             cache_bandwidth: Vec::new(),
+            copy: None,
         }
     }
 
@@ -122,6 +127,7 @@ impl PeakTable {
             &dir.join("cache_bandwidth.csv"),
             &self.cache_bandwidth,
         )?);
+        written.extend(write_rows(&dir.join("copy.csv"), self.copy.as_slice())?);
         Ok(written)
     }
 
@@ -192,6 +198,37 @@ fn write_rows<T: Serialize>(path: &Path, rows: &[T]) -> Result<Option<PathBuf>, 
         csv.flush()
     })?;
     Ok(Some(path.to_path_buf()))
+}
+
+/// The streaming copy: 1 GiB buffers on a GPU, 16 MiB on a CPU device, both far past
+/// their caches.
+pub fn measure_copy(ctx: &Arc<Context>) -> Result<CopyRate, ExperimentError> {
+    let cpu = ctx.info().device_type == "CPU";
+    let (bytes, groups, reps) = if cpu {
+        (16 << 20, 64, 3)
+    } else {
+        (1 << 30, 8192, 10)
+    };
+    Ok(CopyProbe::new(ctx)?.measure(bytes, groups, reps)?)
+}
+
+/// The memory bandwidth ceiling (bytes read and written per second) from the cache, or
+/// measured now and cached; a cache that cannot be written is a warning, not an error.
+pub fn copy_ceiling(ctx: &Arc<Context>) -> Result<(f64, Option<String>), ExperimentError> {
+    let info = ctx.info();
+    let mut table = load_cached(info).unwrap_or_else(|| PeakTable::empty(info));
+    if let Some(copy) = table.copy {
+        return Ok((copy.bytes_per_s, None));
+    }
+    let copy = measure_copy(ctx)?;
+    table.copy = Some(copy);
+    let warning = save_cached(info, &table).err().map(|e| {
+        format!(
+            "cannot cache the bandwidth ceiling ({}); it is measured again next run",
+            super::error_chain(&e)
+        )
+    });
+    Ok((copy.bytes_per_s, warning))
 }
 
 /// The cache microbenchmark over every working set the device's SSBOs can hold,
@@ -291,6 +328,13 @@ pub fn measure_peaks(
     } else {
         atomic_peaks(ctx, &mut say)?
     };
+    let copy = measure_copy(ctx)?;
+    say(format!(
+        "streaming copy of {} MiB: {:.1} GB/s read + written (the grid kernels' bandwidth ceiling)",
+        copy.buffer_bytes >> 20,
+        copy.bytes_per_s / 1e9
+    ));
+    table.copy = Some(copy);
     let (latency, bandwidth) = measure_cache(ctx, |_| {})?;
     cache_report(&latency, &bandwidth)
         .into_iter()

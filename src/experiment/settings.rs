@@ -5,9 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::erosion::pipes::{Fusion, Packing, PipesParams, PipesVariant, Tiles, WorkgroupShape};
 use crate::erosion::{
-    default_batch, AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant, Lever,
-    ParamError, Passes, Physics, Rounding, Spawn, SpawnMode, SpirvBuild, TileOrder,
+    default_batch, Algorithm, AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant,
+    Lever, ParamError, Passes, Physics, Rounding, Spawn, SpawnMode, SpirvBuild, TileOrder,
 };
 use crate::gpu::DeviceInfo;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE, FIXED_POINT_LIMIT};
@@ -16,6 +17,10 @@ use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE, FIXED_POINT_LIMIT};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunSettings {
+    /// The strategy: the paper's droplets, or the grid-centric virtual-pipe
+    /// shallow-water model (Mei et al. 2007; its settings are the pipes_* ones).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.algorithm)]
+    pub algorithm: Algorithm,
     /// Side of the square erosion-noise map, in cells.
     #[arg(long, default_value_t = Self::DEFAULT.size)]
     pub size: u32,
@@ -111,6 +116,47 @@ pub struct RunSettings {
     #[arg(long)]
     #[serde(with = "switch")]
     pub deterministic: bool,
+    /// Time steps of the virtual-pipe model.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_steps)]
+    pub pipes_steps: u32,
+    /// Its time step; at most sqrt(cell length^3 / (2 pipe area g)), the flux step's
+    /// stability limit.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_dt)]
+    pub pipes_dt: f32,
+    /// Water depth rained per unit time on every cell.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_rain)]
+    pub pipes_rain: f32,
+    /// Share of the water evaporating per unit time.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_evaporation)]
+    pub pipes_evaporation: f32,
+    /// Cross-section of the virtual pipes.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_area)]
+    pub pipes_area: f32,
+    /// Kc: sediment capacity per unit of tilt and speed.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_capacity)]
+    pub pipes_capacity: f32,
+    /// Ks: dissolving rate.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_dissolving)]
+    pub pipes_dissolving: f32,
+    /// Kd: deposition rate.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_deposition)]
+    pub pipes_deposition: f32,
+    /// The grid kernels' passes: the model's five (none) or two (fused).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_fusion)]
+    pub pipes_fusion: Fusion,
+    /// Flux and velocity as float32, or packed as half floats.
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_packing)]
+    pub pipes_packing: Packing,
+    /// Neighbour reads of the fused passes from shared-memory tiles.
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_tiles)]
+    pub pipes_tiles: Tiles,
+    /// Workgroup shape of the grid kernels, e.g. 16x16.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_workgroup)]
+    pub pipes_workgroup: WorkgroupShape,
+    /// Steps between the balance checks of the counted run (terrain + sediment + water
+    /// against initial + rain - evaporation); 0 runs no counted run.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_check_every)]
+    pub pipes_check_every: u32,
 }
 
 impl Default for RunSettings {
@@ -150,6 +196,7 @@ impl From<ParamError> for SettingError {
 
 impl RunSettings {
     pub const DEFAULT: RunSettings = RunSettings {
+        algorithm: Algorithm::Droplets,
         size: 512,
         seed: 1,
         relief: None,
@@ -179,7 +226,51 @@ impl RunSettings {
         passes: 1,
         stagger: false,
         deterministic: false,
+        pipes_steps: 500,
+        pipes_dt: PipesParams::DEFAULT.dt,
+        pipes_rain: PipesParams::DEFAULT.rain,
+        pipes_evaporation: PipesParams::DEFAULT.evaporation,
+        pipes_area: PipesParams::DEFAULT.pipe_area,
+        pipes_capacity: PipesParams::DEFAULT.capacity,
+        pipes_dissolving: PipesParams::DEFAULT.dissolving,
+        pipes_deposition: PipesParams::DEFAULT.deposition,
+        pipes_fusion: Fusion::None,
+        pipes_packing: Packing::F32,
+        pipes_tiles: Tiles::None,
+        pipes_workgroup: WorkgroupShape::DEFAULT,
+        pipes_check_every: 100,
     };
+
+    /// The virtual-pipe model's parameters.
+    pub fn pipes_params(&self) -> PipesParams {
+        PipesParams {
+            dt: self.pipes_dt,
+            rain: self.pipes_rain,
+            evaporation: self.pipes_evaporation,
+            pipe_area: self.pipes_area,
+            capacity: self.pipes_capacity,
+            dissolving: self.pipes_dissolving,
+            deposition: self.pipes_deposition,
+            ..PipesParams::DEFAULT
+        }
+    }
+
+    /// The grid kernels' build.
+    pub fn pipes_variant(&self) -> PipesVariant {
+        PipesVariant {
+            fusion: self.pipes_fusion,
+            packing: self.pipes_packing,
+            tiles: self.pipes_tiles,
+            workgroup: self.pipes_workgroup,
+        }
+    }
+
+    /// The virtual-pipe model's rules, with the device's where there is one.
+    fn check_pipes(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        let named = |e: crate::erosion::pipes::PipesParamError| SettingError::new(e.key, e.reason);
+        self.pipes_params().check().map_err(named)?;
+        self.pipes_variant().check(device).map_err(named)
+    }
 
     /// The erosion-noise terrain of these settings.
     pub fn terrain(&self) -> TerrainSpec {
@@ -258,6 +349,10 @@ impl RunSettings {
         terrain
             .validate()
             .map_err(|e| SettingError::new("size", e.to_string()))?;
+        if self.algorithm == Algorithm::Pipes {
+            // Its fields are reached by address: no maxStorageBufferRange, no fixed point.
+            return self.check_pipes(device);
+        }
         let top = f64::from(terrain.relief) * f64::from(self.scale);
         if top >= FIXED_POINT_LIMIT {
             return Err(SettingError::new(
@@ -274,6 +369,9 @@ impl RunSettings {
 
     /// The rules that do not depend on the map.
     pub fn check_job(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        if self.algorithm == Algorithm::Pipes {
+            return self.check_pipes(device);
+        }
         self.job().validate()?;
         if self.deterministic
             && !matches!(self.atomics, AtomicMode::Int | AtomicMode::Deterministic)
@@ -361,6 +459,13 @@ impl RunSettings {
     /// points with a note, so that one sweep can run on devices with different features.
     pub fn missing_feature(&self, device: &DeviceInfo) -> Option<String> {
         let name = &device.name;
+        if self.algorithm == Algorithm::Pipes {
+            return self
+                .pipes_variant()
+                .check(Some(device))
+                .err()
+                .map(|e| e.reason);
+        }
         if self.atomics == AtomicMode::Float && !device.float_atomic_add {
             return Some(format!("{name} has no float atomicAdd on storage buffers"));
         }

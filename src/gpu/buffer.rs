@@ -16,6 +16,10 @@ use super::error::{GpuError, GpuResult, VkResultExt};
 pub enum BufferKind {
     /// Device-local SSBO that transfers can fill and read back.
     Storage,
+    /// Device-local buffer that shaders reach through its 64-bit address
+    /// ([`Recorder::bind_addressed`](super::Recorder::bind_addressed)), past
+    /// `maxStorageBufferRange`; transfers can fill and read it back.
+    Addressed,
     /// Host-visible source of an upload.
     Upload,
     /// Host-visible destination of a read-back.
@@ -29,6 +33,12 @@ impl BufferKind {
                 vk::BufferUsageFlags::STORAGE_BUFFER
                     | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
                     | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC
+                    | vk::BufferUsageFlags::TRANSFER_DST
+            }
+            BufferKind::Addressed => {
+                vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
                     | vk::BufferUsageFlags::TRANSFER_SRC
                     | vk::BufferUsageFlags::TRANSFER_DST
             }
@@ -47,7 +57,7 @@ impl BufferKind {
 
     fn location(self) -> MemoryLocation {
         match self {
-            BufferKind::Storage => MemoryLocation::GpuOnly,
+            BufferKind::Storage | BufferKind::Addressed => MemoryLocation::GpuOnly,
             BufferKind::Upload => MemoryLocation::CpuToGpu,
             BufferKind::Download => MemoryLocation::GpuToCpu,
         }
@@ -63,6 +73,8 @@ pub struct Buffer {
     size: u64,
     kind: BufferKind,
     name: String,
+    /// The device address of an `Addressed` buffer, 0 for the others.
+    address: u64,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -74,6 +86,13 @@ impl Buffer {
                 requested: size,
                 limit_name: "maxStorageBufferRange",
                 limit: ctx.info().max_storage_buffer_range,
+            });
+        }
+        if kind == BufferKind::Addressed && !ctx.info().buffer_device_address {
+            return Err(GpuError::MissingFeature {
+                what: format!("buffer {name:?}, reached by address,"),
+                feature: "bufferDeviceAddress",
+                device: ctx.info().name.clone(),
             });
         }
         let info = vk::BufferCreateInfo::default()
@@ -107,16 +126,24 @@ impl Buffer {
         let bound =
             unsafe { ctx.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
                 .during("vkBindBufferMemory");
-        let buffer = Self {
+        let mut buffer = Self {
             ctx: Arc::clone(ctx),
             raw,
             allocation: Some(allocation),
             size,
             kind,
             name: name.to_string(),
+            address: 0,
             _not_sync: PhantomData,
         };
-        bound.map(|_| buffer)
+        bound?;
+        if kind == BufferKind::Addressed {
+            let info = vk::BufferDeviceAddressInfo::default().buffer(raw);
+            // SAFETY: raw is bound to memory and was created with SHADER_DEVICE_ADDRESS
+            // on a device with bufferDeviceAddress enabled.
+            buffer.address = unsafe { ctx.get_buffer_device_address(&info) };
+        }
+        Ok(buffer)
     }
 
     /// A host-visible buffer holding a copy of `data`, ready to be copied from.
@@ -141,6 +168,12 @@ impl Buffer {
 
     pub fn size(&self) -> u64 {
         self.size
+    }
+
+    /// The device address shaders reach an `Addressed` buffer by; only the GPU layer
+    /// hands it to a shader, together with a borrow of the buffer.
+    pub(crate) fn address(&self) -> Option<u64> {
+        (self.kind == BufferKind::Addressed).then_some(self.address)
     }
 
     pub fn name(&self) -> &str {
@@ -289,7 +322,9 @@ fn allocation_error(
     match error {
         AllocationError::OutOfMemory => {
             let (memory, flags) = match kind {
-                BufferKind::Storage => ("device", vk::MemoryPropertyFlags::DEVICE_LOCAL),
+                BufferKind::Storage | BufferKind::Addressed => {
+                    ("device", vk::MemoryPropertyFlags::DEVICE_LOCAL)
+                }
                 _ => ("host-visible", vk::MemoryPropertyFlags::HOST_VISIBLE),
             };
             GpuError::OutOfMemory {

@@ -316,6 +316,57 @@ impl<'r> Recorder<'r> {
         };
     }
 
+    /// Binds `pipeline`, which reaches its buffers by address, and sets its push
+    /// constants: the addresses of `buffers` (each `Addressed`, borrowed past the
+    /// submission), then `params`.
+    pub fn bind_addressed<T: bytemuck::Pod>(
+        &mut self,
+        pipeline: &'r ComputePipeline,
+        buffers: &[&'r Buffer],
+        params: &T,
+    ) {
+        let addresses: Vec<u64> = buffers.iter().filter_map(|b| b.address()).collect();
+        let mut bytes: Vec<u8> = bytemuck::cast_slice(&addresses).to_vec();
+        bytes.extend_from_slice(bytemuck::bytes_of(params));
+        let problem = if let Some(b) = buffers.iter().find(|b| b.address().is_none()) {
+            Some(format!("buffer {:?} is not reached by address", b.name()))
+        } else if buffers.len() != pipeline.addressed_buffers() as usize {
+            Some(format!(
+                "{} reaches {} buffers by address, not {}",
+                pipeline.name(),
+                pipeline.addressed_buffers(),
+                buffers.len()
+            ))
+        } else if bytes.len() != pipeline.push_constant_bytes() as usize {
+            Some(format!(
+                "{} bytes of addresses and parameters do not match the {} bytes of {}'s push-constant block",
+                bytes.len(),
+                pipeline.push_constant_bytes(),
+                pipeline.name()
+            ))
+        } else {
+            None
+        };
+        if !self.check("an addressed bind", problem) {
+            return;
+        }
+        // SAFETY: the buffers whose addresses are pushed are borrowed past the
+        // submission; the bytes fill the layout's single push-constant range exactly.
+        unsafe {
+            self.ctx
+                .cmd_bind_pipeline(self.cmd(), vk::PipelineBindPoint::COMPUTE, pipeline.raw());
+            self.ctx.cmd_push_constants(
+                self.cmd(),
+                pipeline.layout(),
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &bytes,
+            );
+        }
+        self.bound = Some(pipeline);
+        self.pushed = true;
+    }
+
     /// Binds `pipeline` with `set`, which must have been made for it.
     pub fn bind(&mut self, pipeline: &'r ComputePipeline, set: &'r DescriptorSet<'_>) {
         let problem = (set.layout() != pipeline.set_layout()).then(|| {
@@ -350,6 +401,10 @@ impl<'r> Recorder<'r> {
         let bytes = bytemuck::bytes_of(value);
         let problem = match self.bound {
             None => Some("no pipeline is bound".to_string()),
+            Some(p) if p.addressed_buffers() > 0 => Some(format!(
+                "{} reaches buffers by address: bind it with bind_addressed",
+                p.name()
+            )),
             Some(p) if bytes.len() != p.push_constant_bytes() as usize => Some(format!(
                 "{} bytes do not match the {} bytes of {}'s push-constant block",
                 bytes.len(),

@@ -185,7 +185,7 @@ impl Context {
             device: device.clone(),
             physical_device,
             debug_settings: Default::default(),
-            buffer_device_address: false,
+            buffer_device_address: info.buffer_device_address,
             allocation_sizes: Default::default(),
         });
         let allocator = match allocator {
@@ -335,7 +335,12 @@ fn create_device(
     let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default()
         .vulkan_memory_model(true)
         .vulkan_memory_model_device_scope(true);
+    let mut addresses =
+        vk::PhysicalDeviceBufferDeviceAddressFeatures::default().buffer_device_address(true);
     let mut create_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
+    if info.buffer_device_address {
+        create_info = create_info.push_next(&mut addresses);
+    }
     if info.vulkan_memory_model {
         create_info = create_info.push_next(&mut memory_model);
     }

@@ -47,6 +47,11 @@ pub struct DeviceInfo {
     /// Shaders may declare the Vulkan memory model, device-scope atomics included
     /// (`vulkanMemoryModel` and `vulkanMemoryModelDeviceScope`, Vulkan 1.2).
     pub vulkan_memory_model: bool,
+    /// Shaders may reach buffers through 64-bit addresses (`bufferDeviceAddress`,
+    /// Vulkan 1.2): no descriptor, so no `maxStorageBufferRange`.
+    pub buffer_device_address: bool,
+    /// `maxPushConstantsSize`, in bytes.
+    pub max_push_constant_bytes: u32,
     pub compute_queue_family: Option<u32>,
     #[serde(skip)]
     raw_api_version: u32,
@@ -107,6 +112,7 @@ impl DeviceInfo {
             pipeline_statistics,
             pipeline_robustness,
             vulkan_memory_model,
+            buffer_device_address,
         } = Features::query(instance, pd, &has);
 
         let compute_family = families
@@ -152,6 +158,8 @@ impl DeviceInfo {
             pipeline_statistics,
             pipeline_robustness,
             vulkan_memory_model,
+            buffer_device_address,
+            max_push_constant_bytes: limits.max_push_constants_size,
             compute_queue_family: compute_family.map(|i| i as u32),
             raw_api_version: v,
             raw_type: props.device_type,
@@ -209,6 +217,7 @@ struct Features {
     pipeline_statistics: bool,
     pipeline_robustness: bool,
     vulkan_memory_model: bool,
+    buffer_device_address: bool,
 }
 
 impl Features {
@@ -221,7 +230,10 @@ impl Features {
         let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
         let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
         let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
-        let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut memory_model);
+        let mut addresses = vk::PhysicalDeviceBufferDeviceAddressFeatures::default();
+        let mut features = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut memory_model)
+            .push_next(&mut addresses);
         let has_float_ext = has(ash::ext::shader_atomic_float::NAME);
         let has_executables_ext = has(ash::khr::pipeline_executable_properties::NAME);
         let has_robustness_ext = has(ash::ext::pipeline_robustness::NAME);
@@ -235,7 +247,8 @@ impl Features {
             features = features.push_next(&mut robustness);
         }
         // SAFETY: each feature struct is chained only where its extension is present; the
-        // memory model's is core in Vulkan 1.2, which vkerode requires.
+        // memory model's and buffer addresses' are core in Vulkan 1.2, which vkerode
+        // requires.
         unsafe { instance.get_physical_device_features2(pd, &mut features) };
         Features {
             float_atomic_add: has_float_ext
@@ -245,6 +258,7 @@ impl Features {
             pipeline_robustness: has_robustness_ext && robustness.pipeline_robustness == vk::TRUE,
             vulkan_memory_model: memory_model.vulkan_memory_model == vk::TRUE
                 && memory_model.vulkan_memory_model_device_scope == vk::TRUE,
+            buffer_device_address: addresses.buffer_device_address == vk::TRUE,
         }
     }
 }

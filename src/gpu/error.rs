@@ -66,6 +66,13 @@ pub enum GpuError {
         limit: u64,
     },
 
+    #[error("{what} needs the device feature {feature}, which {device} does not offer")]
+    MissingFeature {
+        what: String,
+        feature: &'static str,
+        device: String,
+    },
+
     #[error("buffer {0:?} is not host-visible, so it cannot be mapped")]
     NotHostVisible(String),
 

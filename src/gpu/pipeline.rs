@@ -98,7 +98,11 @@ pub struct PipelineDesc<'a> {
     pub storage_buffers: u32,
     /// Texel buffers, bound after the SSBOs (n, n+1, ...), each of its kind.
     pub texel_buffers: &'a [TexelKind],
+    /// The whole push-constant block: the buffer addresses, then the parameters.
     pub push_constant_bytes: u32,
+    /// Buffers the shader reaches by address: the first `8 * n` bytes of the
+    /// push-constant block, set only by `Recorder::bind_addressed`.
+    pub addressed_buffers: u32,
     /// Turn robust buffer access off for this pipeline's SSBOs (VK_EXT_pipeline_robustness).
     /// vkerode never enables robustBufferAccess, so this states the default explicitly.
     pub robustness_off: bool,
@@ -118,10 +122,33 @@ impl<'a> PipelineDesc<'a> {
             storage_buffers,
             texel_buffers: &[],
             push_constant_bytes,
+            addressed_buffers: 0,
             robustness_off: false,
         }
     }
+
+    /// A pipeline that reaches `buffers` buffers by their device addresses, which lead
+    /// its push-constant block, followed by `params_bytes` of parameters.
+    pub fn addressed(
+        shader: Spirv,
+        specialization: &'a [SpecConstant],
+        buffers: u32,
+        params_bytes: u32,
+    ) -> Self {
+        Self {
+            addressed_buffers: buffers,
+            ..Self::storage(
+                shader,
+                specialization,
+                0,
+                ADDRESS_BYTES * buffers + params_bytes,
+            )
+        }
+    }
 }
+
+/// Bytes of one buffer address in a push-constant block.
+pub(crate) const ADDRESS_BYTES: u32 = 8;
 
 pub struct ComputePipeline {
     ctx: Arc<Context>,
@@ -132,6 +159,7 @@ pub struct ComputePipeline {
     storage_buffers: u32,
     texel_buffers: Vec<TexelKind>,
     push_constant_bytes: u32,
+    addressed_buffers: u32,
     statistics: Vec<CompilerStatistic>,
 }
 
@@ -155,8 +183,18 @@ impl ComputePipeline {
             storage_buffers: desc.storage_buffers,
             texel_buffers: desc.texel_buffers.to_vec(),
             push_constant_bytes: desc.push_constant_bytes,
+            addressed_buffers: desc.addressed_buffers,
             statistics: Vec::new(),
         };
+        let push_limit = ctx.info().max_push_constant_bytes;
+        if desc.push_constant_bytes > push_limit {
+            return Err(GpuError::LimitExceeded {
+                what: format!("the push constants of {name}"),
+                requested: u64::from(desc.push_constant_bytes),
+                limit_name: "maxPushConstantsSize",
+                limit: u64::from(push_limit),
+            });
+        }
         if desc.robustness_off && !ctx.info().pipeline_robustness {
             return Err(GpuError::Shader {
                 name,
@@ -267,6 +305,10 @@ impl ComputePipeline {
 
     pub(crate) fn push_constant_bytes(&self) -> u32 {
         self.push_constant_bytes
+    }
+
+    pub(crate) fn addressed_buffers(&self) -> u32 {
+        self.addressed_buffers
     }
 }
 

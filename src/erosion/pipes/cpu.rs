@@ -1,7 +1,7 @@
 //! The virtual-pipe shallow-water model on the CPU, sequential and in f32, pass for
-//! pass as glsl/pipes_*.comp: the reference the GPU driver is tested against.
+//! pass as the plain glsl/pipes_*.comp: the reference the GPU driver is tested against.
 
-use super::pipes::{PipesParams, PipesState};
+use super::{PipesParams, PipesState};
 
 /// One cell's neighbours: left, right, top, bottom.
 const NEIGHBOURS: [(isize, isize); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];

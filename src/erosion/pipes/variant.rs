@@ -1,0 +1,225 @@
+//! The axes of the grid kernels: pass fusion, field packing, shared-memory tiles and
+//! workgroup shape. Every combination the shaders build is a variant; a sweep measures
+//! each, whether it pays or not.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::PipesParamError;
+use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
+
+/// How a time step is split into dispatches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Fusion {
+    /// The model's five passes: rain, flux, water, erosion, advection.
+    #[default]
+    None,
+    /// Two passes: advection and evaporation of the previous step with rain and flux,
+    /// then water with erosion.
+    Fused,
+}
+
+/// How the flux and velocity fields are stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Packing {
+    /// float32 throughout.
+    #[default]
+    F32,
+    /// Flux and velocity as half floats (8 and 4 bytes a cell, not 16 and 8).
+    Half,
+}
+
+/// Where the fused passes read their neighbours' fields from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Tiles {
+    /// Straight from the buffers, through whatever caches the driver gives them.
+    #[default]
+    None,
+    /// From a shared-memory tile of the workgroup's cells and a one-cell border.
+    Shared,
+}
+
+/// A 2-D workgroup, written `16x16`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkgroupShape {
+    pub x: u32,
+    pub y: u32,
+}
+
+impl WorkgroupShape {
+    pub const DEFAULT: WorkgroupShape = WorkgroupShape { x: 16, y: 16 };
+}
+
+impl Default for WorkgroupShape {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl fmt::Display for WorkgroupShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.x, self.y)
+    }
+}
+
+impl FromStr for WorkgroupShape {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || format!("{text:?} is not a workgroup shape such as 16x16");
+        let (x, y) = text.trim().split_once('x').ok_or_else(bad)?;
+        let side = |s: &str| s.trim().parse::<u32>().ok().filter(|&n| n > 0);
+        Ok(Self {
+            x: side(x).ok_or_else(bad)?,
+            y: side(y).ok_or_else(bad)?,
+        })
+    }
+}
+
+impl Serialize for WorkgroupShape {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for WorkgroupShape {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// One build of the grid kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PipesVariant {
+    pub fusion: Fusion,
+    pub packing: Packing,
+    pub tiles: Tiles,
+    pub workgroup: WorkgroupShape,
+}
+
+/// Bytes of one cell of a float field.
+const FLOAT: u64 = 4;
+
+impl PipesVariant {
+    /// The shader files of one time step, in order.
+    pub(super) fn stems(&self) -> &'static [&'static str] {
+        match self.fusion {
+            Fusion::None => &[
+                "pipes_rain",
+                "pipes_flux",
+                "pipes_water",
+                "pipes_erosion",
+                "pipes_advect",
+            ],
+            Fusion::Fused => &["pipes_fused_flux", "pipes_fused_erosion"],
+        }
+    }
+
+    /// The module of `stem` in this variant, with the balance counters or without.
+    pub(super) fn module(&self, stem: &str, counted: bool) -> Option<Spirv> {
+        let pick = |on: bool, option| if on { option } else { "" };
+        ShaderModule::find(
+            shaders::MODULES,
+            stem,
+            &[
+                ("packing", pick(self.packing == Packing::Half, "half")),
+                ("tiles", pick(self.tiles == Tiles::Shared, "shared")),
+                ("build", pick(counted, "counted")),
+            ],
+        )
+    }
+
+    /// Bytes a time step must move per cell, each field read or written once: the
+    /// traffic of a perfect cache for the neighbour reads, which is what the bandwidth
+    /// ceiling bounds.
+    pub fn bytes_per_cell_step(&self) -> u64 {
+        let (flux, velocity) = match self.packing {
+            Packing::F32 => (16, 8),
+            Packing::Half => (8, 4),
+        };
+        match self.fusion {
+            // rain: water r/w; flux: terrain, water, flux r, flux w; water: flux r,
+            // water r/w, velocity w, flux copy w; erosion: terrain, velocity, water,
+            // sediment r, terrain, sediment w; advection: velocity, sediment, water,
+            // terrain r, sediment, water, terrain w.
+            Fusion::None => 17 * FLOAT + 4 * flux + 3 * velocity,
+            // flux pass: velocity, sediment, terrain, water, flux r, sediment, flux w;
+            // erosion pass: flux, water, terrain, sediment r, water, velocity, terrain,
+            // sediment w.
+            Fusion::Fused => 10 * FLOAT + 3 * flux + 2 * velocity,
+        }
+    }
+
+    /// Why this variant cannot run on `device` (or on any device, without one), if it
+    /// cannot: the setting's key and the reason.
+    pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), PipesParamError> {
+        if self.tiles == Tiles::Shared && self.fusion == Fusion::None {
+            return Err(PipesParamError::new(
+                "pipes_tiles",
+                "shared-memory tiles exist for the fused passes only: set pipes_fusion = fused"
+                    .into(),
+            ));
+        }
+        let Some(device) = device else { return Ok(()) };
+        let WorkgroupShape { x, y } = self.workgroup;
+        let invocations = u64::from(x) * u64::from(y);
+        if x > device.max_workgroup_size_x
+            || invocations > u64::from(device.max_workgroup_invocations)
+        {
+            return Err(PipesParamError::new(
+                "pipes_workgroup",
+                format!(
+                    "workgroup {} is past this device's limits ({} along x, {} invocations)",
+                    self.workgroup, device.max_workgroup_size_x, device.max_workgroup_invocations
+                ),
+            ));
+        }
+        // The erosion pass's tiles: a flux vec4 and a terrain float per entry.
+        let tile_bytes = u64::from(x + 2) * u64::from(y + 2) * (16 + FLOAT);
+        if self.tiles == Tiles::Shared && tile_bytes > u64::from(device.max_shared_memory_bytes) {
+            return Err(PipesParamError::new(
+                "pipes_workgroup",
+                format!(
+                    "workgroup {}'s tiles need {tile_bytes} bytes of shared memory, past this device's {}",
+                    self.workgroup, device.max_shared_memory_bytes
+                ),
+            ));
+        }
+        if !device.buffer_device_address {
+            return Err(PipesParamError::new(
+                "algorithm",
+                format!(
+                    "{} does not offer bufferDeviceAddress, which the grid kernels reach their fields by",
+                    device.name
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for PipesVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "fusion {} packing {} tiles {} workgroup {}",
+            config_name(&self.fusion),
+            config_name(&self.packing),
+            config_name(&self.tiles),
+            self.workgroup
+        )
+    }
+}
+
+/// How configs and flags spell an axis value.
+fn config_name<T: clap::ValueEnum>(value: &T) -> String {
+    value
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
+}
