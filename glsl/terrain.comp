@@ -3,17 +3,20 @@
 // The noise itself, with its attribution and licence (MIT, and CC BY-NC-SA 3.0 for
 // the erosion function), is in include/erosion_noise.glsl.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_buffer_reference : require
 
 #include "include/erosion_noise.glsl"
 
 layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
 
-layout(std430, binding = 0) writeonly buffer Terrain {
-    float terrainHeights[];
+// Reached by address: maps past 4 GiB (32768^2) need no descriptor range.
+layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer Heights {
+    float v[];
 };
 
-// src/terrain/generate.rs holds the matching Rust struct.
+// src/terrain/generate.rs holds the matching Rust struct (after the address).
 layout(push_constant) uniform TerrainParams {
+    Heights terrainHeights;
     int WIDTH;
     int HEIGHT;
     float RELIEF;         // cell units per unit of noise height
@@ -27,5 +30,5 @@ void main() {
         return;
     }
     precise vec2 uv = (vec2(cell) + 0.5) * UV_PER_CELL + UV_OFFSET;
-    terrainHeights[cell.y * WIDTH + cell.x] = heightmap(uv).x * RELIEF;
+    terrainHeights.v[cell.y * WIDTH + cell.x] = heightmap(uv).x * RELIEF;
 }

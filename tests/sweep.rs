@@ -560,3 +560,50 @@ fn a_submission_that_never_finishes_stops_the_sweep_cleanly_and_resume_finishes_
     let (_, rows) = read_csv(&results.join("points.csv"));
     assert_eq!(point_indices(&rows), [0, 1, 2]);
 }
+
+#[test]
+fn a_grid_sweep_records_cell_steps_bandwidth_and_balance_per_variant() {
+    let dir = scratch("grid");
+    let config = dir.join("grid.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "name = \"grid\"\ndescription = \"test\"\n[fixed]\nalgorithm = \"pipes\"\nsize = 48\n\
+             pipes_steps = 12\npipes_check_every = 5\n[axes]\npipes_fusion = [\"none\", \"fused\"]\n\
+             pipes_packing = [\"f32\", \"half\"]\npipes_workgroup = [\"8x8\"]\n[measure]\n{QUICK}\n"
+        ),
+    )
+    .unwrap();
+    let root = dir.join("results");
+    sweep_into(&config, &root, &[]);
+    let (headers, rows) = read_csv(&results_dir(&root, "grid").join("points.csv"));
+    assert_eq!(headers, point_columns());
+    assert_eq!(point_indices(&rows), vec![0, 1, 2, 3]);
+    for row in &rows {
+        assert_eq!(row["algorithm"], "pipes");
+        assert_eq!(row["steps"], (48 * 48 * 12).to_string(), "cell-steps");
+        assert!(row["steps_per_s"].parse::<f64>().unwrap() > 0.0);
+        let bytes: u64 = row["bytes_per_cell_step"].parse().unwrap();
+        let expected = match (row["pipes_fusion"].as_str(), row["pipes_packing"].as_str()) {
+            ("none", "f32") => 156,
+            ("none", "half") => 112,
+            ("fused", "f32") => 104,
+            _ => 72,
+        };
+        assert_eq!(bytes, expected, "{row:?}");
+        assert!(row["percent_of_peak"].parse::<f64>().unwrap() > 0.0);
+        assert!(row["peak_copy_bytes_per_s"].parse::<f64>().unwrap() > 0.0);
+        let water_error: f64 = row["water_error"].parse().unwrap();
+        assert!(water_error.abs() < 1e-3, "{water_error}");
+        assert!(row["advection_drift"].parse::<f64>().is_ok());
+        // No atomics: the counted run ends where the timed runs did.
+        assert_eq!(row["rerun_cells_differing"], "0");
+        assert_eq!(row["unstable"], "", "no droplet baseline for the grid");
+        assert!(row["kernel"].starts_with("pipes_"), "{}", row["kernel"]);
+    }
+    // Tiles on the five plain passes cannot go together: refused by name.
+    assert_config_refused(
+        "name = \"x\"\ndescription = \"x\"\n[fixed]\nalgorithm = \"pipes\"\npipes_tiles = \"shared\"\n",
+        &["pipes_tiles", "fused"],
+    );
+}

@@ -207,18 +207,30 @@ pub fn measure(
     batch: u32,
     settings: &MeasureSettings,
 ) -> Result<Measurement, ErosionError> {
-    warm_up(settings.warmup, || {
+    measure_runs(settings, || {
         let run = runner.execute(job, batch, RunMode::TIMED_ONLY)?;
-        Ok::<f64, ErosionError>(run.gpu_time.unwrap_or(run.wall_time).as_secs_f64())
+        Ok((run.gpu_time, run.wall_time))
+    })
+}
+
+/// Warm-up runs, then timed repetitions of `run`, which returns its GPU time (`None`
+/// without timestamps: the wall time stands in) and its wall time.
+pub fn measure_runs<E>(
+    settings: &MeasureSettings,
+    mut run: impl FnMut() -> Result<(Option<Duration>, Duration), E>,
+) -> Result<Measurement, E> {
+    warm_up(settings.warmup, || {
+        let (gpu, wall) = run()?;
+        Ok::<f64, E>(gpu.unwrap_or(wall).as_secs_f64())
     })?;
     let started = Instant::now();
     let mut samples = Vec::new();
     let mut gpu_ms = Vec::new();
     let stop = loop {
-        let run = runner.execute(job, batch, RunMode::TIMED_ONLY)?;
+        let (gpu, wall) = run()?;
         let sample = Sample {
-            gpu_ms: run.gpu_time.unwrap_or(run.wall_time).as_secs_f64() * 1e3,
-            wall_ms: run.wall_time.as_secs_f64() * 1e3,
+            gpu_ms: gpu.unwrap_or(wall).as_secs_f64() * 1e3,
+            wall_ms: wall.as_secs_f64() * 1e3,
             outlier: false,
         };
         samples.push(sample);

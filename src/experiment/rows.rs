@@ -6,12 +6,15 @@ use serde::{Deserialize, Serialize};
 use super::config::Point;
 use super::gpu_state::{slowed, GpuState};
 use super::measure::Measurement;
+use super::pipes::BandwidthShare;
 use super::results::Meta;
 use super::settings::switch;
 use super::stability::Judgement;
+use crate::erosion::pipes::BalanceCheck;
+use crate::erosion::pipes::{Fusion, Packing, Tiles, WorkgroupShape};
 use crate::erosion::{
-    AtomicMode, Contention, DropletShader, Lever, Physics, Rounding, SpawnMode, SpirvBuild,
-    TileOrder, WorkCount,
+    Algorithm, AtomicMode, Contention, DropletShader, Lever, Physics, Rounding, SpawnMode,
+    SpirvBuild, TileOrder, WorkCount,
 };
 use crate::gpu::{statistics_summary, CompilerStatistic};
 use crate::terrain::metrics::Landform;
@@ -26,6 +29,10 @@ pub struct PointRow {
     pub driver: String,
     pub commit: String,
     pub point: usize,
+    /// droplets or pipes. `steps` and `steps_per_s` count each algorithm's own step:
+    /// droplet-steps, or cell-steps (cells times time steps) for the grid; the droplet
+    /// settings of a grid row are unused, and the other way round.
+    pub algorithm: Algorithm,
     pub size: u32,
     pub seed: u32,
     pub relief: f32,
@@ -55,7 +62,19 @@ pub struct PointRow {
     pub spirv: SpirvBuild,
     pub shared_kib: u32,
     pub lever: Lever,
-    /// The droplet module that ran.
+    pub pipes_steps: u32,
+    pub pipes_dt: f32,
+    pub pipes_rain: f32,
+    pub pipes_evaporation: f32,
+    pub pipes_area: f32,
+    pub pipes_capacity: f32,
+    pub pipes_dissolving: f32,
+    pub pipes_deposition: f32,
+    pub pipes_fusion: Fusion,
+    pub pipes_packing: Packing,
+    pub pipes_tiles: Tiles,
+    pub pipes_workgroup: WorkgroupShape,
+    /// The module that ran (the grid's first pass).
     pub kernel: String,
     pub compiler_stats: String,
     pub dispatches: usize,
@@ -84,15 +103,26 @@ pub struct PointRow {
     pub steps_per_s_ci_high: Option<f64>,
     pub atomics_per_s: f64,
     pub peak_walk_steps_per_s: Option<f64>,
+    /// Of the droplet-shaped walk ceiling, or of the grid's bandwidth ceiling.
     pub percent_of_peak: Option<f64>,
+    /// The grid's bandwidth: bytes a step moves per cell in its variant, those bytes
+    /// per second, and `vkerode peak`'s streaming copy (read + written per second).
+    pub bytes_per_cell_step: Option<u64>,
+    pub bandwidth_bytes_per_s: Option<f64>,
+    pub peak_copy_bytes_per_s: Option<f64>,
+    /// The grid's counted run: water - (initial + rain - evaporation), and the
+    /// advection's drift of terrain + sediment, at its last check.
+    pub water_error: Option<f64>,
+    pub advection_drift: Option<f64>,
     pub total_height_change: f64,
     pub max_cell_change: f64,
     pub in_flight_per_cell: f64,
     /// The largest cell change and the spread of cell changes over the baseline's
-    /// (the CPU reference of the same job); unstable past UNSTABLE_FACTOR.
-    pub change_max_ratio: f64,
-    pub change_spread_ratio: f64,
-    pub unstable: bool,
+    /// (the CPU reference of the same droplet job); unstable past UNSTABLE_FACTOR.
+    /// Empty for the grid, which has no such baseline.
+    pub change_max_ratio: Option<f64>,
+    pub change_spread_ratio: Option<f64>,
+    pub unstable: Option<bool>,
     pub hits_max: u32,
     pub hits_p99: u32,
     pub hottest_1pct_share: f64,
@@ -184,9 +214,19 @@ pub fn sample_columns() -> Vec<String> {
     columns_of::<SampleRow>()
 }
 
+/// What a grid point adds to its row.
+#[derive(Clone, Copy, Debug)]
+pub struct GridFigures {
+    pub bandwidth: BandwidthShare,
+    /// The counted run's last check, if it ran.
+    pub last_check: Option<BalanceCheck>,
+}
+
 /// The figures of one measured point.
 pub struct PointOutcome<'a> {
     pub point: &'a Point,
+    /// The module that ran.
+    pub kernel: String,
     pub measurement: &'a Measurement,
     pub work: WorkCount,
     pub dispatches: usize,
@@ -199,8 +239,11 @@ pub struct PointOutcome<'a> {
     /// The largest change of one cell, in height units (instrumented run).
     pub max_cell_change: f64,
     pub contention: Contention,
-    /// The run's cell changes against the baseline's (experiment/stability.rs).
-    pub stability: Judgement,
+    /// The run's cell changes against the baseline's (experiment/stability.rs), for
+    /// droplets.
+    pub stability: Option<Judgement>,
+    /// The grid's bandwidth and balance, for pipes.
+    pub grid: Option<GridFigures>,
     /// The terrain's landform before the run and after the instrumented run.
     pub landform: (Landform, Landform),
     /// Two runs of the same job: cells that differ, and the largest difference in
@@ -226,6 +269,7 @@ impl PointOutcome<'_> {
             driver: meta.driver_version.clone(),
             commit: meta.git_commit.clone(),
             point: self.point.index,
+            algorithm: s.algorithm,
             size: s.size,
             seed: s.seed,
             relief: s.terrain().relief,
@@ -242,7 +286,10 @@ impl PointOutcome<'_> {
             rounding: s.rounding,
             workgroup: s.workgroup,
             batch: self.batch,
-            batches: s.droplets.div_ceil(self.batch),
+            batches: s
+                .droplets
+                .checked_div(self.batch)
+                .map_or(0, |_| s.droplets.div_ceil(self.batch)),
             variant: s.variant,
             atomics: s.atomic_mode(),
             spawn: s.spawn,
@@ -254,7 +301,19 @@ impl PointOutcome<'_> {
             spirv: s.spirv,
             shared_kib: s.shared_kib,
             lever: s.lever,
-            kernel: s.kernel_variant().module_name(),
+            pipes_steps: s.pipes_steps,
+            pipes_dt: s.pipes_dt,
+            pipes_rain: s.pipes_rain,
+            pipes_evaporation: s.pipes_evaporation,
+            pipes_area: s.pipes_area,
+            pipes_capacity: s.pipes_capacity,
+            pipes_dissolving: s.pipes_dissolving,
+            pipes_deposition: s.pipes_deposition,
+            pipes_fusion: s.pipes_fusion,
+            pipes_packing: s.pipes_packing,
+            pipes_tiles: s.pipes_tiles,
+            pipes_workgroup: s.pipes_workgroup,
+            kernel: self.kernel.clone(),
             compiler_stats: statistics_summary(self.compiler_statistics),
             dispatches: self.dispatches,
             reps: m.samples.len(),
@@ -280,15 +339,26 @@ impl PointOutcome<'_> {
             steps_per_s_ci_high: m.gpu_ms_ci.map(|(low, _)| per_s(self.work.steps, low)),
             atomics_per_s: per_s(self.work.atomics, m.gpu_ms.median),
             peak_walk_steps_per_s: self.peak_walk_steps_per_s,
-            percent_of_peak: self
-                .peak_walk_steps_per_s
-                .map(|peak| 100.0 * steps_per_s / peak),
+            percent_of_peak: match &self.grid {
+                Some(g) => Some(g.bandwidth.percent_of_ceiling),
+                None => self
+                    .peak_walk_steps_per_s
+                    .map(|peak| 100.0 * steps_per_s / peak),
+            },
+            bytes_per_cell_step: self.grid.map(|g| g.bandwidth.bytes_per_cell_step),
+            bandwidth_bytes_per_s: self.grid.map(|g| g.bandwidth.bytes_per_s),
+            peak_copy_bytes_per_s: self.grid.map(|g| g.bandwidth.ceiling_bytes_per_s),
+            water_error: self.grid.and_then(|g| g.last_check).map(|c| c.water_error),
+            advection_drift: self
+                .grid
+                .and_then(|g| g.last_check)
+                .map(|c| c.advection_drift),
             total_height_change: self.total_height_change,
             max_cell_change: self.max_cell_change,
             in_flight_per_cell: f64::from(self.batch.min(s.droplets)) / f64::from(s.size).powi(2),
-            change_max_ratio: self.stability.max_ratio,
-            change_spread_ratio: self.stability.spread_ratio,
-            unstable: self.stability.unstable,
+            change_max_ratio: self.stability.map(|j| j.max_ratio),
+            change_spread_ratio: self.stability.map(|j| j.spread_ratio),
+            unstable: self.stability.map(|j| j.unstable),
             hits_max: c.hits_max,
             hits_p99: c.hits_p99,
             hottest_1pct_share: c.hottest_1pct_share,

@@ -9,17 +9,22 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::config::{Experiment, Point};
 use super::gpu_state::GpuMonitor;
-use super::measure::measure;
+use super::measure::{measure, measure_runs};
+use super::peak::copy_ceiling;
 use super::peak::WalkCeilings;
+use super::pipes::BandwidthShare;
 use super::provenance::device_slug;
+use super::rows::GridFigures;
 use std::collections::BTreeMap;
 
 use super::results::{read_points, Meta, PointOutcome, PointRow, ResultsWriter, POINTS_CSV};
 use super::rows::FailedRow;
 use super::stability::{baseline, judge, ChangeSpread};
 use super::ExperimentError;
+use crate::erosion::pipes::PipesKernel;
 use crate::erosion::{
-    DropletJob, DropletKernel, ErosionError, FixedHeightfield, KernelParams, RunMode,
+    Algorithm, DropletJob, DropletKernel, ErosionError, FixedHeightfield, KernelParams, RunMode,
+    WorkCount,
 };
 use crate::gpu::{Context, DeviceInfo, GpuError};
 use crate::terrain::metrics::Landform;
@@ -103,6 +108,8 @@ fn gpu_failure(error: &ExperimentError) -> Option<&GpuError> {
 /// The initial terrain of the last point, its landform and the baseline of the last
 /// job on it, reused while points share them.
 struct TerrainCache {
+    spec: Option<TerrainSpec>,
+    heights: Option<Heightmap>,
     key: Option<(TerrainSpec, u32)>,
     fixed: Vec<i32>,
     landform: Landform,
@@ -110,6 +117,23 @@ struct TerrainCache {
 }
 
 impl TerrainCache {
+    /// The terrain of `spec` in height units, and its landform.
+    fn heights(
+        &mut self,
+        ctx: &Arc<Context>,
+        spec: TerrainSpec,
+    ) -> Result<&Heightmap, ExperimentError> {
+        if self.spec != Some(spec) || self.heights.is_none() {
+            let heights = generate_on_gpu(ctx, &spec)?;
+            self.landform = Landform::of(&heights);
+            self.heights = Some(heights);
+            self.spec = Some(spec);
+            self.key = None;
+        }
+        Ok(self.heights.as_ref().expect("generated above"))
+    }
+
+    /// The terrain of `spec` in the droplet kernel's fixed point, and its landform.
     fn get(
         &mut self,
         ctx: &Arc<Context>,
@@ -118,7 +142,7 @@ impl TerrainCache {
     ) -> Result<&[i32], ExperimentError> {
         let key = (spec, scale.to_bits());
         if self.key != Some(key) {
-            self.fixed = generate_on_gpu(ctx, &spec)?.to_fixed(scale)?;
+            self.fixed = self.heights(ctx, spec)?.to_fixed(scale)?;
             let (w, h) = (spec.width as usize, spec.height as usize);
             self.landform = Landform::of(&Heightmap::from_fixed(w, h, &self.fixed, scale)?);
             self.baseline = None;
@@ -200,6 +224,8 @@ pub fn run_sweep(
     }
 
     let mut terrain = TerrainCache {
+        spec: None,
+        heights: None,
         key: None,
         fixed: Vec::new(),
         landform: Landform::default(),
@@ -300,6 +326,9 @@ impl PointContext<'_> {
     ) -> Result<(), ExperimentError> {
         let (ctx, experiment) = (self.ctx, self.experiment);
         let s = &point.settings;
+        if s.algorithm == Algorithm::Pipes {
+            return self.measure_grid(point, terrain, writer);
+        }
         let spec = s.terrain();
         let job = s.job();
         terrain.get(ctx, spec, s.scale)?;
@@ -322,6 +351,7 @@ impl PointContext<'_> {
             [&counted, &first, &second].map(|run| ChangeSpread::between(cells, &run.cells));
         let outcome = PointOutcome {
             point,
+            kernel: s.kernel_variant().module_name(),
             measurement: &measurement,
             work: counted.work.unwrap_or_default(),
             dispatches: counted.dispatches,
@@ -330,7 +360,8 @@ impl PointContext<'_> {
             peak_walk_steps_per_s: ceilings.at(s.size)?,
             total_height_change: counted_change.total / f64::from(s.scale),
             max_cell_change: counted_change.max / f64::from(s.scale),
-            stability: judge(&[counted_change, first_change, second_change], &base),
+            stability: Some(judge(&[counted_change, first_change, second_change], &base)),
+            grid: None,
             landform: (
                 terrain.landform,
                 Landform::of(&Heightmap::from_fixed(
@@ -349,6 +380,82 @@ impl PointContext<'_> {
         writer.record(&outcome)?;
         Ok(())
     }
+}
+
+impl PointContext<'_> {
+    /// Measures one grid point: timed repetitions, then the counted run with its
+    /// balance checks, whose state must equal the timed runs' (the grid has no atomics).
+    fn measure_grid(
+        &self,
+        point: &Point,
+        terrain: &mut TerrainCache,
+        writer: &mut ResultsWriter,
+    ) -> Result<(), ExperimentError> {
+        let (ctx, s) = (self.ctx, &point.settings);
+        let heights = terrain.heights(ctx, s.terrain())?;
+        let (w, h) = (heights.width(), heights.height());
+        let kernel = PipesKernel::new(ctx, s.pipes_variant(), &s.pipes_params())?;
+        let mut runner = kernel.prepare(w, h, heights.data(), None)?;
+        let steps = s.pipes_steps;
+        let gpu_before = self.monitor.and_then(GpuMonitor::read);
+        let measurement = measure_runs(&self.experiment.config.measure, || runner.run(steps))?;
+        let gpu_after = self.monitor.and_then(GpuMonitor::read);
+        let timed = runner.read()?;
+        let checks = match s.pipes_check_every {
+            0 => Vec::new(),
+            every => runner.run_checked(steps, every)?,
+        };
+        let counted = runner.read()?;
+        let (rerun_cells_differing, rerun_max_difference) =
+            float_differences(&timed.terrain, &counted.terrain);
+        let after = Heightmap::new(w, h, timed.terrain)?;
+        let changes = heights
+            .data()
+            .iter()
+            .zip(after.data())
+            .map(|(b, a)| f64::from(a - b));
+        let (total_change, max_change) =
+            changes.fold((0.0, 0.0f64), |(sum, max), d| (sum + d, max.max(d.abs())));
+        let work = WorkCount::new(0, (w * h) as u64 * u64::from(steps));
+        let rate = work.steps as f64 / (measurement.gpu_ms.median / 1e3);
+        let (ceiling, warning) = copy_ceiling(ctx)?;
+        if let Some(warning) = warning {
+            eprintln!("warning: {warning}");
+        }
+        let outcome = PointOutcome {
+            point,
+            kernel: kernel.module_name(),
+            measurement: &measurement,
+            work,
+            dispatches: kernel.variant().dispatches(steps),
+            batch: 0,
+            compiler_statistics: kernel.statistics(),
+            peak_walk_steps_per_s: None,
+            total_height_change: total_change,
+            max_cell_change: max_change,
+            stability: None,
+            grid: Some(GridFigures {
+                bandwidth: BandwidthShare::of(&kernel.variant(), rate, ceiling),
+                last_check: checks.last().copied(),
+            }),
+            landform: (terrain.landform, Landform::of(&after)),
+            contention: Default::default(),
+            rerun_cells_differing,
+            rerun_max_difference,
+            gpu_before,
+            gpu_after,
+        };
+        writer.record(&outcome)?;
+        Ok(())
+    }
+}
+
+/// Cells that differ between two float maps, and the largest difference.
+fn float_differences(a: &[f32], b: &[f32]) -> (usize, f64) {
+    a.iter().zip(b).fold((0, 0.0), |(n, max), (x, y)| {
+        let d = f64::from((x - y).abs());
+        (n + usize::from(x != y), max.max(d))
+    })
 }
 
 /// `sweep --dry-run`: every point with its effective settings, the buffers it needs
@@ -376,7 +483,8 @@ pub fn dry_run(experiment: &Experiment, device: &DeviceInfo, options: &SweepOpti
         let heights = cells * 4;
         let per_droplet = u64::from(s.droplets) * 4;
         let batch = s.droplets_per_dispatch(cells);
-        let fits = if heights <= limit && per_droplet <= limit {
+        let fits = if s.algorithm == Algorithm::Pipes || (heights <= limit && per_droplet <= limit)
+        {
             "fits"
         } else {
             "PAST THE LIMIT"
@@ -392,18 +500,34 @@ pub fn dry_run(experiment: &Experiment, device: &DeviceInfo, options: &SweepOpti
             None => "no earlier results".into(),
         };
         let axes: Vec<String> = point.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let axes = if axes.is_empty() {
+            "(no axes)".into()
+        } else {
+            axes.join(" ")
+        };
+        let work = match s.algorithm {
+            Algorithm::Droplets => format!(
+                "{} droplets, {} per dispatch, kernel {}; heights {heights} bytes, per-droplet {per_droplet} bytes: {fits}",
+                s.droplets,
+                batch,
+                s.kernel_variant().module_name(),
+            ),
+            Algorithm::Pipes => format!(
+                "{} steps of the grid ({}), fields reached by address",
+                s.pipes_steps,
+                s.pipes_variant()
+            ),
+        };
         out += &format!(
-            "  [{}] {}: {}x{} map, {} droplets, {} per dispatch, kernel {}; heights {} bytes, per-droplet {} bytes: {fits}; {estimate}{}\n",
+            "  [{}] {axes}: {}x{} map, {work}; {estimate}{}\n",
             point.index,
-            if axes.is_empty() { "(no axes)".into() } else { axes.join(" ") },
             s.size,
             s.size,
-            s.droplets,
-            batch,
-            s.kernel_variant().module_name(),
-            heights,
-            per_droplet,
-            point.unsupported.as_ref().map(|r| format!(" (skipped: {r})")).unwrap_or_default(),
+            point
+                .unsupported
+                .as_ref()
+                .map(|r| format!(" (skipped: {r})"))
+                .unwrap_or_default(),
         );
     }
     if !earlier.is_empty() {

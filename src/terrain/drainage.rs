@@ -1,6 +1,8 @@
 //! D8 flow accumulation: how many cells drain through each cell when every cell passes
 //! its water to its steepest lower neighbour. Used to find a terrain's channels.
 
+use rayon::prelude::*;
+
 use super::heightmap::Heightmap;
 
 const NEIGHBOURS: [(isize, isize, f32); 8] = [
@@ -14,19 +16,46 @@ const NEIGHBOURS: [(isize, isize, f32); 8] = [
     (1, 1, std::f32::consts::SQRT_2),
 ];
 
-/// Upstream area of every cell in cells, itself included.
+/// Upstream area of every cell in cells, itself included. The receivers and the order
+/// from high to low are found in parallel (maps reach 2^31 cells); only the
+/// accumulation down that order is sequential. Cells of equal height never drain into
+/// each other, so their order among themselves does not matter.
 pub fn flow_accumulation(map: &Heightmap) -> Vec<u32> {
     let heights = map.data();
-    let mut order: Vec<usize> = (0..heights.len()).collect();
-    order.sort_by(|&a, &b| heights[b].total_cmp(&heights[a]));
+    let receivers: Vec<u32> = (0..heights.len())
+        .into_par_iter()
+        .map(|i| steepest(map, i).map_or(NO_RECEIVER, |(j, _)| j as u32))
+        .collect();
+    // Height and cell in one key, sorted directly: no indirect loads while sorting.
+    let mut order: Vec<u64> = heights
+        .par_iter()
+        .enumerate()
+        .map(|(i, &h)| (u64::from(ascending_bits(h)) << 32) | i as u64)
+        .collect();
+    order.par_sort_unstable();
     let mut area = vec![1u32; heights.len()];
-    for &i in &order {
-        if let Some((j, _)) = steepest(map, i) {
-            area[j] += area[i];
+    for &key in order.iter().rev() {
+        let i = key as u32;
+        let j = receivers[i as usize];
+        if j != NO_RECEIVER {
+            area[j as usize] += area[i as usize];
         }
     }
     area
 }
+
+/// The bits of `h`, ordered as `f32::total_cmp` orders the floats.
+fn ascending_bits(h: f32) -> u32 {
+    let bits = h.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    }
+}
+
+/// A pit's or a flat's receiver.
+const NO_RECEIVER: u32 = u32::MAX;
 
 /// The lower neighbour cell `i` drains to (D8) and the drop per distance to it; `None`
 /// for a pit or a flat.
@@ -60,7 +89,7 @@ pub fn steepest_descent(map: &Heightmap, i: usize) -> Option<f32> {
 pub fn channel_mask(map: &Heightmap, share: f64) -> Vec<bool> {
     let area = flow_accumulation(map);
     let mut sorted = area.clone();
-    sorted.sort_unstable();
+    sorted.par_sort_unstable();
     let cut = ((1.0 - share) * sorted.len() as f64) as usize;
     let threshold = sorted[cut.min(sorted.len() - 1)].max(2);
     area.iter().map(|&a| a >= threshold).collect()

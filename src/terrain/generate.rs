@@ -9,8 +9,8 @@ use super::heightmap::Heightmap;
 use super::noise::{heightmap, V2};
 use crate::erosion::pcg_hash;
 use crate::gpu::{
-    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet, GpuError,
-    Hazard, PipelineDesc,
+    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, GpuError, Hazard,
+    PipelineDesc,
 };
 
 /// Smallest map side: the droplet kernel needs a one-cell border and a 2x2 stencil.
@@ -134,16 +134,15 @@ pub fn generate_on_gpu(ctx: &Arc<Context>, spec: &TerrainSpec) -> Result<Heightm
     let bytes = cells * 4;
     let pipeline = ComputePipeline::new(
         ctx,
-        &PipelineDesc::storage(
+        &PipelineDesc::addressed(
             shaders::TERRAIN,
             &[],
             1,
             std::mem::size_of::<TerrainPushConstants>() as u32,
         ),
     )?;
-    let heights = Buffer::new(ctx, "terrain heights", bytes, BufferKind::Storage)?;
+    let heights = Buffer::new(ctx, "terrain heights", bytes, BufferKind::Addressed)?;
     let readback = Buffer::new(ctx, "terrain read-back", bytes, BufferKind::Download)?;
-    let set = DescriptorSet::new(&pipeline, &[&heights])?;
     let offset = spec.uv_offset();
     let push = TerrainPushConstants {
         width: spec.width as i32,
@@ -170,8 +169,7 @@ pub fn generate_on_gpu(ctx: &Arc<Context>, spec: &TerrainSpec) -> Result<Heightm
     }
     let mut stream = CommandStream::new(ctx)?;
     stream.submit(|rec| {
-        rec.bind(&pipeline, &set);
-        rec.push_constants(&push);
+        rec.bind_addressed(&pipeline, &[&heights], &push);
         rec.dispatch(groups[0], groups[1], 1);
         rec.barrier(Hazard::ComputeToTransfer);
         rec.copy(&heights, &readback);

@@ -106,6 +106,17 @@ impl PipesKernel {
         &self.params
     }
 
+    /// The timed modules of a step, in order, joined by `+`.
+    pub fn module_name(&self) -> String {
+        let names: Vec<&str> = self.timed.iter().map(|p| p.name()).collect();
+        names.join("+")
+    }
+
+    /// The compiler statistics of the step's last pass, the erosion (the largest).
+    pub fn statistics(&self) -> &[crate::gpu::CompilerStatistic] {
+        self.timed.last().map_or(&[], |p| p.statistics())
+    }
+
     /// A runner over a `width` x `height` map of `terrain`, dry or with `water` standing.
     pub fn prepare(
         &self,

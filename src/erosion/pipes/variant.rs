@@ -108,7 +108,7 @@ const FLOAT: u64 = 4;
 
 impl PipesVariant {
     /// The shader files of one time step, in order.
-    pub(super) fn stems(&self) -> &'static [&'static str] {
+    pub fn stems(&self) -> &'static [&'static str] {
         match self.fusion {
             Fusion::None => &[
                 "pipes_rain",
@@ -119,6 +119,12 @@ impl PipesVariant {
             ],
             Fusion::Fused => &["pipes_fused_flux", "pipes_fused_erosion"],
         }
+    }
+
+    /// Dispatches of a run of `steps` steps: the fused runs end with a finishing pass.
+    pub fn dispatches(&self, steps: u32) -> usize {
+        let finish = usize::from(self.fusion == Fusion::Fused && steps > 0);
+        self.stems().len() * steps as usize + finish
     }
 
     /// The module of `stem` in this variant, with the balance counters or without.
