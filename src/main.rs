@@ -29,11 +29,13 @@ use cli::report::{
 use vkerode::erosion::Algorithm;
 use vkerode::experiment::compare::{compare, report};
 use vkerode::experiment::config::Experiment;
+use vkerode::experiment::device_slug;
 use vkerode::experiment::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
 use vkerode::experiment::peak::measure_peaks;
 use vkerode::experiment::pipes::run_pipes;
 use vkerode::experiment::plot;
 use vkerode::experiment::results::{merge, FAILED_CSV};
+use vkerode::experiment::strategies::{run_strategies, Strategies};
 use vkerode::experiment::sweep::{dry_run, run_sweep};
 use vkerode::experiment::TerrainSource;
 use vkerode::experiment::{run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions};
@@ -97,6 +99,9 @@ fn run(cli: Cli) -> Result<()> {
                 say_wrote(staged.publish(written)?);
             }
             Ok(())
+        }
+        Command::Strategies { config, out, force } => {
+            strategies(&options, &config, out.as_deref(), force)
         }
         Command::Kernels(args) => kernels(&options, &args),
         Command::Plot(args) => {
@@ -333,6 +338,47 @@ fn compare_command(
             std::process::exit(3);
         }
     }
+    Ok(())
+}
+
+fn strategies(
+    options: &ContextOptions,
+    config: &Path,
+    out: Option<&Path>,
+    force: bool,
+) -> Result<()> {
+    let strategies = Strategies::load(config)?;
+    let ctx = open_device(options)?;
+    let out = out.map_or_else(
+        || {
+            Path::new("results")
+                .join(&strategies.config.name)
+                .join(device_slug(&ctx.info().name))
+        },
+        Path::to_path_buf,
+    );
+    let staged = StagedFolder::begin(&out, force).context("--out")?;
+    let config_dir = config.parent().unwrap_or(Path::new("."));
+    let (rows, written) = run_strategies(&ctx, &strategies, config_dir, staged.path(), |line| {
+        say!("{line}")
+    })
+    .with_context(|| format!("running {}", config.display()))?;
+    for r in &rows {
+        say!(
+            "{} {:?}: {} in {:.1} ms, {:.3e} {}/s; eroded {:.1}, deposited {:.1}; incision {:.3} -> {:.3}",
+            r.terrain,
+            r.algorithm,
+            r.work,
+            r.gpu_ms,
+            r.steps_per_s,
+            r.unit,
+            r.eroded,
+            r.deposited,
+            r.channel_incision_before,
+            r.channel_incision_after
+        );
+    }
+    say_wrote(staged.publish(written)?);
     Ok(())
 }
 

@@ -78,18 +78,31 @@ pub enum Command {
     /// Run an experiment config (experiments/*.toml): every point of its sweep,
     /// measured with GPU timestamps and recorded in results/<experiment>/<device>/.
     Sweep(SweepArgs),
-    /// Measure the device's int atomicAdd rates (random addresses, and droplet-shaped
-    /// walks) and its cache microbenchmark (load latency and read bandwidth against
-    /// working set, 4 KiB up), print them and cache them for sweeps' percent-of-peak.
-    Peak {
-        /// Also write peak.json and, for each probe that has rows, its CSV (random.csv,
-        /// walk.csv, cache_latency.csv, cache_bandwidth.csv) into this folder.
+    /// Droplets against pipes: both strategies on each terrain of a config
+    /// (experiments/strategies.toml) at equal GPU time; their erosion maps side by side,
+    /// mass balance, landform metrics and throughput in strategies.csv.
+    Strategies {
+        config: PathBuf,
+        /// Output folder. Default: results/<config name>/<device>.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Replace the folder whole if it already holds files (by default it is refused).
         #[arg(long)]
         force: bool,
-        /// Run only the cache microbenchmark; the cached atomic rates are kept.
+    },
+    /// Measure the device's int atomicAdd rates (random addresses, and droplet-shaped
+    /// walks), its memory bandwidth (a streaming copy, the grid kernels' ceiling) and
+    /// its cache microbenchmark (load latency and read bandwidth against working set,
+    /// 4 KiB up), print them and cache them for sweeps' percent-of-peak.
+    Peak {
+        /// Also write peak.json and, for each probe that has rows, its CSV (random.csv,
+        /// walk.csv, copy.csv, cache_latency.csv, cache_bandwidth.csv) into this folder.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Replace the folder whole if it already holds files (by default it is refused).
+        #[arg(long)]
+        force: bool,
+        /// Run only the copy and the cache microbenchmark; the cached atomic rates are kept.
         #[arg(long)]
         cache_only: bool,
     },

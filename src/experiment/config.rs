@@ -20,6 +20,9 @@ pub struct ConfigError {
     pub reason: String,
 }
 
+/// The key that marks a strategies config (experiment/strategies.rs), not a sweep.
+pub const STRATEGIES_KEY: &str = "gpu_seconds";
+
 /// One experiment, as written in its TOML file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -143,6 +146,12 @@ impl Experiment {
             )
         };
         let mut table: toml::Table = toml::from_str(text).map_err(toml_error)?;
+        if table.contains_key(STRATEGIES_KEY) {
+            return Err(error(
+                STRATEGIES_KEY,
+                "this is a droplets-against-pipes config: run it with `vkerode strategies`".into(),
+            ));
+        }
         for assignment in overrides {
             apply_override(&mut table, assignment)
                 .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
@@ -532,11 +541,19 @@ mod tests {
         let mut count = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains(STRATEGIES_KEY) {
+                let s = crate::experiment::strategies::Strategies::load(&path)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert!(!s.plans.is_empty(), "{}", path.display());
+            } else {
                 let e = Experiment::load(&path, &[], None).unwrap_or_else(|e| panic!("{e}"));
                 assert!(!e.points.is_empty(), "{}", path.display());
-                count += 1;
             }
+            count += 1;
         }
         assert!(count >= 17, "found {count} configs");
     }

@@ -15,6 +15,7 @@ pub mod results;
 mod rows;
 pub mod settings;
 pub mod stability;
+pub mod strategies;
 pub mod sweep;
 
 pub use erode::{

@@ -1,0 +1,98 @@
+//! `vkerode strategies`: droplets against pipes on the same terrains at equal GPU time,
+//! end to end on the default device under validation.
+
+mod common;
+
+use common::{assert_clean_success, scratch, stderr, vkerode};
+
+const CONFIG: &str = r#"
+name = "duel"
+description = "test"
+gpu_seconds = 0.05
+[[terrain]]
+name = "noise"
+size = 48
+seed = 2
+[[terrain]]
+name = "dem"
+input = "dem.tif"
+cell_size = [74.5, 92.6]
+[droplets]
+droplets = 500
+[pipes]
+pipes_steps = 4
+pipes_fusion = "fused"
+"#;
+
+#[test]
+fn both_strategies_run_on_every_terrain_and_land_in_one_table() {
+    let dir = scratch("strategies", "duel");
+    std::fs::copy("tests/data/jacksboro_fault_dem.tif", dir.join("dem.tif")).unwrap();
+    let config = dir.join("duel.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let out = dir.join("out");
+    assert_clean_success(&vkerode(&[
+        "strategies",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let mut reader = csv::Reader::from_path(out.join("strategies.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let col = |row: &csv::StringRecord, name: &str| -> String {
+        let i = headers.iter().position(|h| h == name).unwrap();
+        row[i].to_string()
+    };
+    let pairs: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| (col(r, "terrain"), col(r, "algorithm"), col(r, "unit")))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("noise", "droplets", "droplet-steps"),
+            ("noise", "pipes", "cell-steps"),
+            ("dem", "droplets", "droplet-steps"),
+            ("dem", "pipes", "cell-steps"),
+        ]
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    );
+    for row in &rows {
+        let number = |name| col(row, name).parse::<f64>().unwrap();
+        assert!(number("work") >= 1.0 && number("gpu_ms") > 0.0, "{row:?}");
+        assert!(
+            number("steps_per_s") > 0.0 && number("eroded") > 0.0,
+            "{row:?}"
+        );
+        assert_eq!(number("net_change"), number("deposited") - number("eroded"));
+    }
+    assert_eq!(col(&rows[2], "width"), "403", "the DEM keeps its shape");
+    for terrain in ["noise", "dem"] {
+        for file in ["erosion.png", "droplets.json", "pipes.json"] {
+            assert!(out.join(terrain).join(file).is_file(), "{terrain}/{file}");
+        }
+    }
+}
+
+#[test]
+fn a_config_that_cannot_run_is_refused_by_key_before_any_gpu_work() {
+    let dir = scratch("strategies", "bad");
+    let config = dir.join("bad.toml");
+    let bad = CONFIG.replace("pipes_steps = 4", "pipes_dt = 0.5");
+    std::fs::write(&config, bad).unwrap();
+    let out = dir.join("out");
+    let run = vkerode(&[
+        "strategies",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("bad.toml") && err.contains("pipes_dt"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+}
