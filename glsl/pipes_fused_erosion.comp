@@ -1,9 +1,12 @@
 #version 450 core
-// Fused pass 2 of 2: water depth (waterA in place, before evaporation) and velocity from
-// the net flux, then erosion and deposition (terrainA, sedimentA to terrainB,
-// sedimentB). The driver swaps the terrain buffers after each step.
+// Fused pass 2 of 2: with UPWIND, the sediment's transport along this step's flux;
+// then water depth (waterA to waterB, before evaporation) and velocity from the net
+// flux, then erosion and deposition (terrainA, sedimentA to terrainB, sedimentB). The
+// driver swaps the terrain and water buffers after each step (and the sediment's, with
+// UPWIND).
 //! axis packing: half=PACK_HALF
 //! axis tiles: shared=SHARED_TILES
+//! axis advection: upwind=UPWIND
 //! axis build: counted=COUNT_BALANCE
 #extension GL_GOOGLE_include_directive : require
 #include "include/pipes_fused.glsl"
@@ -12,14 +15,26 @@ vec4 fluxOf(ivec2 c) {
     return outside(c) ? vec4(0.0) : readFlux(fluxA, cellIndex(c));
 }
 
+// Sediment per volume of the water a cell holds this step (0 past the map or dry).
+float concentrationOf(ivec2 c) {
+    if (outside(c)) return 0.0;
+    int j = cellIndex(c);
+    return sedimentConcentration(sedimentA.v[j], rained(stateWater(waterA.v[j])));
+}
+
 #ifdef SHARED_TILES
 shared vec4 tileFlux[TILE_CELLS];
 shared float tileTerrain[TILE_CELLS];
+#ifdef UPWIND
+shared float tileConcentration[TILE_CELLS];
+float concentrationAt(ivec2 c) { return tileConcentration[tileIndex(c)]; }
+#endif
 
 vec4 fluxAt(ivec2 c) { return tileFlux[tileIndex(c)]; }
 float terrainAt(ivec2 c, float here) { return outside(c) ? here : tileTerrain[tileIndex(c)]; }
 #else
 vec4 fluxAt(ivec2 c) { return fluxOf(c); }
+float concentrationAt(ivec2 c) { return concentrationOf(c); }
 float terrainAt(ivec2 c, float here) { return outside(c) ? here : terrainA.v[cellIndex(c)]; }
 #endif
 
@@ -30,6 +45,9 @@ void main() {
         ivec2 cell = tileCell(k);
         tileFlux[k] = fluxOf(cell);
         tileTerrain[k] = terrainA.v[cellIndex(clampToMap(cell))];
+#ifdef UPWIND
+        tileConcentration[k] = concentrationOf(cell);
+#endif
     }
     barrier();
 #endif
@@ -38,15 +56,28 @@ void main() {
     float stored = waterA.v[i];
     float water = stateWater(stored);
     if (!firstStep()) countEvaporation(i, stored, water);
+    vec4 out_ = fluxAt(c);
+    vec4 left = fluxAt(c + ivec2(-1, 0));
+    vec4 right = fluxAt(c + ivec2(1, 0));
+    vec4 top = fluxAt(c + ivec2(0, -1));
+    vec4 bottom = fluxAt(c + ivec2(0, 1));
+#ifdef UPWIND
+    float s = transported(sedimentA.v[i], concentrationAt(c), out_,
+                          concentrationAt(c + ivec2(-1, 0)) * left.y,
+                          concentrationAt(c + ivec2(1, 0)) * right.x,
+                          concentrationAt(c + ivec2(0, -1)) * top.w,
+                          concentrationAt(c + ivec2(0, 1)) * bottom.z);
+#else
+    float s = sedimentA.v[i];
+#endif
     vec2 v;
-    float depth = newDepth(rained(water), fluxAt(c), fluxAt(c + ivec2(-1, 0)), fluxAt(c + ivec2(1, 0)),
-                           fluxAt(c + ivec2(0, -1)), fluxAt(c + ivec2(0, 1)), v);
-    waterA.v[i] = depth;
+    float depth = newDepth(rained(water), out_, left, right, top, bottom, v);
+    waterB.v[i] = depth;
     writeVelocity(velocity, i, v);
     float b = terrainA.v[i];
     vec2 bs = erodeCell(b, terrainAt(c + ivec2(-1, 0), b), terrainAt(c + ivec2(1, 0), b),
                         terrainAt(c + ivec2(0, -1), b), terrainAt(c + ivec2(0, 1), b),
-                        v, depth, sedimentA.v[i]);
+                        v, depth, s);
     terrainB.v[i] = bs.x;
     sedimentB.v[i] = bs.y;
 }

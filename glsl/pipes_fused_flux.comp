@@ -1,9 +1,11 @@
 #version 450 core
-// Fused pass 1 of 2: the previous step's advection of the sediment (sedimentB to
-// sedimentA) and evaporation, then this step's rain and outflow flux (fluxA in place).
-// With STEP_FINISH it only advects and evaporates, storing the state's water.
+// Fused pass 1 of 2: the previous step's semi-Lagrangian advection of the sediment
+// (sedimentB to sedimentA; the upwind transport is the erosion pass's instead) and
+// evaporation, then this step's rain and outflow flux (fluxA in place). With
+// STEP_FINISH it only advects and evaporates, storing the state's water.
 //! axis packing: half=PACK_HALF
 //! axis tiles: shared=SHARED_TILES
+//! axis advection: upwind=UPWIND
 //! axis build: counted=COUNT_BALANCE
 #extension GL_GOOGLE_include_directive : require
 #include "include/pipes_fused.glsl"
@@ -30,12 +32,15 @@ void main() {
     for (uint k = gl_LocalInvocationIndex; k < TILE_CELLS; k += gl_WorkGroupSize.x * gl_WorkGroupSize.y) {
         int j = cellIndex(clampToMap(tileCell(k)));
         tileSurface[k] = surfaceOf(j);
+#ifndef UPWIND
         tileSediment[k] = sedimentB.v[j];
+#endif
     }
     barrier();
 #endif
     if (outside(c)) return;
     int i = cellIndex(c);
+#ifndef UPWIND
     // advectedFrom keeps the source within one cell, so base lies in [c - 1, c + 1]; a
     // base of c + 1 comes with a fraction of 0, which weighs base + 1 by nothing.
     vec2 from = advectedFrom(c, firstStep() ? vec2(0.0) : readVelocity(velocity, i));
@@ -43,6 +48,7 @@ void main() {
     sedimentA.v[i] = bilinear(sedimentAt(base, c), sedimentAt(base + ivec2(1, 0), c),
                               sedimentAt(base + ivec2(0, 1), c), sedimentAt(base + ivec2(1, 1), c),
                               from - vec2(base));
+#endif
     float stored = waterA.v[i];
     float water = stateWater(stored);
     if ((FLAGS & STEP_FINISH) != 0) {

@@ -5,8 +5,8 @@
 mod common;
 
 use vkerode::erosion::pipes::{
-    run_pipes_on_cpu, Fusion, Packing, PipesFields, PipesKernel, PipesParams, PipesState,
-    PipesVariant, Tiles, WorkgroupShape,
+    run_pipes_on_cpu, Advection, Fusion, Packing, PipesFields, PipesKernel, PipesParams,
+    PipesState, PipesVariant, Tiles, WorkgroupShape,
 };
 
 use common::{assert_validation_clean, cpu_terrain, validated_device};
@@ -68,20 +68,55 @@ fn every_variant_follows_the_cpu_reference() {
     let ctx = validated_device();
     // Not a multiple of any workgroup side: the last workgroups hang over the edges.
     let start = wet_terrain(50, 37);
-    let params = PipesParams::DEFAULT;
     // Few steps: where water thins to the velocity cut-off (1e-4), a last-bit difference
     // flips a cell's velocity, and two runs part ways over hundreds of steps.
     let steps = 10;
-    let mut cpu = start.clone();
-    run_pipes_on_cpu(&mut cpu, &params, steps);
+    let reference = |advection| {
+        let mut cpu = start.clone();
+        let params = PipesParams {
+            advection,
+            ..PipesParams::DEFAULT
+        };
+        run_pipes_on_cpu(&mut cpu, &params, steps);
+        (params, cpu)
+    };
+    let (semi, upwind) = (Advection::SemiLagrangian, Advection::Upwind);
     let variants = [
-        variant(Fusion::None, Packing::F32, Tiles::None, (16, 16)),
-        variant(Fusion::None, Packing::Half, Tiles::None, (8, 4)),
-        variant(Fusion::Fused, Packing::F32, Tiles::None, (32, 8)),
-        variant(Fusion::Fused, Packing::F32, Tiles::Shared, (8, 8)),
-        variant(Fusion::Fused, Packing::Half, Tiles::Shared, (16, 4)),
+        (
+            variant(Fusion::None, Packing::F32, Tiles::None, (16, 16)),
+            semi,
+        ),
+        (
+            variant(Fusion::None, Packing::Half, Tiles::None, (8, 4)),
+            semi,
+        ),
+        (
+            variant(Fusion::Fused, Packing::F32, Tiles::None, (32, 8)),
+            semi,
+        ),
+        (
+            variant(Fusion::Fused, Packing::F32, Tiles::Shared, (8, 8)),
+            semi,
+        ),
+        (
+            variant(Fusion::Fused, Packing::Half, Tiles::Shared, (16, 4)),
+            semi,
+        ),
+        (
+            variant(Fusion::Fused, Packing::F32, Tiles::None, (16, 16)),
+            upwind,
+        ),
+        (
+            variant(Fusion::Fused, Packing::F32, Tiles::Shared, (8, 4)),
+            upwind,
+        ),
+        (
+            variant(Fusion::Fused, Packing::Half, Tiles::Shared, (32, 8)),
+            upwind,
+        ),
     ];
-    for v in variants {
+    for (v, advection) in variants {
+        let (params, cpu) = reference(advection);
         let g = run_gpu(&ctx, v, &params, &start, steps);
         // Half floats round the flux and velocity to 11 bits; the capacity follows the
         // velocity, so the sediment and terrain take the rounding too.
@@ -91,7 +126,7 @@ fn every_variant_follows_the_cpu_reference() {
             1e-4
         };
         let report = format!(
-            "{v}: water {} sediment {} terrain {}",
+            "{v} {advection:?}: water {} sediment {} terrain {}",
             worst(&g.water, &cpu.water),
             worst(&g.sediment, &cpu.sediment),
             worst(&g.terrain, &cpu.terrain)
@@ -118,7 +153,15 @@ fn a_run_checked_in_chunks_ends_where_one_run_does() {
     let ctx = validated_device();
     let start = wet_terrain(40, 40);
     let params = PipesParams::DEFAULT;
-    for fusion in [Fusion::None, Fusion::Fused] {
+    let upwind = PipesParams {
+        advection: Advection::Upwind,
+        ..params
+    };
+    for (fusion, params) in [
+        (Fusion::None, params),
+        (Fusion::Fused, params),
+        (Fusion::Fused, upwind),
+    ] {
         let v = variant(fusion, Packing::F32, Tiles::None, (16, 16));
         let kernel = PipesKernel::new(&ctx, v, &params).unwrap();
         let mut runner = kernel
@@ -185,6 +228,42 @@ fn water_is_conserved_and_the_counted_run_accounts_for_rain_and_evaporation() {
 }
 
 #[test]
+fn the_upwind_transport_conserves_sediment_where_the_semi_lagrangian_loses_it() {
+    let ctx = validated_device();
+    let start = wet_terrain(64, 64);
+    let fused = variant(Fusion::Fused, Packing::F32, Tiles::None, (16, 16));
+    let drift = |advection| {
+        let params = PipesParams {
+            rain: 0.0,
+            evaporation: 0.0,
+            advection,
+            ..PipesParams::DEFAULT
+        };
+        let (before, after) = (
+            start.totals(),
+            run_gpu(&ctx, fused, &params, &start, 200).totals(),
+        );
+        assert!(
+            after.sediment > 0.0,
+            "{advection:?}: something was dissolved"
+        );
+        (
+            after.terrain + after.sediment - before.terrain - before.sediment,
+            before.terrain,
+        )
+    };
+    let (upwind, terrain) = drift(Advection::Upwind);
+    let (semi, _) = drift(Advection::SemiLagrangian);
+    // float32 rounding of the sums over 4096 cells and 200 steps, nothing more.
+    assert!(upwind.abs() < 1e-6 * terrain, "upwind drift {upwind}");
+    assert!(
+        semi.abs() > 100.0 * upwind.abs(),
+        "semi-Lagrangian {semi}, upwind {upwind}"
+    );
+    assert_validation_clean(&ctx);
+}
+
+#[test]
 fn parameters_and_variants_that_cannot_run_are_refused_by_their_setting() {
     let params = PipesParams {
         dt: 0.2,
@@ -201,7 +280,14 @@ fn parameters_and_variants_that_cannot_run_are_refused_by_their_setting() {
     assert_eq!(negative.check().unwrap_err().key, "pipes_rain");
 
     let tiles_unfused = variant(Fusion::None, Packing::F32, Tiles::Shared, (16, 16));
-    assert_eq!(tiles_unfused.check(None).unwrap_err().key, "pipes_tiles");
+    let semi = Advection::SemiLagrangian;
+    assert_eq!(
+        tiles_unfused.check(semi, None).unwrap_err().key,
+        "pipes_tiles"
+    );
+    let plain = variant(Fusion::None, Packing::F32, Tiles::None, (16, 16));
+    let error = plain.check(Advection::Upwind, None).unwrap_err();
+    assert_eq!(error.key, "pipes_advection");
     let ctx = validated_device();
     let huge = variant(Fusion::Fused, Packing::F32, Tiles::None, (4096, 4096));
     let error = PipesKernel::new(&ctx, huge, &PipesParams::DEFAULT)

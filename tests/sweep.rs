@@ -569,7 +569,7 @@ fn a_grid_sweep_records_cell_steps_bandwidth_and_balance_per_variant() {
         &config,
         format!(
             "name = \"grid\"\ndescription = \"test\"\n[fixed]\nalgorithm = \"pipes\"\nsize = 48\n\
-             pipes_steps = 12\npipes_check_every = 5\n[axes]\npipes_fusion = [\"none\", \"fused\"]\n\
+             pipes_advection = \"semi-lagrangian\"\npipes_steps = 12\npipes_check_every = 5\n[axes]\npipes_fusion = [\"none\", \"fused\"]\n\
              pipes_packing = [\"f32\", \"half\"]\npipes_workgroup = [\"8x8\"]\n[measure]\n{QUICK}\n"
         ),
     )
@@ -601,9 +601,14 @@ fn a_grid_sweep_records_cell_steps_bandwidth_and_balance_per_variant() {
         assert_eq!(row["unstable"], "", "no droplet baseline for the grid");
         assert!(row["kernel"].starts_with("pipes_"), "{}", row["kernel"]);
     }
-    // Tiles on the five plain passes cannot go together: refused by name.
+    // Tiles or the upwind transport on the five plain passes: refused by name.
     assert_config_refused(
-        "name = \"x\"\ndescription = \"x\"\n[fixed]\nalgorithm = \"pipes\"\npipes_tiles = \"shared\"\n",
+        "name = \"x\"\ndescription = \"x\"\n[fixed]\nalgorithm = \"pipes\"\npipes_fusion = \"none\"\n\
+         pipes_advection = \"semi-lagrangian\"\npipes_tiles = \"shared\"\n",
         &["pipes_tiles", "fused"],
+    );
+    assert_config_refused(
+        "name = \"y\"\ndescription = \"x\"\n[fixed]\nalgorithm = \"pipes\"\npipes_fusion = \"none\"\n",
+        &["pipes_advection", "fused"],
     );
 }

@@ -70,6 +70,22 @@ vec2 advectedFrom(ivec2 c, vec2 v) {
     return clamp(from, vec2(0.0), vec2(float(WIDTH - 1), float(HEIGHT - 1)));
 }
 
+// Sediment per unit of water volume: what leaves with each unit of outflow.
+float sedimentConcentration(float sediment, float depth) {
+    return depth > 0.0 ? sediment / (depth * CELL_LENGTH * CELL_LENGTH) : 0.0;
+}
+
+// Upwind transport of the sediment along the pipes: each outflow carries its share of
+// the cell's sediment (`concentration` times volume), each inflow its neighbour's
+// (`fromLeft` ... : the neighbour's concentration times its flux into this cell). What
+// one cell sends another receives, so the transport conserves sediment; the flux limit
+// keeps a cell from sending more than it holds.
+float transported(float s, float concentration, vec4 out_, float fromLeft, float fromRight, float fromTop, float fromBottom) {
+    float sent = concentration * (out_.x + out_.y + out_.z + out_.w);
+    float received = fromLeft + fromRight + fromTop + fromBottom;
+    return max(0.0, s + DT * (received - sent));
+}
+
 float bilinear(float s00, float s10, float s01, float s11, vec2 f) {
     return mix(mix(s00, s10, f.x), mix(s01, s11, f.x), f.y);
 }

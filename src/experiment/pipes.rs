@@ -11,7 +11,9 @@ use super::peak::copy_ceiling;
 use super::provenance::Provenance;
 use super::settings::RunSettings;
 use super::ExperimentError;
-use crate::erosion::pipes::{BalanceCheck, PipesKernel, PipesParams, PipesVariant, Totals};
+use crate::erosion::pipes::{
+    Advection, BalanceCheck, PipesKernel, PipesParams, PipesVariant, Totals,
+};
 use crate::gpu::Context;
 use crate::terrain::metrics::Landform;
 use crate::terrain::{Heightmap, TerrainSpec};
@@ -60,8 +62,13 @@ pub struct BandwidthShare {
 }
 
 impl BandwidthShare {
-    pub fn of(variant: &PipesVariant, cell_steps_per_s: f64, ceiling_bytes_per_s: f64) -> Self {
-        let bytes = variant.bytes_per_cell_step();
+    pub fn of(
+        variant: &PipesVariant,
+        advection: Advection,
+        cell_steps_per_s: f64,
+        ceiling_bytes_per_s: f64,
+    ) -> Self {
+        let bytes = variant.bytes_per_cell_step(advection);
         let bytes_per_s = cell_steps_per_s * bytes as f64;
         Self {
             bytes_per_cell_step: bytes,
@@ -151,7 +158,12 @@ pub fn run_pipes(
         Some(rate) => {
             let (ceiling, warning) = copy_ceiling(ctx)?;
             warnings.extend(warning);
-            Some(BandwidthShare::of(&variant, rate, ceiling))
+            Some(BandwidthShare::of(
+                &variant,
+                params.advection,
+                rate,
+                ceiling,
+            ))
         }
         None => {
             warnings.push("no GPU timestamps: no rates".into());

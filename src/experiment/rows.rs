@@ -11,7 +11,7 @@ use super::results::Meta;
 use super::settings::switch;
 use super::stability::Judgement;
 use crate::erosion::pipes::BalanceCheck;
-use crate::erosion::pipes::{Fusion, Packing, Tiles, WorkgroupShape};
+use crate::erosion::pipes::{Advection, Fusion, Packing, Tiles, WorkgroupShape};
 use crate::erosion::{
     Algorithm, AtomicMode, Contention, DropletShader, Lever, Physics, Rounding, SpawnMode,
     SpirvBuild, TileOrder, WorkCount,
@@ -70,6 +70,7 @@ pub struct PointRow {
     pub pipes_capacity: f32,
     pub pipes_dissolving: f32,
     pub pipes_deposition: f32,
+    pub pipes_advection: Advection,
     pub pipes_fusion: Fusion,
     pub pipes_packing: Packing,
     pub pipes_tiles: Tiles,
@@ -309,6 +310,7 @@ impl PointOutcome<'_> {
             pipes_capacity: s.pipes_capacity,
             pipes_dissolving: s.pipes_dissolving,
             pipes_deposition: s.pipes_deposition,
+            pipes_advection: s.pipes_advection,
             pipes_fusion: s.pipes_fusion,
             pipes_packing: s.pipes_packing,
             pipes_tiles: s.pipes_tiles,

@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::erosion::pipes::{Fusion, Packing, PipesParams, PipesVariant, Tiles, WorkgroupShape};
+use crate::erosion::pipes::{
+    Advection, Fusion, Packing, PipesParams, PipesVariant, Tiles, WorkgroupShape,
+};
 use crate::erosion::{
     default_batch, Algorithm, AtomicMode, DropletJob, DropletShader, KernelParams, KernelVariant,
     Lever, ParamError, Passes, Physics, Rounding, Spawn, SpawnMode, SpirvBuild, TileOrder,
@@ -141,7 +143,12 @@ pub struct RunSettings {
     /// Kd: deposition rate.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_deposition)]
     pub pipes_deposition: f32,
-    /// The grid kernels' passes: the model's five (none) or two (fused).
+    /// How sediment moves with the water: Mei et al.'s semi-Lagrangian advection (it
+    /// does not conserve sediment), or upwind along the pipes (conserving; fused passes).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_advection)]
+    pub pipes_advection: Advection,
+    /// The grid kernels' passes: the model's five (none; semi-Lagrangian advection only)
+    /// or two (fused).
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_fusion)]
     pub pipes_fusion: Fusion,
     /// Flux and velocity as float32, or packed as half floats.
@@ -234,7 +241,10 @@ impl RunSettings {
         pipes_capacity: PipesParams::DEFAULT.capacity,
         pipes_dissolving: PipesParams::DEFAULT.dissolving,
         pipes_deposition: PipesParams::DEFAULT.deposition,
-        pipes_fusion: Fusion::None,
+        // Not Mei et al.'s semi-Lagrangian advection (PipesParams::DEFAULT): it loses the
+        // sediment it moves, and long runs erode without bound (results/README.md).
+        pipes_advection: Advection::Upwind,
+        pipes_fusion: Fusion::Fused,
         pipes_packing: Packing::F32,
         pipes_tiles: Tiles::None,
         pipes_workgroup: WorkgroupShape::DEFAULT,
@@ -251,6 +261,7 @@ impl RunSettings {
             capacity: self.pipes_capacity,
             dissolving: self.pipes_dissolving,
             deposition: self.pipes_deposition,
+            advection: self.pipes_advection,
             ..PipesParams::DEFAULT
         }
     }
@@ -268,8 +279,11 @@ impl RunSettings {
     /// The virtual-pipe model's rules, with the device's where there is one.
     fn check_pipes(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
         let named = |e: crate::erosion::pipes::PipesParamError| SettingError::new(e.key, e.reason);
-        self.pipes_params().check().map_err(named)?;
-        self.pipes_variant().check(device).map_err(named)
+        let params = self.pipes_params();
+        params.check().map_err(named)?;
+        self.pipes_variant()
+            .check(params.advection, device)
+            .map_err(named)
     }
 
     /// The erosion-noise terrain of these settings.
@@ -462,7 +476,7 @@ impl RunSettings {
         if self.algorithm == Algorithm::Pipes {
             return self
                 .pipes_variant()
-                .check(Some(device))
+                .check(self.pipes_advection, Some(device))
                 .err()
                 .map(|e| e.reason);
         }

@@ -435,7 +435,12 @@ impl PointContext<'_> {
             max_cell_change: max_change,
             stability: None,
             grid: Some(GridFigures {
-                bandwidth: BandwidthShare::of(&kernel.variant(), rate, ceiling),
+                bandwidth: BandwidthShare::of(
+                    &kernel.variant(),
+                    kernel.params().advection,
+                    rate,
+                    ceiling,
+                ),
                 last_check: checks.last().copied(),
             }),
             landform: (terrain.landform, Landform::of(&after)),

@@ -1,7 +1,7 @@
 //! The virtual-pipe shallow-water model on the CPU, sequential and in f32, pass for
 //! pass as the plain glsl/pipes_*.comp: the reference the GPU driver is tested against.
 
-use super::{PipesParams, PipesState};
+use super::{Advection, PipesParams, PipesState};
 
 /// One cell's neighbours: left, right, top, bottom.
 const NEIGHBOURS: [(isize, isize); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
@@ -59,6 +59,9 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 flux_out[i] = next.map(|f| f * k);
             }
         }
+        if p.advection == Advection::Upwind {
+            transport(&grid, state, &flux_out, p);
+        }
         for y in 0..grid.height {
             for x in 0..grid.width {
                 let i = y * grid.width + x;
@@ -107,6 +110,14 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 sediment_out[i] = s + change;
             }
         }
+        if p.advection == Advection::Upwind {
+            for i in 0..n {
+                state.sediment[i] = sediment_out[i];
+                state.water[i] = water_out[i] * (1.0 - p.evaporation * p.dt);
+                state.terrain[i] = terrain_out[i];
+            }
+            continue;
+        }
         let (w, h) = (grid.width as isize, grid.height as isize);
         let sediment_at = |x: isize, y: isize| {
             let (x, y) = (x.clamp(0, w - 1), y.clamp(0, h - 1));
@@ -131,4 +142,32 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
             }
         }
     }
+}
+
+/// The upwind transport of the sediment along this step's outflows `flux` (the fused
+/// erosion pass's, before the water update): each outflow carries its share of its
+/// cell's sediment, so what one cell sends another receives.
+fn transport(grid: &Grid, state: &mut PipesState, flux: &[[f32; 4]], p: &PipesParams) {
+    let area = p.cell_length * p.cell_length;
+    let concentration: Vec<f32> = state
+        .sediment
+        .iter()
+        .zip(&state.water)
+        .map(|(&s, &d)| if d > 0.0 { s / (d * area) } else { 0.0 })
+        .collect();
+    let mut moved = state.sediment.clone();
+    for y in 0..grid.height {
+        for x in 0..grid.width {
+            let i = y * grid.width + x;
+            let from = |d, pipe: usize| {
+                grid.at(x, y, d)
+                    .map_or(0.0, |j| concentration[j] * flux[j][pipe])
+            };
+            let out = flux[i];
+            let sent = concentration[i] * (out[0] + out[1] + out[2] + out[3]);
+            let received = from((-1, 0), 1) + from((1, 0), 0) + from((0, -1), 3) + from((0, 1), 2);
+            moved[i] = (state.sediment[i] + p.dt * (received - sent)).max(0.0);
+        }
+    }
+    state.sediment = moved;
 }

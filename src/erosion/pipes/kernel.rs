@@ -49,8 +49,8 @@ impl PipesKernel {
         variant: PipesVariant,
         params: &PipesParams,
     ) -> Result<Self, ErosionError> {
-        variant.check(Some(ctx.info()))?;
         params.check()?;
+        variant.check(params.advection, Some(ctx.info()))?;
         let p = params;
         let floats = [
             p.dt,
@@ -76,9 +76,12 @@ impl PipesKernel {
                 .stems()
                 .iter()
                 .map(|stem| {
-                    let module = variant.module(stem, counted).ok_or_else(|| {
-                        ErosionError::Variant(format!("{stem} has no module for {variant}"))
-                    })?;
+                    let module =
+                        variant
+                            .module(stem, params.advection, counted)
+                            .ok_or_else(|| {
+                                ErosionError::Variant(format!("{stem} has no module for {variant}"))
+                            })?;
                     let desc = PipelineDesc::addressed(
                         module,
                         &spec,
@@ -158,7 +161,7 @@ pub struct PipesRunner<'k> {
     flux: [Buffer; 2],
     velocity: Buffer,
     evaporated: Buffer,
-    /// Which of each pair holds the state's terrain and sediment after the last run.
+    /// Which of each pair holds the state's fields after the last run.
     state: StateBuffers,
     queries: Option<TimestampQueries>,
     /// GPU time of one step in the last timed run.
@@ -166,9 +169,11 @@ pub struct PipesRunner<'k> {
     start: Totals,
 }
 
+/// Which buffer of each pair holds the state's terrain, water and sediment.
 #[derive(Clone, Copy, Debug, Default)]
 struct StateBuffers {
     terrain: usize,
+    water: usize,
     sediment: usize,
 }
 
@@ -202,8 +207,8 @@ impl<'k> PipesRunner<'k> {
         let field = |name: &str, per_cell: u64| {
             Buffer::new(ctx, name, bytes * per_cell, BufferKind::Addressed)
         };
-        // The fused passes use one water and one flux buffer; the second of each pair is
-        // then a placeholder the shaders never touch.
+        // The fused passes update the flux in place; their second flux buffer is a
+        // placeholder the shaders never touch.
         let second = |name: &str, per_cell: u64| field(name, if fused { 1 } else { per_cell });
         let runner = Self {
             kernel,
@@ -214,7 +219,7 @@ impl<'k> PipesRunner<'k> {
                 .map(|w| Buffer::upload_from(ctx, "water upload", w))
                 .transpose()?,
             terrain: [field("terrainA", 4)?, field("terrainB", 4)?],
-            water: [field("waterA", 4)?, second("waterB", 4)?],
+            water: [field("waterA", 4)?, field("waterB", 4)?],
             sediment: [field("sedimentA", 4)?, field("sedimentB", 4)?],
             flux: [field("fluxA", flux_bytes)?, second("fluxB", flux_bytes)?],
             velocity: field("velocity", velocity_bytes)?,
@@ -294,7 +299,7 @@ impl<'k> PipesRunner<'k> {
             width: self.width,
             height: self.height,
             terrain: self.download(&self.terrain[self.state.terrain])?,
-            water: self.download(&self.water[0])?,
+            water: self.download(&self.water[self.state.water])?,
             sediment: self.download(&self.sediment[self.state.sediment])?,
         })
     }
@@ -314,7 +319,11 @@ impl<'k> PipesRunner<'k> {
     /// submission, from the last timed step (or an assumed bandwidth before one).
     fn steps_per_submission(&self) -> u32 {
         let step = self.step_time.unwrap_or_else(|| {
-            let bytes = self.cells() * self.kernel.variant.bytes_per_cell_step();
+            let bytes = self.cells()
+                * self
+                    .kernel
+                    .variant
+                    .bytes_per_cell_step(self.kernel.params.advection);
             Duration::from_secs_f64(bytes as f64 / ASSUMED_BYTES_PER_S)
         });
         let budget = self.kernel.ctx.max_submission().as_secs_f64();
@@ -332,6 +341,7 @@ impl<'k> PipesRunner<'k> {
             &kernel.timed
         };
         let fused = kernel.variant.fusion == super::Fusion::Fused;
+        let upwind = kernel.params.advection == super::Advection::Upwind;
         let shape = kernel.variant.workgroup;
         let groups = [
             (self.width as u32).div_ceil(shape.x),
@@ -349,17 +359,20 @@ impl<'k> PipesRunner<'k> {
         };
         let this = &*self;
         let queries = this.queries.as_ref();
+        // Each pass reads its A buffers and writes its B buffers (pipes_common.glsl).
+        // The plain passes keep the state in A; the fused ones swap terrain and water
+        // each step. Their semi-Lagrangian flux pass advects the state's sediment from
+        // B into A; their upwind erosion pass transports it from A into B.
         let roles = |state: StateBuffers| -> [&Buffer; FIELDS as usize] {
-            let (t, s) = (state.terrain, state.sediment);
+            let (t, w, s) = (state.terrain, state.water, state.sediment);
+            let s = if fused && !upwind { 1 - s } else { s };
             [
                 &this.terrain[t],
                 &this.terrain[1 - t],
-                &this.water[0],
-                &this.water[1],
-                // The fused flux pass advects sedimentB into sedimentA; the plain
-                // passes keep their state in sedimentA.
-                &this.sediment[if fused { 1 - s } else { s }],
-                &this.sediment[if fused { s } else { 1 - s }],
+                &this.water[w],
+                &this.water[1 - w],
+                &this.sediment[s],
+                &this.sediment[1 - s],
                 &this.flux[0],
                 &this.flux[1],
                 &this.velocity,
@@ -389,12 +402,18 @@ impl<'k> PipesRunner<'k> {
                 }
                 if fused {
                     state.terrain = 1 - state.terrain;
+                    state.water = 1 - state.water;
+                    if upwind {
+                        state.sediment = 1 - state.sediment;
+                    }
                 }
             }
             if fused && steps > 0 {
                 rec.bind_addressed(&passes[0], &roles(state), &push(STEP_FINISH));
                 rec.dispatch(groups[0], groups[1], 1);
-                state.sediment = 1 - state.sediment;
+                if !upwind {
+                    state.sediment = 1 - state.sediment;
+                }
             }
             if let Some(q) = queries {
                 rec.timestamp(q, 1);

@@ -29,6 +29,23 @@ pub struct PipesParams {
     pub min_tilt: f32,
     /// Water depth from which the capacity is whole; shallower water carries less.
     pub max_erosion_depth: f32,
+    /// How the suspended sediment moves with the water.
+    pub advection: Advection,
+}
+
+/// How the suspended sediment moves with the water.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Advection {
+    /// Mei et al.'s: each cell takes the sediment at the point its water came from
+    /// (bilinear, at most one cell back). It does not conserve sediment.
+    #[default]
+    SemiLagrangian,
+    /// Along the pipes' outflows, each carrying its share of its cell's sediment, before
+    /// the erosion step: what one cell sends another receives (the fused passes).
+    Upwind,
 }
 
 impl PipesParams {
@@ -44,6 +61,7 @@ impl PipesParams {
         evaporation: 0.015,
         min_tilt: 0.05,
         max_erosion_depth: 0.1,
+        advection: Advection::SemiLagrangian,
     };
 
     /// The flux and depth updates form a symplectic Euler step of surface waves whose

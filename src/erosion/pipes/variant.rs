@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::PipesParamError;
+use super::{Advection, PipesParamError};
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
 
 /// How a time step is split into dispatches.
@@ -127,8 +127,9 @@ impl PipesVariant {
         self.stems().len() * steps as usize + finish
     }
 
-    /// The module of `stem` in this variant, with the balance counters or without.
-    pub(super) fn module(&self, stem: &str, counted: bool) -> Option<Spirv> {
+    /// The module of `stem` in this variant moving sediment by `advection`, with the
+    /// balance counters or without.
+    pub(super) fn module(&self, stem: &str, advection: Advection, counted: bool) -> Option<Spirv> {
         let pick = |on: bool, option| if on { option } else { "" };
         ShaderModule::find(
             shaders::MODULES,
@@ -136,6 +137,7 @@ impl PipesVariant {
             &[
                 ("packing", pick(self.packing == Packing::Half, "half")),
                 ("tiles", pick(self.tiles == Tiles::Shared, "shared")),
+                ("advection", pick(advection == Advection::Upwind, "upwind")),
                 ("build", pick(counted, "counted")),
             ],
         )
@@ -144,27 +146,41 @@ impl PipesVariant {
     /// Bytes a time step must move per cell, each field read or written once: the
     /// traffic of a perfect cache for the neighbour reads, which is what the bandwidth
     /// ceiling bounds.
-    pub fn bytes_per_cell_step(&self) -> u64 {
+    pub fn bytes_per_cell_step(&self, advection: Advection) -> u64 {
         let (flux, velocity) = match self.packing {
             Packing::F32 => (16, 8),
             Packing::Half => (8, 4),
         };
-        match self.fusion {
+        match (self.fusion, advection) {
             // rain: water r/w; flux: terrain, water, flux r, flux w; water: flux r,
             // water r/w, velocity w, flux copy w; erosion: terrain, velocity, water,
             // sediment r, terrain, sediment w; advection: velocity, sediment, water,
             // terrain r, sediment, water, terrain w.
-            Fusion::None => 17 * FLOAT + 4 * flux + 3 * velocity,
+            (Fusion::None, _) => 17 * FLOAT + 4 * flux + 3 * velocity,
             // flux pass: velocity, sediment, terrain, water, flux r, sediment, flux w;
             // erosion pass: flux, water, terrain, sediment r, water, velocity, terrain,
             // sediment w.
-            Fusion::Fused => 10 * FLOAT + 3 * flux + 2 * velocity,
+            (Fusion::Fused, Advection::SemiLagrangian) => 10 * FLOAT + 3 * flux + 2 * velocity,
+            // The upwind transport is the erosion pass's: the flux pass leaves the
+            // sediment and velocity alone.
+            (Fusion::Fused, Advection::Upwind) => 8 * FLOAT + 3 * flux + velocity,
         }
     }
 
-    /// Why this variant cannot run on `device` (or on any device, without one), if it
-    /// cannot: the setting's key and the reason.
-    pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), PipesParamError> {
+    /// Why this variant cannot run `advection` on `device` (or on any device, without
+    /// one), if it cannot: the setting's key and the reason.
+    pub fn check(
+        &self,
+        advection: Advection,
+        device: Option<&DeviceInfo>,
+    ) -> Result<(), PipesParamError> {
+        if advection == Advection::Upwind && self.fusion == Fusion::None {
+            return Err(PipesParamError::new(
+                "pipes_advection",
+                "the upwind transport exists in the fused passes only: set pipes_fusion = fused"
+                    .into(),
+            ));
+        }
         if self.tiles == Tiles::Shared && self.fusion == Fusion::None {
             return Err(PipesParamError::new(
                 "pipes_tiles",
