@@ -37,6 +37,19 @@ mod tests {
         assert_eq!(super::format_x(4_000_000.0), "4M");
         assert_eq!(super::format_x(1_048_576.0), "1.049M");
     }
+
+    #[test]
+    fn steps_and_peaks_are_labelled_in_each_strategys_unit() {
+        let set = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+        let label = |column, names: &[&str]| super::metric_label(column, &set(names)).to_string();
+        assert_eq!(label("steps_per_s", &["droplets"]), "droplet-steps/s");
+        assert_eq!(label("steps_per_s", &["pipes"]), "cell-steps/s");
+        assert!(label("steps_per_s", &["droplets", "pipes"]).contains("or cell-steps"));
+        assert_eq!(
+            label("percent_of_peak", &["pipes"]),
+            "% of the copy bandwidth"
+        );
+    }
 }
 
 #[derive(Debug, Error)]
@@ -99,8 +112,16 @@ struct Chart {
     series: Vec<Series>,
 }
 
-fn metric_label(column: &str) -> &str {
+/// The label of a metric column, for rows of the `algorithms` given: each counts steps
+/// and peaks in its own unit.
+fn metric_label<'c>(column: &'c str, algorithms: &BTreeSet<String>) -> &'c str {
+    let grid = algorithms.iter().all(|a| a == "pipes");
+    let droplets = algorithms.iter().all(|a| a == "droplets");
     match column {
+        "steps_per_s" if grid => "cell-steps/s",
+        "steps_per_s" if !droplets => "steps/s (droplet-steps or cell-steps)",
+        "percent_of_peak" if grid => "% of the copy bandwidth",
+        "percent_of_peak" if !droplets => "% of each strategy's ceiling",
         "steps_per_s" => "droplet-steps/s",
         "droplets_per_s" => "droplets/s",
         "atomics_per_s" => "atomic adds/s",
@@ -195,6 +216,8 @@ struct Gathered {
     groups: BTreeMap<String, Series>,
     experiments: Vec<String>,
     devices: Vec<String>,
+    /// The `algorithm` of the rows (files from before it was a column are droplets').
+    algorithms: BTreeSet<String>,
     /// "file:line" of the rows left out for a value no axis can hold.
     left_out: Vec<String>,
     /// For each other axis of the sweep: the values it takes at each (series, x). More
@@ -236,6 +259,7 @@ impl Gathered {
             .filter_map(|name| Some((name.clone(), headers.iter().position(|h| h == name)?)))
             .collect();
         let outliers_at = headers.iter().position(|h| h == "outliers");
+        let algorithm_at = headers.iter().position(|h| h == "algorithm");
         let filters = request
             .filters
             .iter()
@@ -268,6 +292,10 @@ impl Gathered {
             let outliers = outliers_at.is_some_and(|i| optional(i).is_some_and(|n| n > 0.0));
             let device = record.get(di).unwrap_or_default().to_string();
             let experiment = record.get(ei).unwrap_or_default().to_string();
+            let algorithm = algorithm_at
+                .and_then(|i| record.get(i))
+                .unwrap_or("droplets");
+            self.algorithms.insert(algorithm.to_string());
             if !self.devices.contains(&device) {
                 self.devices.push(device.clone());
             }
@@ -373,6 +401,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         groups,
         experiments,
         devices,
+        algorithms,
         left_out,
         ..
     } = gathered;
@@ -408,12 +437,12 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         title: format!(
             "{}: {} vs {}{title_filter} on {}",
             experiments.join(", "),
-            metric_label(&request.y),
+            metric_label(&request.y, &algorithms),
             request.x,
             devices.join(" and ")
         ),
         x_label: axis_label(&request.x),
-        y_label: metric_label(&request.y).to_string(),
+        y_label: metric_label(&request.y, &algorithms).to_string(),
         log_x,
         log_y,
         series,
