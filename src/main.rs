@@ -21,7 +21,9 @@ macro_rules! say {
 
 mod cli;
 
-use cli::args::{Cli, Command, ErodeArgs, InputArgs, KernelsArgs, SweepArgs, TerrainArgs};
+use cli::args::{
+    Cli, Command, DeviceList, ErodeArgs, InputArgs, KernelsArgs, SweepArgs, TerrainArgs,
+};
 use cli::report::{
     print_device, print_input, print_kernels, print_outcome, print_pipes_outcome, say_wrote,
     write_text,
@@ -145,6 +147,32 @@ fn open_device(options: &ContextOptions) -> Result<Arc<Context>> {
         info.api_version
     );
     Ok(ctx)
+}
+
+/// One context per device of `--devices`, in its order.
+fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<Context>>> {
+    let indices = match list {
+        DeviceList::Indices(indices) => indices.clone(),
+        DeviceList::All => list_devices(options)
+            .context("listing Vulkan devices")?
+            .iter()
+            .filter(|d| d.is_usable())
+            .map(|d| d.index)
+            .collect(),
+    };
+    if indices.is_empty() {
+        bail!("--devices: no usable Vulkan device");
+    }
+    indices
+        .iter()
+        .map(|index| {
+            let one = ContextOptions {
+                device: Some(index.to_string()),
+                ..options.clone()
+            };
+            open_device(&one).with_context(|| format!("--devices: device {index}"))
+        })
+        .collect()
 }
 
 fn devices(options: &ContextOptions) -> Result<()> {
@@ -272,7 +300,18 @@ fn sweep(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
     let (config, overrides) = (&args.config, &args.overrides);
     // Syntax, types and values first, with no device; then the device's limits.
     Experiment::load(config, overrides, None)?;
-    let ctx = open_device(options)?;
+    if args.devices.is_some() && options.device.is_some() {
+        bail!("--device picks one device and --devices several: give one of them");
+    }
+    let contexts = match &args.devices {
+        None => vec![open_device(options)?],
+        Some(list) => open_devices(options, list)?,
+    };
+    if args.replicate && contexts.len() < 2 {
+        bail!("--replicate compares devices: --devices must name at least two");
+    }
+    // The first device's limits decide which points are checked and which skipped.
+    let ctx = &contexts[0];
     let experiment = Experiment::load(config, overrides, Some(ctx.info()))?;
     let sweep = args.options();
     if args.dry_run {
@@ -286,7 +325,7 @@ fn sweep(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
         experiment.points.len(),
         shard.unwrap_or_default()
     );
-    let summary = run_sweep(&ctx, &experiment, &sweep)?;
+    let summary = run_sweep(&contexts, &experiment, &sweep)?;
     say!(
         "measured {} points ({} already recorded) into {}",
         summary.measured,

@@ -612,3 +612,101 @@ fn a_grid_sweep_records_cell_steps_bandwidth_and_balance_per_variant() {
         &["pipes_advection", "fused"],
     );
 }
+
+/// (point, worker) of every row.
+fn point_workers(rows: &[BTreeMap<String, String>]) -> Vec<(usize, usize)> {
+    let mut pairs: Vec<(usize, usize)> = rows
+        .iter()
+        .map(|r| (r["point"].parse().unwrap(), r["worker"].parse().unwrap()))
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+#[test]
+fn two_devices_share_the_points_and_each_is_measured_once() {
+    // Two contexts on the one device stand in for two GPUs.
+    let dir = scratch("two-devices");
+    let config = small_config(&dir, "pair", "[16, 32, 64, 128]", QUICK);
+    let root = dir.join("results");
+    sweep_into(&config, &root, &["--devices", "0,0"]);
+    let results = results_dir(&root, "pair");
+    let (_, rows) = read_csv(&results.join("points.csv"));
+    let mut points = point_indices(&rows);
+    points.sort();
+    assert_eq!(points, [0, 1, 2, 3], "every point once");
+    assert!(rows
+        .iter()
+        .all(|r| r["worker"] == "0" || r["worker"] == "1"));
+    let (_, samples) = read_csv(&results.join("samples.csv"));
+    for (point, worker) in point_workers(&rows) {
+        assert!(
+            samples
+                .iter()
+                .any(|s| s["point"] == point.to_string() && s["worker"] == worker.to_string()),
+            "samples of point {point} by worker {worker}"
+        );
+    }
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("meta.json")).unwrap()).unwrap();
+    let devices = meta["devices"].as_array().unwrap();
+    assert_eq!(devices.len(), 2);
+    assert_eq!(devices[1]["worker"], 1);
+    assert_eq!(meta["replicate"], false);
+}
+
+#[test]
+fn replicate_runs_every_point_on_every_device_and_records_their_spread() {
+    let dir = scratch("replicate");
+    let config = small_config(&dir, "twins", "[32, 64]", QUICK);
+    let root = dir.join("results");
+    sweep_into(&config, &root, &["--devices", "0,0", "--replicate"]);
+    let (_, rows) = read_csv(&results_dir(&root, "twins").join("points.csv"));
+    assert_eq!(point_workers(&rows), [(0, 0), (0, 1), (1, 0), (1, 1)]);
+    for row in &rows {
+        let spread: f64 = row["device_spread_percent"].parse().unwrap();
+        assert!(spread >= 0.0 && spread.is_finite(), "{spread}");
+    }
+    let one = common::sweep(&config, &dir.join("one"), &["--replicate"]);
+    assert_eq!(one.status.code(), Some(2), "--replicate needs --devices");
+}
+
+#[test]
+fn a_lost_device_fails_its_point_the_other_finishes_and_resume_completes_the_set() {
+    let dir = scratch("lost-one");
+    let config = small_config(&dir, "lost", "[16, 32, 64, 128]", QUICK);
+    let root = dir.join("results");
+    // Worker 1's context (the second made) loses its device at its second submission.
+    let run = sweep_with_fault(&config, &root, "fence-timeout:2@1", &["--devices", "0,0"]);
+    let err = common::stderr(&run);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(err.contains("1 point(s) failed on the GPU"), "{err}");
+    let results = results_dir(&root, "lost");
+    let (_, failures) = read_csv(&results.join("failed.csv"));
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0]["worker"], "1");
+    assert_eq!(failures[0]["device_lost"], "true");
+    let lost: usize = failures[0]["point"].parse().unwrap();
+    let (_, rows) = read_csv(&results.join("points.csv"));
+    let done = point_workers(&rows);
+    assert_eq!(
+        done.len(),
+        3,
+        "the other worker measured the rest: {done:?}"
+    );
+    assert!(done.iter().all(|&(p, w)| p != lost && w == 0), "{done:?}");
+
+    assert_clean_success(&common::sweep(
+        &config,
+        &root,
+        &["--devices", "0,0", "--resume"],
+    ));
+    let (_, rows) = read_csv(&results.join("points.csv"));
+    let mut points = point_indices(&rows);
+    points.sort();
+    assert_eq!(
+        points,
+        [0, 1, 2, 3],
+        "--resume measured the lost point, once"
+    );
+}

@@ -194,9 +194,41 @@ pub struct SweepArgs {
     #[arg(long, value_name = "FILE.md")]
     pub summary: Option<PathBuf>,
     /// When the GPU fails a point (out of memory, for one): record it in failed.csv and
-    /// go on (`skip`), or stop there (`stop`). A lost device always stops the sweep.
+    /// go on (`skip`), or stop there (`stop`). A lost device stops its worker (the whole
+    /// sweep on one device).
     #[arg(long, value_enum, default_value_t = OnPointError::Skip)]
     pub on_point_error: OnPointError,
+    /// Run on several devices at once: `all` (every usable device) or indices from
+    /// `vkerode devices`, comma-separated (`0,1`; an index twice opens two contexts on
+    /// one device). One worker per device takes the next point from a shared queue.
+    #[arg(long, value_name = "all|I,J,...")]
+    pub devices: Option<DeviceList>,
+    /// With --devices: every point on every device, and each row's
+    /// `device_spread_percent` the device-to-device spread of the median.
+    #[arg(long, requires = "devices")]
+    pub replicate: bool,
+}
+
+/// The devices of `sweep --devices`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceList {
+    All,
+    Indices(Vec<usize>),
+}
+
+impl std::str::FromStr for DeviceList {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text.trim() == "all" {
+            return Ok(Self::All);
+        }
+        let indices = text
+            .split(',')
+            .map(|i| i.trim().parse::<usize>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| format!("{text:?} is not `all` or device indices such as 0,1"))?;
+        Ok(Self::Indices(indices))
+    }
 }
 
 impl SweepArgs {
@@ -208,6 +240,7 @@ impl SweepArgs {
             quiet: self.quiet,
             lock_sm_mhz: self.lock_sm_clock,
             on_point_error: self.on_point_error,
+            replicate: self.replicate,
         }
     }
 }

@@ -95,6 +95,14 @@ pub struct Point {
     pub settings: RunSettings,
 }
 
+impl Point {
+    /// Its axis values, `key=value` joined by spaces.
+    pub fn label(&self) -> String {
+        let pairs: Vec<String> = self.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        pairs.join(" ")
+    }
+}
+
 /// A loaded config and its points, all checked.
 #[derive(Clone, Debug)]
 pub struct Experiment {

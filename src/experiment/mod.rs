@@ -17,6 +17,7 @@ pub mod settings;
 pub mod stability;
 pub mod strategies;
 pub mod sweep;
+mod workers;
 
 pub use erode::{
     run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest, OutputOptions,

@@ -102,16 +102,70 @@ pub struct Meta {
     pub clocks_policy: Option<String>,
     #[serde(default)]
     pub gpu_state_at_start: Option<GpuState>,
+    /// Every device of the sweep, in worker order (`sweep --devices`); rows name theirs
+    /// by `worker`. The fields above describe the first.
+    #[serde(default)]
+    pub devices: Vec<WorkerDevice>,
+    /// `sweep --replicate`: every point ran on every device.
+    #[serde(default)]
+    pub replicate: bool,
+}
+
+/// One device of a sweep and the worker that drove it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerDevice {
+    pub worker: usize,
+    /// Its index in `vkerode devices`.
+    pub index: usize,
+    pub name: String,
+    pub driver_version: String,
+    /// As NVML writes it.
+    pub uuid: String,
+}
+
+impl WorkerDevice {
+    pub fn list(devices: &[&DeviceInfo]) -> Vec<Self> {
+        devices
+            .iter()
+            .enumerate()
+            .map(|(worker, d)| Self {
+                worker,
+                index: d.index,
+                name: d.name.clone(),
+                driver_version: d.driver_info.clone(),
+                uuid: d.nvml_uuid(),
+            })
+            .collect()
+    }
+
+    /// What tells the devices apart where they differ in model or driver: `None` when
+    /// all are alike.
+    pub fn differences(devices: &[Self]) -> Option<String> {
+        let first = devices.first()?;
+        let alike = devices
+            .iter()
+            .all(|d| d.name == first.name && d.driver_version == first.driver_version);
+        (!alike).then(|| {
+            devices
+                .iter()
+                .map(|d| format!("[{}] {} (driver {})", d.worker, d.name, d.driver_version))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    }
 }
 
 impl Meta {
+    /// The meta of a sweep over `devices` (one or more; the first fills the single
+    /// device fields).
     pub fn new(
         experiment: &Experiment,
-        device: &DeviceInfo,
+        devices: &[&DeviceInfo],
         shard: Option<String>,
         validation: bool,
         monitor: Option<&GpuMonitor>,
     ) -> Self {
+        let device = devices[0];
         let p = Provenance::collect(device);
         Self {
             experiment: experiment.config.name.clone(),
@@ -139,6 +193,8 @@ impl Meta {
             command_line: std::env::args().collect::<Vec<_>>().join(" "),
             clocks_policy: monitor.map(GpuMonitor::clocks_policy),
             gpu_state_at_start: monitor.and_then(GpuMonitor::read),
+            devices: WorkerDevice::list(devices),
+            replicate: false,
         }
     }
 
@@ -172,6 +228,25 @@ impl Meta {
                     on_off(new.validation),
                 )
             })
+            .or_else(|| {
+                // Sets from before `devices` existed were made on one device.
+                let names = |m: &Meta| {
+                    let listed: Vec<String> = m.devices.iter().map(|d| d.name.clone()).collect();
+                    if listed.is_empty() {
+                        format!("{} device(s): {}", 1, m.device)
+                    } else {
+                        format!("{} device(s): {}", listed.len(), listed.join(", "))
+                    }
+                };
+                differs("devices", names(self), names(new))
+            })
+            .or_else(|| {
+                differs(
+                    "--replicate",
+                    self.replicate.to_string(),
+                    new.replicate.to_string(),
+                )
+            })
     }
 
     pub fn read(dir: &Path) -> Result<Self, ResultsError> {
@@ -203,7 +278,8 @@ pub struct ResultsWriter {
     samples: csv::Writer<File>,
     /// Opened at the first failure: a sweep without one writes no failed.csv.
     failed: Option<csv::Writer<File>>,
-    completed: BTreeSet<usize>,
+    /// (point, worker) of every recorded row.
+    completed: BTreeSet<(usize, usize)>,
     /// The torn last row `--resume` dropped (a kill or a full disk mid-write), if any.
     pub torn_row: Option<String>,
     /// Declared last: released after the files above are flushed and closed.
@@ -236,7 +312,10 @@ impl ResultsWriter {
                 });
             }
             torn_row = drop_torn_last_row(&points_path)?;
-            completed = read_points(&points_path)?.iter().map(|r| r.point).collect();
+            completed = read_points(&points_path)?
+                .iter()
+                .map(|r| (r.point, r.worker))
+                .collect();
             drop_samples_except(&samples_path, &completed)?;
             old
         } else {
@@ -261,8 +340,33 @@ impl ResultsWriter {
         &self.dir
     }
 
+    /// Whether some worker recorded `point`.
     pub fn is_complete(&self, point: usize) -> bool {
-        self.completed.contains(&point)
+        self.completed.iter().any(|&(p, _)| p == point)
+    }
+
+    /// Whether `worker` recorded `point`.
+    pub fn is_complete_on(&self, point: usize, worker: usize) -> bool {
+        self.completed.contains(&(point, worker))
+    }
+
+    pub fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    /// Rewrites points.csv whole, atomically, with `change` applied to its rows; the
+    /// folder stays locked.
+    pub fn rewrite_points(
+        &mut self,
+        change: impl FnOnce(&mut [PointRow]),
+    ) -> Result<(), ResultsError> {
+        let path = self.dir.join(POINTS_CSV);
+        self.points.flush().map_err(io_error(&path))?;
+        let mut rows = read_points(&path)?;
+        change(&mut rows);
+        write_csv(&path, &rows)?;
+        self.points = append_csv::<PointRow>(&path)?;
+        Ok(())
     }
 
     /// Appends the point's samples, then its row, and flushes both.
@@ -279,7 +383,7 @@ impl ResultsWriter {
             .serialize(outcome.row(&self.meta))
             .map_err(csv_error(&points_path))?;
         self.points.flush().map_err(io_error(&points_path))?;
-        self.completed.insert(outcome.point.index);
+        self.completed.insert((outcome.point.index, outcome.worker));
         Ok(())
     }
 
@@ -369,10 +473,13 @@ fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
 
 /// Rewrites samples.csv without the samples of points that never completed (a sweep
 /// interrupted between a point's samples and its row).
-fn drop_samples_except(path: &Path, completed: &BTreeSet<usize>) -> Result<(), ResultsError> {
+fn drop_samples_except(
+    path: &Path,
+    completed: &BTreeSet<(usize, usize)>,
+) -> Result<(), ResultsError> {
     let kept: Vec<_> = read_samples(path)?
         .into_iter()
-        .filter(|r| completed.contains(&r.point))
+        .filter(|r| completed.contains(&(r.point, r.worker)))
         .collect();
     write_csv(path, &kept)
 }

@@ -16,7 +16,7 @@ use crate::erosion::{
     Algorithm, AtomicMode, Contention, DropletShader, Lever, Physics, Rounding, SpawnMode,
     SpirvBuild, TileOrder, WorkCount,
 };
-use crate::gpu::{statistics_summary, CompilerStatistic};
+use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use crate::terrain::metrics::Landform;
 
 /// One row of points.csv: identification, the point's settings (every axis is one of
@@ -29,6 +29,9 @@ pub struct PointRow {
     pub driver: String,
     pub commit: String,
     pub point: usize,
+    /// Which of `sweep --devices` measured it: its position in that list (0 for one
+    /// device); meta.json's `devices` says which device each is.
+    pub worker: usize,
     /// droplets or pipes. `steps` and `steps_per_s` count each algorithm's own step:
     /// droplet-steps, or cell-steps (cells times time steps) for the grid; the droplet
     /// settings of a grid row are unused, and the other way round.
@@ -164,6 +167,9 @@ pub struct PointRow {
     pub throttle_after: Option<String>,
     /// The SM clock fell over 5% or a slowing throttle reason was set.
     pub slowed: Option<bool>,
+    /// `sweep --replicate`: (largest - smallest) / mean of the point's median GPU time
+    /// over the devices, in percent; empty until every device has measured the point.
+    pub device_spread_percent: Option<f64>,
 }
 
 /// One timed repetition of a point.
@@ -172,6 +178,7 @@ pub struct PointRow {
 pub struct SampleRow {
     pub experiment: String,
     pub point: usize,
+    pub worker: usize,
     pub rep: usize,
     pub gpu_ms: f64,
     pub wall_ms: f64,
@@ -186,10 +193,11 @@ pub struct SampleRow {
 pub struct FailedRow {
     pub experiment: String,
     pub point: usize,
+    pub worker: usize,
     /// The point's axes, "key=value" joined by spaces.
     pub settings: String,
     pub error: String,
-    /// The device was lost with it, which stops the sweep.
+    /// The device was lost with it, which stops that device's worker.
     pub device_lost: bool,
 }
 
@@ -226,6 +234,9 @@ pub struct GridFigures {
 /// The figures of one measured point.
 pub struct PointOutcome<'a> {
     pub point: &'a Point,
+    /// The worker (position in `--devices`) and its device.
+    pub worker: usize,
+    pub device: &'a DeviceInfo,
     /// The module that ran.
     pub kernel: String,
     pub measurement: &'a Measurement,
@@ -266,10 +277,11 @@ impl PointOutcome<'_> {
         let steps_per_s = per_s(self.work.steps, m.gpu_ms.median);
         PointRow {
             experiment: meta.experiment.clone(),
-            device: meta.device.clone(),
-            driver: meta.driver_version.clone(),
+            device: self.device.name.clone(),
+            driver: self.device.driver_info.clone(),
             commit: meta.git_commit.clone(),
             point: self.point.index,
+            worker: self.worker,
             algorithm: s.algorithm,
             size: s.size,
             seed: s.seed,
@@ -399,11 +411,12 @@ impl PointOutcome<'_> {
                 .gpu_before
                 .zip(self.gpu_after)
                 .map(|(before, after)| slowed(&before, &after)),
+            device_spread_percent: None,
         }
     }
 
     pub fn samples<'m>(&'m self, meta: &'m Meta) -> impl Iterator<Item = SampleRow> + 'm {
-        let point = self.point.index;
+        let (point, worker) = (self.point.index, self.worker);
         self.measurement
             .samples
             .iter()
@@ -411,6 +424,7 @@ impl PointOutcome<'_> {
             .map(move |(rep, sample)| SampleRow {
                 experiment: meta.experiment.clone(),
                 point,
+                worker,
                 rep,
                 gpu_ms: sample.gpu_ms,
                 wall_ms: sample.wall_ms,

@@ -3,9 +3,7 @@
 
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::Arc;
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::{Arc, Mutex};
 
 use super::config::{Experiment, Point};
 use super::gpu_state::GpuMonitor;
@@ -17,18 +15,20 @@ use super::provenance::device_slug;
 use super::rows::GridFigures;
 use std::collections::BTreeMap;
 
-use super::results::{read_points, Meta, PointOutcome, PointRow, ResultsWriter, POINTS_CSV};
+use super::results::{
+    read_points, Meta, PointOutcome, PointRow, ResultsWriter, WorkerDevice, POINTS_CSV,
+};
 use super::rows::FailedRow;
 use super::stability::{baseline, judge, ChangeSpread};
+use super::workers::{WorkQueues, WorkerPool};
 use super::ExperimentError;
 use crate::erosion::pipes::PipesKernel;
 use crate::erosion::{
-    Algorithm, DropletJob, DropletKernel, ErosionError, FixedHeightfield, KernelParams, RunMode,
-    WorkCount,
+    Algorithm, DropletJob, DropletKernel, FixedHeightfield, KernelParams, RunMode, WorkCount,
 };
-use crate::gpu::{Context, DeviceInfo, GpuError};
+use crate::gpu::{Context, DeviceInfo};
 use crate::terrain::metrics::Landform;
-use crate::terrain::{generate_on_gpu, Heightmap, TerrainError, TerrainSpec};
+use crate::terrain::{generate_on_gpu, Heightmap, TerrainSpec};
 
 /// Every n-th point, starting at the i-th: one of n parts of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +71,8 @@ pub struct SweepOptions {
     /// Lock the SM clock at this many MHz for the sweep (NVIDIA, through NVML).
     pub lock_sm_mhz: Option<u32>,
     pub on_point_error: OnPointError,
+    /// Every point on every device (`--replicate`), not each on the next free one.
+    pub replicate: bool,
 }
 
 /// What a sweep does when the GPU fails a point; a lost device stops it either way.
@@ -94,20 +96,9 @@ pub struct SweepSummary {
     pub stopped: Option<String>,
 }
 
-/// The GPU's error in `error`, if the GPU failed the point, as opposed to the sweep's
-/// own files or settings failing it.
-fn gpu_failure(error: &ExperimentError) -> Option<&GpuError> {
-    match error {
-        ExperimentError::Gpu(e)
-        | ExperimentError::Erosion(ErosionError::Gpu(e))
-        | ExperimentError::Terrain(TerrainError::Gpu(e)) => Some(e),
-        _ => None,
-    }
-}
-
 /// The initial terrain of the last point, its landform and the baseline of the last
 /// job on it, reused while points share them.
-struct TerrainCache {
+pub(super) struct TerrainCache {
     spec: Option<TerrainSpec>,
     heights: Option<Heightmap>,
     key: Option<(TerrainSpec, u32)>,
@@ -117,6 +108,17 @@ struct TerrainCache {
 }
 
 impl TerrainCache {
+    pub(super) fn new() -> Self {
+        Self {
+            spec: None,
+            heights: None,
+            key: None,
+            fixed: Vec::new(),
+            landform: Landform::default(),
+            baseline: None,
+        }
+    }
+
     /// The terrain of `spec` in height units, and its landform.
     fn heights(
         &mut self,
@@ -178,43 +180,39 @@ pub fn results_dir(experiment: &Experiment, device_name: &str, options: &SweepOp
 }
 
 pub fn run_sweep(
-    ctx: &Arc<Context>,
+    contexts: &[Arc<Context>],
     experiment: &Experiment,
     options: &SweepOptions,
 ) -> Result<SweepSummary, ExperimentError> {
-    let dir = results_dir(experiment, &ctx.info().name, options);
-    let mut monitor = GpuMonitor::for_device(ctx.info());
+    let Some(first) = contexts.first() else {
+        return Err(ExperimentError::Clocks("a sweep needs a device".into()));
+    };
+    let infos: Vec<&DeviceInfo> = contexts.iter().map(|c| c.info()).collect();
+    let dir = results_dir(experiment, &first.info().name, options);
+    let mut monitors: Vec<Option<GpuMonitor>> =
+        infos.iter().map(|i| GpuMonitor::for_device(i)).collect();
     if let Some(mhz) = options.lock_sm_mhz {
-        let Some(monitor) = monitor.as_mut() else {
-            return Err(ExperimentError::Clocks(format!(
-                "--lock-sm-clock needs NVML, which does not know {}",
-                ctx.info().name
-            )));
-        };
-        monitor
-            .lock_sm_clock(mhz)
-            .map_err(ExperimentError::Clocks)?;
+        for (monitor, info) in monitors.iter_mut().zip(&infos) {
+            let Some(monitor) = monitor.as_mut() else {
+                return Err(ExperimentError::Clocks(format!(
+                    "--lock-sm-clock needs NVML, which does not know {}",
+                    info.name
+                )));
+            };
+            monitor
+                .lock_sm_clock(mhz)
+                .map_err(ExperimentError::Clocks)?;
+        }
     }
-    let meta = Meta::new(
+    let mut meta = Meta::new(
         experiment,
-        ctx.info(),
+        &infos,
         options.shard.map(|s| s.to_string()),
-        ctx.validation_messages().is_some(),
-        monitor.as_ref(),
+        first.validation_messages().is_some(),
+        monitors[0].as_ref(),
     );
-    let mut writer = ResultsWriter::open(&dir, meta, options.resume)?;
-    let mine: Vec<&Point> = experiment
-        .points
-        .iter()
-        .filter(|p| options.shard.is_none_or(|s| s.includes(p.index)))
-        .collect();
-    let todo: Vec<&Point> = mine
-        .iter()
-        .copied()
-        .filter(|p| !writer.is_complete(p.index))
-        .collect();
-
-    let bar = progress_bar(&experiment.config.name, todo.len(), options.quiet);
+    meta.replicate = options.replicate;
+    let writer = ResultsWriter::open(&dir, meta, options.resume)?;
     if let Some(torn) = &writer.torn_row {
         eprintln!(
             "note: dropped a torn last row of points.csv ({} bytes: {:?}); its point runs again",
@@ -222,107 +220,65 @@ pub fn run_sweep(
             torn.chars().take(40).collect::<String>()
         );
     }
-
-    let mut terrain = TerrainCache {
-        spec: None,
-        heights: None,
-        key: None,
-        fixed: Vec::new(),
-        landform: Landform::default(),
-        baseline: None,
-    };
-    let mut ceilings = WalkCeilings::new(ctx);
-    let (mut measured, mut failed, mut stopped) = (0, Vec::new(), None);
-    for point in &todo {
-        if let Some(reason) = &point.unsupported {
-            bar.println(format!("note: skipping point {}: {reason}", point.index));
-            bar.inc(1);
-            continue;
-        }
-        let label = point
-            .axes
+    if let Some(list) = WorkerDevice::differences(&writer.meta().devices) {
+        eprintln!("note: the devices differ (model or driver); each row names its own: {list}");
+    }
+    let mine: Vec<&Point> = experiment
+        .points
+        .iter()
+        .filter(|p| options.shard.is_none_or(|s| s.includes(p.index)))
+        .collect();
+    let work = WorkQueues::new(&mine, contexts.len(), options.replicate, &writer);
+    let pool = WorkerPool::new(writer, &experiment.config.name, &work, contexts, options);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = contexts
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        bar.set_message(format!("point {}: {label}", point.index));
-        let point_context = PointContext {
-            ctx,
-            experiment,
-            monitor: monitor.as_ref(),
-        };
-        match point_context.measure(point, &mut terrain, &mut ceilings, &mut writer) {
-            Ok(()) => measured += 1,
-            Err(error) => {
-                // The sweep's own failures (its files) end it; the GPU's end the point.
-                let Some(gpu) = gpu_failure(&error) else {
-                    return Err(error);
+            .zip(&monitors)
+            .enumerate()
+            .map(|(worker, (ctx, monitor))| {
+                let pool = &pool;
+                let point_context = PointContext {
+                    ctx,
+                    experiment,
+                    monitor: monitor.as_ref(),
+                    worker,
                 };
-                let row = FailedRow {
-                    experiment: experiment.config.name.clone(),
-                    point: point.index,
-                    settings: label.clone(),
-                    error: super::error_chain(&error),
-                    device_lost: gpu.is_device_lost(),
-                };
-                writer.record_failure(&row)?;
-                bar.println(format!(
-                    "point {} ({label}) failed: {}",
-                    point.index, row.error
-                ));
-                if row.device_lost || options.on_point_error == OnPointError::Stop {
-                    stopped = Some(format!("point {} ({label}): {}", point.index, row.error));
-                    failed.push(row);
-                    break;
-                }
-                failed.push(row);
-            }
-        }
-        if let Some(warning) = ceilings.warning.take() {
-            bar.println(format!("warning: {warning}"));
-        }
-        bar.inc(1);
+                scope.spawn(move || pool.run_worker(&point_context, options.on_point_error))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect::<Result<Vec<()>, ExperimentError>>()
+    })?;
+    let mut summary = pool.finish(dir, mine.len() * work.copies())?;
+    if options.replicate {
+        summary.fill_device_spread()?;
     }
-    bar.finish_and_clear();
-    Ok(SweepSummary {
-        dir,
-        measured,
-        skipped: mine.len() - todo.len(),
-        failed,
-        stopped,
-    })
-}
-
-fn progress_bar(name: &str, points: usize, quiet: bool) -> ProgressBar {
-    let bar = ProgressBar::new(points as u64);
-    if quiet {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} points, ETA {eta}  {msg}")
-            .expect("static template")
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(name.to_string());
-    bar
+    Ok(summary.summary)
 }
 
 /// What every point of a sweep is measured with.
-struct PointContext<'a> {
-    ctx: &'a Arc<Context>,
-    experiment: &'a Experiment,
-    monitor: Option<&'a GpuMonitor>,
+pub(super) struct PointContext<'a> {
+    pub(super) ctx: &'a Arc<Context>,
+    pub(super) experiment: &'a Experiment,
+    pub(super) monitor: Option<&'a GpuMonitor>,
+    /// Its position in `--devices`.
+    pub(super) worker: usize,
 }
 
 impl PointContext<'_> {
     /// Measures one point (timed repetitions between two reads of the GPU's state, an
     /// instrumented run, two reruns) and records its samples and row.
-    fn measure(
+    pub(super) fn measure(
         &self,
         point: &Point,
         terrain: &mut TerrainCache,
         ceilings: &mut WalkCeilings,
-        writer: &mut ResultsWriter,
+        writer: &Mutex<ResultsWriter>,
     ) -> Result<(), ExperimentError> {
         let (ctx, experiment) = (self.ctx, self.experiment);
         let s = &point.settings;
@@ -351,6 +307,8 @@ impl PointContext<'_> {
             [&counted, &first, &second].map(|run| ChangeSpread::between(cells, &run.cells));
         let outcome = PointOutcome {
             point,
+            worker: self.worker,
+            device: ctx.info(),
             kernel: s.kernel_variant().module_name(),
             measurement: &measurement,
             work: counted.work.unwrap_or_default(),
@@ -377,8 +335,7 @@ impl PointContext<'_> {
             gpu_before,
             gpu_after,
         };
-        writer.record(&outcome)?;
-        Ok(())
+        record(writer, &outcome)
     }
 }
 
@@ -389,7 +346,7 @@ impl PointContext<'_> {
         &self,
         point: &Point,
         terrain: &mut TerrainCache,
-        writer: &mut ResultsWriter,
+        writer: &Mutex<ResultsWriter>,
     ) -> Result<(), ExperimentError> {
         let (ctx, s) = (self.ctx, &point.settings);
         let heights = terrain.heights(ctx, s.terrain())?;
@@ -424,6 +381,8 @@ impl PointContext<'_> {
         }
         let outcome = PointOutcome {
             point,
+            worker: self.worker,
+            device: ctx.info(),
             kernel: kernel.module_name(),
             measurement: &measurement,
             work,
@@ -450,9 +409,14 @@ impl PointContext<'_> {
             gpu_before,
             gpu_after,
         };
-        writer.record(&outcome)?;
-        Ok(())
+        record(writer, &outcome)
     }
+}
+
+/// Records a point's row and samples; the writer stays usable if a worker panicked.
+fn record(writer: &Mutex<ResultsWriter>, outcome: &PointOutcome) -> Result<(), ExperimentError> {
+    let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(writer.record(outcome)?)
 }
 
 /// Cells that differ between two float maps, and the largest difference.
