@@ -5,19 +5,27 @@
 CARGO ?= cargo
 BIN := target/release/vkerode
 APT_PACKAGES := mesa-vulkan-drivers libvulkan1 vulkan-validationlayers cmake ninja-build python3 gdal-bin
+# The one-node Slurm cluster of tools/slurm/test.sh.
+TEST_PACKAGES := slurm-wlm munge
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 DEMO_SIZE ?= 512
 DEMO_DROPLETS ?= 300000
 DEMO_OUT ?= out/demo
 
-.PHONY: all deps build demo test lint gpu-loader-debs clean
+.PHONY: all deps test-deps apt-install build demo test lint gpu-loader-debs clean
 
 all: build
 
 deps:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES)"
+
+test-deps: deps
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_PACKAGES)"
+
+apt-install:
 	@missing=""; \
-	for p in $(APT_PACKAGES); do \
+	for p in $(PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -34,9 +42,12 @@ demo: build
 	$(BIN) sweep experiments/demo-workgroup.toml --results $(DEMO_OUT)/results
 	$(BIN) plot $(DEMO_OUT)/results/demo-workgroup/*/points.csv --x workgroup --out $(DEMO_OUT)/workgroup-chart
 
-# Tests share target/release with the demo so shaderc is built once.
-test: deps
+# Tests share target/release with the demo so shaderc is built once. Then the Slurm
+# job-array script end to end on a one-node cluster (needs root, which CI has).
+test: test-deps
 	$(CARGO) test --release
+	$(CARGO) build --release
+	$(SUDO) tools/slurm/test.sh
 
 lint: deps
 	$(CARGO) fmt --check
