@@ -81,6 +81,8 @@ pub(super) struct WorkerPool<'a, 'p> {
     work: &'a WorkQueues<'p>,
     progress: Progress,
     measured: AtomicUsize,
+    /// Points the device cannot run, skipped with a note.
+    unsupported: AtomicUsize,
     failed: Mutex<Vec<FailedRow>>,
     /// Why the sweep stopped early, if it did (a worker whose device is lost stops
     /// alone while others are left).
@@ -157,6 +159,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
             progress: Progress::new(name, work.pending(), &devices, options.quiet),
             work,
             measured: AtomicUsize::new(0),
+            unsupported: AtomicUsize::new(0),
             failed: Mutex::new(Vec::new()),
             stopped: Mutex::new(None),
             stop_all: AtomicBool::new(false),
@@ -183,6 +186,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
                 self.progress
                     .say(format!("note: skipping point {}: {reason}", point.index));
                 self.progress.total.inc(1);
+                self.unsupported.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
             line.set_message(format!("point {}: {label}", point.index));
@@ -238,7 +242,8 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
         Ok(())
     }
 
-    /// The tally, once every worker is done, with the writer to fill in what needs all
+    /// The tally, once every worker is done (`mine`: the point measurements this run
+    /// was given, recorded earlier or not), with the writer to fill in what needs all
     /// of them.
     pub(super) fn finish(self, dir: PathBuf, mine: usize) -> Result<Finished, ExperimentError> {
         self.progress.total.finish_and_clear();
@@ -246,13 +251,14 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
             line.finish_and_clear();
         }
         let measured = self.measured.into_inner();
+        let unsupported = self.unsupported.into_inner();
         let pending = self.work.pending();
         let failed = self.failed.into_inner().unwrap_or_else(|e| e.into_inner());
         Ok(Finished {
             summary: SweepSummary {
                 dir,
                 measured,
-                skipped: mine.saturating_sub(measured + failed.len() + pending),
+                skipped: mine.saturating_sub(measured + unsupported + failed.len() + pending),
                 failed,
                 stopped: self.stopped.into_inner().unwrap_or_else(|e| e.into_inner()),
             },
