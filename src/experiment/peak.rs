@@ -212,25 +212,6 @@ pub fn measure_copy(ctx: &Arc<Context>) -> Result<CopyRate, ExperimentError> {
     Ok(CopyProbe::new(ctx)?.measure(bytes, groups, reps)?)
 }
 
-/// The memory bandwidth ceiling (bytes read and written per second) from the cache, or
-/// measured now and cached; a cache that cannot be written is a warning, not an error.
-pub fn copy_ceiling(ctx: &Arc<Context>) -> Result<(f64, Option<String>), ExperimentError> {
-    let info = ctx.info();
-    let mut table = load_cached(info).unwrap_or_else(|| PeakTable::empty(info));
-    if let Some(copy) = table.copy {
-        return Ok((copy.bytes_per_s, None));
-    }
-    let copy = measure_copy(ctx)?;
-    table.copy = Some(copy);
-    let warning = save_cached(info, &table).err().map(|e| {
-        format!(
-            "cannot cache the bandwidth ceiling ({}); it is measured again next run",
-            super::error_chain(&e)
-        )
-    });
-    Ok((copy.bytes_per_s, warning))
-}
-
 /// The cache microbenchmark over every working set the device's SSBOs can hold,
 /// `progress` told of each set as it is measured.
 pub fn measure_cache(
@@ -429,9 +410,10 @@ pub fn save_cached(info: &DeviceInfo, table: &PeakTable) -> Result<PathBuf, Expe
     Ok(path)
 }
 
-/// The droplet-shaped ceiling at a map side, from the cache or measured now (and
-/// cached). `None` where the map does not fit the device.
-pub struct WalkCeilings {
+/// The ceilings a sweep's points are held against, from the cache or measured now (and
+/// cached): the droplet-shaped walk rate at a map side, and the streaming copy's
+/// bandwidth for the grid.
+pub struct Ceilings {
     ctx: Arc<Context>,
     table: PeakTable,
     probe: Option<PeakProbe>,
@@ -440,7 +422,7 @@ pub struct WalkCeilings {
     warned: bool,
 }
 
-impl WalkCeilings {
+impl Ceilings {
     pub fn new(ctx: &Arc<Context>) -> Self {
         let info = ctx.info();
         Self {
@@ -452,7 +434,9 @@ impl WalkCeilings {
         }
     }
 
-    pub fn at(&mut self, side: u32) -> Result<Option<f64>, ExperimentError> {
+    /// Droplet-shaped walk steps per second at a map side; `None` where the map does
+    /// not fit the device.
+    pub fn walk(&mut self, side: u32) -> Result<Option<f64>, ExperimentError> {
         if let Some(w) = self.table.walk_at(side) {
             return Ok(Some(w.walk_steps_per_s));
         }
@@ -467,15 +451,31 @@ impl WalkCeilings {
         let rate = peak.walk_steps_per_s;
         self.table.walk.push(peak);
         self.table.walk.sort_by_key(|w| w.map_side);
+        self.save();
+        Ok(Some(rate))
+    }
+
+    /// The memory bandwidth ceiling: the streaming copy's bytes read and written per
+    /// second.
+    pub fn copy(&mut self) -> Result<f64, ExperimentError> {
+        if let Some(copy) = self.table.copy {
+            return Ok(copy.bytes_per_s);
+        }
+        let copy = measure_copy(&self.ctx)?;
+        self.table.copy = Some(copy);
+        self.save();
+        Ok(copy.bytes_per_s)
+    }
+
+    fn save(&mut self) {
         if let Err(e) = save_cached(self.ctx.info(), &self.table) {
             if !self.warned {
                 self.warned = true;
                 self.warning = Some(format!(
-                    "cannot cache the droplet-shaped ceilings ({}); they are measured again next run",
+                    "cannot cache the ceilings ({}); they are measured again next run",
                     super::error_chain(&e)
                 ));
             }
         }
-        Ok(Some(rate))
     }
 }

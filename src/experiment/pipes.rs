@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::erode::{prepare_terrain, ErodeOutcome, LandformChange, TerrainReport, TerrainSource};
-use super::peak::copy_ceiling;
+use super::peak::Ceilings;
 use super::provenance::Provenance;
 use super::settings::RunSettings;
 use super::ExperimentError;
@@ -156,8 +156,9 @@ pub fn run_pipes(
         .map(|ms| cell_steps / (ms / 1e3));
     let bandwidth = match cell_steps_per_s {
         Some(rate) => {
-            let (ceiling, warning) = copy_ceiling(ctx)?;
-            warnings.extend(warning);
+            let mut ceilings = Ceilings::new(ctx);
+            let ceiling = ceilings.copy()?;
+            warnings.extend(ceilings.warning);
             Some(BandwidthShare::of(
                 &variant,
                 params.advection,

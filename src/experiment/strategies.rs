@@ -164,13 +164,9 @@ impl StrategiesConfig {
             Algorithm::Droplets => self.droplets.clone(),
             Algorithm::Pipes => self.pipes.clone(),
         };
-        table.insert(
-            "algorithm".into(),
-            toml::Value::String(match algorithm {
-                Algorithm::Droplets => "droplets".into(),
-                Algorithm::Pipes => "pipes".into(),
-            }),
-        );
+        // The key as configs spell it, from the one serde spelling of Algorithm.
+        let spelled = toml::Value::try_from(algorithm).map_err(|e| e.to_string())?;
+        table.insert("algorithm".into(), spelled);
         for (key, value) in [("size", terrain.size), ("seed", terrain.seed)] {
             if let Some(v) = value {
                 table.insert(key.into(), toml::Value::Integer(i64::from(v)));
@@ -378,9 +374,10 @@ pub fn run_strategies(
     for plan in &strategies.plans {
         let terrain = &plan.terrain;
         say(format!("{}: droplets", terrain.name));
-        let droplets = run_droplets(ctx, &plan.droplets, terrain.source(config_dir)?, seconds)?;
+        let source = terrain.source(config_dir)?;
+        let droplets = run_droplets(ctx, &plan.droplets, source.clone(), seconds)?;
         say(format!("{}: pipes", terrain.name));
-        let grid = run_grid(ctx, &plan.pipes, &terrain.source(config_dir)?, seconds)?;
+        let grid = run_grid(ctx, &plan.pipes, &source, seconds)?;
         let folder = dir.join(&terrain.name);
         std::fs::create_dir_all(&folder).map_err(|source| ExperimentError::Io {
             path: folder.clone(),

@@ -8,8 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::config::{Experiment, Point};
 use super::gpu_state::GpuMonitor;
 use super::measure::{measure, measure_runs};
-use super::peak::copy_ceiling;
-use super::peak::WalkCeilings;
+use super::peak::Ceilings;
 use super::pipes::BandwidthShare;
 use super::provenance::device_slug;
 use super::rows::GridFigures;
@@ -277,13 +276,13 @@ impl PointContext<'_> {
         &self,
         point: &Point,
         terrain: &mut TerrainCache,
-        ceilings: &mut WalkCeilings,
+        ceilings: &mut Ceilings,
         writer: &Mutex<ResultsWriter>,
     ) -> Result<(), ExperimentError> {
         let (ctx, experiment) = (self.ctx, self.experiment);
         let s = &point.settings;
         if s.algorithm == Algorithm::Pipes {
-            return self.measure_grid(point, terrain, writer);
+            return self.measure_grid(point, terrain, ceilings, writer);
         }
         let spec = s.terrain();
         let job = s.job();
@@ -315,7 +314,7 @@ impl PointContext<'_> {
             dispatches: counted.dispatches,
             batch,
             compiler_statistics: kernel.statistics(),
-            peak_walk_steps_per_s: ceilings.at(s.size)?,
+            peak_walk_steps_per_s: ceilings.walk(s.size)?,
             total_height_change: counted_change.total / f64::from(s.scale),
             max_cell_change: counted_change.max / f64::from(s.scale),
             stability: Some(judge(&[counted_change, first_change, second_change], &base)),
@@ -346,6 +345,7 @@ impl PointContext<'_> {
         &self,
         point: &Point,
         terrain: &mut TerrainCache,
+        ceilings: &mut Ceilings,
         writer: &Mutex<ResultsWriter>,
     ) -> Result<(), ExperimentError> {
         let (ctx, s) = (self.ctx, &point.settings);
@@ -357,15 +357,14 @@ impl PointContext<'_> {
         let gpu_before = self.monitor.and_then(GpuMonitor::read);
         let measurement = measure_runs(&self.experiment.config.measure, || runner.run(steps))?;
         let gpu_after = self.monitor.and_then(GpuMonitor::read);
-        let timed = runner.read()?;
+        let timed = runner.read_terrain()?;
         let checks = match s.pipes_check_every {
             0 => Vec::new(),
             every => runner.run_checked(steps, every)?,
         };
-        let counted = runner.read()?;
-        let (rerun_cells_differing, rerun_max_difference) =
-            float_differences(&timed.terrain, &counted.terrain);
-        let after = Heightmap::new(w, h, timed.terrain)?;
+        let counted = runner.read_terrain()?;
+        let (rerun_cells_differing, rerun_max_difference) = float_differences(&timed, &counted);
+        let after = Heightmap::new(w, h, timed)?;
         let changes = heights
             .data()
             .iter()
@@ -375,10 +374,7 @@ impl PointContext<'_> {
             changes.fold((0.0, 0.0f64), |(sum, max), d| (sum + d, max.max(d.abs())));
         let work = WorkCount::new(0, (w * h) as u64 * u64::from(steps));
         let rate = work.steps as f64 / (measurement.gpu_ms.median / 1e3);
-        let (ceiling, warning) = copy_ceiling(ctx)?;
-        if let Some(warning) = warning {
-            eprintln!("warning: {warning}");
-        }
+        let ceiling = ceilings.copy()?;
         let outcome = PointOutcome {
             point,
             worker: self.worker,

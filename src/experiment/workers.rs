@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::config::Point;
-use super::peak::WalkCeilings;
+use super::peak::Ceilings;
 use super::results::ResultsWriter;
 use super::rows::{FailedRow, PointRow};
 use super::sweep::{OnPointError, PointContext, SweepOptions, SweepSummary, TerrainCache};
@@ -176,7 +176,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
         let worker = point_context.worker;
         let line = &self.progress.workers[worker];
         let mut terrain = TerrainCache::new();
-        let mut ceilings = WalkCeilings::new(point_context.ctx);
+        let mut ceilings = Ceilings::new(point_context.ctx);
         while !self.stop_all.load(Ordering::Relaxed) {
             let Some(point) = self.work.next(worker) else {
                 break;

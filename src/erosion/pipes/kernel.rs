@@ -298,10 +298,15 @@ impl<'k> PipesRunner<'k> {
         Ok(PipesFields {
             width: self.width,
             height: self.height,
-            terrain: self.download(&self.terrain[self.state.terrain])?,
+            terrain: self.read_terrain()?,
             water: self.download(&self.water[self.state.water])?,
             sediment: self.download(&self.sediment[self.state.sediment])?,
         })
+    }
+
+    /// The state's terrain alone after the last run.
+    pub fn read_terrain(&self) -> Result<Vec<f32>, ErosionError> {
+        self.download(&self.terrain[self.state.terrain])
     }
 
     fn download(&self, field: &Buffer) -> Result<Vec<f32>, ErosionError> {
