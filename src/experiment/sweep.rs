@@ -358,8 +358,13 @@ impl PointContext<'_> {
         let measurement = measure_runs(&self.experiment.config.measure, || runner.run(steps))?;
         let gpu_after = self.monitor.and_then(GpuMonitor::read);
         let timed = runner.read_terrain()?;
+        // The rerun to compare with: the counted run, or without one a timed run more
+        // (reading the same state twice would compare nothing).
         let checks = match s.pipes_check_every {
-            0 => Vec::new(),
+            0 => {
+                runner.run(steps)?;
+                Vec::new()
+            }
             every => runner.run_checked(steps, every)?,
         };
         let counted = runner.read_terrain()?;
