@@ -367,8 +367,8 @@ impl PointContext<'_> {
             }
             every => runner.run_checked(steps, every)?,
         };
-        let counted = runner.read_terrain()?;
-        let (rerun_cells_differing, rerun_max_difference) = float_differences(&timed, &counted);
+        let rerun = runner.read_terrain()?;
+        let (rerun_cells_differing, rerun_max_difference) = float_differences(&timed, &rerun);
         let after = Heightmap::new(w, h, timed)?;
         let changes = heights
             .data()
