@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::experiment::compare::{compare, report};
-use crate::experiment::config::Experiment;
-use crate::experiment::plot::{plot, PlotRequest};
+use crate::experiment::report::plot::{plot, PlotRequest};
+use crate::experiment::report::{compare, report};
 use crate::experiment::results::read_points;
+use crate::experiment::sweep::config::Experiment;
 use crate::terrain::formats::{decode_dem, Sidecar};
 
 /// A fuzz target: any bytes in, nothing out.

@@ -3,10 +3,11 @@
 
 mod common;
 
-use vkerode::erosion::{
-    AtomicMode, DropletJob, DropletKernel, ErosionError, FixedHeightfield, KernelParams,
-    KernelVariant, Passes, Spawn, SpawnMode,
+use vkerode::erosion::droplets::{
+    AtomicMode, DropletJob, DropletKernel, FixedHeightfield, KernelParams, KernelVariant, Passes,
+    Spawn, SpawnMode,
 };
+use vkerode::erosion::ErosionError;
 
 use common::{assert_validation_clean, fixed_terrain, paper_kernel, validated_device, SCALE};
 

@@ -251,12 +251,13 @@ fn erode_with_the_pipe_model_writes_its_maps_and_balance() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(report["algorithm"], "pipes");
-    assert_eq!(report["steps"], 40);
+    assert_eq!(report["time_steps"], 40);
     let balance = &report["balance"];
     let rained = balance["rain_added"].as_f64().unwrap();
     let water = balance["water_after"].as_f64().unwrap();
     assert!(water > 0.0 && water <= rained, "{balance}");
-    assert!(report["cell_steps_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(report["figures"]["unit"], "cell-steps");
+    assert!(report["figures"]["steps_per_s"].as_f64().unwrap() > 0.0);
 
     let unstable = vkerode(&[
         "erode",

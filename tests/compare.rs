@@ -248,7 +248,7 @@ fn plot_leaves_out_non_finite_values_with_a_warning_and_refuses_when_none_remain
     let csv = with_values(
         &results,
         &dir.join("some-inf"),
-        "steps_per_s",
+        "droplet_steps_per_s",
         &[(0, "inf"), (3, "1e308")],
     );
     let chart = dir.join("chart");
@@ -259,7 +259,7 @@ fn plot_leaves_out_non_finite_values_with_a_warning_and_refuses_when_none_remain
         "{err}"
     );
     let all: Vec<(usize, &str)> = (0..4).map(|r| (r, "NaN")).collect();
-    let csv = with_values(&results, &dir.join("all-nan"), "steps_per_s", &all);
+    let csv = with_values(&results, &dir.join("all-nan"), "droplet_steps_per_s", &all);
     let (_, err, code) = plot_by_variant(&csv, &chart);
     assert_eq!(code, Some(1));
     assert!(err.contains("no plottable points"), "{err}");

@@ -2,10 +2,11 @@
 
 mod common;
 
-use vkerode::erosion::{
-    AtomicMode, DropletKernel, DropletShader, ErosionError, FixedHeightfield, KernelVariant,
-    SpawnMode, SpirvBuild,
+use vkerode::erosion::droplets::{
+    AtomicMode, DropletKernel, DropletShader, FixedHeightfield, KernelVariant, SpawnMode,
+    SpirvBuild,
 };
+use vkerode::erosion::ErosionError;
 
 use common::{
     assert_lone_droplets_match, assert_runs_once_and_closes_mass, assert_validation_clean,

@@ -4,11 +4,11 @@
 
 mod common;
 
-use vkerode::erosion::cache::{chain, CacheProbe, CacheProbeSize, ChasePath, StreamScope};
-use vkerode::erosion::{
-    AtomicMode, DropletKernel, DropletShader, ErosionError, FixedHeightfield, KernelVariant, Lever,
-    SpawnMode,
+use vkerode::erosion::droplets::{
+    AtomicMode, DropletKernel, DropletShader, FixedHeightfield, KernelVariant, Lever, SpawnMode,
 };
+use vkerode::erosion::ErosionError;
+use vkerode::probes::cache::{chain, CacheProbe, CacheProbeSize, ChasePath, StreamScope};
 
 use common::{
     assert_clean_success, assert_lone_droplets_match, assert_runs_once_and_closes_mass,

@@ -6,8 +6,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use vkerode::erosion::cpu::erode_sequential;
-use vkerode::erosion::{
+use vkerode::erosion::droplets::cpu::erode_sequential;
+use vkerode::erosion::droplets::{
     AtomicMode, DropletJob, DropletKernel, DropletShader, FixedHeightfield, KernelParams,
     KernelVariant, Passes, Physics, Rounding, SpawnMode,
 };

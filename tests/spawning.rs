@@ -2,7 +2,7 @@
 
 mod common;
 
-use vkerode::erosion::{
+use vkerode::erosion::droplets::{
     AtomicMode, DropletJob, DropletKernel, FixedHeightfield, KernelParams, KernelVariant, Passes,
     Spawn, SpawnMode, TileOrder,
 };

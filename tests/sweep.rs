@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use vkerode::experiment::results::{point_columns, sample_columns};
+use vkerode::experiment::results::{owner_of, point_header, SampleRow};
+use vkerode::table::header_of;
 
 use common::{assert_clean_success, results_dir, sweep_into, vkerode, vkerode_command};
 
@@ -114,6 +115,28 @@ fn config_errors_name_the_file_and_key_before_any_gpu_work() {
     );
 }
 
+/// Every column of another strategy's sections is empty in `row` (a row of `mine`),
+/// and so are the other unit's throughput columns.
+fn assert_only_its_own_columns_are_filled(row: &BTreeMap<String, String>, mine: &str) {
+    let other_unit = if mine == "droplets" {
+        "cell_steps"
+    } else {
+        "droplet_steps"
+    };
+    for (column, value) in row {
+        let others = owner_of(column).is_some_and(|owner| owner.as_str() != mine)
+            || column.starts_with(other_unit);
+        if others {
+            assert_eq!(value, "", "{column} of a {mine} row");
+        }
+    }
+    let own = row
+        .iter()
+        .filter(|(c, v)| owner_of(c).is_some_and(|o| o.as_str() == mine) && !v.is_empty())
+        .count();
+    assert!(own > 3, "a {mine} row fills its own columns");
+}
+
 #[test]
 fn a_sweep_writes_the_stable_schema_and_full_metadata() {
     let dir = scratch("schema");
@@ -122,19 +145,20 @@ fn a_sweep_writes_the_stable_schema_and_full_metadata() {
     sweep_into(&config, &root, &[]);
     let results = results_dir(&root, "schema");
     let (headers, rows) = read_csv(&results.join("points.csv"));
-    assert_eq!(headers, point_columns());
+    assert_eq!(headers, point_header());
     assert_eq!(point_indices(&rows), vec![0, 1]);
     for row in &rows {
         assert_eq!(row["experiment"], "schema");
-        assert!(row["steps_per_s"].parse::<f64>().unwrap() > 0.0);
-        assert!(row["steps"].parse::<u64>().unwrap() > 3000);
+        assert!(row["droplet_steps_per_s"].parse::<f64>().unwrap() > 0.0);
+        assert!(row["droplet_steps"].parse::<u64>().unwrap() > 3000);
+        assert_only_its_own_columns_are_filled(row, "droplets");
         let pct: f64 = row["percent_of_peak"].parse().unwrap();
         assert!(pct > 0.0 && pct < 1000.0, "percent of peak {pct}");
         let reps: usize = row["reps"].parse().unwrap();
         assert!((3..=4).contains(&reps));
     }
     let (sample_headers, samples) = read_csv(&results.join("samples.csv"));
-    assert_eq!(sample_headers, sample_columns());
+    assert_eq!(sample_headers, header_of::<SampleRow>());
     let total_reps: usize = rows
         .iter()
         .map(|r| r["reps"].parse::<usize>().unwrap())
@@ -143,6 +167,10 @@ fn a_sweep_writes_the_stable_schema_and_full_metadata() {
 
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(results.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(
+        meta["schema_version"],
+        vkerode::experiment::results::SCHEMA_VERSION
+    );
     for field in [
         "device",
         "vendor_id",
@@ -577,12 +605,13 @@ fn a_grid_sweep_records_cell_steps_bandwidth_and_balance_per_variant() {
     let root = dir.join("results");
     sweep_into(&config, &root, &[]);
     let (headers, rows) = read_csv(&results_dir(&root, "grid").join("points.csv"));
-    assert_eq!(headers, point_columns());
+    assert_eq!(headers, point_header());
     assert_eq!(point_indices(&rows), vec![0, 1, 2, 3]);
     for row in &rows {
         assert_eq!(row["algorithm"], "pipes");
-        assert_eq!(row["steps"], (48 * 48 * 12).to_string(), "cell-steps");
-        assert!(row["steps_per_s"].parse::<f64>().unwrap() > 0.0);
+        assert_eq!(row["cell_steps"], (48 * 48 * 12).to_string(), "cell-steps");
+        assert!(row["cell_steps_per_s"].parse::<f64>().unwrap() > 0.0);
+        assert_only_its_own_columns_are_filled(row, "pipes");
         let bytes: u64 = row["bytes_per_cell_step"].parse().unwrap();
         let expected = match (row["pipes_fusion"].as_str(), row["pipes_packing"].as_str()) {
             ("none", "f32") => 156,
@@ -596,7 +625,7 @@ fn a_grid_sweep_records_cell_steps_bandwidth_and_balance_per_variant() {
         let water_error: f64 = row["water_error"].parse().unwrap();
         assert!(water_error.abs() < 1e-3, "{water_error}");
         assert!(row["advection_drift"].parse::<f64>().is_ok());
-        // No atomics: the counted run ends where the timed runs did.
+        // No atomics: two timed runs end at the same state.
         assert_eq!(row["rerun_cells_differing"], "0");
         assert_eq!(row["unstable"], "", "no droplet baseline for the grid");
         assert!(row["kernel"].starts_with("pipes_"), "{}", row["kernel"]);

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::{Args, Parser, Subcommand};
 
-use vkerode::erosion::{AtomicMode, DropletShader, Lever, SpawnMode, SpirvBuild};
-use vkerode::experiment::plot::{self, PlotRequest};
-use vkerode::experiment::settings::RunSettings;
+use vkerode::erosion::droplets::{
+    AtomicMode, DropletSettings, DropletShader, Lever, SpawnMode, SpirvBuild,
+};
+use vkerode::erosion::RunSettings;
+use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
 use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
 use vkerode::experiment::{Engine, TerrainSource};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
@@ -72,15 +74,16 @@ pub enum Command {
         #[arg(long)]
         cpu: bool,
     },
-    /// Generate terrain (or read --input), erode it with the paper's droplet kernel, and
-    /// write the heightmaps, pictures and timings.
+    /// Generate terrain (or read --input), erode it with a strategy (--algorithm: the
+    /// paper's droplets by default, or the virtual pipes), and write the heightmaps,
+    /// pictures and timings.
     Erode(Box<ErodeArgs>),
     /// Run an experiment config (experiments/*.toml): every point of its sweep,
     /// measured with GPU timestamps and recorded in results/<experiment>/<device>/.
     Sweep(SweepArgs),
-    /// Droplets against pipes: both strategies on each terrain of a config
-    /// (experiments/strategies.toml) at equal GPU time; their erosion maps side by side,
-    /// mass balance, landform metrics and throughput in strategies.csv.
+    /// Strategies against each other: each strategy a config names a table for, on each
+    /// of its terrains (experiments/strategies.toml), at equal GPU time; their erosion
+    /// maps side by side, balance, landform metrics and throughput in strategies.csv.
     Strategies {
         config: PathBuf,
         /// Output folder. Default: results/<config name>/<device>.
@@ -147,6 +150,25 @@ pub enum Command {
         /// Replace the folder whole if it already holds files (by default it is refused).
         #[arg(long)]
         force: bool,
+    },
+    /// Print a shell completion script for vkerode (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print vkerode's man page (roff), e.g. `vkerode man > vkerode.1`.
+    Man,
+    /// Write the generated references into a folder: cli.md (every command and flag),
+    /// config.md (every config key with its meaning, default and unit), results.md
+    /// (every CSV column and JSON field with its meaning and unit) and experiments.md
+    /// (every experiments/*.toml from its description). `make docs` writes docs/.
+    Docs {
+        /// The folder (docs/ for the committed references).
+        #[arg(long)]
+        out: PathBuf,
+        /// The experiment configs to index.
+        #[arg(long, default_value = "experiments")]
+        experiments: PathBuf,
     },
     /// Convert a heightmap between TIFF, 16-bit PNG and raw float32.
     Convert {
@@ -251,16 +273,16 @@ pub struct KernelsArgs {
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DropletShader::Paper, DropletShader::Fast])]
     pub variant: Vec<DropletShader>,
     /// Workgroup sizes, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [RunSettings::DEFAULT.workgroup])]
+    #[arg(long, value_delimiter = ',', default_values_t = [DropletSettings::DEFAULT.workgroup])]
     pub workgroup: Vec<u32>,
     /// L1 levers, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [RunSettings::DEFAULT.lever])]
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [DropletSettings::DEFAULT.lever])]
     pub lever: Vec<Lever>,
-    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.atomics)]
+    #[arg(long, value_enum, default_value_t = DropletSettings::DEFAULT.atomics)]
     pub atomics: AtomicMode,
-    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.spawn)]
+    #[arg(long, value_enum, default_value_t = DropletSettings::DEFAULT.spawn)]
     pub spawn: SpawnMode,
-    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.spirv)]
+    #[arg(long, value_enum, default_value_t = DropletSettings::DEFAULT.spirv)]
     pub spirv: SpirvBuild,
     /// Also write the statistics as CSV, one row per statistic.
     #[arg(long)]
@@ -269,12 +291,12 @@ pub struct KernelsArgs {
 
 impl KernelsArgs {
     /// The settings every listed build shares.
-    pub fn base(&self) -> RunSettings {
-        RunSettings {
+    pub fn base(&self) -> DropletSettings {
+        DropletSettings {
             atomics: self.atomics,
             spawn: self.spawn,
             spirv: self.spirv,
-            ..RunSettings::DEFAULT
+            ..DropletSettings::DEFAULT
         }
     }
 }
@@ -287,8 +309,9 @@ pub struct PlotArgs {
     /// Column on the x axis.
     #[arg(long)]
     pub x: String,
-    /// Metric on the y axis.
-    #[arg(long, default_value = "steps_per_s")]
+    /// Metric on the y axis: a points.csv column, or steps_per_s for each row's rate in
+    /// its strategy's unit (droplet_steps_per_s or cell_steps_per_s).
+    #[arg(long, default_value = RATE)]
     pub y: String,
     /// Column whose values each get their own series.
     #[arg(long)]
@@ -397,7 +420,7 @@ pub struct ErodeArgs {
     /// Vertical exaggeration applied to --input elevations before erosion.
     #[arg(long, default_value_t = 1.0, requires = "input")]
     pub vertical_scale: f32,
-    /// What runs the droplets: the paper's kernel on the GPU, or the CPU reference.
+    /// What runs the strategy: its kernels on the GPU, or its CPU reference.
     #[arg(long, value_enum, default_value_t = Engine::Gpu)]
     pub engine: Engine,
     /// Format of the heightmaps written.

@@ -1,4 +1,44 @@
-//! The binary's own modules: its clap types and what it prints.
+//! The binary's own modules: its clap types (`args.rs`), what it prints (`print.rs`)
+//! and one module per command (`commands/`), each calling one library function and
+//! printing its result.
 
+#[macro_use]
+mod print;
 pub mod args;
-pub mod report;
+pub mod commands;
+
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result};
+
+use vkerode::gpu::{Context, ContextOptions};
+
+/// A failure that ends the process with its own exit status (not the usual 1).
+#[derive(Debug)]
+pub struct ExitStatus {
+    pub code: u8,
+    pub message: String,
+}
+
+impl std::fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExitStatus {}
+
+/// Opens the device `options` names, and says which it is.
+pub fn open_device(options: &ContextOptions) -> Result<Arc<Context>> {
+    let ctx = Context::new(options).context("setting up the Vulkan device")?;
+    let info = ctx.info();
+    say!(
+        "device: {} ({}), driver {} {}, Vulkan {}",
+        info.name,
+        info.device_type,
+        info.driver_name,
+        info.driver_info,
+        info.api_version
+    );
+    Ok(ctx)
+}

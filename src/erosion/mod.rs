@@ -1,55 +1,28 @@
-//! The droplet-erosion kernels' drivers, and a CPU reference of the same algorithm.
+//! Erosion strategies behind one interface ([`Strategy`], `strategy.rs`), listed in the
+//! registry (`registry.rs`): the paper's droplets (`droplets/`) and the grid-centric
+//! virtual pipes (`pipes/`), each a folder cut the same way (params and rules, settings,
+//! variant, kernel, runner, cpu reference). `settings.rs` gathers every strategy's
+//! settings into the one set of keys that erode flags and configs share.
 
-mod batches;
-pub mod cache;
-mod contention;
-pub mod cpu;
-mod gpu;
-mod hash;
-mod params;
-pub mod peak;
+pub mod droplets;
 pub mod pipes;
-mod runner;
-mod spawn;
-mod variant;
+mod registry;
+pub mod settings;
+mod strategy;
+mod workgroup;
 
-pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS_PER_DROPLET};
-pub use contention::Contention;
-pub use gpu::{DropletKernel, FixedHeightfield};
-pub use hash::{droplet_start, pcg_hash};
-pub use params::{
-    AtomicMode, DropletJob, KernelParams, Model, ParamError, Passes, Physics, Rounding,
+pub use registry::{Algorithm, STRATEGIES};
+pub use settings::{RunSettings, SettingError};
+pub use strategy::{
+    Ceiling, CountedRun, CpuEngine, CpuRun, Figures, MapInfo, Prepared, Strategy, TimedRun,
+    WorkUnit,
 };
-pub use runner::{DropletRunner, GpuRun, RunMode};
-pub use spawn::{Spawn, SpawnMode, TileOrder};
-pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
+pub use workgroup::WorkgroupShape;
 
 use thiserror::Error;
 
 use crate::gpu::GpuError;
-
-/// The strategy: the paper's droplets with atomics, or the grid-centric virtual-pipe
-/// shallow-water model (Mei et al. 2007).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Algorithm {
-    #[default]
-    Droplets,
-    Pipes,
-}
-
-/// Bilinear splatting: every step of the paper's kernel issues four atomicAdds.
-pub const ATOMICS_PER_STEP: u64 = 4;
+use crate::terrain::HeightmapError;
 
 #[derive(Debug, Error)]
 pub enum ErosionError {
@@ -73,37 +46,15 @@ pub enum ErosionError {
     },
     #[error("the counted run (mass accounting) keeps four numbers per droplet, and this device's maxStorageBufferRange holds them for at most {limit} droplets; {droplets} asked for. Use fewer droplets per run")]
     CountedDroplets { droplets: u32, limit: u64 },
+    /// A counted run found mass that the model must conserve lost or made.
+    #[error("balance check: {0}")]
+    Balance(String),
     #[error(transparent)]
-    Param(#[from] ParamError),
+    Param(#[from] droplets::ParamError),
     #[error(transparent)]
-    PipesParam(#[from] pipes::PipesParamError),
+    Setting(#[from] SettingError),
+    #[error(transparent)]
+    Heightmap(#[from] HeightmapError),
     #[error(transparent)]
     Gpu(#[from] GpuError),
-}
-
-/// Work a run did: droplets started, steps taken, atomics issued.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct WorkCount {
-    pub droplets: u64,
-    pub steps: u64,
-    pub atomics: u64,
-}
-
-impl WorkCount {
-    pub fn new(droplets: u64, steps: u64) -> Self {
-        Self {
-            droplets,
-            steps,
-            atomics: steps * ATOMICS_PER_STEP,
-        }
-    }
-
-    /// From the instrumented kernel's counts: each step issues four atomics.
-    pub fn from_atomics(droplets: u64, atomics: u64) -> Self {
-        Self {
-            droplets,
-            steps: atomics / ATOMICS_PER_STEP,
-            atomics,
-        }
-    }
 }

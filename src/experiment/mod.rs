@@ -1,50 +1,37 @@
-//! Running erosion as an experiment: requests, figures, provenance and output files.
+//! Running erosion as experiments, in four parts that depend only downward: one run of
+//! any strategy (`run/`), a results folder (`results/`), sweeps of many points over
+//! one or more devices (`sweep/`, which records into `results/`), and the reports made
+//! from results (`report/`, which reads them and nothing else).
 
-pub mod compare;
-pub mod config;
-mod erode;
-mod figures;
-pub mod gpu_state;
-pub mod kernels;
-pub mod measure;
-pub mod peak;
-pub mod pipes;
-pub mod plot;
-mod provenance;
+pub mod report;
 pub mod results;
-mod rows;
-pub mod settings;
-pub mod stability;
-pub mod strategies;
+pub mod run;
 pub mod sweep;
-mod workers;
 
-pub use erode::{
-    run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest, OutputOptions,
-    TerrainReport, TerrainSource,
+pub use run::{
+    run_erosion, write_outcome, ChangeFigures, Engine, ErodeOutcome, ErodeReport, ErodeRequest,
+    OutputOptions, Provenance, RunFigures, TerrainReport, TerrainSource, TimeSource,
 };
-pub use figures::{ChangeFigures, RunFigures, TimeSource};
-pub use provenance::{device_slug, Provenance};
 
 use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::erosion::{ErosionError, ParamError};
+use crate::erosion::{ErosionError, SettingError};
 use crate::gpu::GpuError;
+use crate::probes::ProbeError;
 use crate::terrain::files::WriteError;
 use crate::terrain::formats::FormatError;
+use crate::terrain::output::OutputError;
 use crate::terrain::{HeightmapError, TerrainError};
 
-/// An error and its sources, one after another, as a line for a file or a warning.
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut line = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        line.push_str(&format!(": {e}"));
-        source = e.source();
-    }
-    line
+/// A config problem: the file, the key and the reason.
+#[derive(Debug, Error)]
+#[error("{}: {key}: {reason}", file.display())]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub key: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Error)]
@@ -56,22 +43,26 @@ pub enum ExperimentError {
     #[error(transparent)]
     Heightmap(#[from] HeightmapError),
     #[error(transparent)]
-    Param(#[from] ParamError),
-    #[error(transparent)]
     Gpu(#[from] GpuError),
     #[error(transparent)]
     Write(#[from] WriteError),
     #[error(transparent)]
     Format(#[from] FormatError),
     #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error(transparent)]
     Results(#[from] results::ResultsError),
     #[error(transparent)]
-    Setting(#[from] settings::SettingError),
+    Setting(#[from] SettingError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
     #[error("{0}")]
     Clocks(String),
-    /// A counted run found mass that the model must conserve lost or made.
-    #[error("balance check: {0}")]
-    Balance(String),
+    /// A run broke an invariant of the harness.
+    #[error("{0}")]
+    Run(String),
     #[error("the GPU engine needs a Vulkan device")]
     NoDeviceForGpuEngine,
     #[error("{}", path.display())]

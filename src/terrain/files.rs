@@ -45,11 +45,3 @@ where
         }
     })
 }
-
-/// FNV-1a, 64 bits: a stable checksum for pairing files and hashing configs (not a
-/// defence against tampering).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}

@@ -7,11 +7,11 @@ use thiserror::Error;
 
 use super::heightmap::Heightmap;
 use super::noise::{heightmap, V2};
-use crate::erosion::pcg_hash;
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, GpuError, Hazard,
     PipelineDesc,
 };
+use crate::hash::pcg_hash;
 
 /// Smallest map side: the droplet kernel needs a one-cell border and a 2x2 stencil.
 pub const MIN_SIZE: u32 = 4;

@@ -26,6 +26,21 @@ pub enum HeightmapError {
     },
 }
 
+/// Refused where heights up to `largest` (in magnitude) times `scale` pass the
+/// fixed-point limit, naming the largest scale that fits.
+pub fn fits_fixed_point(largest: f32, scale: f32) -> Result<(), HeightmapError> {
+    let product = f64::from(largest) * f64::from(scale);
+    if product >= FIXED_POINT_LIMIT {
+        return Err(HeightmapError::FixedPointOverflow {
+            largest,
+            scale,
+            product,
+            fitting_scale: FIXED_POINT_LIMIT / f64::from(largest) * 0.999,
+        });
+    }
+    Ok(())
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Heightmap {
     width: usize,
@@ -86,15 +101,7 @@ impl Heightmap {
             }
             largest = largest.max(h.abs());
         }
-        let product = f64::from(largest) * f64::from(scale);
-        if product >= FIXED_POINT_LIMIT {
-            return Err(HeightmapError::FixedPointOverflow {
-                largest,
-                scale,
-                product,
-                fitting_scale: FIXED_POINT_LIMIT / f64::from(largest) * 0.999,
-            });
-        }
+        fits_fixed_point(largest, scale)?;
         Ok(self.data.iter().map(|&h| (h * scale) as i32).collect())
     }
 

@@ -31,6 +31,36 @@ pub struct Landform {
     pub channel_incision: f64,
 }
 
+impl crate::table::Section for Landform {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        (
+            "hypsometric_integral",
+            "ratio",
+            "(mean - min) / (max - min) of the heights: 1/3 for a cone, 1/2 for a plane",
+        ),
+        (
+            "mean_slope",
+            "height units per cell",
+            "mean gradient magnitude (central differences over interior cells)",
+        ),
+        (
+            "drainage_density",
+            "channel cells per cell",
+            "D8 channel cells (upstream area at least 100 cells) over all cells",
+        ),
+        (
+            "concavity",
+            "exponent",
+            "theta of the slope-area relation S ~ A^-theta over channel cells (empty with too few)",
+        ),
+        (
+            "channel_incision",
+            "height units",
+            "how far channels (top 5% upstream area) lie below their 7x7 surroundings",
+        ),
+    ];
+}
+
 impl Landform {
     pub fn of(map: &Heightmap) -> Self {
         let area = flow_accumulation(map);

@@ -1,6 +1,8 @@
 //! Terrain: erosion-noise generation (GPU and CPU), heightmaps, their files and units,
 //! and the pictures made of them.
 
+mod cells;
+mod change;
 pub mod drainage;
 pub mod files;
 pub mod formats;
@@ -14,7 +16,9 @@ pub mod output;
 pub mod pictures;
 pub mod units;
 
+pub use cells::{Cells, Values};
+pub use change::Change;
 pub use generate::{
     generate_on_cpu, generate_on_gpu, TerrainError, TerrainSpec, DEFAULT_RELIEF_PER_SIDE, MIN_SIZE,
 };
-pub use heightmap::{HeightStats, Heightmap, HeightmapError, FIXED_POINT_LIMIT};
+pub use heightmap::{fits_fixed_point, HeightStats, Heightmap, HeightmapError, FIXED_POINT_LIMIT};

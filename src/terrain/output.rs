@@ -257,3 +257,28 @@ mod tests {
         assert_eq!(leftover_owner(".x.partial"), None);
     }
 }
+
+/// A name safe for paths: lowercase letters and digits, runs of anything else as '-'.
+pub fn slug(name: &str) -> String {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug.trim_matches('-').to_string()
+}
+
+#[cfg(test)]
+mod slug_tests {
+    #[test]
+    fn device_names_become_path_safe_slugs() {
+        assert_eq!(super::slug("NVIDIA H200"), "nvidia-h200");
+        assert_eq!(
+            super::slug("llvmpipe (LLVM 15.0.6, 256 bits)"),
+            "llvmpipe-llvm-15-0-6-256-bits"
+        );
+    }
+}

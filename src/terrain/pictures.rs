@@ -321,18 +321,20 @@ pub fn relief_with_legend(
     canvas
 }
 
-/// Two pictures side by side under their titles.
-pub fn side_by_side(left: &RgbImage, right: &RgbImage, titles: [&str; 2]) -> RgbImage {
-    let (left, right) = (left.shrunk_to(MAX_PANEL), right.shrunk_to(MAX_PANEL));
+/// Pictures side by side, left to right, each under its title.
+pub fn side_by_side(panels: &[(&RgbImage, &str)]) -> RgbImage {
     let title_strip = 30;
     let gap = 12;
-    let width = left.width + right.width + 3 * gap;
-    let height = left.height.max(right.height) + title_strip + gap;
+    let shrunk: Vec<RgbImage> = panels.iter().map(|(p, _)| p.shrunk_to(MAX_PANEL)).collect();
+    let width = shrunk.iter().map(|p| p.width + gap).sum::<usize>() + gap;
+    let height = shrunk.iter().map(|p| p.height).max().unwrap_or(0) + title_strip + gap;
     let mut canvas = RgbImage::filled(width, height, WHITE_RGB);
-    canvas.blit(&left, gap, title_strip);
-    canvas.blit(&right, 2 * gap + left.width, title_strip);
-    canvas.text(titles[0], gap as i32, 6, 18.0);
-    canvas.text(titles[1], (2 * gap + left.width) as i32, 6, 18.0);
+    let mut x = gap;
+    for (panel, (_, title)) in shrunk.iter().zip(panels) {
+        canvas.blit(panel, x, title_strip);
+        canvas.text(title, x as i32, 6, 18.0);
+        x += panel.width + gap;
+    }
     canvas
 }
 

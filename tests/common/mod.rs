@@ -101,28 +101,30 @@ pub fn assert_clean_success(output: &std::process::Output) {
 pub fn paper_kernel(
     ctx: &Arc<Context>,
     workgroup: u32,
-    atomics: vkerode::erosion::AtomicMode,
-) -> vkerode::erosion::DropletKernel {
-    let variant =
-        vkerode::erosion::KernelVariant::paper(atomics, vkerode::erosion::SpawnMode::Global);
-    vkerode::erosion::DropletKernel::new(ctx, workgroup, SCALE, variant)
+    atomics: vkerode::erosion::droplets::AtomicMode,
+) -> vkerode::erosion::droplets::DropletKernel {
+    let variant = vkerode::erosion::droplets::KernelVariant::paper(
+        atomics,
+        vkerode::erosion::droplets::SpawnMode::Global,
+    );
+    vkerode::erosion::droplets::DropletKernel::new(ctx, workgroup, SCALE, variant)
         .expect("the paper's kernel builds")
 }
 
 /// `droplets` droplets with the default parameters, spawning and a single pass.
-pub fn default_job(droplets: u32, seed: u32) -> vkerode::erosion::DropletJob {
-    vkerode::erosion::DropletJob {
+pub fn default_job(droplets: u32, seed: u32) -> vkerode::erosion::droplets::DropletJob {
+    vkerode::erosion::droplets::DropletJob {
         droplets,
         seed,
-        params: vkerode::erosion::KernelParams::default(),
-        spawn: vkerode::erosion::Spawn::default(),
-        passes: vkerode::erosion::Passes::default(),
+        params: vkerode::erosion::droplets::KernelParams::default(),
+        spawn: vkerode::erosion::droplets::Spawn::default(),
+        passes: vkerode::erosion::droplets::Passes::default(),
     }
 }
 
 /// Every droplet of an instrumented run started once, and its mass account closes:
 /// intended = received + truncated, with nothing lost.
-pub fn assert_runs_once_and_closes_mass(run: &vkerode::erosion::GpuRun, droplets: u64) {
+pub fn assert_runs_once_and_closes_mass(run: &vkerode::erosion::droplets::GpuRun, droplets: u64) {
     assert_eq!(run.work.expect("an instrumented run").droplets, droplets);
     let mass = run.contention.as_ref().expect("an instrumented run");
     let closes = mass.mass_intended - mass.mass_received - mass.mass_truncated;
@@ -132,9 +134,9 @@ pub fn assert_runs_once_and_closes_mass(run: &vkerode::erosion::GpuRun, droplets
 /// For each seed, one droplet through `kernel` moves and leaves the heights and step
 /// count it leaves through `reference`, bit for bit.
 pub fn assert_lone_droplets_match(
-    reference: &vkerode::erosion::DropletKernel,
-    kernel: &vkerode::erosion::DropletKernel,
-    map: &vkerode::erosion::FixedHeightfield,
+    reference: &vkerode::erosion::droplets::DropletKernel,
+    kernel: &vkerode::erosion::droplets::DropletKernel,
+    map: &vkerode::erosion::droplets::FixedHeightfield,
     seeds: std::ops::RangeInclusive<u32>,
 ) {
     let name = kernel.variant().module_name();

@@ -3,11 +3,12 @@
 //! each, whether it pays or not.
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Advection, PipesParamError};
+use super::params::Advection;
+use crate::erosion::settings::SettingError;
+use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
 
 /// How a time step is split into dispatches.
@@ -42,56 +43,6 @@ pub enum Tiles {
     None,
     /// From a shared-memory tile of the workgroup's cells and a one-cell border.
     Shared,
-}
-
-/// A 2-D workgroup, written `16x16`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WorkgroupShape {
-    pub x: u32,
-    pub y: u32,
-}
-
-impl WorkgroupShape {
-    pub const DEFAULT: WorkgroupShape = WorkgroupShape { x: 16, y: 16 };
-}
-
-impl Default for WorkgroupShape {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
-
-impl fmt::Display for WorkgroupShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}x{}", self.x, self.y)
-    }
-}
-
-impl FromStr for WorkgroupShape {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        let bad = || format!("{text:?} is not a workgroup shape such as 16x16");
-        let (x, y) = text.trim().split_once('x').ok_or_else(bad)?;
-        let side = |s: &str| s.trim().parse::<u32>().ok().filter(|&n| n > 0);
-        Ok(Self {
-            x: side(x).ok_or_else(bad)?,
-            y: side(y).ok_or_else(bad)?,
-        })
-    }
-}
-
-impl Serialize for WorkgroupShape {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for WorkgroupShape {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer)?
-            .parse()
-            .map_err(serde::de::Error::custom)
-    }
 }
 
 /// One build of the grid kernels.
@@ -173,39 +124,26 @@ impl PipesVariant {
         &self,
         advection: Advection,
         device: Option<&DeviceInfo>,
-    ) -> Result<(), PipesParamError> {
+    ) -> Result<(), SettingError> {
         if advection == Advection::Upwind && self.fusion == Fusion::None {
-            return Err(PipesParamError::new(
+            return Err(SettingError::new(
                 "pipes_advection",
-                "the upwind transport exists in the fused passes only: set pipes_fusion = fused"
-                    .into(),
+                "the upwind transport exists in the fused passes only: set pipes_fusion = fused",
             ));
         }
         if self.tiles == Tiles::Shared && self.fusion == Fusion::None {
-            return Err(PipesParamError::new(
+            return Err(SettingError::new(
                 "pipes_tiles",
-                "shared-memory tiles exist for the fused passes only: set pipes_fusion = fused"
-                    .into(),
+                "shared-memory tiles exist for the fused passes only: set pipes_fusion = fused",
             ));
         }
         let Some(device) = device else { return Ok(()) };
+        self.workgroup.check("pipes_workgroup", device)?;
         let WorkgroupShape { x, y } = self.workgroup;
-        let invocations = u64::from(x) * u64::from(y);
-        if x > device.max_workgroup_size_x
-            || invocations > u64::from(device.max_workgroup_invocations)
-        {
-            return Err(PipesParamError::new(
-                "pipes_workgroup",
-                format!(
-                    "workgroup {} is past this device's limits ({} along x, {} invocations)",
-                    self.workgroup, device.max_workgroup_size_x, device.max_workgroup_invocations
-                ),
-            ));
-        }
         // The erosion pass's tiles: a flux vec4 and a terrain float per entry.
         let tile_bytes = u64::from(x + 2) * u64::from(y + 2) * (16 + FLOAT);
         if self.tiles == Tiles::Shared && tile_bytes > u64::from(device.max_shared_memory_bytes) {
-            return Err(PipesParamError::new(
+            return Err(SettingError::new(
                 "pipes_workgroup",
                 format!(
                     "workgroup {}'s tiles need {tile_bytes} bytes of shared memory, past this device's {}",
@@ -214,7 +152,7 @@ impl PipesVariant {
             ));
         }
         if !device.buffer_device_address {
-            return Err(PipesParamError::new(
+            return Err(SettingError::new(
                 "algorithm",
                 format!(
                     "{} does not offer bufferDeviceAddress, which the grid kernels reach their fields by",

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{sidecar_path, Dem, FormatError};
-use crate::terrain::files::{fnv1a64, write_atomically};
+use crate::hash::fnv1a64;
+use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::image::CellSize;
 

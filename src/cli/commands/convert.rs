@@ -1,0 +1,46 @@
+//! `vkerode convert`: a heightmap from one format into another.
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+
+use crate::cli::args::InputArgs;
+use crate::cli::print::say_wrote;
+use vkerode::terrain::formats::{write_dem, Dem, HeightFormat};
+
+pub fn run(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Result<()> {
+    let format = output_format(output, format)?;
+    write_heightmap(output, format, &input.read()?)
+}
+
+/// The format asked for, or the one the file name implies.
+pub fn output_format(path: &Path, format: Option<HeightFormat>) -> Result<HeightFormat> {
+    format
+        .or_else(|| HeightFormat::from_path(path))
+        .with_context(|| {
+            format!(
+                "{}: cannot tell the format from the name; use .tif, .png or .raw, or --format",
+                path.display()
+            )
+        })
+}
+
+/// Writes `dem` and says what it holds.
+pub fn write_heightmap(out: &Path, format: HeightFormat, dem: &Dem) -> Result<()> {
+    say_wrote(write_dem(out, format, dem)?);
+    let stats = dem.heights.stats();
+    let units = if dem.units.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", dem.units)
+    };
+    say!(
+        "{} x {} cells, heights {} to {}{units}, {} cells with no data",
+        dem.heights.width(),
+        dem.heights.height(),
+        stats.min,
+        stats.max,
+        dem.missing_cells()
+    );
+    Ok(())
+}

@@ -1,0 +1,15 @@
+//! `vkerode devices`: every Vulkan device and what vkerode needs to know of it.
+
+use anyhow::{bail, Context as _, Result};
+
+use crate::cli::print::print_device;
+use vkerode::gpu::{list_devices, ContextOptions};
+
+pub fn run(options: &ContextOptions) -> Result<()> {
+    let devices = list_devices(options).context("listing Vulkan devices")?;
+    if devices.is_empty() {
+        bail!("no Vulkan device found; install mesa-vulkan-drivers for the CPU device lavapipe");
+    }
+    devices.iter().for_each(print_device);
+    Ok(())
+}

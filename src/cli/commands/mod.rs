@@ -1,0 +1,15 @@
+//! One module per command.
+
+pub mod compare;
+pub mod convert;
+pub mod devices;
+pub mod docs;
+pub mod erode;
+pub mod kernels;
+pub mod merge;
+pub mod peak;
+pub mod plot;
+pub mod report;
+pub mod strategies;
+pub mod sweep;
+pub mod terrain;

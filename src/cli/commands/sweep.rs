@@ -1,0 +1,96 @@
+//! `vkerode sweep`: every point of an experiment config, on one device or several.
+
+use std::sync::Arc;
+
+use anyhow::{bail, Context as _, Result};
+
+use crate::cli::args::{DeviceList, SweepArgs};
+use crate::cli::open_device;
+use crate::cli::print::write_text;
+use vkerode::experiment::report::report;
+use vkerode::experiment::results::FAILED_CSV;
+use vkerode::experiment::sweep::config::Experiment;
+use vkerode::experiment::sweep::{dry_run, run_sweep};
+use vkerode::gpu::{list_devices, Context, ContextOptions};
+
+/// One context per device of `--devices`, in its order.
+fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<Context>>> {
+    let indices = match list {
+        DeviceList::Indices(indices) => indices.clone(),
+        DeviceList::All => list_devices(options)
+            .context("listing Vulkan devices")?
+            .iter()
+            .filter(|d| d.is_usable())
+            .map(|d| d.index)
+            .collect(),
+    };
+    if indices.is_empty() {
+        bail!("--devices: no usable Vulkan device");
+    }
+    indices
+        .iter()
+        .map(|index| {
+            let one = ContextOptions {
+                device: Some(index.to_string()),
+                ..options.clone()
+            };
+            open_device(&one).with_context(|| format!("--devices: device {index}"))
+        })
+        .collect()
+}
+
+pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
+    let (config, overrides) = (&args.config, &args.overrides);
+    // Syntax, types and values first, with no device; then the device's limits.
+    Experiment::load(config, overrides, None)?;
+    if args.devices.is_some() && options.device.is_some() {
+        bail!("--device picks one device and --devices several: give one of them");
+    }
+    let contexts = match &args.devices {
+        None => vec![open_device(options)?],
+        Some(list) => open_devices(options, list)?,
+    };
+    if args.replicate && contexts.len() < 2 {
+        bail!("--replicate compares devices: --devices must name at least two");
+    }
+    // The first device's limits decide which points are checked and which skipped.
+    let ctx = &contexts[0];
+    let experiment = Experiment::load(config, overrides, Some(ctx.info()))?;
+    let sweep = args.options();
+    if args.dry_run {
+        say!("{}", dry_run(&experiment, ctx.info(), &sweep));
+        return Ok(());
+    }
+    let shard = sweep.shard.map(|s| format!(", shard {s}"));
+    say!(
+        "{}: {} points{}",
+        experiment.config.name,
+        experiment.points.len(),
+        shard.unwrap_or_default()
+    );
+    let summary = run_sweep(&contexts, &experiment, &sweep)?;
+    say!(
+        "measured {} points ({} already recorded) into {}",
+        summary.measured,
+        summary.skipped,
+        summary.dir.display()
+    );
+    let table = report(&summary.dir)?;
+    say!("{table}");
+    write_text(args.summary.as_deref(), &table)?;
+    let failed_csv = summary.dir.join(FAILED_CSV);
+    if let Some(stopped) = summary.stopped {
+        bail!(
+            "the sweep stopped at {stopped}; the points before it are recorded, the failure is in {}. Rerun with --resume to measure the rest",
+            failed_csv.display()
+        );
+    }
+    if !summary.failed.is_empty() {
+        bail!(
+            "{} point(s) failed on the GPU ({}); the others are recorded. --resume measures the failed ones again",
+            summary.failed.len(),
+            failed_csv.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! `vkerode terrain`: erosion-noise terrain written as a heightmap file.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::convert::{output_format, write_heightmap};
+use crate::cli::args::TerrainArgs;
+use crate::cli::open_device;
+use vkerode::gpu::ContextOptions;
+use vkerode::terrain::formats::{Dem, HeightFormat};
+use vkerode::terrain::image::CellSize;
+use vkerode::terrain::{generate_on_cpu, generate_on_gpu};
+
+pub fn run(
+    options: &ContextOptions,
+    args: &TerrainArgs,
+    out: &Path,
+    format: Option<HeightFormat>,
+    cpu: bool,
+) -> Result<()> {
+    let format = output_format(out, format)?;
+    let spec = args.spec();
+    let heights = if cpu {
+        generate_on_cpu(&spec)?
+    } else {
+        generate_on_gpu(&open_device(options)?, &spec)?
+    };
+    say!("mean slope {:.3} per cell", heights.mean_slope());
+    let dem = Dem {
+        geo: None,
+        heights,
+        nodata: None,
+        units: "cells".into(),
+        cell_size: Some(CellSize::default()),
+    };
+    write_heightmap(out, format, &dem)
+}

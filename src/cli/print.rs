@@ -1,0 +1,256 @@
+//! What the commands print: devices, erosion outcomes and compiler statistics.
+
+/// `println!` that stays quiet when stdout is closed (`vkerode ... | head`), where
+/// `println!` would panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+use std::path::Path;
+
+use vkerode::terrain::files::write_atomically;
+
+use vkerode::experiment::{Engine, ErodeOutcome, TerrainReport, TimeSource};
+use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
+use vkerode::probes::kernels::KernelStatistics;
+use vkerode::terrain::formats::Dem;
+use vkerode::terrain::units::{CellSizeSource, GridUnits};
+
+pub fn print_device(d: &DeviceInfo) {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let usable = if d.is_usable() {
+        ""
+    } else {
+        "  (unusable: needs Vulkan 1.2 and a compute queue)"
+    };
+    say!("[{}] {}{usable}", d.index, d.name);
+    let rows = [
+        ("type", d.device_type.clone()),
+        ("driver", format!("{} {}", d.driver_name, d.driver_info)),
+        ("Vulkan API", d.api_version.clone()),
+        ("subgroup size", d.subgroup_size.to_string()),
+        (
+            "timestamps",
+            format!(
+                "{} ({} valid bits, {} ns/tick)",
+                yes_no(d.has_timestamps()),
+                d.timestamp_valid_bits,
+                d.timestamp_period_ns
+            ),
+        ),
+        ("float atomicAdd", yes_no(d.float_atomic_add).into()),
+        (
+            "max workgroup size",
+            format!(
+                "{} (x), {} invocations",
+                d.max_workgroup_size_x, d.max_workgroup_invocations
+            ),
+        ),
+        (
+            "max workgroup count",
+            format!("{:?}", d.max_workgroup_count),
+        ),
+        (
+            "max SSBO range",
+            format!("{} bytes", d.max_storage_buffer_range),
+        ),
+        (
+            "max shared memory",
+            format!("{} bytes per workgroup", d.max_shared_memory_bytes),
+        ),
+        (
+            "subgroup sizes",
+            format!(
+                "{} to {} (what subgroup size control can choose)",
+                d.subgroup_size_range[0], d.subgroup_size_range[1]
+            ),
+        ),
+        (
+            "max texel buffer",
+            format!("{} texels", d.max_texel_buffer_elements),
+        ),
+        (
+            "compiler statistics",
+            format!(
+                "{} (VK_KHR_pipeline_executable_properties)",
+                yes_no(d.pipeline_statistics)
+            ),
+        ),
+        (
+            "pipeline robustness",
+            format!(
+                "{} (VK_EXT_pipeline_robustness; vkerode never enables robustBufferAccess)",
+                yes_no(d.pipeline_robustness)
+            ),
+        ),
+        (
+            "Vulkan memory model",
+            format!("{} (with device scope)", yes_no(d.vulkan_memory_model)),
+        ),
+    ];
+    for (what, value) in rows {
+        say!("    {:<22}{value}", format!("{what}:"));
+    }
+}
+
+pub fn print_outcome(outcome: &ErodeOutcome) {
+    let r = &outcome.report;
+    let f = &r.figures;
+    let (w, h) = (outcome.before.width(), outcome.before.height());
+    let algorithm = r.algorithm.as_str();
+    match r.engine {
+        Engine::Gpu => say!(
+            "eroded {w}x{h} with {algorithm} on the GPU: {} dispatch(es), {} submission(s)",
+            r.dispatches,
+            r.submissions
+        ),
+        _ => say!(
+            "eroded {w}x{h} with {algorithm} on the {}",
+            r.provenance.device
+        ),
+    }
+    for line in outcome.figures.summary() {
+        say!("  {line}");
+    }
+    match (f.time_source, f.gpu_ms) {
+        (TimeSource::GpuTimestamps, Some(ms)) => {
+            say!(
+                "GPU time: {ms:.3} ms (timestamps); wall time {:.3} ms",
+                f.wall_ms
+            )
+        }
+        (TimeSource::WallClock, _) => eprintln!(
+            "warning: this device has no timestamps; timing falls back to wall clock: {:.3} ms",
+            f.wall_ms
+        ),
+        _ => say!("CPU time: {:.3} ms (wall clock)", f.wall_ms),
+    }
+    let counted = if r.engine == Engine::Gpu {
+        say!(
+            "compiler statistics of {}: {}",
+            r.kernel.as_deref().unwrap_or("the kernel"),
+            statistics_line(&r.compiler_statistics)
+        );
+        "counted in a separate instrumented run"
+    } else {
+        "counted by the reference"
+    };
+    let unit = f.unit.name();
+    say!(
+        "{unit}/s: {:.4e}   ({} {unit}, {counted})",
+        f.steps_per_s,
+        f.steps
+    );
+    if let Some(c) = &r.ceiling {
+        if let (Some(name), Some(percent)) = (c.ceiling, c.percent_of_peak) {
+            say!("{percent:.1}% of this device's {name} ceiling (vkerode peak)");
+        }
+    }
+    for warning in &r.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let c = &r.change;
+    let units = if matches!(r.terrain, TerrainReport::Noise(_)) {
+        "height units (cells)"
+    } else {
+        "kernel height units (cells)"
+    };
+    say!(
+        "height change in {units}: total {:.1} (eroded {:.1}, deposited {:.1}), cells changed {:.1}%, channels {:+.4} vs hillslopes {:+.4} on average",
+        c.total_change,
+        c.eroded,
+        c.deposited,
+        c.changed_cells_share * 100.0,
+        c.channel_mean_change,
+        c.hillslope_mean_change
+    );
+    say!(
+        "channel incision: {:.4} before, {:.4} after",
+        c.channel_incision_before,
+        c.channel_incision_after
+    );
+}
+
+/// The heightmap `erode --input` read.
+pub fn print_input(path: &Path, dem: &Dem, units: &GridUnits, source: CellSizeSource) {
+    if source == CellSizeSource::Assumed {
+        let why = if dem.geo.is_some() {
+            "is georeferenced, but not in metres or feet (a geographic CRS in degrees, or another unit)"
+        } else {
+            "declares no cell size"
+        };
+        eprintln!(
+            "warning: {} {why}; assuming 1 x 1 m cells (give --cell-size in metres; run.json records the assumption)",
+            path.display()
+        );
+    }
+    say!(
+        "read {}: {} x {} cells, cell size {} x {} m ({}), vertical scale {}{}",
+        path.display(),
+        dem.heights.width(),
+        dem.heights.height(),
+        units.cell_size.x,
+        units.cell_size.y,
+        match source {
+            CellSizeSource::Flag => "from --cell-size",
+            CellSizeSource::File => "from the file",
+            CellSizeSource::Assumed => "assumed",
+        },
+        units.vertical_scale,
+        if dem.geo.is_some() {
+            ", georeferenced"
+        } else {
+            ""
+        }
+    );
+    let missing = dem.missing_cells();
+    if missing > 0 {
+        say!("{missing} cells have no data: filled from their neighbours for the kernel, nodata again on export");
+    }
+}
+
+/// `vkerode kernels`: each build's statistics, or why there are none.
+pub fn print_kernels(device: &DeviceInfo, rows: &[KernelStatistics]) {
+    for row in rows {
+        say!(
+            "{} (workgroup {}, lever {}): {}",
+            row.variant.module_name(),
+            row.workgroup,
+            row.variant.lever.as_str(),
+            statistics_line(&row.statistics)
+        );
+    }
+    if !device.pipeline_statistics {
+        say!(
+            "{} does not offer VK_KHR_pipeline_executable_properties: no statistics to list",
+            device.name
+        );
+    }
+}
+
+/// The statistics on one line, or why there are none.
+fn statistics_line(statistics: &[CompilerStatistic]) -> String {
+    if statistics.is_empty() {
+        "none reported by the driver".into()
+    } else {
+        statistics_summary(statistics)
+    }
+}
+
+/// Writes `text` to `path`, whole or not at all, if there is a path.
+pub fn write_text(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        write_atomically(path, |out| std::io::Write::write_all(out, text.as_bytes()))?;
+        say_wrote([path.to_path_buf()]);
+    }
+    Ok(())
+}
+
+pub fn say_wrote(files: impl IntoIterator<Item = std::path::PathBuf>) {
+    for file in files {
+        say!("wrote {}", file.display());
+    }
+}

@@ -1,0 +1,242 @@
+//! Contention and mass figures of an instrumented run: how the atomics spread over
+//! cells, how often lanes of a subgroup collide on one cell, and where the height
+//! change the droplets asked for went.
+
+use serde::Serialize;
+
+use crate::table::Section;
+
+/// What the instrumented kernel recorded per droplet, and what the map received.
+pub struct MassInputs<'a> {
+    /// Per droplet: the height change its modifyHeight calls asked for; the sediment it
+    /// carried when it died, negative if it died off the map's interior.
+    pub intended: &'a [[f32; 2]],
+    /// Per droplet (int modes): the fixed-point change it added; its deposits alone.
+    pub applied_fixed: &'a [[i32; 2]],
+    /// Float mode adds `intended` itself, with no fixed point.
+    pub float_heights: bool,
+    pub scale: f32,
+    /// Sum of the heights after, minus before, in height units.
+    pub received: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Contention {
+    /// Atomics the busiest cell received.
+    pub hits_max: u32,
+    /// 99th percentile of atomics per cell.
+    pub hits_p99: u32,
+    /// Share of all atomics that landed on the hottest 1% of cells.
+    pub hottest_1pct_share: f64,
+    /// Atomics whose cell another active lane of the same subgroup targeted at the same
+    /// call, per 1000 atomics.
+    pub subgroup_conflicts_per_1000: f64,
+    /// Share of modifyHeight calls whose change truncated to nothing (int modes) or was
+    /// zero (float mode): adds that change no cell.
+    pub zero_add_share: f64,
+    /// Height change the droplets asked for (sum of deltaH), in height units.
+    pub mass_intended: f64,
+    /// What the adds carried, after fixed-point truncation.
+    pub mass_applied: f64,
+    /// What the heightmap received: sum after minus sum before.
+    pub mass_received: f64,
+    /// intended - applied: lost to truncation toward zero.
+    pub mass_truncated: f64,
+    /// applied - received: lost updates (racy mode), or float rounding (float mode).
+    pub mass_lost: f64,
+    /// What the adds took from the terrain and gave it (int modes: fixed point, exact;
+    /// float mode: the intended changes), in height units.
+    pub mass_eroded: f64,
+    pub mass_deposited: f64,
+    /// Sediment droplets still carried when they died on the map, and when they died
+    /// off its interior (the kernel lets them go there).
+    pub mass_at_death: f64,
+    pub mass_off_edge: f64,
+    /// The terrain's balance: received - (deposited - eroded); 0 in int modes but racy.
+    pub balance_terrain: f64,
+    /// The sediment's balance: (eroded - deposited) - (at death + off edge +
+    /// truncated); 0 up to float32 rounding of the droplets' sums.
+    pub balance_sediment: f64,
+}
+
+impl Section for Contention {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("hits_max", "atomic adds", "atomic adds the busiest cell received"),
+        ("hits_p99", "atomic adds", "99th percentile of atomic adds per cell"),
+        ("hottest_1pct_share", "share", "share of all atomic adds that landed on the hottest 1% of cells"),
+        (
+            "subgroup_conflicts_per_1000",
+            "per 1000 atomic adds",
+            "adds whose cell another active lane of the same subgroup targeted at the same call",
+        ),
+        (
+            "zero_add_share",
+            "share",
+            "modifyHeight calls whose change truncated to nothing (int modes) or was zero (float): adds that change no cell",
+        ),
+        ("mass_intended", "height units x cells", "height change the droplets asked for (sum of deltaH)"),
+        ("mass_applied", "height units x cells", "what the adds carried, after fixed-point rounding"),
+        ("mass_received", "height units x cells", "what the heightmap received: sum after minus sum before"),
+        ("mass_truncated", "height units x cells", "intended - applied: lost to fixed-point rounding"),
+        (
+            "mass_lost",
+            "height units x cells",
+            "applied - received: lost updates (racy mode) or float rounding (float mode)",
+        ),
+        ("mass_eroded", "height units x cells", "what the adds took from the terrain"),
+        ("mass_deposited", "height units x cells", "what the adds gave the terrain"),
+        ("mass_at_death", "height units x cells", "sediment droplets still carried when they died on the map"),
+        ("mass_off_edge", "height units x cells", "sediment droplets carried when they died off the map's interior"),
+        (
+            "balance_terrain",
+            "height units x cells",
+            "received - (deposited - eroded): 0 in int modes but racy",
+        ),
+        (
+            "balance_sediment",
+            "height units x cells",
+            "(eroded - deposited) - (at death + off edge + truncated): 0 up to float32 rounding",
+        ),
+    ];
+}
+
+/// What the instrumented build counted over all modifyHeight calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AtomicCounts {
+    pub atomics: u64,
+    /// Calls whose cell another active lane of the subgroup targeted at the same time.
+    pub conflicts: u64,
+    /// Calls that added zero.
+    pub zero_adds: u64,
+}
+
+impl Contention {
+    pub fn measure(hits: &[u32], counts: AtomicCounts, mass: &MassInputs) -> Self {
+        let per_atomic = |n: u64| {
+            if counts.atomics > 0 {
+                n as f64 / counts.atomics as f64
+            } else {
+                0.0
+            }
+        };
+        let mut sorted = hits.to_vec();
+        sorted.sort_unstable();
+        let total: u64 = sorted.iter().map(|&h| u64::from(h)).sum();
+        let p99 = sorted
+            .get(((sorted.len().max(1) - 1) as f64 * 0.99) as usize)
+            .copied()
+            .unwrap_or(0);
+        let hottest = sorted.len().div_ceil(100);
+        let hottest_sum: u64 = sorted
+            .iter()
+            .rev()
+            .take(hottest)
+            .map(|&h| u64::from(h))
+            .sum();
+
+        let intended: f64 = mass.intended.iter().map(|d| f64::from(d[0])).sum();
+        let sum_where = |keep: fn(f32) -> bool| -> f64 {
+            mass.intended
+                .iter()
+                .filter(|d| keep(d[1]))
+                .map(|d| f64::from(d[1].abs()))
+                .sum()
+        };
+        let at_death = sum_where(|s| s > 0.0);
+        let off_edge = sum_where(|s| s < 0.0);
+        let fixed = |pick: fn(&[i32; 2]) -> i64| {
+            mass.applied_fixed.iter().map(pick).sum::<i64>() as f64 / f64::from(mass.scale)
+        };
+        let (applied, deposited) = if mass.float_heights {
+            let deposited = mass.intended.iter().map(|d| f64::from(d[0].max(0.0))).sum();
+            (intended, deposited)
+        } else {
+            (fixed(|d| i64::from(d[0])), fixed(|d| i64::from(d[1])))
+        };
+        let eroded = deposited - applied;
+        let truncated = intended - applied;
+        Self {
+            hits_max: sorted.last().copied().unwrap_or(0),
+            hits_p99: p99,
+            hottest_1pct_share: if total > 0 {
+                hottest_sum as f64 / total as f64
+            } else {
+                0.0
+            },
+            subgroup_conflicts_per_1000: 1000.0 * per_atomic(counts.conflicts),
+            zero_add_share: per_atomic(counts.zero_adds),
+            mass_intended: intended,
+            mass_applied: applied,
+            mass_received: mass.received,
+            mass_truncated: truncated,
+            mass_lost: applied - mass.received,
+            mass_eroded: eroded,
+            mass_deposited: deposited,
+            mass_at_death: at_death,
+            mass_off_edge: off_edge,
+            balance_terrain: mass.received - (deposited - eroded),
+            balance_sediment: (eroded - deposited) - (at_death + off_edge + truncated),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hit_statistics_find_the_hot_cells() {
+        let mut hits = vec![1u32; 200];
+        hits[7] = 500;
+        hits[9] = 100;
+        let mass = MassInputs {
+            intended: &[],
+            applied_fixed: &[],
+            float_heights: false,
+            scale: 1000.0,
+            received: 0.0,
+        };
+        let counts = AtomicCounts {
+            atomics: 798,
+            conflicts: 40,
+            zero_adds: 399,
+        };
+        let c = Contention::measure(&hits, counts, &mass);
+        assert_eq!(c.hits_max, 500);
+        assert_eq!(
+            c.hits_p99, 1,
+            "two hot cells of 200 lie above the 99th percentile"
+        );
+        // The hottest 1% (2 cells) took 600 of 798 atomics.
+        assert!((c.hottest_1pct_share - 600.0 / 798.0).abs() < 1e-12);
+        assert!((c.subgroup_conflicts_per_1000 - 1000.0 * 40.0 / 798.0).abs() < 1e-9);
+        assert_eq!(c.zero_add_share, 0.5);
+    }
+
+    #[test]
+    fn mass_splits_into_truncation_lost_updates_and_the_sediment_droplets_kept() {
+        // Droplet 0 died on the map carrying 0.25, droplet 1 off its edge carrying 0.1.
+        let mass = MassInputs {
+            intended: &[[1.2349, 0.25], [-0.5004, -0.1]],
+            applied_fixed: &[[1234, 1500], [-500, 0]],
+            float_heights: false,
+            scale: 1000.0,
+            received: 0.700,
+        };
+        let c = Contention::measure(&[], AtomicCounts::default(), &mass);
+        assert!((c.mass_applied - 0.734).abs() < 1e-9);
+        assert!((c.mass_truncated - (0.7345 - 0.734)).abs() < 1e-6);
+        assert!((c.mass_lost - 0.034).abs() < 1e-9);
+        let sum = c.mass_received + c.mass_truncated + c.mass_lost;
+        assert!((c.mass_intended - sum).abs() < 1e-9);
+        assert!((c.mass_deposited - 1.5).abs() < 1e-9);
+        assert!((c.mass_eroded - (1.5 - 0.734)).abs() < 1e-9);
+        assert!((c.mass_at_death - 0.25).abs() < 1e-7);
+        assert!((c.mass_off_edge - 0.1).abs() < 1e-7);
+        // The racy 0.034 the map never received breaks the terrain's balance.
+        assert!((c.balance_terrain + 0.034).abs() < 1e-9);
+        let carried = c.mass_at_death + c.mass_off_edge;
+        let sediment = (c.mass_eroded - c.mass_deposited) - (carried + c.mass_truncated);
+        assert!((c.balance_sediment - sediment).abs() < 1e-9);
+    }
+}

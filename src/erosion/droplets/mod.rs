@@ -1,0 +1,451 @@
+//! The paper's strategy: one thread per droplet, atomicAdd on an int32 fixed-point
+//! heightfield. `params.rs` and `settings.rs` hold its parameters and rules,
+//! `variant.rs` which compiled kernel a run needs, `kernel.rs` and `runner.rs` drive
+//! glsl/droplet*.comp (spawning in `spawn.rs`, dispatches in `batches.rs`, the counted
+//! build's figures in `contention.rs`), `cpu.rs` is its reference and `stability.rs`
+//! judges a run against it; this file is its [`Strategy`].
+
+mod batches;
+mod contention;
+pub mod cpu;
+mod kernel;
+mod params;
+mod runner;
+mod settings;
+mod spawn;
+pub mod stability;
+mod variant;
+
+pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS_PER_DROPLET};
+pub use contention::Contention;
+pub use kernel::{DropletKernel, FixedHeightfield};
+pub use params::{
+    AtomicMode, DropletJob, KernelParams, Model, ParamError, Passes, Physics, Rounding, WorkCount,
+    ATOMICS_PER_STEP,
+};
+pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
+pub use settings::DropletSettings;
+pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
+pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::erosion::strategy::{
+    report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, MapInfo, Prepared, Strategy,
+    TimedRun, WorkUnit,
+};
+use crate::erosion::{Algorithm, ErosionError, RunSettings, SettingError};
+use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
+use crate::table::{values_of, Column, Section};
+use crate::terrain::{Cells, Heightmap, Values};
+use stability::{cached_baseline, judge, ChangeSpread, Judgement};
+
+/// The droplet strategy.
+pub struct Droplets;
+
+impl Strategy for Droplets {
+    fn algorithm(&self) -> Algorithm {
+        Algorithm::Droplets
+    }
+
+    fn unit(&self) -> WorkUnit {
+        WorkUnit::DropletSteps
+    }
+
+    fn dose_key(&self) -> &'static str {
+        "droplets"
+    }
+
+    fn dose(&self, settings: &RunSettings) -> u64 {
+        u64::from(settings.droplets.droplets)
+    }
+
+    fn with_dose(&self, settings: &RunSettings, dose: u64) -> RunSettings {
+        let mut s = settings.clone();
+        s.droplets.droplets = u32::try_from(dose).unwrap_or(u32::MAX);
+        s
+    }
+
+    fn check(
+        &self,
+        settings: &RunSettings,
+        map: Option<MapInfo>,
+        device: Option<&DeviceInfo>,
+    ) -> Result<(), SettingError> {
+        let d = &settings.droplets;
+        d.check_job(device)?;
+        match map {
+            Some(map) => d.check_map(map, device),
+            None => Ok(()),
+        }
+    }
+
+    fn missing_feature(
+        &self,
+        settings: &RunSettings,
+        map: MapInfo,
+        device: &DeviceInfo,
+    ) -> Option<String> {
+        settings.droplets.missing_feature(map, device)
+    }
+
+    /// The terrain in fixed point, refused where its relief rounds away (a tiny vertical
+    /// scale): the kernel would erode a flat plane.
+    fn initial(&self, settings: &RunSettings, terrain: &Heightmap) -> Result<Cells, ErosionError> {
+        let cells = Cells::fixed_from(terrain, settings.droplets.scale)?;
+        let stats = terrain.stats();
+        let (fixed, _) = cells.fixed().expect("made in fixed point");
+        let (low, high) = fixed
+            .iter()
+            .fold((i32::MAX, i32::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        if stats.max > stats.min && low == high {
+            return Err(SettingError::new(
+                "vertical_scale",
+                format!(
+                    "the relief of {} kernel height units vanishes in the fixed point (every cell is {low}); raise --vertical-scale or --scale",
+                    stats.max - stats.min
+                ),
+            )
+            .into());
+        }
+        Ok(cells)
+    }
+
+    fn prepare<'a>(
+        &self,
+        ctx: &Arc<Context>,
+        settings: &RunSettings,
+        initial: &'a Cells,
+    ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
+        let d = &settings.droplets;
+        let job = d.job(settings.seed);
+        let kernel = DropletKernel::for_params(ctx, d.workgroup, &job.params, d.kernel_variant())?;
+        let (cells, _) = fixed_cells(initial)?;
+        let map = FixedHeightfield::new(initial.width() as u32, initial.height() as u32, cells);
+        Ok(Box::new(DropletsPrepared {
+            runner: kernel.into_runner(&map)?,
+            batch: d.droplets_per_dispatch(initial.len() as u64),
+            figures: DropletFigures::new(settings, initial.len() as u64),
+            job,
+            dispatches: 0,
+            initial,
+        }))
+    }
+
+    fn run_on_cpu(
+        &self,
+        engine: CpuEngine,
+        settings: &RunSettings,
+        initial: &Cells,
+    ) -> Result<CpuRun, ErosionError> {
+        let job = settings.droplets.job(settings.seed);
+        let (cells, scale) = fixed_cells(initial)?;
+        let mut cells = cells.to_vec();
+        let (w, h) = (initial.width(), initial.height());
+        let started = Instant::now();
+        let (work, threads) = match engine {
+            CpuEngine::Sequential => (cpu::erode_sequential(&mut cells, w, h, &job), 1),
+            CpuEngine::Parallel => (
+                cpu::erode_parallel(&mut cells, w, h, &job),
+                rayon::current_num_threads(),
+            ),
+        };
+        let wall_time = started.elapsed();
+        let figures = DropletFigures {
+            work,
+            ..DropletFigures::new(settings, initial.len() as u64)
+        };
+        Ok(CpuRun {
+            cells: Cells::new(w, h, Values::Fixed { cells, scale })?,
+            work: work.steps,
+            wall_time,
+            threads,
+            figures: Box::new(figures),
+        })
+    }
+
+    fn ceiling(&self, _settings: &RunSettings, map: MapInfo) -> Ceiling {
+        Ceiling::Walk {
+            side: (map.cells() as f64).sqrt().round() as u32,
+        }
+    }
+
+    fn plan(&self, settings: &RunSettings, map: MapInfo, device: &DeviceInfo) -> String {
+        let d = &settings.droplets;
+        let limit = device.max_storage_buffer_range;
+        let heights = map.cells() * 4;
+        let per_droplet = u64::from(d.droplets) * 4;
+        let fits = if heights <= limit && per_droplet <= limit {
+            "fits"
+        } else {
+            "PAST THE LIMIT"
+        };
+        format!(
+            "{} droplets, {} per dispatch, kernel {}; heights {heights} bytes, per-droplet {per_droplet} bytes: {fits} (maxStorageBufferRange {limit} bytes)",
+            d.droplets,
+            d.droplets_per_dispatch(map.cells()),
+            d.kernel_variant().module_name(),
+        )
+    }
+
+    fn settings_columns(&self) -> Vec<Column> {
+        crate::erosion::settings::columns_of::<DropletSettings>(DropletSettings::UNITS)
+    }
+
+    fn settings_values(&self, settings: &RunSettings, map: MapInfo) -> Vec<String> {
+        values_of(&settings.droplets.resolved(map.cells(), settings.seed))
+    }
+
+    fn figures_columns(&self) -> Vec<Column> {
+        [DropletColumns::columns(), Contention::columns()].concat()
+    }
+}
+
+fn fixed_cells(cells: &Cells) -> Result<(&[i32], f32), ErosionError> {
+    cells.fixed().ok_or_else(|| {
+        ErosionError::Variant("the droplet kernels run on fixed-point heights".into())
+    })
+}
+
+/// A droplet kernel with one map's buffers, and the job it runs.
+struct DropletsPrepared<'a> {
+    runner: DropletRunner<'static>,
+    job: DropletJob,
+    batch: u32,
+    /// Of the last run.
+    dispatches: usize,
+    /// What every counted run's figures start from.
+    figures: DropletFigures,
+    initial: &'a Cells,
+}
+
+impl DropletsPrepared<'_> {
+    fn cells(&self, run: &GpuRun) -> Result<Cells, ErosionError> {
+        let scale = self.job.params.fixed_point_scale;
+        let (w, h) = (self.initial.width(), self.initial.height());
+        Ok(Cells::new(
+            w,
+            h,
+            Values::Fixed {
+                cells: run.cells.clone(),
+                scale,
+            },
+        )?)
+    }
+}
+
+impl Prepared for DropletsPrepared<'_> {
+    fn kernel(&self) -> String {
+        self.runner.kernel().variant().module_name()
+    }
+
+    fn statistics(&self) -> &[CompilerStatistic] {
+        self.runner.kernel().statistics()
+    }
+
+    fn dispatches(&self) -> usize {
+        self.dispatches
+    }
+
+    fn run_timed(&mut self, read_back: bool) -> Result<TimedRun, ErosionError> {
+        let mode = if read_back {
+            RunMode::TIMED
+        } else {
+            RunMode::TIMED_ONLY
+        };
+        let run = self.runner.execute(&self.job, self.batch, mode)?;
+        self.dispatches = run.dispatches;
+        Ok(TimedRun {
+            gpu_time: run.gpu_time,
+            wall_time: run.wall_time,
+            submissions: run.submissions,
+            cells: if read_back {
+                Some(self.cells(&run)?)
+            } else {
+                None
+            },
+        })
+    }
+
+    /// The instrumented build: it races as the timed run does but is not the same run,
+    /// so its counts estimate the timed run's.
+    fn run_counted(&mut self) -> Result<CountedRun, ErosionError> {
+        let run = self
+            .runner
+            .execute(&self.job, self.batch, RunMode::COUNTED)?;
+        self.dispatches = run.dispatches;
+        let work = run.work.unwrap_or_default();
+        let figures = DropletFigures {
+            work,
+            contention: run.contention.clone(),
+            job: Some(self.job),
+            ..self.figures.clone()
+        };
+        Ok(CountedRun {
+            cells: self.cells(&run)?,
+            work: work.steps,
+            figures: Box::new(figures),
+        })
+    }
+}
+
+/// What a droplet run says beyond the common figures (run.json's `job`, `workgroup`,
+/// `batch`, `atomics`, `lever`, `work`, `contention`).
+#[derive(Clone, Debug, Serialize)]
+pub struct DropletFigures {
+    /// The job that ran; absent on the CPU, where the settings say it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<DropletJob>,
+    pub workgroup: u32,
+    /// Droplets per dispatch at most.
+    pub batch: u32,
+    pub atomics: AtomicMode,
+    pub lever: Lever,
+    /// From the instrumented run on the GPU (its counts estimate the timed run's), or
+    /// the reference's on the CPU.
+    pub work: WorkCount,
+    /// From the instrumented run (GPU only): hits per cell, subgroup conflicts, mass.
+    pub contention: Option<Contention>,
+    /// A sweep's reruns against the CPU reference of the same job.
+    #[serde(skip)]
+    stability: Option<Judgement>,
+    #[serde(skip)]
+    in_flight_per_cell: f64,
+}
+
+impl DropletFigures {
+    fn new(settings: &RunSettings, cells: u64) -> Self {
+        let d = &settings.droplets;
+        let batch = d.droplets_per_dispatch(cells);
+        Self {
+            job: None,
+            workgroup: d.workgroup,
+            batch,
+            atomics: d.atomic_mode(),
+            lever: d.lever,
+            work: WorkCount::default(),
+            contention: None,
+            stability: None,
+            in_flight_per_cell: f64::from(batch.min(d.droplets)) / cells.max(1) as f64,
+        }
+    }
+}
+
+/// A droplet point's own columns of points.csv, before its contention figures.
+#[derive(Clone, Debug, Default, Serialize)]
+struct DropletColumns {
+    droplets_per_s: Option<f64>,
+    atomic_adds: Option<u64>,
+    atomics_per_s: Option<f64>,
+    in_flight_per_cell: Option<f64>,
+    change_max_ratio: Option<f64>,
+    change_spread_ratio: Option<f64>,
+    unstable: Option<bool>,
+}
+
+impl Section for DropletColumns {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("droplets_per_s", "droplets/s", "droplets over the median GPU time"),
+        ("atomic_adds", "count", "atomicAdds the instrumented run issued (4 per droplet-step)"),
+        ("atomics_per_s", "atomic adds/s", "atomic adds over the median GPU time"),
+        (
+            "in_flight_per_cell",
+            "droplets per cell",
+            "droplets of one dispatch per map cell: how densely droplets race",
+        ),
+        (
+            "change_max_ratio",
+            "ratio",
+            "the largest cell change of the point's runs (counted and two timed) over the CPU reference's of the same job",
+        ),
+        (
+            "change_spread_ratio",
+            "ratio",
+            "the standard deviation of the cell changes of the point's runs over the CPU reference's",
+        ),
+        (
+            "unstable",
+            "true/false",
+            "a ratio above 4 (UNSTABLE_FACTOR), or a cell within 2^24 of the int32 limits",
+        ),
+    ];
+}
+
+impl Figures for DropletFigures {
+    fn report(&self) -> serde_json::Map<String, serde_json::Value> {
+        report_of(self)
+    }
+
+    fn values(&self, seconds: f64) -> Vec<String> {
+        let per_s = |n: u64| n as f64 / seconds;
+        let own = DropletColumns {
+            droplets_per_s: Some(per_s(self.work.droplets)),
+            atomic_adds: Some(self.work.atomics),
+            atomics_per_s: Some(per_s(self.work.atomics)),
+            in_flight_per_cell: Some(self.in_flight_per_cell),
+            change_max_ratio: self.stability.map(|j| j.max_ratio),
+            change_spread_ratio: self.stability.map(|j| j.spread_ratio),
+            unstable: self.stability.map(|j| j.unstable),
+        };
+        let contention = match &self.contention {
+            Some(c) => values_of(c),
+            None => vec![String::new(); Contention::COLUMNS.len()],
+        };
+        [values_of(&own), contention].concat()
+    }
+
+    fn summary(&self) -> Vec<String> {
+        let mut lines = vec![format!(
+            "{} droplets, at most {} per dispatch, workgroup {}, {} atomics, lever {}",
+            self.work.droplets,
+            self.batch,
+            self.workgroup,
+            self.atomics.as_str(),
+            self.lever.as_str()
+        )];
+        if let Some(c) = &self.contention {
+            lines.push(format!(
+                "contention: busiest cell {} adds, {:.2} subgroup conflicts per 1000 adds, {:.1}% adds of zero; sediment left {:.1} at death, {:.1} off the edge",
+                c.hits_max,
+                c.subgroup_conflicts_per_1000,
+                100.0 * c.zero_add_share,
+                c.mass_at_death,
+                c.mass_off_edge
+            ));
+        }
+        lines
+    }
+
+    fn sediment_left(&self) -> f64 {
+        self.contention
+            .as_ref()
+            .map_or(0.0, |c| c.mass_at_death + c.mass_off_edge)
+    }
+
+    /// Each rerun's change against the CPU reference's of the same job on the same
+    /// terrain (computed once for points that share them).
+    fn judge_reruns(&mut self, initial: &Cells, runs: &[&Cells]) {
+        let Some(job) = &self.job else { return };
+        let spreads: Option<Vec<ChangeSpread>> = runs
+            .iter()
+            .map(|run| ChangeSpread::of(initial, run))
+            .collect();
+        if let (Some(spreads), Some(base)) = (spreads, cached_baseline(initial, job)) {
+            self.stability = Some(judge(&spreads, &base));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_droplet_columns_are_documented() {
+        assert_eq!(crate::table::undocumented::<DropletColumns>(), None);
+        assert_eq!(crate::table::undocumented::<Contention>(), None);
+    }
+}

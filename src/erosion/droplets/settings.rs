@@ -1,0 +1,379 @@
+//! The droplet strategy's settings (erode flags and config keys) and their rules, on
+//! their own, with the map and with the device: the rules live beside the kernel they
+//! protect and are checked once, by [`super::Droplets`]'s `check`.
+
+use serde::{Deserialize, Serialize};
+
+use super::batches::default_batch;
+use super::params::{AtomicMode, DropletJob, KernelParams, ParamError, Passes, Physics, Rounding};
+use super::spawn::{Spawn, SpawnMode, TileOrder};
+use super::variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
+use crate::erosion::settings::{switch, SettingError};
+use crate::erosion::strategy::MapInfo;
+use crate::gpu::DeviceInfo;
+use crate::terrain::fits_fixed_point;
+
+/// The droplet kernels' settings. Every field is an `erode` flag and a config key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(default, deny_unknown_fields)]
+pub struct DropletSettings {
+    /// Number of droplets.
+    #[arg(long, default_value_t = Self::DEFAULT.droplets)]
+    pub droplets: u32,
+    /// Droplet spawn seed. Default: the terrain seed.
+    #[arg(long)]
+    pub droplet_seed: Option<u32>,
+    /// MAX_LIFETIME: steps per droplet at most.
+    #[arg(long, default_value_t = Self::DEFAULT.lifetime)]
+    pub lifetime: u32,
+    /// INERTIA: share of the previous direction kept each step.
+    #[arg(long, default_value_t = Self::DEFAULT.inertia)]
+    pub inertia: f32,
+    /// CAPACITY_FACTOR: sediment capacity per unit of slope, speed and water.
+    #[arg(long, default_value_t = Self::DEFAULT.capacity)]
+    pub capacity: f32,
+    /// EROSION_RATE: share of the capacity deficit eroded per step.
+    #[arg(long, default_value_t = Self::DEFAULT.erosion)]
+    pub erosion: f32,
+    /// DEPOSITION_RATE: share of the excess sediment deposited per step.
+    #[arg(long, default_value_t = Self::DEFAULT.deposition)]
+    pub deposition: f32,
+    /// EVAPORATION_RATE: share of the water lost per step.
+    #[arg(long, default_value_t = Self::DEFAULT.evaporation)]
+    pub evaporation: f32,
+    /// Fixed-point units per height unit (the paper's 1000).
+    #[arg(long, default_value_t = Self::DEFAULT.scale)]
+    pub scale: f32,
+    /// Speed update: the paper's (droplets slow going downhill) or corrected (they
+    /// speed up), in every kernel and in the CPU reference.
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.physics)]
+    pub physics: Physics,
+    /// Fixed-point rounding of each height change: the paper's trunc, nearest, or
+    /// stochastic (unbiased, reproducible).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.rounding)]
+    pub rounding: Rounding,
+    /// Workgroup size (local_size_x; the paper uses 64).
+    #[arg(long, default_value_t = Self::DEFAULT.workgroup)]
+    pub workgroup: u32,
+    /// Droplets per dispatch at most. Default: one per 64 map cells, for stability.
+    #[arg(long)]
+    pub batch: Option<u32>,
+    /// Run the droplets in this many dispatches of equal size (instead of --batch).
+    #[arg(long)]
+    pub batches: Option<u32>,
+    /// The kernel: the paper's (droplet_passes.comp for passes), or vkerode's fast
+    /// variants of it (int atomics, one pass).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.variant)]
+    pub variant: DropletShader,
+    /// SPIR-V as build.rs compiled it verbatim, or through shaderc's optimiser.
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.spirv)]
+    pub spirv: SpirvBuild,
+    /// KiB of shared memory each workgroup reserves unused, to lower the occupancy.
+    #[arg(long, default_value_t = Self::DEFAULT.shared_kib)]
+    pub shared_kib: u32,
+    /// How the heightfield's loads and adds reach the caches (the L1 experiments).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.lever)]
+    pub lever: Lever,
+    /// How modifyHeight adds: int (the paper's fixed point and atomicAdd), float
+    /// (float atomics, where the device has them) or racy (a plain read-modify-write).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.atomics)]
+    pub atomics: AtomicMode,
+    /// Where droplets start: global (the paper's) or tiled (each workgroup in one tile).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.spawn)]
+    pub spawn: SpawnMode,
+    /// Tile side in cells, for tiled spawning.
+    #[arg(long, default_value_t = Self::DEFAULT.tile)]
+    pub tile: u32,
+    /// Which tile consecutive workgroups get, for tiled spawning.
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.tile_order)]
+    pub tile_order: TileOrder,
+    /// Checkerboard colours (1, 4 or 9), each its own dispatch, for tiled spawning.
+    #[arg(long, default_value_t = Self::DEFAULT.phases)]
+    pub phases: u32,
+    /// Dispatch passes each droplet's life is split over, its state kept in a buffer.
+    #[arg(long, default_value_t = Self::DEFAULT.passes)]
+    pub passes: u32,
+    /// Start droplet i in pass i mod passes, so droplets of every age run together.
+    #[arg(long)]
+    #[serde(with = "switch")]
+    pub stagger: bool,
+    /// Droplets read frozen heights and add into a delta buffer applied after each
+    /// dispatch: reruns are bit-identical (int atomics only).
+    #[arg(long)]
+    #[serde(with = "switch")]
+    pub deterministic: bool,
+}
+
+impl Default for DropletSettings {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl DropletSettings {
+    pub const DEFAULT: DropletSettings = DropletSettings {
+        droplets: 300_000,
+        droplet_seed: None,
+        lifetime: KernelParams::DEFAULT.lifetime,
+        inertia: KernelParams::DEFAULT.inertia,
+        capacity: KernelParams::DEFAULT.capacity,
+        erosion: KernelParams::DEFAULT.erosion,
+        deposition: KernelParams::DEFAULT.deposition,
+        evaporation: KernelParams::DEFAULT.evaporation,
+        scale: KernelParams::DEFAULT.fixed_point_scale,
+        physics: KernelParams::DEFAULT.physics,
+        rounding: KernelParams::DEFAULT.rounding,
+        workgroup: 64,
+        batch: None,
+        batches: None,
+        variant: DropletShader::Paper,
+        spirv: SpirvBuild::Verbatim,
+        shared_kib: 0,
+        lever: Lever::None,
+        atomics: AtomicMode::Int,
+        spawn: Spawn::DEFAULT.mode,
+        tile: Spawn::DEFAULT.tile,
+        tile_order: Spawn::DEFAULT.order,
+        phases: Spawn::DEFAULT.phases,
+        passes: 1,
+        stagger: false,
+        deterministic: false,
+    };
+
+    /// The unit of each key, for the config reference.
+    pub const UNITS: &'static [(&'static str, &'static str)] = &[
+        ("droplets", "droplets"),
+        ("droplet_seed", "seed"),
+        ("lifetime", "steps"),
+        ("inertia", "share"),
+        (
+            "capacity",
+            "height units per unit of slope, speed and water",
+        ),
+        ("erosion", "share per step"),
+        ("deposition", "share per step"),
+        ("evaporation", "share per step"),
+        ("scale", "fixed-point units per height unit"),
+        ("physics", "choice"),
+        ("rounding", "choice"),
+        ("workgroup", "invocations"),
+        ("batch", "droplets per dispatch"),
+        ("batches", "dispatches"),
+        ("variant", "choice"),
+        ("spirv", "choice"),
+        ("shared_kib", "KiB per workgroup"),
+        ("lever", "choice"),
+        ("atomics", "choice"),
+        ("spawn", "choice"),
+        ("tile", "cells"),
+        ("tile_order", "choice"),
+        ("phases", "colours"),
+        ("passes", "dispatch passes"),
+        ("stagger", "switch"),
+        ("deterministic", "switch"),
+    ];
+
+    /// The droplet job of these settings on a terrain of `terrain_seed`.
+    pub fn job(&self, terrain_seed: u32) -> DropletJob {
+        DropletJob {
+            droplets: self.droplets,
+            seed: self.droplet_seed.unwrap_or(terrain_seed),
+            params: KernelParams {
+                inertia: self.inertia,
+                capacity: self.capacity,
+                erosion: self.erosion,
+                deposition: self.deposition,
+                evaporation: self.evaporation,
+                lifetime: self.lifetime,
+                fixed_point_scale: self.scale,
+                physics: self.physics,
+                rounding: self.rounding,
+            },
+            spawn: Spawn {
+                mode: self.spawn,
+                tile: self.tile,
+                order: self.tile_order,
+                phases: self.phases,
+            },
+            passes: Passes {
+                count: self.passes,
+                stagger: self.stagger,
+            },
+        }
+    }
+
+    /// The atomic mode the kernel runs: deterministic is int atomics into a delta
+    /// buffer.
+    pub fn atomic_mode(&self) -> AtomicMode {
+        if self.deterministic {
+            AtomicMode::Deterministic
+        } else {
+            self.atomics
+        }
+    }
+
+    /// Droplets per dispatch: `batch`, or the droplets over `batches`, or the default of
+    /// one per 64 cells of a map of `cells`.
+    pub fn droplets_per_dispatch(&self, cells: u64) -> u32 {
+        match (self.batch, self.batches) {
+            (Some(batch), _) => batch,
+            (None, Some(k)) => self.droplets.div_ceil(k),
+            (None, None) => default_batch(cells),
+        }
+    }
+
+    pub fn kernel_variant(&self) -> KernelVariant {
+        KernelVariant {
+            shader: self.variant.for_job(&self.job(0)),
+            atomics: self.atomic_mode(),
+            spawn: self.spawn,
+            spirv: self.spirv,
+            reserved_shared_bytes: self.shared_kib.saturating_mul(1024),
+            lever: self.lever,
+        }
+    }
+
+    /// The settings as a run on a map of `cells` on a terrain of `terrain_seed` uses
+    /// them: the derived defaults (spawn seed, batch and dispatches, atomic mode) filled.
+    pub fn resolved(&self, cells: u64, terrain_seed: u32) -> Self {
+        let batch = self.droplets_per_dispatch(cells);
+        Self {
+            droplet_seed: Some(self.droplet_seed.unwrap_or(terrain_seed)),
+            batch: Some(batch),
+            batches: Some(self.droplets.div_ceil(batch.max(1))),
+            atomics: self.atomic_mode(),
+            ..self.clone()
+        }
+    }
+
+    /// The rules that do not depend on the map; with a device, also its limits.
+    pub fn check_job(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        self.job(0).validate()?;
+        if self.deterministic
+            && !matches!(self.atomics, AtomicMode::Int | AtomicMode::Deterministic)
+        {
+            return Err(SettingError::new(
+                "deterministic",
+                format!(
+                    "needs int atomics, not {:?}: only integer sums are order-independent",
+                    self.atomics.as_str()
+                ),
+            ));
+        }
+        if self.batches == Some(0) {
+            return Err(SettingError::new("batches", "must be at least 1"));
+        }
+        if self.batch.is_some() && self.batches.is_some() {
+            return Err(SettingError::new(
+                "batches",
+                "set batch (droplets per dispatch) or batches (dispatches), not both",
+            ));
+        }
+        if self.batch == Some(0) {
+            return Err(SettingError::new("batch", "must be at least 1"));
+        }
+        if self.variant.is_fast() && self.job(0).passes.needs_state() {
+            return Err(SettingError::new(
+                "variant",
+                "the fast kernels run one pass; passes and stagger need the paper's kernel",
+            ));
+        }
+        if let Some(reason) = self.kernel_variant().unsupported() {
+            return Err(SettingError::new("variant", reason));
+        }
+        if self.workgroup == 0 {
+            return Err(SettingError::new("workgroup", "must be at least 1"));
+        }
+        let Some(device) = device else { return Ok(()) };
+        let limit = device.max_workgroup_x();
+        if self.workgroup > limit {
+            return Err(SettingError::new(
+                "workgroup",
+                format!(
+                    "workgroup size {} is above this device's limit of {limit} ({})",
+                    self.workgroup, device.name
+                ),
+            ));
+        }
+        let shared = u64::from(self.shared_kib) * 1024;
+        if shared > u64::from(device.max_shared_memory_bytes) {
+            return Err(SettingError::new(
+                "shared_kib",
+                format!(
+                    "{} KiB is above this device's maxComputeSharedMemorySize of {} bytes",
+                    self.shared_kib, device.max_shared_memory_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The rules between the settings and a map: its heights must fit the fixed point,
+    /// every colour of tiled spawning needs a tile, and the map must fit the device's
+    /// SSBOs.
+    pub fn check_map(&self, map: MapInfo, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        fits_fixed_point(map.highest, self.scale)
+            .map_err(|e| SettingError::new("scale", e.to_string()))?;
+        self.job(0).spawn.check_map(map.width, map.height)?;
+        let Some(device) = device else { return Ok(()) };
+        let bytes = map.cells() * 4;
+        if bytes > device.max_storage_buffer_range {
+            return Err(SettingError::new(
+                "size",
+                format!(
+                    "a {}x{} map needs {bytes} bytes, above this device's maxStorageBufferRange of {}",
+                    map.width, map.height, device.max_storage_buffer_range
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What the device lacks to run these settings on `map`, if anything.
+    pub fn missing_feature(&self, map: MapInfo, device: &DeviceInfo) -> Option<String> {
+        let name = &device.name;
+        if self.atomics == AtomicMode::Float && !device.float_atomic_add {
+            return Some(format!("{name} has no float atomicAdd on storage buffers"));
+        }
+        if self.lever == Lever::VulkanMemoryModel && !device.vulkan_memory_model {
+            return Some(format!(
+                "{name} does not support the Vulkan memory model with device scope"
+            ));
+        }
+        if self.lever == Lever::RobustnessOff && !device.pipeline_robustness {
+            return Some(format!(
+                "{name} does not offer VK_EXT_pipeline_robustness, which the robustness-off lever needs"
+            ));
+        }
+        (self.lever == Lever::Texel && map.cells() > u64::from(device.max_texel_buffer_elements))
+            .then(|| {
+                format!(
+                    "a texel view of a {}x{} map is past {name}'s maxTexelBufferElements of {}",
+                    map.width, map.height, device.max_texel_buffer_elements
+                )
+            })
+    }
+}
+
+impl From<ParamError> for SettingError {
+    fn from(e: ParamError) -> Self {
+        SettingError::new(key_of(e.name), e.to_string())
+    }
+}
+
+/// The settings key of a kernel parameter named in a ParamError.
+fn key_of(param: &str) -> &'static str {
+    match param {
+        "inertia" => "inertia",
+        "capacity" => "capacity",
+        "erosion" => "erosion",
+        "deposition" => "deposition",
+        "evaporation" => "evaporation",
+        "lifetime" => "lifetime",
+        "fixed-point scale" => "scale",
+        "phases" => "phases",
+        "tile" => "tile",
+        "passes" => "passes",
+        _ => "droplets",
+    }
+}

@@ -1,0 +1,166 @@
+//! The virtual-pipe model's parameters and their rules, its fields and their totals.
+
+use serde::Serialize;
+
+use crate::erosion::settings::SettingError;
+
+/// The model's parameters; the defaults are the working values of open implementations
+/// (rain 0.012, evaporation 0.015, pipe area 20, Kc 1, Ks 0.5, Kd 1).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PipesParams {
+    pub dt: f32,
+    pub rain: f32,
+    pub pipe_area: f32,
+    pub gravity: f32,
+    pub cell_length: f32,
+    pub capacity: f32,
+    pub dissolving: f32,
+    pub deposition: f32,
+    pub evaporation: f32,
+    pub min_tilt: f32,
+    /// Water depth from which the capacity is whole; shallower water carries less.
+    pub max_erosion_depth: f32,
+    /// How the suspended sediment moves with the water.
+    pub advection: Advection,
+}
+
+/// How the suspended sediment moves with the water.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Advection {
+    /// Mei et al.'s: each cell takes the sediment at the point its water came from
+    /// (bilinear, at most one cell back). It does not conserve sediment.
+    #[default]
+    SemiLagrangian,
+    /// Along the pipes' outflows, each carrying its share of its cell's sediment, before
+    /// the erosion step: what one cell sends another receives (the fused passes).
+    Upwind,
+}
+
+impl PipesParams {
+    pub const DEFAULT: PipesParams = PipesParams {
+        dt: 0.02,
+        rain: 0.012,
+        pipe_area: 20.0,
+        gravity: 9.81,
+        cell_length: 1.0,
+        capacity: 1.0,
+        dissolving: 0.5,
+        deposition: 1.0,
+        evaporation: 0.015,
+        min_tilt: 0.05,
+        max_erosion_depth: 0.1,
+        advection: Advection::SemiLagrangian,
+    };
+
+    /// The flux and depth updates form a symplectic Euler step of surface waves whose
+    /// fastest grid mode has angular frequency sqrt(8 A g / l^3); the step is stable for
+    /// dt at most 2 over that, `dt <= sqrt(l^3 / (2 A g))` (the model's CFL condition).
+    /// A larger dt is refused, naming the largest stable one. Errors name the setting
+    /// (`pipes_dt`, ...).
+    pub fn check(&self) -> Result<(), SettingError> {
+        let named = [
+            ("pipes_dt", self.dt),
+            ("pipes_rain", self.rain),
+            ("pipes_area", self.pipe_area),
+            ("gravity", self.gravity),
+            ("cell_length", self.cell_length),
+            ("pipes_capacity", self.capacity),
+            ("pipes_dissolving", self.dissolving),
+            ("pipes_deposition", self.deposition),
+            ("pipes_evaporation", self.evaporation),
+            ("min_tilt", self.min_tilt),
+            ("max_erosion_depth", self.max_erosion_depth),
+        ];
+        let positive = ["pipes_dt", "cell_length", "max_erosion_depth"];
+        for (key, value) in named {
+            if !value.is_finite() || value < 0.0 || (value == 0.0 && positive.contains(&key)) {
+                let wanted = if positive.contains(&key) {
+                    "positive"
+                } else {
+                    "zero or more"
+                };
+                return Err(SettingError::new(
+                    key,
+                    format!("must be {wanted}, got {value}"),
+                ));
+            }
+        }
+        let largest = self.largest_stable_dt();
+        if self.dt > largest {
+            return Err(SettingError::new(
+                "pipes_dt",
+                format!(
+                    "time step {} breaks the flux step's stability (dt <= sqrt(cell length^3 / (2 pipe area g))): at most {largest}",
+                    self.dt
+                ),
+            ));
+        }
+        if self.evaporation * self.dt > 1.0 {
+            return Err(SettingError::new(
+                "pipes_evaporation",
+                format!(
+                    "{} times the time step {} evaporates more than all the water in a step",
+                    self.evaporation, self.dt
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn largest_stable_dt(&self) -> f32 {
+        (self.cell_length.powi(3) / (2.0 * self.pipe_area * self.gravity)).sqrt()
+    }
+}
+
+/// The model's fields, row-major, with the flux the CPU reference carries between steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PipesState {
+    pub width: usize,
+    pub height: usize,
+    pub terrain: Vec<f32>,
+    pub water: Vec<f32>,
+    pub sediment: Vec<f32>,
+    /// Outflow to the left, right, top and bottom neighbour.
+    pub flux: Vec<[f32; 4]>,
+}
+
+impl PipesState {
+    /// Dry terrain: no water, sediment or flow.
+    pub fn dry(width: usize, height: usize, terrain: Vec<f32>) -> Self {
+        let n = terrain.len();
+        Self {
+            width,
+            height,
+            terrain,
+            water: vec![0.0; n],
+            sediment: vec![0.0; n],
+            flux: vec![[0.0; 4]; n],
+        }
+    }
+
+    pub fn totals(&self) -> Totals {
+        Totals::of(&self.terrain, &self.sediment, &self.water)
+    }
+}
+
+/// Terrain, sediment and water, each summed over the map (volumes of one cell's area).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub terrain: f64,
+    pub sediment: f64,
+    pub water: f64,
+}
+
+impl Totals {
+    pub fn of(terrain: &[f32], sediment: &[f32], water: &[f32]) -> Self {
+        let sum = |v: &[f32]| v.iter().map(|&x| f64::from(x)).sum::<f64>();
+        Self {
+            terrain: sum(terrain),
+            sediment: sum(sediment),
+            water: sum(water),
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! One map's fields on the device, and the time steps run over them: timed, or with
+//! the balance checked every so many steps.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::kernel::{
+    PipesKernel, PipesPushConstants, ASSUMED_BYTES_PER_S, FIELDS, STEP_FINISH, STEP_FIRST,
+};
+use super::params::{Advection, Totals};
+use super::variant::{Fusion, Packing};
+use crate::erosion::ErosionError;
+use crate::gpu::{Buffer, BufferKind, CommandStream, Hazard, Recorder, TimestampQueries};
+
+impl PipesKernel {
+    /// A runner of this kernel over a `width` x `height` map of `terrain`, dry or with
+    /// `water` standing.
+    pub fn prepare(
+        self,
+        width: usize,
+        height: usize,
+        terrain: &[f32],
+        water: Option<&[f32]>,
+    ) -> Result<PipesRunner, ErosionError> {
+        PipesRunner::new(self, width, height, terrain, water)
+    }
+}
+
+/// Where the balance stood after `step` steps of a checked run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct BalanceCheck {
+    pub step: u32,
+    pub totals: Totals,
+    /// Rain added and evaporation taken since the start.
+    pub rain: f64,
+    pub evaporated: f64,
+    /// water - (initial water + rain - evaporation): what the flux broke, which only
+    /// float rounding and the clamp of depths at zero may.
+    pub water_error: f64,
+    /// (terrain + sediment) - initial terrain and sediment: the semi-Lagrangian
+    /// advection's drift.
+    pub advection_drift: f64,
+}
+
+/// One map's fields on the device. Each run starts from the map it was prepared with.
+pub struct PipesRunner {
+    kernel: PipesKernel,
+    width: usize,
+    height: usize,
+    terrain_upload: Buffer,
+    water_upload: Option<Buffer>,
+    terrain: [Buffer; 2],
+    water: [Buffer; 2],
+    sediment: [Buffer; 2],
+    flux: [Buffer; 2],
+    velocity: Buffer,
+    evaporated: Buffer,
+    /// Which of each pair holds the state's fields after the last run.
+    state: StateBuffers,
+    queries: Option<TimestampQueries>,
+    /// GPU time of one step in the last timed run.
+    step_time: Option<Duration>,
+    /// Submissions the last chunk of steps was split into.
+    submissions: usize,
+    start: Totals,
+}
+
+/// Which buffer of each pair holds the state's terrain, water and sediment.
+#[derive(Clone, Copy, Debug, Default)]
+struct StateBuffers {
+    terrain: usize,
+    water: usize,
+    sediment: usize,
+}
+
+impl PipesRunner {
+    fn new(
+        kernel: PipesKernel,
+        width: usize,
+        height: usize,
+        terrain: &[f32],
+        water: Option<&[f32]>,
+    ) -> Result<Self, ErosionError> {
+        let cells = width * height;
+        if width == 0
+            || height == 0
+            || terrain.len() != cells
+            || water.is_some_and(|w| w.len() != cells)
+        {
+            return Err(ErosionError::MapShape {
+                width: width as u32,
+                height: height as u32,
+                cells: terrain.len(),
+            });
+        }
+        let ctx = &std::sync::Arc::clone(&kernel.ctx);
+        let fused = kernel.variant.fusion == Fusion::Fused;
+        let bytes = cells as u64;
+        let (flux_bytes, velocity_bytes) = match kernel.variant.packing {
+            Packing::F32 => (16, 8),
+            Packing::Half => (8, 4),
+        };
+        let field = |name: &str, per_cell: u64| {
+            Buffer::new(ctx, name, bytes * per_cell, BufferKind::Addressed)
+        };
+        // The fused passes update the flux in place; their second flux buffer is a
+        // placeholder the shaders never touch.
+        let second = |name: &str, per_cell: u64| field(name, if fused { 1 } else { per_cell });
+        let runner = Self {
+            kernel,
+            width,
+            height,
+            terrain_upload: Buffer::upload_from(ctx, "terrain upload", terrain)?,
+            water_upload: water
+                .map(|w| Buffer::upload_from(ctx, "water upload", w))
+                .transpose()?,
+            terrain: [field("terrainA", 4)?, field("terrainB", 4)?],
+            water: [field("waterA", 4)?, field("waterB", 4)?],
+            sediment: [field("sedimentA", 4)?, field("sedimentB", 4)?],
+            flux: [field("fluxA", flux_bytes)?, second("fluxB", flux_bytes)?],
+            velocity: field("velocity", velocity_bytes)?,
+            evaporated: field("evaporated", 4)?,
+            state: StateBuffers::default(),
+            queries: TimestampQueries::new(ctx, 2)?,
+            step_time: None,
+            submissions: 0,
+            start: Totals::of(terrain, &[], water.unwrap_or(&[])),
+        };
+        Ok(runner)
+    }
+
+    fn cells(&self) -> u64 {
+        (self.width * self.height) as u64
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    pub fn kernel(&self) -> &PipesKernel {
+        &self.kernel
+    }
+
+    /// Terrain, sediment and water of the prepared map.
+    pub fn start(&self) -> Totals {
+        self.start
+    }
+
+    /// GPU submissions the last run was split into.
+    pub fn submissions(&self) -> usize {
+        self.submissions
+    }
+
+    /// Runs `steps` time steps from the prepared map, timed: the GPU time of the steps
+    /// (timestamps; `None` without them) and the wall time of the whole submission.
+    pub fn run(&mut self, steps: u32) -> Result<(Option<Duration>, Duration), ErosionError> {
+        let started = Instant::now();
+        self.submit_chunk(steps, true, false)?;
+        let wall = started.elapsed();
+        let gpu = match &self.queries {
+            Some(q) => Some(q.elapsed(0, 1)?),
+            None => None,
+        };
+        if steps > 0 {
+            self.step_time = Some(gpu.unwrap_or(wall) / steps);
+        }
+        Ok((gpu, wall))
+    }
+
+    /// Runs `steps` time steps from the prepared map with the counted build, checking
+    /// the balance every `every` steps and at the end.
+    pub fn run_checked(
+        &mut self,
+        steps: u32,
+        every: u32,
+    ) -> Result<Vec<BalanceCheck>, ErosionError> {
+        let every = every.clamp(1, steps.max(1));
+        let mut checks = Vec::new();
+        let mut done = 0;
+        while done < steps {
+            let chunk = every.min(steps - done);
+            self.submit_chunk(chunk, done == 0, true)?;
+            done += chunk;
+            checks.push(self.balance(done)?);
+        }
+        Ok(checks)
+    }
+
+    fn balance(&self, step: u32) -> Result<BalanceCheck, ErosionError> {
+        let params = &self.kernel.params;
+        let fields = self.read()?;
+        let totals = Totals::of(&fields.terrain, &fields.sediment, &fields.water);
+        let evaporated = self
+            .download(&self.evaporated)?
+            .iter()
+            .map(|&x| f64::from(x))
+            .sum::<f64>();
+        let rain =
+            f64::from(params.rain) * f64::from(params.dt) * self.cells() as f64 * f64::from(step);
+        Ok(BalanceCheck {
+            step,
+            totals,
+            rain,
+            evaporated,
+            water_error: totals.water - (self.start.water + rain - evaporated),
+            advection_drift: totals.terrain + totals.sediment
+                - (self.start.terrain + self.start.sediment),
+        })
+    }
+
+    /// The state's terrain, water and sediment after the last run.
+    pub fn read(&self) -> Result<PipesFields, ErosionError> {
+        Ok(PipesFields {
+            width: self.width,
+            height: self.height,
+            terrain: self.read_terrain()?,
+            water: self.download(&self.water[self.state.water])?,
+            sediment: self.download(&self.sediment[self.state.sediment])?,
+        })
+    }
+
+    /// The state's terrain alone after the last run.
+    pub fn read_terrain(&self) -> Result<Vec<f32>, ErosionError> {
+        self.download(&self.terrain[self.state.terrain])
+    }
+
+    fn download(&self, field: &Buffer) -> Result<Vec<f32>, ErosionError> {
+        let ctx = &self.kernel.ctx;
+        let host = Buffer::new(ctx, "read-back", self.cells() * 4, BufferKind::Download)?;
+        CommandStream::new(ctx)?.submit(|rec| {
+            rec.barrier(Hazard::ComputeToTransfer);
+            rec.copy(field, &host);
+            rec.barrier(Hazard::TransferToHost);
+        })?;
+        Ok(host.read()?)
+    }
+
+    /// Steps a submission may hold so that it runs about the context's longest
+    /// submission, from the last timed step (or an assumed bandwidth before one).
+    fn steps_per_submission(&self) -> u32 {
+        let step = self.step_time.unwrap_or_else(|| {
+            let bytes = self.cells()
+                * self
+                    .kernel
+                    .variant
+                    .bytes_per_cell_step(self.kernel.params.advection);
+            Duration::from_secs_f64(bytes as f64 / ASSUMED_BYTES_PER_S)
+        });
+        let budget = self.kernel.ctx.max_submission().as_secs_f64();
+        (budget / step.as_secs_f64().max(1e-9)).clamp(1.0, f64::from(u32::MAX)) as u32
+    }
+
+    /// Records and submits `steps` steps: from the prepared map when `reset` (the
+    /// counted build's evaporation zeroed too), else from the state the last chunk left.
+    fn submit_chunk(&mut self, steps: u32, reset: bool, counted: bool) -> Result<(), ErosionError> {
+        let per_submission = self.steps_per_submission();
+        self.submissions = steps.max(1).div_ceil(per_submission.max(1)) as usize;
+        let kernel = &self.kernel;
+        let passes = if counted {
+            &kernel.counted
+        } else {
+            &kernel.timed
+        };
+        let fused = kernel.variant.fusion == Fusion::Fused;
+        let upwind = kernel.params.advection == Advection::Upwind;
+        let shape = kernel.variant.workgroup;
+        let groups = [
+            (self.width as u32).div_ceil(shape.x),
+            (self.height as u32).div_ceil(shape.y),
+        ];
+        let push = |flags| PipesPushConstants {
+            width: self.width as i32,
+            height: self.height as i32,
+            flags,
+        };
+        let mut state = if reset {
+            StateBuffers::default()
+        } else {
+            self.state
+        };
+        let this = &*self;
+        let queries = this.queries.as_ref();
+        // Each pass reads its A buffers and writes its B buffers (pipes_common.glsl).
+        // The plain passes keep the state in A; the fused ones swap terrain and water
+        // each step. Their semi-Lagrangian flux pass advects the state's sediment from
+        // B into A; their upwind erosion pass transports it from A into B.
+        let roles = |state: StateBuffers| -> [&Buffer; FIELDS as usize] {
+            let (t, w, s) = (state.terrain, state.water, state.sediment);
+            let s = if fused && !upwind { 1 - s } else { s };
+            [
+                &this.terrain[t],
+                &this.terrain[1 - t],
+                &this.water[w],
+                &this.water[1 - w],
+                &this.sediment[s],
+                &this.sediment[1 - s],
+                &this.flux[0],
+                &this.flux[1],
+                &this.velocity,
+                &this.evaporated,
+            ]
+        };
+        let mut stream = CommandStream::new(&kernel.ctx)?;
+        stream.submit(|rec: &mut Recorder<'_>| {
+            if let Some(q) = queries {
+                rec.reset_queries(q);
+            }
+            if reset {
+                this.record_reset(rec, counted);
+            }
+            if let Some(q) = queries {
+                rec.timestamp(q, 0);
+            }
+            for step in 0..steps {
+                if step > 0 && step % per_submission == 0 {
+                    rec.split_submission();
+                }
+                let flags = if step == 0 { STEP_FIRST } else { 0 };
+                for pipeline in passes {
+                    rec.bind_addressed(pipeline, &roles(state), &push(flags));
+                    rec.dispatch(groups[0], groups[1], 1);
+                    rec.barrier(Hazard::ComputeToCompute);
+                }
+                if fused {
+                    state.terrain = 1 - state.terrain;
+                    state.water = 1 - state.water;
+                    if upwind {
+                        state.sediment = 1 - state.sediment;
+                    }
+                }
+            }
+            if fused && steps > 0 {
+                rec.bind_addressed(&passes[0], &roles(state), &push(STEP_FINISH));
+                rec.dispatch(groups[0], groups[1], 1);
+                if !upwind {
+                    state.sediment = 1 - state.sediment;
+                }
+            }
+            if let Some(q) = queries {
+                rec.timestamp(q, 1);
+            }
+        })?;
+        drop(stream);
+        self.state = state;
+        Ok(())
+    }
+
+    /// Copies the prepared map into the state's buffers and zeroes the rest.
+    fn record_reset<'r>(&'r self, rec: &mut Recorder<'r>, counted: bool) {
+        rec.barrier(Hazard::EarlierWorkToTransfer);
+        rec.copy(&self.terrain_upload, &self.terrain[0]);
+        match &self.water_upload {
+            Some(upload) => rec.copy(upload, &self.water[0]),
+            None => rec.fill_zero(&self.water[0]),
+        }
+        for buffer in self.sediment.iter().chain(&self.flux) {
+            rec.fill_zero(buffer);
+        }
+        rec.fill_zero(&self.velocity);
+        if counted {
+            rec.fill_zero(&self.evaporated);
+        }
+        rec.barrier(Hazard::TransferToCompute);
+    }
+}
+
+/// A map's terrain, water and sediment, as read back from the device.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PipesFields {
+    pub width: usize,
+    pub height: usize,
+    pub terrain: Vec<f32>,
+    pub water: Vec<f32>,
+    pub sediment: Vec<f32>,
+}
+
+impl PipesFields {
+    pub fn totals(&self) -> Totals {
+        Totals::of(&self.terrain, &self.sediment, &self.water)
+    }
+}

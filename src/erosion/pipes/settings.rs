@@ -1,0 +1,140 @@
+//! The virtual-pipe strategy's settings (erode flags and config keys).
+
+use serde::{Deserialize, Serialize};
+
+use super::params::{Advection, PipesParams};
+use super::variant::{Fusion, Packing, PipesVariant, Tiles};
+use crate::erosion::settings::SettingError;
+use crate::erosion::workgroup::WorkgroupShape;
+use crate::gpu::DeviceInfo;
+
+/// The grid kernels' settings. Every field is an `erode` flag and a config key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(default, deny_unknown_fields)]
+pub struct PipesSettings {
+    /// Time steps of the virtual-pipe model.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_steps)]
+    pub pipes_steps: u32,
+    /// Its time step; at most sqrt(cell length^3 / (2 pipe area g)), the flux step's
+    /// stability limit.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_dt)]
+    pub pipes_dt: f32,
+    /// Water depth rained per unit time on every cell.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_rain)]
+    pub pipes_rain: f32,
+    /// Share of the water evaporating per unit time.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_evaporation)]
+    pub pipes_evaporation: f32,
+    /// Cross-section of the virtual pipes.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_area)]
+    pub pipes_area: f32,
+    /// Kc: sediment capacity per unit of tilt and speed.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_capacity)]
+    pub pipes_capacity: f32,
+    /// Ks: dissolving rate.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_dissolving)]
+    pub pipes_dissolving: f32,
+    /// Kd: deposition rate.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_deposition)]
+    pub pipes_deposition: f32,
+    /// How sediment moves with the water: Mei et al.'s semi-Lagrangian advection (it
+    /// does not conserve sediment), or upwind along the pipes (conserving; fused passes).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_advection)]
+    pub pipes_advection: Advection,
+    /// The grid kernels' passes: the model's five (none; semi-Lagrangian advection only)
+    /// or two (fused).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_fusion)]
+    pub pipes_fusion: Fusion,
+    /// Flux and velocity as float32, or packed as half floats.
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_packing)]
+    pub pipes_packing: Packing,
+    /// Neighbour reads of the fused passes from shared-memory tiles.
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_tiles)]
+    pub pipes_tiles: Tiles,
+    /// Workgroup shape of the grid kernels, e.g. 16x16.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_workgroup)]
+    pub pipes_workgroup: WorkgroupShape,
+    /// Steps between the balance checks of the counted run (water against initial +
+    /// rain - evaporation, and the drift of terrain + sediment); 0 checks once, at the
+    /// end.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_check_every)]
+    pub pipes_check_every: u32,
+}
+
+impl Default for PipesSettings {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl PipesSettings {
+    pub const DEFAULT: PipesSettings = PipesSettings {
+        pipes_steps: 500,
+        pipes_dt: PipesParams::DEFAULT.dt,
+        pipes_rain: PipesParams::DEFAULT.rain,
+        pipes_evaporation: PipesParams::DEFAULT.evaporation,
+        pipes_area: PipesParams::DEFAULT.pipe_area,
+        pipes_capacity: PipesParams::DEFAULT.capacity,
+        pipes_dissolving: PipesParams::DEFAULT.dissolving,
+        pipes_deposition: PipesParams::DEFAULT.deposition,
+        // Not Mei et al.'s semi-Lagrangian advection (PipesParams::DEFAULT): it loses the
+        // sediment it moves, and long runs erode without bound (docs/findings).
+        pipes_advection: Advection::Upwind,
+        pipes_fusion: Fusion::Fused,
+        pipes_packing: Packing::F32,
+        pipes_tiles: Tiles::None,
+        pipes_workgroup: WorkgroupShape::DEFAULT,
+        pipes_check_every: 100,
+    };
+
+    /// The unit of each key, for the config reference.
+    pub const UNITS: &'static [(&'static str, &'static str)] = &[
+        ("pipes_steps", "time steps"),
+        ("pipes_dt", "time units"),
+        ("pipes_rain", "height units per time unit"),
+        ("pipes_evaporation", "share per time unit"),
+        ("pipes_area", "cell areas"),
+        ("pipes_capacity", "per unit of tilt and speed"),
+        ("pipes_dissolving", "per time unit"),
+        ("pipes_deposition", "per time unit"),
+        ("pipes_advection", "choice"),
+        ("pipes_fusion", "choice"),
+        ("pipes_packing", "choice"),
+        ("pipes_tiles", "choice"),
+        ("pipes_workgroup", "invocations x invocations"),
+        ("pipes_check_every", "time steps"),
+    ];
+
+    /// The virtual-pipe model's parameters.
+    pub fn params(&self) -> PipesParams {
+        PipesParams {
+            dt: self.pipes_dt,
+            rain: self.pipes_rain,
+            evaporation: self.pipes_evaporation,
+            pipe_area: self.pipes_area,
+            capacity: self.pipes_capacity,
+            dissolving: self.pipes_dissolving,
+            deposition: self.pipes_deposition,
+            advection: self.pipes_advection,
+            ..PipesParams::DEFAULT
+        }
+    }
+
+    /// The grid kernels' build.
+    pub fn variant(&self) -> PipesVariant {
+        PipesVariant {
+            fusion: self.pipes_fusion,
+            packing: self.pipes_packing,
+            tiles: self.pipes_tiles,
+            workgroup: self.pipes_workgroup,
+        }
+    }
+
+    /// The model's rules, with the device's where there is one. Its fields are reached
+    /// by address: no maxStorageBufferRange, no fixed point.
+    pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        let params = self.params();
+        params.check()?;
+        self.variant().check(params.advection, device)
+    }
+}

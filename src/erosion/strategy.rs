@@ -1,0 +1,239 @@
+//! The one interface every erosion strategy implements. A strategy says what its work
+//! is counted in, which settings are its own and what rules they obey on a device,
+//! which ceiling bounds its rate, and which columns its results add; it builds its
+//! pipelines and buffers for one map and runs them, timed or counted. The harness
+//! above (erode, sweep, strategies, plot, report) never asks which one it holds.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::registry::Algorithm;
+use super::settings::{RunSettings, SettingError};
+use super::ErosionError;
+use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
+use crate::table::Column;
+use crate::terrain::{Cells, Heightmap};
+
+/// What a strategy counts as one unit of work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkUnit {
+    /// One step of one droplet.
+    DropletSteps,
+    /// One time step over one cell of a grid.
+    CellSteps,
+}
+
+impl WorkUnit {
+    pub const ALL: [WorkUnit; 2] = [WorkUnit::DropletSteps, WorkUnit::CellSteps];
+
+    /// As results and labels name it: `droplet-steps`, `cell-steps`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkUnit::DropletSteps => "droplet-steps",
+            WorkUnit::CellSteps => "cell-steps",
+        }
+    }
+
+    /// The stem of its columns in points.csv: `droplet_steps`, `cell_steps`.
+    pub fn column(self) -> &'static str {
+        match self {
+            WorkUnit::DropletSteps => "droplet_steps",
+            WorkUnit::CellSteps => "cell_steps",
+        }
+    }
+}
+
+/// The shape of a map and its highest |height|, in height units, for the rules that
+/// depend on the map.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MapInfo {
+    pub width: u32,
+    pub height: u32,
+    pub highest: f32,
+}
+
+impl MapInfo {
+    pub fn of(map: &Heightmap) -> Self {
+        let stats = map.stats();
+        Self {
+            width: map.width() as u32,
+            height: map.height() as u32,
+            highest: stats.max.abs().max(stats.min.abs()),
+        }
+    }
+
+    pub fn cells(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+}
+
+/// The device ceiling a strategy's rate is held against (`vkerode peak`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Ceiling {
+    /// The droplet-shaped walk (2x2 atomicAdd per step, no erosion arithmetic) on a
+    /// map of this side, in walk-steps per second.
+    Walk { side: u32 },
+    /// The streaming copy's bandwidth, of which each unit of work must move this many
+    /// bytes.
+    Bandwidth { bytes_per_step: u64 },
+}
+
+impl Ceiling {
+    /// As results name it: `droplet-walk`, `streaming-copy`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Ceiling::Walk { .. } => "droplet-walk",
+            Ceiling::Bandwidth { .. } => "streaming-copy",
+        }
+    }
+}
+
+/// Which CPU implementation runs a strategy's reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuEngine {
+    /// Every core, racing as GPU threads do where the strategy races at all.
+    Parallel,
+    /// One core, in a fixed order: deterministic.
+    Sequential,
+}
+
+/// An erosion strategy: one folder of `erosion/`, listed once in the registry.
+pub trait Strategy: Sync {
+    fn algorithm(&self) -> Algorithm;
+
+    /// What its work is counted in.
+    fn unit(&self) -> WorkUnit;
+
+    /// The setting that says how much erosion a run does (its dose): droplets, time
+    /// steps.
+    fn dose_key(&self) -> &'static str;
+    fn dose(&self, settings: &RunSettings) -> u64;
+    /// `settings` with the dose set to `dose` (saturating at the setting's type).
+    fn with_dose(&self, settings: &RunSettings, dose: u64) -> RunSettings;
+
+    /// Every rule its settings obey, checked once: between themselves, with the map
+    /// where it is known, and with the device where there is one. Errors name the key.
+    fn check(
+        &self,
+        settings: &RunSettings,
+        map: Option<MapInfo>,
+        device: Option<&DeviceInfo>,
+    ) -> Result<(), SettingError>;
+
+    /// What the device lacks to run these settings, if anything: sweeps skip such
+    /// points with a note, so that one sweep can run on devices of different features.
+    fn missing_feature(
+        &self,
+        settings: &RunSettings,
+        map: MapInfo,
+        device: &DeviceInfo,
+    ) -> Option<String>;
+
+    /// The terrain in the strategy's arithmetic, refused where it cannot hold it.
+    fn initial(&self, settings: &RunSettings, terrain: &Heightmap) -> Result<Cells, ErosionError>;
+
+    /// Its pipelines and the map's buffers on `ctx`; each run starts from `initial`.
+    fn prepare<'a>(
+        &self,
+        ctx: &Arc<Context>,
+        settings: &RunSettings,
+        initial: &'a Cells,
+    ) -> Result<Box<dyn Prepared + 'a>, ErosionError>;
+
+    /// Its CPU reference, where it has one for `engine`.
+    fn run_on_cpu(
+        &self,
+        engine: CpuEngine,
+        settings: &RunSettings,
+        initial: &Cells,
+    ) -> Result<CpuRun, ErosionError>;
+
+    fn ceiling(&self, settings: &RunSettings, map: MapInfo) -> Ceiling;
+
+    /// One line of what a run on `map` does and needs of `device`, for `sweep
+    /// --dry-run`.
+    fn plan(&self, settings: &RunSettings, map: MapInfo, device: &DeviceInfo) -> String;
+
+    /// The columns of its settings in points.csv, and their values for a run on `map`
+    /// (derived defaults resolved).
+    fn settings_columns(&self) -> Vec<Column>;
+    fn settings_values(&self, settings: &RunSettings, map: MapInfo) -> Vec<String>;
+
+    /// The columns of its figures in points.csv ([`Figures::values`]).
+    fn figures_columns(&self) -> Vec<Column>;
+}
+
+/// A strategy's pipelines with one map's buffers, ready to run many times.
+pub trait Prepared {
+    /// The module(s) that run, as build.rs named them.
+    fn kernel(&self) -> String;
+    /// The driver's compiler statistics of its main pipeline; empty where there are none.
+    fn statistics(&self) -> &[CompilerStatistic];
+    /// Dispatches of one run.
+    fn dispatches(&self) -> usize;
+    /// One run from the initial map with the uninstrumented build, timed with GPU
+    /// timestamps; the heights read back if `read_back`.
+    fn run_timed(&mut self, read_back: bool) -> Result<TimedRun, ErosionError>;
+    /// One run from the initial map with the instrumented build: the heights, the work
+    /// done and the strategy's own figures.
+    fn run_counted(&mut self) -> Result<CountedRun, ErosionError>;
+}
+
+/// What a timed run gave.
+#[derive(Clone, Debug)]
+pub struct TimedRun {
+    /// Between GPU timestamps around the dispatches; `None` without timestamps.
+    pub gpu_time: Option<Duration>,
+    /// Host time from submission to completion, upload and read-back included.
+    pub wall_time: Duration,
+    /// GPU submissions the dispatches were split into.
+    pub submissions: usize,
+    pub cells: Option<Cells>,
+}
+
+/// What an instrumented run gave.
+pub struct CountedRun {
+    pub cells: Cells,
+    /// Units of work done ([`Strategy::unit`]).
+    pub work: u64,
+    pub figures: Box<dyn Figures>,
+}
+
+/// What the CPU reference gave.
+pub struct CpuRun {
+    pub cells: Cells,
+    pub work: u64,
+    pub wall_time: Duration,
+    pub threads: usize,
+    pub figures: Box<dyn Figures>,
+}
+
+/// A strategy's own figures of a counted run: what run.json and its points.csv columns
+/// say beyond the harness's common ones.
+pub trait Figures: Send {
+    /// Its fields of run.json, beside the common ones.
+    fn report(&self) -> serde_json::Map<String, serde_json::Value>;
+    /// Its columns' values ([`Strategy::figures_columns`]) for a run whose median GPU
+    /// time was `seconds`.
+    fn values(&self, seconds: f64) -> Vec<String>;
+    /// Lines for the console: what the strategy did beyond the common figures.
+    fn summary(&self) -> Vec<String>;
+    /// Eroded material still in transport at the end (sediment droplets carried when
+    /// they died, the grid's suspended sediment), in height units summed over cells.
+    fn sediment_left(&self) -> f64;
+    /// A sweep's reruns of the same job (the counted run and two timed runs), judged
+    /// against the strategy's own expectations, where it has any.
+    fn judge_reruns(&mut self, _initial: &Cells, _runs: &[&Cells]) {}
+}
+
+/// The serde struct `value` as run.json fields.
+pub fn report_of<T: Serialize>(value: &T) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    }
+}

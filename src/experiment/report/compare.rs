@@ -1,0 +1,255 @@
+//! `vkerode compare BASE NEW`: two sweeps' points matched by their settings, with the
+//! ratio of their median GPU times and a verdict that weighs both points' noise; and
+//! `vkerode report DIR`: one sweep's points as a table. Files are read by column name,
+//! so results from older vkerode versions (quartiles, no intervals) compare too.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::erosion::{RunSettings, WorkUnit};
+use crate::experiment::results::{read_points, ResultsError, POINTS_CSV};
+
+/// One point of a points.csv, as read by name.
+#[derive(Clone, Debug)]
+struct PointTimes {
+    /// (settings column, canonical value) for every settings key.
+    settings: Vec<(String, String)>,
+    median_ms: f64,
+    /// The median's confidence interval where the file has one, else the quartiles.
+    spread_ms: (f64, f64),
+    /// Its rate in its strategy's unit, with the unit's name.
+    rate: Option<(f64, &'static str)>,
+    outliers: Option<String>,
+    stop_reason: Option<String>,
+    slowed: Option<String>,
+}
+
+/// How a point changed from the base to the new set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Faster,
+    Slower,
+    /// Within both points' noise.
+    Same,
+}
+
+impl Verdict {
+    fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Same => "same",
+        }
+    }
+}
+
+/// One matched point.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// The settings that tell the matched points apart ("workgroup=64 variant=fast").
+    pub label: String,
+    pub base_ms: f64,
+    pub new_ms: f64,
+    /// New time over base time: above 1 is slower.
+    pub time_ratio: f64,
+    pub verdict: Verdict,
+}
+
+/// The comparison of two sets, and what did not match.
+pub struct CompareReport {
+    pub points: Vec<Comparison>,
+    pub only_in_base: usize,
+    pub only_in_new: usize,
+}
+
+impl CompareReport {
+    /// The points slower than the base by more than `percent`.
+    pub fn slower_than(&self, percent: f64) -> Vec<&Comparison> {
+        self.points
+            .iter()
+            .filter(|c| c.verdict == Verdict::Slower && c.time_ratio > 1.0 + percent / 100.0)
+            .collect()
+    }
+
+    pub fn markdown(&self, base: &Path, new: &Path) -> String {
+        let mut out = format!(
+            "Base: `{}`\nNew: `{}`\n\n| point | base ms | new ms | new / base | verdict |\n| --- | --- | --- | --- | --- |\n",
+            base.display(),
+            new.display()
+        );
+        for c in &self.points {
+            out += &format!(
+                "| {} | {:.4} | {:.4} | {:.3} | {} |\n",
+                c.label,
+                c.base_ms,
+                c.new_ms,
+                c.time_ratio,
+                c.verdict.as_str()
+            );
+        }
+        out += &format!(
+            "\n{} points matched; {} only in the base, {} only in the new set.\n",
+            self.points.len(),
+            self.only_in_base,
+            self.only_in_new
+        );
+        out
+    }
+}
+
+/// A results folder's points.csv, or the file itself.
+fn points_csv(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join(POINTS_CSV)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Numbers in one spelling ("1000" and "1000.0" are one value), text as it is.
+fn canonical(text: &str) -> String {
+    match text.parse::<f64>() {
+        Ok(v) => v.to_string(),
+        Err(_) => text.to_string(),
+    }
+}
+
+/// Every point of a set, on the current columns whatever version wrote it: the
+/// settings are every settings key (a strategy's own keys empty in other strategies'
+/// rows).
+fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
+    let path = points_csv(path);
+    let table = read_points(&path)?;
+    let medians = table.numbers("gpu_ms_median", &path)?;
+    // In alphabetical order, as labels name them.
+    let mut keys = RunSettings::keys();
+    keys.sort();
+    let optional = |r: usize, name: &str| table.get(r, name).map(str::to_string);
+    Ok(medians
+        .into_iter()
+        .enumerate()
+        .map(|(r, median_ms)| {
+            let bound = |ci: &str, quartile: &str| {
+                table
+                    .number(r, ci)
+                    .or_else(|| table.number(r, quartile))
+                    // One repetition has no interval: its spread is the median alone.
+                    .unwrap_or(median_ms)
+            };
+            let rate = WorkUnit::ALL.iter().find_map(|unit| {
+                let per_s = table.number(r, &format!("{}_per_s", unit.column()))?;
+                Some((per_s, unit.name()))
+            });
+            PointTimes {
+                settings: keys
+                    .iter()
+                    .map(|k| (k.clone(), canonical(table.get(r, k).unwrap_or_default())))
+                    .collect(),
+                median_ms,
+                spread_ms: (
+                    bound("gpu_ms_ci_low", "gpu_ms_q1"),
+                    bound("gpu_ms_ci_high", "gpu_ms_q3"),
+                ),
+                rate,
+                outliers: optional(r, "outliers"),
+                stop_reason: optional(r, "stop_reason"),
+                slowed: optional(r, "slowed"),
+            }
+        })
+        .collect())
+}
+
+/// The settings that vary among `points`, as "key=value" labels of each point.
+fn labels(points: &[&PointTimes]) -> Vec<String> {
+    let varying: Vec<usize> = match points.first() {
+        Some(first) => (0..first.settings.len())
+            .filter(|&k| points.iter().any(|p| p.settings[k] != first.settings[k]))
+            .collect(),
+        None => Vec::new(),
+    };
+    points
+        .iter()
+        .map(|p| {
+            let label: Vec<String> = varying
+                .iter()
+                .map(|&k| format!("{}={}", p.settings[k].0, p.settings[k].1))
+                .collect();
+            if label.is_empty() {
+                "(the one point)".into()
+            } else {
+                label.join(" ")
+            }
+        })
+        .collect()
+}
+
+/// Matches the points of two sets by the settings columns both record, and judges
+/// each pair: slower or faster only where the two spreads (the medians' intervals, or
+/// the quartiles for older files) do not overlap.
+pub fn compare(base: &Path, new: &Path) -> Result<CompareReport, ResultsError> {
+    let base_points = read_times(base)?;
+    let new_points = read_times(new)?;
+    let key = |p: &PointTimes| -> Vec<String> {
+        p.settings.iter().map(|(k, v)| format!("{k}={v}")).collect()
+    };
+    let news: BTreeMap<Vec<String>, &PointTimes> = new_points.iter().map(|p| (key(p), p)).collect();
+    let matched: Vec<(&PointTimes, &PointTimes)> = base_points
+        .iter()
+        .filter_map(|b| Some((b, *news.get(&key(b))?)))
+        .collect();
+    let names = labels(&matched.iter().map(|(b, _)| *b).collect::<Vec<_>>());
+    let points = matched
+        .iter()
+        .zip(names)
+        .map(|((b, n), label)| {
+            let verdict = if n.spread_ms.0 > b.spread_ms.1 {
+                Verdict::Slower
+            } else if n.spread_ms.1 < b.spread_ms.0 {
+                Verdict::Faster
+            } else {
+                Verdict::Same
+            };
+            Comparison {
+                label,
+                base_ms: b.median_ms,
+                new_ms: n.median_ms,
+                time_ratio: n.median_ms / b.median_ms,
+                verdict,
+            }
+        })
+        .collect();
+    Ok(CompareReport {
+        points,
+        only_in_base: base_points.len() - matched.len(),
+        only_in_new: new_points.len() - matched.len(),
+    })
+}
+
+/// One sweep's points as a markdown table: the settings that vary, the median GPU time
+/// with its spread, throughput, outliers, why the repetitions stopped, and whether the
+/// GPU was slowed (where NVML said).
+pub fn report(results: &Path) -> Result<String, ResultsError> {
+    let points = read_times(results)?;
+    let refs: Vec<&PointTimes> = points.iter().collect();
+    let mut out = String::from(
+        "| point | GPU ms (median) | spread | G steps/s (unit) | outliers | stopped by | slowed |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for (p, label) in points.iter().zip(labels(&refs)) {
+        let dash = |v: &Option<String>| match v.as_deref() {
+            None | Some("") => "-".to_string(),
+            Some(text) => text.to_string(),
+        };
+        out += &format!(
+            "| {label} | {:.4} | {:.4} to {:.4} | {} | {} | {} | {} |\n",
+            p.median_ms,
+            p.spread_ms.0,
+            p.spread_ms.1,
+            p.rate
+                .map_or("-".into(), |(v, unit)| format!("{:.3} ({unit})", v / 1e9)),
+            dash(&p.outliers),
+            dash(&p.stop_reason),
+            dash(&p.slowed),
+        );
+    }
+    Ok(out)
+}

@@ -1,0 +1,737 @@
+//! `vkerode plot`: throughput charts from points.csv files (of any vkerode version), as
+//! PNG and SVG. One
+//! series per value of a chosen column and per device; error bars of the median's 95%
+//! confidence interval (quartiles for older files); a ring on points with outlying
+//! repetitions; a log-2 x axis when every x is a power of two.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use thiserror::Error;
+
+use crate::erosion::WorkUnit;
+use crate::experiment::results::{point_columns, read_points, Meta, Table};
+use crate::terrain::files::write_atomically;
+use crate::terrain::image::write_png;
+use crate::terrain::pictures::ensure_font;
+
+const SIZE: (u32, u32) = (960, 600);
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn x_labels_are_whole_numbers_or_millions() {
+        assert_eq!(super::format_x(4096.0), "4096");
+        assert_eq!(super::format_x(4_000_000.0), "4M");
+        assert_eq!(super::format_x(1_048_576.0), "1.049M");
+    }
+
+    #[test]
+    fn steps_and_peaks_are_labelled_in_each_strategys_unit() {
+        let set = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+        let label = |column, units: &[&str], ceilings: &[&str]| {
+            super::metric_label(column, &set(units), &set(ceilings))
+        };
+        assert_eq!(
+            label("steps_per_s", &["droplet-steps"], &[]),
+            "droplet-steps/s"
+        );
+        assert_eq!(label("steps_per_s", &["cell-steps"], &[]), "cell-steps/s");
+        assert!(label("steps_per_s", &["cell-steps", "droplet-steps"], &[])
+            .contains("or droplet-steps"));
+        assert_eq!(
+            label("cell_steps_per_s", &["cell-steps"], &[]),
+            "cell-steps/s"
+        );
+        assert_eq!(
+            label("percent_of_peak", &[], &["streaming-copy"]),
+            "% of the copy bandwidth"
+        );
+        assert!(
+            label("percent_of_peak", &[], &["droplet-walk", "streaming-copy"])
+                .contains("each strategy")
+        );
+        assert_eq!(
+            label("mass_lost", &[], &[]),
+            "mass_lost (height units x cells)"
+        );
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum PlotError {
+    #[error("{}: {reason}", path.display())]
+    Input { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Request(String),
+    #[error("drawing the chart: {0}")]
+    Draw(String),
+    #[error("writing {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+#[derive(Clone)]
+pub struct PlotRequest {
+    pub csvs: Vec<PathBuf>,
+    /// Column on the x axis (an axis of the sweep).
+    pub x: String,
+    /// Metric on the y axis.
+    pub y: String,
+    /// Column whose values each get a series.
+    pub series: Option<String>,
+    /// Only rows whose column equals the value: (column, value).
+    pub filters: Vec<(String, String)>,
+    /// Output path without extension; `.png` and `.svg` are written.
+    pub out: PathBuf,
+}
+
+/// x, y, the error bar (the median's confidence interval, else the quartiles) and
+/// whether the point had outlying repetitions.
+type PlotPoint = (f64, f64, Option<(f64, f64)>, bool);
+
+struct Series {
+    name: String,
+    points: Vec<PlotPoint>,
+}
+
+/// Whether a value can sit on an axis: finite, and far from f64's limits, where the
+/// axis arithmetic overflows.
+fn plottable(v: f64) -> bool {
+    v.is_finite() && v.abs() < 1e100
+}
+
+struct Chart {
+    /// Rows left out for values no axis can hold.
+    left_out: Vec<String>,
+    title: String,
+    x_label: String,
+    y_label: String,
+    /// Base of a logarithmic x axis: 2 when every x is a power of two, 10 when the x
+    /// values span two decades or more, none otherwise.
+    log_x: Option<f64>,
+    /// A logarithmic y axis, when every y is positive and they span three decades.
+    log_y: bool,
+    series: Vec<Series>,
+}
+
+/// The alias of `--y` for each row's rate in its own strategy's unit.
+pub const RATE: &str = "steps_per_s";
+
+/// The label of a metric column, for rows whose rates are in `units` and whose shares
+/// are of `ceilings`; a column without a label of its own is named with its unit.
+fn metric_label(column: &str, units: &BTreeSet<String>, ceilings: &BTreeSet<String>) -> String {
+    let per_s = |names: &BTreeSet<String>| {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        match names.as_slice() {
+            [one] => format!("{one}/s"),
+            many => format!("steps/s ({})", many.join(" or ")),
+        }
+    };
+    let unit_column = WorkUnit::ALL
+        .iter()
+        .find(|u| column == format!("{}_per_s", u.column()));
+    match column {
+        RATE => per_s(units),
+        _ if unit_column.is_some() => format!("{}/s", unit_column.expect("matched").name()),
+        "percent_of_peak" => match ceilings
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            ["streaming-copy"] => "% of the copy bandwidth".into(),
+            ["droplet-walk"] => "% of the droplet-shaped atomic peak".into(),
+            _ => "% of each strategy's ceiling".into(),
+        },
+        "droplets_per_s" => "droplets/s".into(),
+        "atomics_per_s" => "atomic adds/s".into(),
+        "gpu_ms_median" => "GPU time (ms, median)".into(),
+        "wall_ms_median" => "wall time (ms, median)".into(),
+        "total_height_change" => "total height change (height units x cells)".into(),
+        "subgroup_conflicts_per_1000" => {
+            "same-cell conflicts in a subgroup, per 1000 atomics".into()
+        }
+        "hottest_1pct_share" => "share of atomics on the hottest 1% of cells".into(),
+        "hits_max" => "atomics on the hottest cell".into(),
+        "max_cell_change" => "largest change of one cell (height units)".into(),
+        "rerun_cells_differing" => "cells that differ between two runs".into(),
+        other => match point_columns().into_iter().find(|c| c.name == other) {
+            Some(c) => format!("{other} ({})", c.unit),
+            None => other.to_string(),
+        },
+    }
+}
+
+fn axis_label(column: &str) -> String {
+    match column {
+        "workgroup" => "workgroup size (invocations)".into(),
+        "size" => "map side (cells)".into(),
+        "droplets" => "droplets".into(),
+        "batch" => "droplets per dispatch".into(),
+        "lifetime" => "lifetime (steps)".into(),
+        "scale" => "fixed-point scale".into(),
+        "tile" => "tile side (cells)".into(),
+        "passes" => "dispatch passes per droplet life (P)".into(),
+        "in_flight_per_cell" => "droplets in flight per cell per dispatch".into(),
+        "relief" => "terrain relief (height units)".into(),
+        "shared_kib" => "shared memory reserved per workgroup (KiB)".into(),
+        other => match point_columns().into_iter().find(|c| c.name == other) {
+            Some(c) => format!("{other} ({})", c.unit),
+            None => other.to_string(),
+        },
+    }
+}
+
+/// The columns of a metric's error bar: the median's 95% confidence interval where
+/// the schema has one, else the quartiles, else none.
+fn bar_columns(metric: &str) -> Option<(String, String)> {
+    let stem = metric.strip_suffix("_median").unwrap_or(metric);
+    let columns = point_columns();
+    let has = |name: &str| columns.iter().any(|c| c.name == name);
+    let pair = |low: &str, high: &str| {
+        let (low, high) = (format!("{stem}_{low}"), format!("{stem}_{high}"));
+        (has(&low) && has(&high)).then_some((low, high))
+    };
+    pair("ci_low", "ci_high").or_else(|| pair("q1", "q3"))
+}
+
+/// What the files' meta.json say of their sweeps: the axes of any, and the fixed
+/// settings that differ between them. Files without one (not made by `vkerode sweep`)
+/// add nothing.
+struct SweepContext {
+    axes: BTreeSet<String>,
+    differing_fixed: Vec<String>,
+}
+
+impl SweepContext {
+    fn of(csvs: &[PathBuf]) -> Self {
+        let configs: Vec<serde_json::Value> = csvs
+            .iter()
+            .filter_map(|csv| Meta::read(csv.parent()?).ok())
+            .map(|meta| meta.config)
+            .collect();
+        let keys = |section: &str| -> BTreeSet<String> {
+            configs
+                .iter()
+                .filter_map(|c| c[section].as_object())
+                .flat_map(|table| table.keys().cloned())
+                .collect()
+        };
+        let differing_fixed = keys("fixed")
+            .into_iter()
+            .filter(|key| {
+                let values: BTreeSet<String> = configs
+                    .iter()
+                    .map(|c| c["fixed"][key].to_string())
+                    .collect();
+                values.len() > 1
+            })
+            .collect();
+        Self {
+            axes: keys("axes"),
+            differing_fixed,
+        }
+    }
+}
+
+/// The series read so far, with the experiments and devices they came from.
+#[derive(Default)]
+struct Gathered {
+    groups: BTreeMap<String, Series>,
+    experiments: Vec<String>,
+    devices: Vec<String>,
+    /// The units of the rows' rates and the ceilings of their shares.
+    units: BTreeSet<String>,
+    ceilings: BTreeSet<String>,
+    /// "file:line" of the rows left out for a value no axis can hold.
+    left_out: Vec<String>,
+    /// For each other axis of the sweep: the values it takes at each (series, x). More
+    /// than one at any would draw a saw-tooth line.
+    others: BTreeMap<(String, String, u64), BTreeSet<String>>,
+}
+
+/// The column that holds `metric` in row `r`: itself, or for [`RATE`] the rate in the
+/// unit the row has one in; with that unit's name.
+fn metric_column(table: &Table, r: usize, metric: &str) -> (String, Option<&'static str>) {
+    if metric != RATE {
+        return (metric.to_string(), None);
+    }
+    WorkUnit::ALL
+        .iter()
+        .map(|u| (format!("{}_per_s", u.column()), u.name()))
+        .find(|(column, _)| table.get(r, column).is_some_and(|v| !v.is_empty()))
+        .map_or((metric.to_string(), None), |(column, unit)| {
+            (column, Some(unit))
+        })
+}
+
+impl Gathered {
+    /// Adds the rows of one points.csv that pass the filters.
+    fn read(
+        &mut self,
+        path: &Path,
+        request: &PlotRequest,
+        others: &[String],
+    ) -> Result<(), PlotError> {
+        let bad = |reason: String| PlotError::Input {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let table = read_points(path).map_err(|e| bad(crate::error_chain(&e)))?;
+        for r in 0..table.rows.len() {
+            let field = |name: &str| table.get(r, name).unwrap_or_default();
+            if request.filters.iter().any(|(c, v)| field(c) != v) {
+                continue;
+            }
+            let number = |name: &str| -> Result<f64, PlotError> {
+                let text = field(name);
+                text.parse::<f64>()
+                    .map_err(|_| bad(format!("{text:?} in column {name:?} is not a number")))
+            };
+            let (y_column, unit) = metric_column(&table, r, &request.y);
+            let (x, y) = (number(&request.x)?, number(&y_column)?);
+            // Header, then one line per row: row r is on line r + 2.
+            let line = r + 2;
+            // Values no axis can hold are left out, and named.
+            if !(plottable(x) && plottable(y)) {
+                self.left_out.push(format!("{}:{line}", path.display()));
+                continue;
+            }
+            // An empty bound (one repetition) means no bar.
+            let bar = bar_columns(&y_column)
+                .and_then(|(low, high)| Some((table.number(r, &low)?, table.number(r, &high)?)));
+            let outliers = table.number(r, "outliers").is_some_and(|n| n > 0.0);
+            self.units.extend(unit.map(str::to_string));
+            self.ceilings
+                .extend(Some(field("ceiling").to_string()).filter(|c| !c.is_empty()));
+            let device = field("device").to_string();
+            let experiment = field("experiment").to_string();
+            if !self.devices.contains(&device) {
+                self.devices.push(device.clone());
+            }
+            if !self.experiments.contains(&experiment) {
+                self.experiments.push(experiment);
+            }
+            let mut name = device;
+            if let Some(column) = &request.series {
+                name = format!("{name}, {column} {}", field(column));
+            }
+            for axis in others {
+                let value = field(axis).to_string();
+                let at = (axis.clone(), name.clone(), x.to_bits());
+                self.others.entry(at).or_default().insert(value);
+            }
+            self.groups
+                .entry(name.clone())
+                .or_insert_with(|| Series {
+                    name,
+                    points: Vec::new(),
+                })
+                .points
+                .push((x, y, bar, outliers));
+        }
+        Ok(())
+    }
+}
+
+/// A log axis for x (base 2 over powers of two, else 10 over two decades) and
+/// whether y is log (three decades).
+fn log_axes(series: &[Series]) -> (Option<f64>, bool) {
+    let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.0).collect();
+    let powers_of_two = xs
+        .iter()
+        .all(|&x| x >= 1.0 && x.fract() == 0.0 && (x as u64).is_power_of_two());
+    let (lo, hi) = xs.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+        (lo.min(x), hi.max(x))
+    });
+    let log_x = if powers_of_two {
+        Some(2.0)
+    } else if lo > 0.0 && hi / lo >= 100.0 {
+        Some(10.0)
+    } else {
+        None
+    };
+    let ys: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.1).collect();
+    let (y_lo, y_hi) = ys.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &y| {
+        (lo.min(y), hi.max(y))
+    });
+    let log_y = y_lo > 0.0 && y_hi / y_lo >= 1000.0;
+    (log_x, log_y)
+}
+
+fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
+    let columns: Vec<String> = point_columns().into_iter().map(|c| c.name).collect();
+    let y_is_rate = request.y == RATE;
+    for column in [Some(&request.x), Some(&request.y), request.series.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        if !(columns.contains(column) || y_is_rate && column == &request.y) {
+            return Err(PlotError::Request(format!(
+                "{column:?} is not a points.csv column; the columns are: {} (and {RATE} for --y, each row's rate in its unit)",
+                columns.join(", ")
+            )));
+        }
+    }
+    let context = SweepContext::of(&request.csvs);
+    let others: Vec<String> = context
+        .axes
+        .iter()
+        .filter(|a| **a != request.x && Some(*a) != request.series.as_ref())
+        .cloned()
+        .collect();
+    let mut gathered = Gathered::default();
+    for path in &request.csvs {
+        gathered.read(path, request, &others)?;
+    }
+    let varying: Vec<String> = gathered
+        .others
+        .iter()
+        .filter(|(_, values)| values.len() > 1)
+        .map(|((axis, _, _), _)| axis.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    match (varying.as_slice(), &request.series) {
+        ([], _) => {}
+        ([only], None) => {
+            // One other axis varies: it becomes the series, not a saw-tooth line.
+            let mut with_series = request.clone();
+            with_series.series = Some(only.clone());
+            return read_chart(&with_series);
+        }
+        (names, _) => {
+            return Err(PlotError::Request(format!(
+                "{} also vary among the plotted points and would be drawn as one line; \
+                 make one the --series and fix the others with --where",
+                names.join(", ")
+            )))
+        }
+    }
+    let Gathered {
+        groups,
+        experiments,
+        devices,
+        units,
+        ceilings,
+        left_out,
+        ..
+    } = gathered;
+    let mut series: Vec<Series> = groups.into_values().collect();
+    let mut title_filter: String = request
+        .filters
+        .iter()
+        .map(|(column, value)| format!(", {column} {value}"))
+        .collect();
+    if !context.differing_fixed.is_empty() {
+        title_filter += &format!(
+            " (files differ in fixed {})",
+            context.differing_fixed.join(", ")
+        );
+    }
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    if series.iter().all(|s| s.points.is_empty()) {
+        let reason = if left_out.is_empty() {
+            "the CSV files hold no points".to_string()
+        } else {
+            format!(
+                "no plottable points: every row has a non-finite or absurd value ({})",
+                left_out.join(", ")
+            )
+        };
+        return Err(PlotError::Request(reason));
+    }
+    let (log_x, log_y) = log_axes(&series);
+    Ok(Chart {
+        left_out,
+        title: format!(
+            "{}: {} vs {}{title_filter} on {}",
+            experiments.join(", "),
+            metric_label(&request.y, &units, &ceilings),
+            request.x,
+            devices.join(" and ")
+        ),
+        x_label: axis_label(&request.x),
+        y_label: metric_label(&request.y, &units, &ceilings),
+        log_x,
+        log_y,
+        series,
+    })
+}
+
+/// A power-of-1000 prefix for the y axis.
+fn y_unit(max: f64) -> (f64, &'static str) {
+    match max {
+        m if m >= 1e9 => (1e9, "G"),
+        m if m >= 1e6 => (1e6, "M"),
+        m if m >= 1e3 => (1e3, "k"),
+        _ => (1.0, ""),
+    }
+}
+
+/// Tick labels without a trailing ".0"; large or tiny values in powers of ten.
+fn format_y(v: f64) -> String {
+    if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-3) {
+        format!("{v:.0e}")
+    } else {
+        let text = format!("{v:.3}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// Whole numbers as they are, millions with an "M".
+fn format_x(v: f64) -> String {
+    if v.abs() >= 1e6 {
+        let millions = format!("{:.3}", v / 1e6);
+        format!("{}M", millions.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A caption font size that fits the title across the chart (DejaVu Sans glyphs
+/// average a little under half the font size in width).
+fn caption_size(title: &str) -> u32 {
+    let width = f64::from(SIZE.0) * 0.92;
+    let fit = width / (0.46 * title.chars().count().max(1) as f64);
+    fit.clamp(11.0, 20.0) as u32
+}
+
+/// The y values' unit and its prefix, and their range in that unit.
+struct YAxis {
+    unit: f64,
+    prefix: &'static str,
+    lo: f64,
+    hi: f64,
+}
+
+fn y_axis(chart: &Chart) -> YAxis {
+    let ys = chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .flat_map(|&(_, y, bar, _)| [Some(y), bar.map(|r| r.0), bar.map(|r| r.1)])
+        .flatten();
+    if chart.log_y {
+        let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+        let (lo, hi) = (lo / 2.0, hi * 2.0);
+        return YAxis {
+            unit: 1.0,
+            prefix: "",
+            lo,
+            hi: (lo.ln() + (hi / lo).ln() / (1.0 - legend_share(chart))).exp(),
+        };
+    }
+    let (y_min, y_max) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    let (unit, prefix) = y_unit(y_max.max(-y_min));
+    let pad = (y_max - y_min).max(f64::MIN_POSITIVE) * 0.05 / unit;
+    let lo = if y_min < 0.0 { y_min / unit - pad } else { 0.0 };
+    let hi = y_max / unit + pad;
+    YAxis {
+        unit,
+        prefix,
+        lo,
+        hi: lo + (hi - lo) / (1.0 - legend_share(chart)),
+    }
+}
+
+/// The share of the plot's height at the top that the legend takes, kept free of
+/// points and bars so that the legend never hides one.
+fn legend_share(chart: &Chart) -> f64 {
+    let rows = chart.series.len() as f64;
+    ((rows * 22.0 + 16.0) / 440.0).min(0.6)
+}
+
+fn draw<DB, X, Y>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+    x_range: X,
+    y_range: Y,
+    unit: f64,
+    prefix: &str,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(&chart.title, ("sans-serif", caption_size(&chart.title)))
+        .margin(18)
+        .x_label_area_size(48)
+        .y_label_area_size(72);
+    let mut ctx = builder
+        .build_cartesian_2d(x_range, y_range)
+        .map_err(|e| err(&e))?;
+    let y_desc = if prefix.is_empty() {
+        chart.y_label.clone()
+    } else {
+        format!("{} ({prefix})", chart.y_label)
+    };
+    ctx.configure_mesh()
+        .x_desc(&chart.x_label)
+        .y_desc(y_desc)
+        .x_label_formatter(&|v| format_x(*v))
+        .y_label_formatter(&|v| format_y(*v))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, series) in chart.series.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        let line: Vec<(f64, f64)> = series
+            .points
+            .iter()
+            .map(|&(x, y, _, _)| (x, y / unit))
+            .collect();
+        ctx.draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(&series.name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
+        ctx.draw_series(line.iter().map(|&p| Circle::new(p, 4, colour.filled())))
+            .map_err(|e| err(&e))?;
+        // Points with outlying repetitions get a ring.
+        ctx.draw_series(
+            series
+                .points
+                .iter()
+                .filter(|p| p.3)
+                .map(|&(x, y, _, _)| Circle::new((x, y / unit), 8, colour.stroke_width(2))),
+        )
+        .map_err(|e| err(&e))?;
+        ctx.draw_series(series.points.iter().filter_map(|&(x, y, bar, _)| {
+            bar.map(|(lo, hi)| {
+                ErrorBar::new_vertical(x, lo.min(hi) / unit, y / unit, lo.max(hi) / unit, colour, 8)
+            })
+        }))
+        .map_err(|e| err(&e))?;
+    }
+    ctx.configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}
+
+fn draw_any<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+) -> Result<(), String> {
+    let xs = chart.series.iter().flat_map(|s| &s.points).map(|p| p.0);
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+        (lo.min(x), hi.max(x))
+    });
+    let y = y_axis(chart);
+    let (unit, prefix) = (y.unit, y.prefix);
+    let linear_x = || {
+        let pad = ((hi - lo) * 0.05).max(hi.abs() * 0.05).max(1e-9);
+        RangedCoordf64::from((lo - pad)..(hi + pad))
+    };
+    let linear_y = || RangedCoordf64::from(y.lo..y.hi);
+    let log_y = || (y.lo..y.hi).log_scale();
+    match (chart.log_x, chart.log_y) {
+        (Some(base), false) => {
+            let x = ((lo / 1.3)..(hi * 1.3)).log_scale().base(base);
+            draw(root, chart, x, linear_y(), unit, prefix)
+        }
+        (Some(base), true) => {
+            let x = ((lo / 1.3)..(hi * 1.3)).log_scale().base(base);
+            draw(root, chart, x, log_y(), unit, prefix)
+        }
+        (None, false) => draw(root, chart, linear_x(), linear_y(), unit, prefix),
+        (None, true) => draw(root, chart, linear_x(), log_y(), unit, prefix),
+    }
+}
+
+/// Draws the chart; returns the PNG and SVG paths.
+/// What `plot` wrote, and the rows it left out for values no axis can hold.
+pub struct Plotted {
+    pub files: Vec<PathBuf>,
+    pub left_out: Vec<String>,
+}
+
+pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
+    let chart = read_chart(request)?;
+    ensure_font();
+    let png_path = request.out.with_extension("png");
+    let svg_path = request.out.with_extension("svg");
+    let mut pixels = vec![255u8; (SIZE.0 * SIZE.1 * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
+        draw_any(&root, &chart).map_err(PlotError::Draw)?;
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw_any(&root, &chart).map_err(PlotError::Draw)?;
+    }
+    if let Some(dir) = png_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| PlotError::Write {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    write_png(
+        &png_path,
+        SIZE.0 as usize,
+        SIZE.1 as usize,
+        png::ColorType::Rgb,
+        png::BitDepth::Eight,
+        &pixels,
+    )
+    .map_err(|e| PlotError::Write {
+        path: e.path,
+        source: e.source,
+    })?;
+    write_atomically(&svg_path, |out| {
+        std::io::Write::write_all(out, svg.as_bytes())
+    })
+    .map_err(|e| PlotError::Write {
+        path: e.path,
+        source: e.source,
+    })?;
+    Ok(Plotted {
+        files: vec![png_path, svg_path],
+        left_out: chart.left_out,
+    })
+}
+
+/// Is this the chart's output path stem? (For callers that take `out.png`.)
+pub fn stem(out: &Path) -> PathBuf {
+    match out.extension().and_then(|e| e.to_str()) {
+        Some("png" | "svg") => out.with_extension(""),
+        _ => out.to_path_buf(),
+    }
+}

@@ -1,0 +1,63 @@
+//! A sweep's results folder: `points.csv` (one row per point, `schema.rs`),
+//! `samples.csv` (every timed repetition), `failed.csv` and `meta.json` (where they
+//! came from, `store.rs`). Rows are appended and flushed as each point completes;
+//! `--resume` skips completed points; shard folders merge into one; older files are
+//! read on the current columns (`table.rs`).
+
+mod measurement;
+mod schema;
+mod store;
+mod table;
+
+pub use measurement::{median_interval, Measurement, Sample, StopReason, Summary};
+pub use schema::{
+    owner_of, point_columns, point_header, point_row, FailedRow, PointValues, SampleRow,
+    SCHEMA_VERSION,
+};
+pub use store::{merge, read_rows, Meta, ResultsWriter, SweepSource, WorkerDevice};
+pub use table::{read_points, strategy_columns, Table};
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::terrain::output::OutputError;
+
+pub const POINTS_CSV: &str = "points.csv";
+pub const SAMPLES_CSV: &str = "samples.csv";
+pub const FAILED_CSV: &str = "failed.csv";
+pub const META_JSON: &str = "meta.json";
+
+#[derive(Debug, Error)]
+pub enum ResultsError {
+    #[error("{}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}", path.display())]
+    Csv {
+        path: PathBuf,
+        #[source]
+        source: csv::Error,
+    },
+    #[error("{}: {reason}", path.display())]
+    Mismatch { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
+    move |source| ResultsError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn csv_error(path: &Path) -> impl FnOnce(csv::Error) -> ResultsError + '_ {
+    move |source| ResultsError::Csv {
+        path: path.to_path_buf(),
+        source,
+    }
+}

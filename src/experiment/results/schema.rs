@@ -1,0 +1,498 @@
+//! The columns of a sweep's files, built from typed sections: a point's row is the
+//! common sections (identity, the terrain's settings, timing, throughput, ceiling,
+//! change, landform, reruns, the GPU's state) plus each strategy's settings and figures,
+//! empty where they do not apply. The same code gives the header, the rows and the
+//! results reference (docs/results.md), so they cannot part ways.
+
+use serde::{Deserialize, Serialize};
+
+use super::measurement::Measurement;
+use crate::erosion::{Figures, MapInfo, RunSettings, WorkUnit, STRATEGIES};
+use crate::experiment::run::CeilingShare;
+use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
+use crate::probes::gpu_state::{slowed, GpuState};
+use crate::table::{Column, Row, Section};
+use crate::terrain::metrics::Landform;
+use crate::terrain::Change;
+
+/// The version of the columns of points.csv (and meta.json's fields) this vkerode
+/// writes; meta.json records it. Files without one are version 1: one `steps` column
+/// for every strategy's unit, and defaults in the columns of other strategies.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Which point of which sweep, measured where.
+#[derive(Clone, Debug, Default, Serialize)]
+struct Identity {
+    experiment: String,
+    device: String,
+    driver: String,
+    commit: String,
+    point: usize,
+    worker: usize,
+    algorithm: String,
+}
+
+impl Section for Identity {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("experiment", "text", "the config's name"),
+        ("device", "text", "the Vulkan device that measured the point"),
+        ("driver", "text", "its driver's version"),
+        ("commit", "text", "the git commit vkerode was built from (-dirty with changes)"),
+        ("point", "index", "the point's position in the config's product of axes, from 0"),
+        (
+            "worker",
+            "index",
+            "which of sweep --devices measured it (0 for one device); meta.json's devices says which device each is",
+        ),
+        ("algorithm", "text", "the strategy: droplets or pipes"),
+    ];
+}
+
+/// The terrain's settings, as the run used them.
+#[derive(Clone, Debug, Default, Serialize)]
+struct TerrainColumns {
+    size: u32,
+    seed: u32,
+    relief: f32,
+}
+
+impl Section for TerrainColumns {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("size", "cells", "side of the square erosion-noise map"),
+        ("seed", "seed", "the terrain's seed"),
+        (
+            "relief",
+            "height units",
+            "noise heights in [0, 1] times this (default 2 x size)",
+        ),
+    ];
+}
+
+/// The timed repetitions.
+#[derive(Clone, Debug, Default, Serialize)]
+struct Timing {
+    kernel: String,
+    compiler_stats: String,
+    dispatches: usize,
+    reps: usize,
+    stop_reason: String,
+    gpu_ms_median: f64,
+    gpu_ms_min: f64,
+    gpu_ms_max: f64,
+    gpu_ms_q1: f64,
+    gpu_ms_q3: f64,
+    gpu_ms_rel_iqr: f64,
+    gpu_ms_ci_low: Option<f64>,
+    gpu_ms_ci_high: Option<f64>,
+    outliers: usize,
+    wall_ms_median: f64,
+}
+
+impl Section for Timing {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("kernel", "text", "the module(s) that ran, as build.rs named them (a grid step's passes joined by +)"),
+        ("compiler_stats", "text", "the driver's compiler statistics of its main pipeline (registers, ...); empty where there are none"),
+        ("dispatches", "count", "dispatches of one run"),
+        ("reps", "count", "timed repetitions"),
+        ("stop_reason", "text", "why they stopped: noise-target, max-reps or time-budget"),
+        ("gpu_ms_median", "ms", "median GPU time of a repetition (timestamps; wall time without them)"),
+        ("gpu_ms_min", "ms", "the fastest repetition"),
+        ("gpu_ms_max", "ms", "the slowest repetition"),
+        ("gpu_ms_q1", "ms", "first quartile of the GPU times"),
+        ("gpu_ms_q3", "ms", "third quartile of the GPU times"),
+        ("gpu_ms_rel_iqr", "ratio", "(q3 - q1) / median: the noise the stopping rule targets"),
+        ("gpu_ms_ci_low", "ms", "low end of the 95% confidence interval of the median (order statistics; empty for one repetition)"),
+        ("gpu_ms_ci_high", "ms", "high end of that interval"),
+        ("outliers", "count", "repetitions beyond 1.5 IQR of the quartiles (kept; marked in samples.csv)"),
+        ("wall_ms_median", "ms", "median host time of a repetition's submission, upload and waiting included"),
+    ];
+}
+
+/// The change the counted run made, and how two timed reruns differ.
+#[derive(Clone, Debug, Default, Serialize)]
+struct ChangeColumns {
+    total_height_change: f64,
+    max_cell_change: f64,
+    rerun_cells_differing: usize,
+    rerun_max_difference: f64,
+}
+
+impl Section for ChangeColumns {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        (
+            "total_height_change",
+            "height units x cells",
+            "sum of (after - before) over the cells, in the counted run",
+        ),
+        (
+            "max_cell_change",
+            "height units",
+            "the largest |after - before| of one cell in the counted run",
+        ),
+        (
+            "rerun_cells_differing",
+            "cells",
+            "cells whose heights differ between two timed runs of the same job",
+        ),
+        (
+            "rerun_max_difference",
+            "height units",
+            "the largest difference of one cell between them",
+        ),
+    ];
+}
+
+/// The GPU's state around the timed repetitions (NVML; empty elsewhere).
+#[derive(Clone, Debug, Default, Serialize)]
+struct GpuColumns {
+    sm_mhz_before: Option<u32>,
+    sm_mhz_after: Option<u32>,
+    memory_mhz_after: Option<u32>,
+    temperature_c_after: Option<u32>,
+    power_w_after: Option<f64>,
+    throttle_after: Option<String>,
+    slowed: Option<bool>,
+    device_spread_percent: Option<f64>,
+}
+
+impl Section for GpuColumns {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("sm_mhz_before", "MHz", "SM clock before the timed repetitions (NVML; empty without it)"),
+        ("sm_mhz_after", "MHz", "SM clock after them"),
+        ("memory_mhz_after", "MHz", "memory clock after them"),
+        ("temperature_c_after", "degrees C", "GPU temperature after them"),
+        ("power_w_after", "W", "board power after them"),
+        ("throttle_after", "text", "slowing throttle reasons set after them, '+'-joined; none when NVML reported none"),
+        ("slowed", "true/false", "the SM clock fell over 5% or a slowing throttle reason was set"),
+        (
+            "device_spread_percent",
+            "%",
+            "sweep --replicate: (largest - smallest) / mean of the point's median GPU time over the devices",
+        ),
+    ];
+}
+
+/// The throughput columns of one unit of work: `droplet_steps`, `droplet_steps_per_s`
+/// and its quartiles and interval, and likewise `cell_steps`.
+fn throughput_columns(unit: WorkUnit) -> Vec<Column> {
+    let stem = unit.column();
+    let name = unit.name();
+    vec![
+        Column::new(
+            stem,
+            name,
+            format!("{name} of one run (the counted run's count)"),
+        ),
+        Column::new(
+            format!("{stem}_per_s"),
+            format!("{name}/s"),
+            "over the median GPU time",
+        ),
+        Column::new(
+            format!("{stem}_per_s_q1"),
+            format!("{name}/s"),
+            "over the third quartile of the GPU times",
+        ),
+        Column::new(
+            format!("{stem}_per_s_q3"),
+            format!("{name}/s"),
+            "over the first quartile of the GPU times",
+        ),
+        Column::new(
+            format!("{stem}_per_s_ci_low"),
+            format!("{name}/s"),
+            "over the high end of the median's interval",
+        ),
+        Column::new(
+            format!("{stem}_per_s_ci_high"),
+            format!("{name}/s"),
+            "over the low end of the median's interval",
+        ),
+    ]
+}
+
+fn throughput_values(steps: u64, m: &Measurement) -> Vec<String> {
+    let per_s = |ms: f64| (steps as f64 / (ms / 1e3)).to_string();
+    let optional = |ms: Option<f64>| ms.map(per_s).unwrap_or_default();
+    vec![
+        steps.to_string(),
+        per_s(m.gpu_ms.median),
+        // Longer times mean lower rates: q3 of the time gives q1 of the rate.
+        per_s(m.gpu_ms.q3),
+        per_s(m.gpu_ms.q1),
+        optional(m.gpu_ms_ci.map(|(_, high)| high)),
+        optional(m.gpu_ms_ci.map(|(low, _)| low)),
+    ]
+}
+
+/// Everything a measured point's row is made of.
+pub struct PointValues<'a> {
+    pub experiment: &'a str,
+    pub commit: &'a str,
+    pub point: usize,
+    /// Its worker (position in `--devices`) and that worker's device.
+    pub worker: usize,
+    pub device: &'a DeviceInfo,
+    pub settings: &'a RunSettings,
+    pub map: MapInfo,
+    pub kernel: String,
+    pub compiler_statistics: &'a [CompilerStatistic],
+    pub dispatches: usize,
+    pub measurement: &'a Measurement,
+    /// Units of work of one run, in the strategy's unit.
+    pub work: u64,
+    pub ceiling: Option<CeilingShare>,
+    pub figures: &'a dyn Figures,
+    /// The counted run's change, and the difference of two timed reruns.
+    pub change: Change,
+    pub rerun: Change,
+    /// The terrain's landform before and after the counted run.
+    pub landform: (Landform, Landform),
+    /// NVML's reads around the timed repetitions, where there is NVML.
+    pub gpu_before: Option<GpuState>,
+    pub gpu_after: Option<GpuState>,
+}
+
+/// The row of a measured point, or with `None` the columns alone.
+pub fn point_row(point: Option<&PointValues>) -> Row {
+    let mut row = Row::default();
+    let s = point.map(|p| p.settings);
+    row.push(
+        point
+            .map(|p| Identity {
+                experiment: p.experiment.to_string(),
+                device: p.device.name.clone(),
+                driver: p.device.driver_info.clone(),
+                commit: p.commit.to_string(),
+                point: p.point,
+                worker: p.worker,
+                algorithm: p.settings.algorithm.as_str().to_string(),
+            })
+            .as_ref(),
+    );
+    row.push(
+        s.map(|s| TerrainColumns {
+            size: s.size,
+            seed: s.seed,
+            relief: s.terrain().relief,
+        })
+        .as_ref(),
+    );
+    let own = |strategy: &dyn crate::erosion::Strategy| {
+        point.filter(|p| p.settings.algorithm == strategy.algorithm())
+    };
+    for strategy in STRATEGIES.iter() {
+        let values = own(*strategy).map(|p| strategy.settings_values(p.settings, p.map));
+        row.push_columns(strategy.settings_columns(), values);
+    }
+    row.push(
+        point
+            .map(|p| {
+                let m = p.measurement;
+                Timing {
+                    kernel: p.kernel.clone(),
+                    compiler_stats: statistics_summary(p.compiler_statistics),
+                    dispatches: p.dispatches,
+                    reps: m.samples.len(),
+                    stop_reason: m.stop.as_str().to_string(),
+                    gpu_ms_median: m.gpu_ms.median,
+                    gpu_ms_min: m.gpu_ms.min,
+                    gpu_ms_max: m.gpu_ms.max,
+                    gpu_ms_q1: m.gpu_ms.q1,
+                    gpu_ms_q3: m.gpu_ms.q3,
+                    gpu_ms_rel_iqr: m.gpu_ms.rel_iqr(),
+                    gpu_ms_ci_low: m.gpu_ms_ci.map(|(low, _)| low),
+                    gpu_ms_ci_high: m.gpu_ms_ci.map(|(_, high)| high),
+                    outliers: m.outliers(),
+                    wall_ms_median: m.wall_ms.median,
+                }
+            })
+            .as_ref(),
+    );
+    for unit in WorkUnit::ALL {
+        let values = point
+            .filter(|p| p.settings.strategy().unit() == unit)
+            .map(|p| throughput_values(p.work, p.measurement));
+        row.push_columns(throughput_columns(unit), values);
+    }
+    row.push(point.and_then(|p| p.ceiling.as_ref()));
+    for strategy in STRATEGIES.iter() {
+        let values = own(*strategy).map(|p| p.figures.values(p.measurement.gpu_ms.median / 1e3));
+        row.push_columns(strategy.figures_columns(), values);
+    }
+    row.push(
+        point
+            .map(|p| ChangeColumns {
+                total_height_change: p.change.total,
+                max_cell_change: p.change.max_abs(),
+                rerun_cells_differing: p.rerun.changed,
+                rerun_max_difference: p.rerun.max_abs(),
+            })
+            .as_ref(),
+    );
+    let landform = point.map(|p| p.landform);
+    row.push_suffixed(
+        landform.as_ref().map(|l| &l.0),
+        "_before",
+        "of the initial terrain",
+    );
+    row.push_suffixed(
+        landform.as_ref().map(|l| &l.1),
+        "_after",
+        "after the counted run",
+    );
+    row.push(
+        point
+            .map(|p| GpuColumns {
+                sm_mhz_before: p.gpu_before.map(|g| g.sm_mhz),
+                sm_mhz_after: p.gpu_after.map(|g| g.sm_mhz),
+                memory_mhz_after: p.gpu_after.map(|g| g.memory_mhz),
+                temperature_c_after: p.gpu_after.map(|g| g.temperature_c),
+                power_w_after: p.gpu_after.map(|g| g.power_w),
+                throttle_after: p.gpu_after.map(|g| g.slowing_reasons_text()),
+                slowed: p
+                    .gpu_before
+                    .zip(p.gpu_after)
+                    .map(|(before, after)| slowed(&before, &after)),
+                device_spread_percent: None,
+            })
+            .as_ref(),
+    );
+    row
+}
+
+/// The columns of points.csv, with their units and meanings.
+pub fn point_columns() -> Vec<Column> {
+    point_row(None).columns
+}
+
+/// The column names of points.csv.
+pub fn point_header() -> Vec<String> {
+    point_row(None).header()
+}
+
+/// Which strategy's section a column of points.csv belongs to, if any: its values are
+/// empty in the rows of every other strategy.
+pub fn owner_of(column: &str) -> Option<crate::erosion::Algorithm> {
+    STRATEGIES.iter().find_map(|s| {
+        let mine = s
+            .settings_columns()
+            .into_iter()
+            .chain(s.figures_columns())
+            .any(|c| c.name == column);
+        mine.then(|| s.algorithm())
+    })
+}
+
+/// One timed repetition of a point; samples.csv.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleRow {
+    pub experiment: String,
+    pub point: usize,
+    pub worker: usize,
+    pub rep: usize,
+    pub gpu_ms: f64,
+    pub wall_ms: f64,
+    /// Beyond 1.5 IQR of the point's quartiles.
+    pub outlier: bool,
+}
+
+impl Section for SampleRow {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("experiment", "text", "the config's name"),
+        (
+            "point",
+            "index",
+            "the point it is a repetition of (points.csv)",
+        ),
+        ("worker", "index", "the worker that measured it"),
+        (
+            "rep",
+            "index",
+            "its position among the point's timed repetitions, from 0",
+        ),
+        (
+            "gpu_ms",
+            "ms",
+            "GPU time of the repetition (timestamps; wall time without them)",
+        ),
+        ("wall_ms", "ms", "host time of its submission"),
+        (
+            "outlier",
+            "true/false",
+            "beyond 1.5 IQR of the point's quartiles: kept, and marked",
+        ),
+    ];
+}
+
+/// A point that failed on the GPU (out of memory, device lost, a hung submission),
+/// with the error; failed.csv. `--resume` measures it again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailedRow {
+    pub experiment: String,
+    pub point: usize,
+    pub worker: usize,
+    /// The point's axes, "key=value" joined by spaces.
+    pub settings: String,
+    pub error: String,
+    /// The device was lost with it, which stops that device's worker.
+    pub device_lost: bool,
+}
+
+impl Section for FailedRow {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("experiment", "text", "the config's name"),
+        ("point", "index", "the point that failed"),
+        ("worker", "index", "the worker it failed on"),
+        (
+            "settings",
+            "text",
+            "the point's axes, key=value joined by spaces",
+        ),
+        ("error", "text", "the error and its causes"),
+        (
+            "device_lost",
+            "true/false",
+            "the device was lost with it, which stopped that worker",
+        ),
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::undocumented;
+
+    #[test]
+    fn every_section_is_documented_and_every_column_is_unique() {
+        assert_eq!(undocumented::<Identity>(), None);
+        assert_eq!(undocumented::<TerrainColumns>(), None);
+        assert_eq!(undocumented::<Timing>(), None);
+        assert_eq!(undocumented::<ChangeColumns>(), None);
+        assert_eq!(undocumented::<GpuColumns>(), None);
+        assert_eq!(undocumented::<SampleRow>(), None);
+        assert_eq!(undocumented::<FailedRow>(), None);
+        assert_eq!(undocumented::<Landform>(), None);
+        let mut names = point_header();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "unique column names");
+        for column in point_columns() {
+            assert!(!column.unit.is_empty(), "{} has a unit", column.name);
+            assert!(!column.meaning.is_empty(), "{} has a meaning", column.name);
+        }
+    }
+
+    #[test]
+    fn droplet_steps_and_cell_steps_are_never_one_column() {
+        let header = point_header();
+        for column in ["droplet_steps_per_s", "cell_steps_per_s"] {
+            assert!(header.contains(&column.to_string()), "{column}");
+        }
+        assert!(!header.contains(&"steps_per_s".to_string()));
+        assert!(!header.contains(&"steps".to_string()));
+    }
+}

@@ -1,0 +1,595 @@
+//! A sweep's results folder: `points.csv` (one row per point), `samples.csv` (every
+//! timed repetition) and `meta.json` (where they came from). Rows are appended and
+//! flushed as each point completes; `--resume` skips completed points; shard folders
+//! merge into one.
+
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::schema::{point_header, FailedRow, SampleRow, SCHEMA_VERSION};
+use super::table::{read_points, Table};
+use super::{csv_error, io_error, ResultsError, FAILED_CSV, META_JSON, POINTS_CSV, SAMPLES_CSV};
+use crate::experiment::run::Provenance;
+use crate::gpu::DeviceInfo;
+use crate::probes::gpu_state::GpuState;
+use crate::table::{header_of, Row};
+use crate::terrain::files::write_atomically;
+use crate::terrain::output::{remove_dead_leftovers, FolderLock, StagedFolder};
+
+/// Where a results set came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    /// The version of the columns of points.csv; 1 for sets from before it was
+    /// recorded (`schema.rs`).
+    #[serde(default = "schema_1")]
+    pub schema_version: u32,
+    pub experiment: String,
+    pub device: String,
+    pub device_type: String,
+    pub vendor_id: u32,
+    pub device_id: u32,
+    pub driver: String,
+    pub driver_version: String,
+    pub driver_version_raw: u32,
+    pub api_version: String,
+    pub subgroup_size: u32,
+    pub timestamp_period_ns: f32,
+    pub vkerode_version: String,
+    pub git_commit: String,
+    pub config_file: String,
+    pub config_hash: String,
+    pub config: serde_json::Value,
+    pub host: String,
+    pub started_at: String,
+    /// "i/n" for a shard; absent for a whole sweep.
+    #[serde(default)]
+    pub shard: Option<String>,
+    /// For a merged set: the folders it was merged from.
+    #[serde(default)]
+    pub merged_from: Vec<String>,
+    /// For a set merged with `--partial`: the sweep's points it lacks.
+    #[serde(default)]
+    pub missing_points: Vec<usize>,
+    /// Whether the validation layer was on: it slows every dispatch.
+    #[serde(default)]
+    pub validation: bool,
+    /// The command that made the set.
+    #[serde(default)]
+    pub command_line: String,
+    /// The GPU's clocks policy, and its state when the sweep began, where NVML reads
+    /// them (NVIDIA); empty elsewhere.
+    #[serde(default)]
+    pub clocks_policy: Option<String>,
+    #[serde(default)]
+    pub gpu_state_at_start: Option<GpuState>,
+    /// Every device of the sweep, in worker order (`sweep --devices`); rows name theirs
+    /// by `worker`. The fields above describe the first.
+    #[serde(default)]
+    pub devices: Vec<WorkerDevice>,
+    /// `sweep --replicate`: every point ran on every device.
+    #[serde(default)]
+    pub replicate: bool,
+}
+
+fn schema_1() -> u32 {
+    1
+}
+
+/// What a sweep's meta.json says of its config and the GPU's clocks.
+pub struct SweepSource<'a> {
+    pub experiment: &'a str,
+    pub config_file: &'a Path,
+    pub config_hash: String,
+    pub config: serde_json::Value,
+    pub shard: Option<String>,
+    pub validation: bool,
+    /// The clocks policy and the GPU's state at the start, where NVML reads them.
+    pub clocks_policy: Option<String>,
+    pub gpu_state_at_start: Option<GpuState>,
+}
+
+/// One device of a sweep and the worker that drove it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerDevice {
+    pub worker: usize,
+    /// Its index in `vkerode devices`.
+    pub index: usize,
+    pub name: String,
+    pub driver_version: String,
+    /// As NVML writes it.
+    pub uuid: String,
+}
+
+impl WorkerDevice {
+    pub fn list(devices: &[&DeviceInfo]) -> Vec<Self> {
+        devices
+            .iter()
+            .enumerate()
+            .map(|(worker, d)| Self {
+                worker,
+                index: d.index,
+                name: d.name.clone(),
+                driver_version: d.driver_info.clone(),
+                uuid: d.nvml_uuid(),
+            })
+            .collect()
+    }
+
+    /// What tells the devices apart where they differ in model or driver: `None` when
+    /// all are alike.
+    pub fn differences(devices: &[Self]) -> Option<String> {
+        let first = devices.first()?;
+        let alike = devices
+            .iter()
+            .all(|d| d.name == first.name && d.driver_version == first.driver_version);
+        (!alike).then(|| {
+            devices
+                .iter()
+                .map(|d| format!("[{}] {} (driver {})", d.worker, d.name, d.driver_version))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    }
+}
+
+impl Meta {
+    /// The meta of a sweep of `source` over `devices` (one or more; the first fills
+    /// the single device fields).
+    pub fn new(source: SweepSource, devices: &[&DeviceInfo]) -> Self {
+        let device = devices[0];
+        let p = Provenance::collect(device);
+        Self {
+            schema_version: SCHEMA_VERSION,
+            experiment: source.experiment.to_string(),
+            device: device.name.clone(),
+            device_type: device.device_type.clone(),
+            vendor_id: device.vendor_id,
+            device_id: device.device_id,
+            driver: device.driver_name.clone(),
+            driver_version: device.driver_info.clone(),
+            driver_version_raw: device.driver_version_raw,
+            api_version: device.api_version.clone(),
+            subgroup_size: device.subgroup_size,
+            timestamp_period_ns: device.timestamp_period_ns,
+            vkerode_version: p.vkerode_version.into(),
+            git_commit: p.git_commit.into(),
+            config_file: source.config_file.display().to_string(),
+            config_hash: source.config_hash,
+            config: source.config,
+            host: p.host,
+            started_at: p.started_at,
+            shard: source.shard,
+            merged_from: Vec::new(),
+            missing_points: Vec::new(),
+            validation: source.validation,
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            clocks_policy: source.clocks_policy,
+            gpu_state_at_start: source.gpu_state_at_start,
+            devices: WorkerDevice::list(devices),
+            replicate: false,
+        }
+    }
+
+    /// Why a run described by `new` may not add to this set, if it may not: another
+    /// config, device, driver, shard, or validation on one side only.
+    pub fn refuses_to_continue_with(&self, new: &Meta) -> Option<String> {
+        let differs = |what: &str, old: String, now: String| {
+            (old != now).then(|| format!("was made with {what} {old}; this run has {now}"))
+        };
+        differs("config", self.config_hash.clone(), new.config_hash.clone())
+            .or_else(|| differs("device", self.device.clone(), new.device.clone()))
+            .or_else(|| {
+                differs(
+                    "driver",
+                    self.driver_version.clone(),
+                    new.driver_version.clone(),
+                )
+            })
+            .or_else(|| {
+                differs(
+                    "shard",
+                    format!("{:?}", self.shard),
+                    format!("{:?}", new.shard),
+                )
+            })
+            .or_else(|| {
+                let on_off = |v: bool| if v { "on" } else { "off" }.to_string();
+                differs(
+                    "validation",
+                    on_off(self.validation),
+                    on_off(new.validation),
+                )
+            })
+            .or_else(|| {
+                // Sets from before `devices` existed were made on one device.
+                let names = |m: &Meta| {
+                    let listed: Vec<String> = m.devices.iter().map(|d| d.name.clone()).collect();
+                    if listed.is_empty() {
+                        format!("{} device(s): {}", 1, m.device)
+                    } else {
+                        format!("{} device(s): {}", listed.len(), listed.join(", "))
+                    }
+                };
+                differs("devices", names(self), names(new))
+            })
+            .or_else(|| {
+                differs(
+                    "--replicate",
+                    self.replicate.to_string(),
+                    new.replicate.to_string(),
+                )
+            })
+    }
+
+    pub fn read(dir: &Path) -> Result<Self, ResultsError> {
+        let path = dir.join(META_JSON);
+        let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+        serde_json::from_str(&text).map_err(|e| ResultsError::Mismatch {
+            path: path.clone(),
+            reason: format!("not a vkerode meta.json: {e}"),
+        })
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<(), ResultsError> {
+        let path = dir.join(META_JSON);
+        write_atomically(&path, |out| {
+            serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)
+        })
+        .map_err(|e| ResultsError::Io {
+            path: path.clone(),
+            source: e.source,
+        })
+    }
+}
+
+/// A results folder open for appending.
+pub struct ResultsWriter {
+    dir: PathBuf,
+    meta: Meta,
+    points: csv::Writer<File>,
+    samples: csv::Writer<File>,
+    /// Opened at the first failure: a sweep without one writes no failed.csv.
+    failed: Option<csv::Writer<File>>,
+    /// (point, worker) of every recorded row.
+    completed: BTreeSet<(usize, usize)>,
+    /// The torn last row `--resume` dropped (a kill or a full disk mid-write), if any.
+    pub torn_row: Option<String>,
+    /// Declared last: released after the files above are flushed and closed.
+    _lock: FolderLock,
+}
+
+/// The (point, worker) of every row of `table`.
+fn recorded(table: &Table, path: &Path) -> Result<BTreeSet<(usize, usize)>, ResultsError> {
+    let points = table.numbers("point", path)?;
+    let workers = match table.column("worker") {
+        Some(_) => table.numbers("worker", path)?,
+        None => vec![0.0; points.len()],
+    };
+    Ok(points
+        .into_iter()
+        .zip(workers)
+        .map(|(p, w)| (p as usize, w as usize))
+        .collect())
+}
+
+impl ResultsWriter {
+    /// Starts a new results set in `dir`, or with `resume` continues one made by the
+    /// same config on the same device; an older set's points.csv is first rewritten on
+    /// the current columns. Without `resume`, an existing set is an error.
+    pub fn open(dir: &Path, meta: Meta, resume: bool) -> Result<Self, ResultsError> {
+        let lock = FolderLock::take(dir)?;
+        remove_dead_leftovers(dir);
+        let points_path = dir.join(POINTS_CSV);
+        let samples_path = dir.join(SAMPLES_CSV);
+        let exists = points_path.exists();
+        let mut torn_row = None;
+        let mut completed = BTreeSet::new();
+        if exists && !resume {
+            return Err(ResultsError::Mismatch {
+                path: points_path,
+                reason: "results already exist here; pass --resume to continue them or remove the folder".into(),
+            });
+        }
+        let meta = if exists {
+            let mut old = Meta::read(dir)?;
+            if let Some(reason) = old.refuses_to_continue_with(&meta) {
+                return Err(ResultsError::Mismatch {
+                    path: dir.join(META_JSON),
+                    reason,
+                });
+            }
+            torn_row = drop_torn_last_row(&points_path)?;
+            let table = read_points(&points_path)?;
+            completed = recorded(&table, &points_path)?;
+            if old.schema_version != SCHEMA_VERSION {
+                table.write(&points_path)?;
+                old.schema_version = SCHEMA_VERSION;
+                old.write(dir)?;
+            }
+            drop_samples_except(&samples_path, &completed)?;
+            old
+        } else {
+            meta.write(dir)?;
+            meta
+        };
+        let points = append_csv(&points_path, &point_header())?;
+        let samples = append_csv(&samples_path, &header_of::<SampleRow>())?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            meta,
+            points,
+            samples,
+            failed: None,
+            completed,
+            torn_row,
+            _lock: lock,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether some worker recorded `point`.
+    pub fn is_complete(&self, point: usize) -> bool {
+        self.completed.iter().any(|&(p, _)| p == point)
+    }
+
+    /// Whether `worker` recorded `point`.
+    pub fn is_complete_on(&self, point: usize, worker: usize) -> bool {
+        self.completed.contains(&(point, worker))
+    }
+
+    pub fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    /// Rewrites points.csv whole, atomically, with `change` applied to its table; the
+    /// folder stays locked.
+    pub fn rewrite_points(&mut self, change: impl FnOnce(&mut Table)) -> Result<(), ResultsError> {
+        let path = self.dir.join(POINTS_CSV);
+        self.points.flush().map_err(io_error(&path))?;
+        let mut table = read_points(&path)?;
+        change(&mut table);
+        table.write(&path)?;
+        self.points = append_csv(&path, &point_header())?;
+        Ok(())
+    }
+
+    /// Appends the point's samples, then its row (of [`point_header`]'s columns), and
+    /// flushes both.
+    pub fn record(
+        &mut self,
+        (point, worker): (usize, usize),
+        row: &Row,
+        samples: &[SampleRow],
+    ) -> Result<(), ResultsError> {
+        let samples_path = self.dir.join(SAMPLES_CSV);
+        let points_path = self.dir.join(POINTS_CSV);
+        for sample in samples {
+            self.samples
+                .serialize(sample)
+                .map_err(csv_error(&samples_path))?;
+        }
+        self.samples.flush().map_err(io_error(&samples_path))?;
+        self.points
+            .write_record(&row.values)
+            .map_err(csv_error(&points_path))?;
+        self.points.flush().map_err(io_error(&points_path))?;
+        self.completed.insert((point, worker));
+        Ok(())
+    }
+
+    /// Appends a failed point to failed.csv; it has no samples and no row.
+    pub fn record_failure(&mut self, row: &FailedRow) -> Result<(), ResultsError> {
+        let path = self.dir.join(FAILED_CSV);
+        let writer = match &mut self.failed {
+            Some(writer) => writer,
+            None => self
+                .failed
+                .insert(append_csv(&path, &header_of::<FailedRow>())?),
+        };
+        writer.serialize(row).map_err(csv_error(&path))?;
+        writer.flush().map_err(io_error(&path))
+    }
+}
+
+/// Cuts a last row that has no line end (the write was cut short) off `path`, and
+/// returns it. Rows before it are left to the parser, which refuses a garbled one.
+fn drop_torn_last_row(path: &Path) -> Result<Option<String>, ResultsError> {
+    let bytes = std::fs::read(path).map_err(io_error(path))?;
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(None);
+    }
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let torn = String::from_utf8_lossy(&bytes[keep..]).into_owned();
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(io_error(path))?;
+    file.set_len(keep as u64).map_err(io_error(path))?;
+    file.sync_all().map_err(io_error(path))?;
+    Ok(Some(torn))
+}
+
+/// A CSV opened for appending, with `header` written if it is new.
+fn append_csv(path: &Path, header: &[String]) -> Result<csv::Writer<File>, ResultsError> {
+    let is_new = std::fs::metadata(path)
+        .map(|m| m.len() == 0)
+        .unwrap_or(true);
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io_error(path))?;
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(file);
+    if is_new {
+        writer.write_record(header).map_err(csv_error(path))?;
+        writer.flush().map_err(io_error(path))?;
+    }
+    Ok(writer)
+}
+
+/// The rows of a CSV of serde rows, read by column name; a file with other columns is
+/// refused.
+pub fn read_rows<R: Serialize + Default + DeserializeOwned>(
+    path: &Path,
+) -> Result<Vec<R>, ResultsError> {
+    let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
+    let headers = reader.headers().map_err(csv_error(path))?;
+    if headers
+        .iter()
+        .ne(header_of::<R>().iter().map(String::as_str))
+    {
+        return Err(ResultsError::Mismatch {
+            path: path.to_path_buf(),
+            reason: "its columns are not those this vkerode writes".into(),
+        });
+    }
+    reader
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .map_err(csv_error(path))
+}
+
+fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    read_rows(path)
+}
+
+/// Rewrites samples.csv without the samples of points that never completed (a sweep
+/// interrupted between a point's samples and its row).
+fn drop_samples_except(
+    path: &Path,
+    completed: &BTreeSet<(usize, usize)>,
+) -> Result<(), ResultsError> {
+    let kept: Vec<_> = read_samples(path)?
+        .into_iter()
+        .filter(|r| completed.contains(&(r.point, r.worker)))
+        .collect();
+    write_rows(path, &kept)
+}
+
+fn write_rows<R: Serialize + Default>(path: &Path, rows: &[R]) -> Result<(), ResultsError> {
+    write_atomically(path, |out| {
+        let mut writer = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(out);
+        writer
+            .write_record(header_of::<R>())
+            .map_err(std::io::Error::other)?;
+        for row in rows {
+            writer.serialize(row).map_err(std::io::Error::other)?;
+        }
+        writer.flush()
+    })
+    .map_err(|e| io_error(path)(e.source))
+}
+
+/// The number of points of a recorded config: the product of its axes' lengths.
+fn point_count(config: &serde_json::Value) -> usize {
+    config["axes"].as_object().map_or(1, |axes| {
+        axes.values()
+            .map(|values| values.as_array().map_or(1, Vec::len))
+            .product()
+    })
+}
+
+/// Joins shard folders of one sweep into `out`, written whole (`replace`: over an
+/// existing `out`), on the current columns. Refuses folders of different configs or
+/// devices, points that appear twice and, unless `partial`, a set that misses points.
+pub fn merge(
+    inputs: &[PathBuf],
+    out: &Path,
+    partial: bool,
+    replace: bool,
+) -> Result<usize, ResultsError> {
+    let Some(first) = inputs.first() else {
+        return Err(ResultsError::Mismatch {
+            path: out.to_path_buf(),
+            reason: "nothing to merge".into(),
+        });
+    };
+    let mut meta = Meta::read(first)?;
+    let mut points = Table {
+        header: point_header(),
+        rows: Vec::new(),
+    };
+    let mut samples = Vec::new();
+    let mut seen = BTreeSet::new();
+    for dir in inputs {
+        let other = Meta::read(dir)?;
+        if other.config_hash != meta.config_hash || other.experiment != meta.experiment {
+            return Err(ResultsError::Mismatch {
+                path: dir.join(META_JSON),
+                reason: format!(
+                    "config {} of experiment {:?} does not match {} of {:?} in {}",
+                    other.config_hash,
+                    other.experiment,
+                    meta.config_hash,
+                    meta.experiment,
+                    first.display()
+                ),
+            });
+        }
+        if other.device != meta.device {
+            return Err(ResultsError::Mismatch {
+                path: dir.join(META_JSON),
+                reason: format!("ran on {}, not {}", other.device, meta.device),
+            });
+        }
+        let path = dir.join(POINTS_CSV);
+        let table = read_points(&path)?;
+        let numbers = table.numbers("point", &path)?;
+        for (row, point) in table.rows.into_iter().zip(numbers) {
+            let point = point as usize;
+            if !seen.insert(point) {
+                return Err(ResultsError::Mismatch {
+                    path: path.clone(),
+                    reason: format!("point {point} is in more than one input"),
+                });
+            }
+            points.rows.push(row);
+        }
+        samples.extend(read_samples(&dir.join(SAMPLES_CSV))?);
+    }
+    let at = points
+        .column("point")
+        .expect("a column of the current schema");
+    points
+        .rows
+        .sort_by_key(|row| row[at].parse::<usize>().unwrap_or(usize::MAX));
+    let missing: Vec<usize> = (0..point_count(&meta.config))
+        .filter(|p| !seen.contains(p))
+        .collect();
+    if !missing.is_empty() && !partial {
+        return Err(ResultsError::Mismatch {
+            path: out.to_path_buf(),
+            reason: format!(
+                "the inputs hold {} of the sweep's {} points; missing: {:?}. Pass --partial to merge them anyway (meta.json then lists the missing points)",
+                seen.len(),
+                seen.len() + missing.len(),
+                missing
+            ),
+        });
+    }
+    samples.sort_by_key(|r| r.point);
+    let staged = StagedFolder::begin(out, replace)?;
+    points.write(&staged.path().join(POINTS_CSV))?;
+    write_rows(&staged.path().join(SAMPLES_CSV), &samples)?;
+    meta.shard = None;
+    meta.missing_points = missing;
+    meta.merged_from = inputs.iter().map(|p| p.display().to_string()).collect();
+    meta.schema_version = SCHEMA_VERSION;
+    meta.write(staged.path())?;
+    staged.publish(Vec::new())?;
+    Ok(points.rows.len())
+}

@@ -1,0 +1,353 @@
+//! One erosion run end to end, for every strategy: terrain, a count of the work (the
+//! instrumented run), a timed run, figures, and the files that record it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::super::ExperimentError;
+use super::figures::{CeilingShare, ChangeFigures, RunFigures, TimeSource};
+use super::provenance::Provenance;
+use super::terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};
+use crate::erosion::{Algorithm, CpuEngine, Figures, MapInfo, RunSettings};
+use crate::gpu::{CompilerStatistic, Context};
+use crate::probes::ceilings::Ceilings;
+use crate::terrain::files::write_atomically;
+use crate::terrain::formats::{write_dem, Dem, HeightFormat};
+use crate::terrain::image::shaded_relief;
+use crate::terrain::metrics::Landform;
+use crate::terrain::pictures::{erosion_map, relief_with_legend, side_by_side, RgbImage};
+use crate::terrain::units::GridUnits;
+use crate::terrain::{Cells, Heightmap};
+
+/// What runs the strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// Its kernels on a Vulkan device.
+    Gpu,
+    /// Its CPU reference on every core (the droplets race through atomic adds).
+    Cpu,
+    /// Its CPU reference on one core, in a fixed order: deterministic.
+    CpuSequential,
+}
+
+impl Engine {
+    fn cpu(self) -> Option<CpuEngine> {
+        match self {
+            Engine::Gpu => None,
+            Engine::Cpu => Some(CpuEngine::Parallel),
+            Engine::CpuSequential => Some(CpuEngine::Sequential),
+        }
+    }
+}
+
+/// What to erode and how. The kernel settings (workgroups, variants) apply to the GPU
+/// engine only.
+#[derive(Clone, Debug)]
+pub struct ErodeRequest {
+    pub terrain: TerrainSource,
+    pub settings: RunSettings,
+    pub engine: Engine,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LandformChange {
+    pub before: Landform,
+    pub after: Landform,
+}
+
+impl LandformChange {
+    pub fn between(before: &Heightmap, after: &Heightmap) -> Self {
+        Self {
+            before: Landform::of(before),
+            after: Landform::of(after),
+        }
+    }
+}
+
+/// Everything an erosion run measured, as written to `run.json`: the common figures,
+/// then the strategy's own.
+#[derive(Clone, Debug, Serialize)]
+pub struct ErodeReport {
+    pub provenance: Provenance,
+    pub engine: Engine,
+    pub algorithm: Algorithm,
+    pub terrain: TerrainReport,
+    /// The module(s) that ran (GPU only).
+    pub kernel: Option<String>,
+    /// The driver's compiler statistics of that module's pipeline, each under the
+    /// driver's name; empty on the CPU and where the driver reports none.
+    pub compiler_statistics: Vec<CompilerStatistic>,
+    pub dispatches: usize,
+    /// GPU submissions of the timed run: its dispatches split to stay under
+    /// `--max-submission-ms`.
+    pub submissions: usize,
+    /// Time and throughput of the timed run; the steps are the instrumented run's
+    /// count (it races as the timed run does but is not the same run).
+    pub figures: RunFigures,
+    /// The throughput against the strategy's ceiling (GPU runs with timestamps).
+    pub ceiling: Option<CeilingShare>,
+    /// Landform metrics of the terrain before and after, in kernel units (cells).
+    pub landform: LandformChange,
+    pub change: ChangeFigures,
+    /// Why a figure is missing or a cache was not written, if one is or was not.
+    pub warnings: Vec<String>,
+    /// The strategy's own fields.
+    #[serde(flatten)]
+    pub strategy: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The terrain before and after, with the report.
+pub struct ErodeOutcome {
+    /// As the strategy saw them, in kernel height units (cells).
+    pub before: Cells,
+    pub after: Cells,
+    pub terrain: PreparedTerrain,
+    /// The strategy's own figures, for callers that compare strategies.
+    pub figures: Box<dyn Figures>,
+    /// What run.json says.
+    pub report: ErodeReport,
+}
+
+impl ErodeOutcome {
+    /// `map` in export units, with the missing cells missing again.
+    fn exported(&self, map: &Heightmap) -> Dem {
+        let t = &self.terrain;
+        let mut heights = map.map(|h| t.units.from_kernel(h));
+        for (h, &missing) in heights.data_mut().iter_mut().zip(&t.missing) {
+            if missing {
+                *h = f32::NAN;
+            }
+        }
+        Dem {
+            heights,
+            nodata: t.nodata,
+            units: t.export_units.clone(),
+            cell_size: Some(t.units.cell_size),
+            geo: t.geo.clone(),
+        }
+    }
+
+    pub fn units(&self) -> &GridUnits {
+        &self.terrain.units
+    }
+}
+
+/// What one engine's runs gave: the heights after, the strategy's figures and the
+/// common ones.
+struct EngineRun {
+    after: Cells,
+    figures: Box<dyn Figures>,
+    run: RunFigures,
+    kernel: Option<String>,
+    compiler_statistics: Vec<CompilerStatistic>,
+    dispatches: usize,
+    submissions: usize,
+    provenance: Provenance,
+}
+
+/// The instrumented run to count the work, then the timed run whose heights are the
+/// outcome; one upload of the map serves both. The instrumented run goes first: its
+/// rate sizes the timed run's submissions, which then need not be split per dispatch.
+fn run_on_gpu(
+    ctx: &Arc<Context>,
+    settings: &RunSettings,
+    initial: &Cells,
+) -> Result<EngineRun, ExperimentError> {
+    let strategy = settings.strategy();
+    let mut prepared = strategy.prepare(ctx, settings, initial)?;
+    let counted = prepared.run_counted()?;
+    let timed = prepared.run_timed(true)?;
+    let source = match timed.gpu_time {
+        Some(_) => TimeSource::GpuTimestamps,
+        None => TimeSource::WallClock,
+    };
+    Ok(EngineRun {
+        after: timed.cells.ok_or(ExperimentError::Clocks(
+            "the timed run read no heights back".into(),
+        ))?,
+        figures: counted.figures,
+        run: RunFigures::new(
+            source,
+            timed.gpu_time,
+            timed.wall_time,
+            strategy.unit(),
+            counted.work,
+        ),
+        kernel: Some(prepared.kernel()),
+        compiler_statistics: prepared.statistics().to_vec(),
+        dispatches: prepared.dispatches(),
+        submissions: timed.submissions,
+        provenance: Provenance::collect(ctx.info()),
+    })
+}
+
+fn run_on_cpu(
+    engine: CpuEngine,
+    settings: &RunSettings,
+    initial: &Cells,
+) -> Result<EngineRun, ExperimentError> {
+    let strategy = settings.strategy();
+    let run = strategy.run_on_cpu(engine, settings, initial)?;
+    Ok(EngineRun {
+        run: RunFigures::new(
+            TimeSource::CpuWallClock,
+            None,
+            run.wall_time,
+            strategy.unit(),
+            run.work,
+        ),
+        after: run.cells,
+        figures: run.figures,
+        kernel: None,
+        compiler_statistics: Vec::new(),
+        dispatches: 0,
+        submissions: 0,
+        provenance: Provenance::cpu(run.threads),
+    })
+}
+
+/// Runs the request; `ctx` is needed for the GPU engine only.
+pub fn run_erosion(
+    ctx: Option<&Arc<Context>>,
+    request: &ErodeRequest,
+) -> Result<ErodeOutcome, ExperimentError> {
+    let settings = &request.settings;
+    let strategy = settings.strategy();
+    let gpu = match request.engine.cpu() {
+        None => Some(ctx.ok_or(ExperimentError::NoDeviceForGpuEngine)?),
+        Some(_) => None,
+    };
+    let device = gpu.map(|ctx| ctx.info());
+    match request.terrain {
+        TerrainSource::Noise => settings.check(device)?,
+        TerrainSource::File { .. } => settings.check_job(device)?,
+    }
+    let terrain = prepare_terrain(&request.terrain, &settings.terrain(), gpu)?;
+    settings.check_map(MapInfo::of(&terrain.heights), device)?;
+    let initial = strategy.initial(settings, &terrain.heights)?;
+    let run = match (request.engine.cpu(), gpu) {
+        (Some(engine), _) => run_on_cpu(engine, settings, &initial)?,
+        (None, Some(ctx)) => run_on_gpu(ctx, settings, &initial)?,
+        (None, None) => return Err(ExperimentError::NoDeviceForGpuEngine),
+    };
+    let mut warnings = Vec::new();
+    let ceiling = match (gpu, run.run.gpu_ms) {
+        (Some(ctx), Some(_)) => {
+            let mut ceilings = Ceilings::new(ctx);
+            let map = MapInfo::of(&terrain.heights);
+            let share = CeilingShare::of(
+                strategy.ceiling(settings, map),
+                run.run.steps_per_s,
+                &mut ceilings,
+            )?;
+            warnings.extend(ceilings.warning);
+            share
+        }
+        (Some(_), None) => {
+            warnings.push("no GPU timestamps: no share of the ceiling".into());
+            None
+        }
+        (None, _) => None,
+    };
+    let (before_map, after_map) = (initial.heightmap(), run.after.heightmap());
+    let report = ErodeReport {
+        provenance: run.provenance,
+        engine: request.engine,
+        algorithm: settings.algorithm,
+        terrain: terrain.report.clone(),
+        kernel: run.kernel,
+        compiler_statistics: run.compiler_statistics,
+        dispatches: run.dispatches,
+        submissions: run.submissions,
+        figures: run.run,
+        ceiling,
+        landform: LandformChange::between(&before_map, &after_map),
+        change: ChangeFigures::between(&initial, &run.after)
+            .ok_or_else(|| ExperimentError::Clocks("the run changed the map's shape".into()))?,
+        warnings,
+        strategy: run.figures.report(),
+    };
+    Ok(ErodeOutcome {
+        before: initial,
+        after: run.after,
+        terrain,
+        figures: run.figures,
+        report,
+    })
+}
+
+/// What an erosion run writes into its output folder.
+#[derive(Clone, Copy, Debug)]
+pub struct OutputOptions {
+    pub format: HeightFormat,
+    /// Shaded relief, erosion map and the before/after figure.
+    pub images: bool,
+}
+
+/// Writes the heightmaps before and after (in export units, nodata restored), the
+/// change as data, the pictures, and `run.json`; returns the files written.
+pub fn write_outcome(
+    dir: &Path,
+    outcome: &ErodeOutcome,
+    options: OutputOptions,
+) -> Result<Vec<PathBuf>, ExperimentError> {
+    std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let before = outcome.exported(&outcome.before.heightmap());
+    let after = outcome.exported(&outcome.after.heightmap());
+    let mut written = Vec::new();
+    for (name, dem) in [("before", &before), ("after", &after)] {
+        let path = dir.join(format!("{name}.{}", options.format.extension()));
+        written.extend(write_dem(&path, options.format, dem)?);
+    }
+    // The change as data: after minus before, in the exported units, placed as the input.
+    let change = Dem {
+        heights: after.heights.zip_map(&before.heights, |a, b| a - b),
+        ..after.clone()
+    };
+    let change_path = dir.join("erosion.tif");
+    written.extend(write_dem(&change_path, HeightFormat::Tif, &change)?);
+    if options.images {
+        let stats = before.heights.stats();
+        let range = (stats.min, stats.max);
+        let cell = outcome.units().cell_size;
+        let before_relief = shaded_relief(&before.heights, cell, range);
+        let after_relief = shaded_relief(&after.heights, cell, range);
+        let export_units = &outcome.terrain.export_units;
+        // Metres on a grid of known cells; cells of one unit for generated terrain.
+        let (units, length) = match export_units.as_str() {
+            "m" => ("m", cell.x),
+            other => (other, 1.0),
+        };
+        let width = before.heights.width();
+        let legend = |relief: &RgbImage| relief_with_legend(relief, range, units, width, length);
+        let figures = [
+            ("before_relief.png", legend(&before_relief)),
+            ("after_relief.png", legend(&after_relief)),
+            (
+                "erosion.png",
+                erosion_map(&before.heights, &after.heights, export_units),
+            ),
+            (
+                "before_after.png",
+                side_by_side(&[(&before_relief, "before"), (&after_relief, "after erosion")]),
+            ),
+        ];
+        for (name, image) in figures {
+            let path = dir.join(name);
+            image.write_png(&path)?;
+            written.push(path);
+        }
+    }
+    let report_path = dir.join("run.json");
+    write_atomically(&report_path, |out| {
+        serde_json::to_writer_pretty(&mut *out, &outcome.report).map_err(std::io::Error::other)
+    })?;
+    written.push(report_path);
+    Ok(written)
+}

@@ -1,0 +1,201 @@
+//! Figures of merit of one run, whatever its strategy: throughput in the strategy's
+//! unit, its share of the strategy's ceiling, and what the erosion did to the terrain.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::erosion::{Ceiling, WorkUnit};
+use crate::probes::ceilings::Ceilings;
+use crate::probes::ProbeError;
+use crate::table::Section;
+use crate::terrain::drainage::{channel_incision, channel_mask};
+use crate::terrain::metrics::{INCISION_RADIUS, INCISION_SHARE};
+use crate::terrain::{Cells, Change};
+
+/// Which clock the throughput figures are divided by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeSource {
+    /// GPU timestamps around the dispatches.
+    GpuTimestamps,
+    /// Host time around the whole submission, upload and read-back included: the
+    /// fallback on devices without timestamps.
+    WallClock,
+    /// Host time around the CPU reference.
+    CpuWallClock,
+}
+
+/// A run's time and throughput.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunFigures {
+    pub time_source: TimeSource,
+    pub gpu_ms: Option<f64>,
+    pub wall_ms: f64,
+    /// What `steps` counts: droplet-steps or cell-steps.
+    pub unit: WorkUnit,
+    pub steps: u64,
+    /// Steps per second of GPU time (of wall time without timestamps).
+    pub steps_per_s: f64,
+}
+
+impl RunFigures {
+    pub fn new(
+        source: TimeSource,
+        gpu: Option<Duration>,
+        wall: Duration,
+        unit: WorkUnit,
+        steps: u64,
+    ) -> Self {
+        let seconds = gpu.unwrap_or(wall).as_secs_f64().max(f64::MIN_POSITIVE);
+        Self {
+            time_source: source,
+            gpu_ms: gpu.map(|t| t.as_secs_f64() * 1e3),
+            wall_ms: wall.as_secs_f64() * 1e3,
+            unit,
+            steps,
+            steps_per_s: steps as f64 / seconds,
+        }
+    }
+}
+
+/// A rate held against its strategy's ceiling (`vkerode peak`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CeilingShare {
+    /// Which ceiling: `droplet-walk` or `streaming-copy`.
+    pub ceiling: Option<&'static str>,
+    /// The droplet-shaped walk at this map size.
+    pub peak_walk_steps_per_s: Option<f64>,
+    /// Bytes one cell-step must move (each field read or written once).
+    pub bytes_per_cell_step: Option<u64>,
+    pub bandwidth_bytes_per_s: Option<f64>,
+    /// The streaming copy: bytes read and written per second.
+    pub peak_copy_bytes_per_s: Option<f64>,
+    pub percent_of_peak: Option<f64>,
+}
+
+impl Section for CeilingShare {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        (
+            "ceiling",
+            "text",
+            "the ceiling the rate is held against: droplet-walk (droplets) or streaming-copy (grids)",
+        ),
+        (
+            "peak_walk_steps_per_s",
+            "droplet-steps/s",
+            "the droplet-shaped walk at this map size: 2x2 atomicAdd per step, no erosion arithmetic (vkerode peak)",
+        ),
+        (
+            "bytes_per_cell_step",
+            "bytes",
+            "bytes one cell-step of this variant must move, each field read or written once",
+        ),
+        (
+            "bandwidth_bytes_per_s",
+            "bytes/s",
+            "bytes_per_cell_step times the median cell-steps/s",
+        ),
+        (
+            "peak_copy_bytes_per_s",
+            "bytes/s",
+            "the streaming copy's bytes read and written per second (vkerode peak)",
+        ),
+        (
+            "percent_of_peak",
+            "%",
+            "the median rate over the ceiling: droplet-steps/s over the walk's, or the bandwidth over the copy's",
+        ),
+    ];
+}
+
+impl CeilingShare {
+    /// `steps_per_s` against `ceiling`, measured now where `ceilings` has no cached
+    /// figure; `None` where the device cannot run the probe (a map past its SSBOs).
+    pub fn of(
+        ceiling: Ceiling,
+        steps_per_s: f64,
+        ceilings: &mut Ceilings,
+    ) -> Result<Option<Self>, ProbeError> {
+        let name = Some(ceiling.name());
+        Ok(match ceiling {
+            Ceiling::Walk { side } => ceilings.walk(side)?.map(|peak| Self {
+                ceiling: name,
+                peak_walk_steps_per_s: Some(peak),
+                percent_of_peak: Some(100.0 * steps_per_s / peak),
+                ..Self::default()
+            }),
+            Ceiling::Bandwidth { bytes_per_step } => {
+                let copy = ceilings.copy()?;
+                let bytes_per_s = steps_per_s * bytes_per_step as f64;
+                Some(Self {
+                    ceiling: name,
+                    bytes_per_cell_step: Some(bytes_per_step),
+                    bandwidth_bytes_per_s: Some(bytes_per_s),
+                    peak_copy_bytes_per_s: Some(copy),
+                    percent_of_peak: Some(100.0 * bytes_per_s / copy),
+                    ..Self::default()
+                })
+            }
+        })
+    }
+}
+
+/// What erosion did, in height units (cells for generated terrain).
+#[derive(Clone, Debug, Serialize)]
+pub struct ChangeFigures {
+    /// Sum of (after - before) over all cells.
+    pub total_change: f64,
+    /// Sums of the lowering and of the raising of the cells.
+    pub eroded: f64,
+    pub deposited: f64,
+    pub mean_abs_change: f64,
+    pub changed_cells_share: f64,
+    pub deepest_erosion: f64,
+    pub highest_deposition: f64,
+    /// Mean change over the channel cells of the initial terrain (D8, top 5% area).
+    pub channel_mean_change: f64,
+    /// Mean change over all other cells.
+    pub hillslope_mean_change: f64,
+    /// How far channels lie below their 7x7 surroundings, before and after (each
+    /// map's own channels).
+    pub channel_incision_before: f64,
+    pub channel_incision_after: f64,
+    pub min_after: f32,
+    pub max_after: f32,
+}
+
+impl ChangeFigures {
+    /// From `before` to `after`, one map in one arithmetic; `None` otherwise.
+    pub fn between(before: &Cells, after: &Cells) -> Option<Self> {
+        let (before_map, after_map) = (before.heightmap(), after.heightmap());
+        let channels = channel_mask(&before_map, INCISION_SHARE);
+        let [hillslopes, channel] = Change::split(before, after, &channels)?;
+        let all = Change::between(before, after)?;
+        let stats = after_map.stats();
+        let share = |n: usize| n as f64 / all.cells.max(1) as f64;
+        Some(Self {
+            total_change: all.total,
+            eroded: all.eroded,
+            deposited: all.deposited,
+            mean_abs_change: all.mean_abs,
+            changed_cells_share: share(all.changed),
+            deepest_erosion: all.deepest,
+            highest_deposition: all.highest,
+            channel_mean_change: channel.mean(),
+            hillslope_mean_change: hillslopes.mean(),
+            channel_incision_before: channel_incision(&before_map, INCISION_SHARE, INCISION_RADIUS),
+            channel_incision_after: channel_incision(&after_map, INCISION_SHARE, INCISION_RADIUS),
+            min_after: stats.min,
+            max_after: stats.max,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_ceiling_columns_are_documented() {
+        assert_eq!(crate::table::undocumented::<super::CeilingShare>(), None);
+    }
+}

@@ -1,0 +1,18 @@
+//! One run end to end, for any strategy: its terrain (`terrain.rs`), the run and its
+//! files (`erode.rs`), its figures (`figures.rs`), where it came from
+//! (`provenance.rs`); and strategies set against each other at equal GPU time
+//! (`strategies.rs`).
+
+mod erode;
+mod figures;
+mod provenance;
+pub mod strategies;
+mod terrain;
+
+pub use erode::{
+    run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest, LandformChange,
+    OutputOptions,
+};
+pub use figures::{CeilingShare, ChangeFigures, RunFigures, TimeSource};
+pub use provenance::Provenance;
+pub use terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};

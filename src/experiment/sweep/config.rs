@@ -1,0 +1,568 @@
+//! Experiment configs (`experiments/*.toml`): fixed settings, axes whose cartesian
+//! product is the sweep, and how to measure each point. Every point is built and
+//! checked before any GPU work.
+
+use crate::hash::fnv1a64;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::super::ConfigError;
+use crate::erosion::RunSettings;
+use crate::gpu::DeviceInfo;
+
+/// The key that marks a strategies config (experiment/strategies.rs), not a sweep.
+pub const STRATEGIES_KEY: &str = "gpu_seconds";
+
+/// One experiment, as written in its TOML file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentConfig {
+    pub name: String,
+    pub description: String,
+    /// Settings every point shares, unless an axis overrides them.
+    #[serde(default)]
+    pub fixed: toml::Table,
+    /// Lists of values; their cartesian product is the sweep, first axis outermost.
+    #[serde(default)]
+    pub axes: toml::Table,
+    #[serde(default)]
+    pub measure: MeasureSettings,
+}
+
+/// How to measure a point, after nvbench: warm-up, then repetitions until the relative
+/// interquartile range of the GPU times falls below the target, or the maximum number
+/// of repetitions or the time budget is reached.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureSettings {
+    #[serde(default = "measure_defaults::warmup")]
+    pub warmup: u32,
+    #[serde(default = "measure_defaults::min_reps")]
+    pub min_reps: u32,
+    #[serde(default = "measure_defaults::max_reps")]
+    pub max_reps: u32,
+    /// Stop once (q3 - q1) / median of the GPU times is at or below this.
+    #[serde(default = "measure_defaults::target_rel_iqr")]
+    pub target_rel_iqr: f64,
+    /// Seconds of repetitions per point at most (warm-up and counting excluded).
+    #[serde(default = "measure_defaults::time_budget_s")]
+    pub time_budget_s: f64,
+}
+
+mod measure_defaults {
+    pub fn warmup() -> u32 {
+        2
+    }
+    pub fn min_reps() -> u32 {
+        5
+    }
+    pub fn max_reps() -> u32 {
+        50
+    }
+    pub fn target_rel_iqr() -> f64 {
+        0.02
+    }
+    pub fn time_budget_s() -> f64 {
+        10.0
+    }
+}
+
+impl Default for MeasureSettings {
+    fn default() -> Self {
+        toml::from_str("").expect("defaults deserialize")
+    }
+}
+
+impl crate::table::Section for MeasureSettings {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("warmup", "runs", "untimed runs first (more while the clocks still rise, and at least 0.3 s of GPU time)"),
+        ("min_reps", "repetitions", "timed repetitions at least, whatever the noise and the budget"),
+        ("max_reps", "repetitions", "timed repetitions at most"),
+        ("target_rel_iqr", "ratio", "stop once (q3 - q1) / median of the GPU times is at or below this"),
+        ("time_budget_s", "s", "seconds of repetitions per point at most (warm-up and counting excluded), once min_reps ran"),
+    ];
+}
+
+/// One point of the sweep: its position in the product, its axis values and settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub index: usize,
+    /// Why this device cannot run the point (float atomics it lacks); such points are
+    /// skipped with a note.
+    pub unsupported: Option<String>,
+    /// (axis, value as written), in the config's axis order.
+    pub axes: Vec<(String, String)>,
+    pub settings: RunSettings,
+}
+
+impl Point {
+    /// Its axis values, `key=value` joined by spaces.
+    pub fn label(&self) -> String {
+        let pairs: Vec<String> = self.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        pairs.join(" ")
+    }
+}
+
+/// A loaded config and its points, all checked.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    pub file: PathBuf,
+    pub config: ExperimentConfig,
+    pub points: Vec<Point>,
+}
+
+impl Experiment {
+    /// Reads and checks `file`, with `overrides` ("section.key=value", the value in
+    /// TOML) applied; with a device, also against its limits.
+    pub fn load(
+        file: &Path,
+        overrides: &[String],
+        device: Option<&DeviceInfo>,
+    ) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
+            file: file.to_path_buf(),
+            key: "(file)".into(),
+            reason: format!("cannot read: {e}"),
+        })?;
+        Self::parse_with(file, &text, overrides, device)
+    }
+
+    pub fn parse(
+        file: &Path,
+        text: &str,
+        device: Option<&DeviceInfo>,
+    ) -> Result<Self, ConfigError> {
+        Self::parse_with(file, text, &[], device)
+    }
+
+    fn parse_with(
+        file: &Path,
+        text: &str,
+        overrides: &[String],
+        device: Option<&DeviceInfo>,
+    ) -> Result<Self, ConfigError> {
+        let error = |key: &str, reason: String| ConfigError {
+            file: file.to_path_buf(),
+            key: key.to_string(),
+            reason,
+        };
+        let toml_error = |e: toml::de::Error| {
+            let reason = shorten_lines(e.to_string().trim()).replace('\n', " ");
+            error(
+                &key_named_in(&reason).unwrap_or_else(|| "(syntax)".into()),
+                reason,
+            )
+        };
+        let mut table: toml::Table = toml::from_str(text).map_err(toml_error)?;
+        if table.contains_key(STRATEGIES_KEY) {
+            return Err(error(
+                STRATEGIES_KEY,
+                "this is a droplets-against-pipes config: run it with `vkerode strategies`".into(),
+            ));
+        }
+        for assignment in overrides {
+            apply_override(&mut table, assignment)
+                .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
+        }
+        let config =
+            ExperimentConfig::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
+        let refused = |(key, reason): Refusal| error(&key, reason);
+        config.check_header().map_err(refused)?;
+        let axes = config.checked_axes().map_err(refused)?;
+        let points = config.points(&axes, device).map_err(refused)?;
+        Ok(Self {
+            file: file.to_path_buf(),
+            config,
+            points,
+        })
+    }
+
+    pub fn axis_names(&self) -> Vec<String> {
+        self.config.axes.keys().cloned().collect()
+    }
+
+    /// FNV-1a of the config as vkerode understood it, description aside: equal for
+    /// equal experiments, whatever the file's layout, comments or prose.
+    pub fn config_hash(&self) -> String {
+        let measured = ExperimentConfig {
+            description: String::new(),
+            ..self.config.clone()
+        };
+        let canonical = serde_json::to_string(&measured).expect("config serializes");
+        format!("{:016x}", fnv1a64(canonical.as_bytes()))
+    }
+}
+
+/// The message with every overlong line (a quoted line of the file, say) cut short.
+fn shorten_lines(message: &str) -> String {
+    const KEEP: usize = 100;
+    message
+        .lines()
+        .map(|line| match line.char_indices().nth(KEEP) {
+            Some((cut, _)) => format!(
+                "{}... ({} more characters)",
+                &line[..cut],
+                line[cut..].chars().count()
+            ),
+            None => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A config key and why it is refused.
+type Refusal = (String, String);
+
+/// An axis: its key and its values, in the config's order.
+type Axis = (String, Vec<toml::Value>);
+
+impl ExperimentConfig {
+    /// The name and the measurement settings.
+    fn check_header(&self) -> Result<(), Refusal> {
+        let refuse = |key: &str, reason: String| Err((key.to_string(), reason));
+        let name_ok = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if self.name.is_empty() || !self.name.chars().all(name_ok) {
+            return refuse(
+                "name",
+                format!("{:?} must be letters, digits, '-' or '_'", self.name),
+            );
+        }
+        let m = &self.measure;
+        if m.min_reps == 0 || m.max_reps < m.min_reps {
+            return refuse(
+                "measure.max_reps",
+                format!(
+                    "need 1 <= min_reps <= max_reps, got {} and {}",
+                    m.min_reps, m.max_reps
+                ),
+            );
+        }
+        if !(m.target_rel_iqr.is_finite() && m.target_rel_iqr >= 0.0) {
+            return refuse(
+                "measure.target_rel_iqr",
+                "must be a finite number >= 0".into(),
+            );
+        }
+        if !(m.time_budget_s.is_finite() && m.time_budget_s > 0.0) {
+            return refuse(
+                "measure.time_budget_s",
+                "must be a positive number of seconds".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The axes, once the fixed settings on their own and each axis value with them
+    /// are valid settings.
+    fn checked_axes(&self) -> Result<Vec<Axis>, Refusal> {
+        if let Some((name, value)) = self
+            .fixed
+            .iter()
+            .find(|(name, _)| self.axes.contains_key(*name))
+        {
+            return Err((
+                format!("axes.{name}"),
+                format!(
+                    "is also fixed (fixed.{name} = {value}); a key is fixed or an axis, not both"
+                ),
+            ));
+        }
+        settings_from(&self.fixed).map_err(|reason| {
+            let key = key_named_in(&reason).map_or("fixed".into(), |k| format!("fixed.{k}"));
+            (key, reason)
+        })?;
+        let mut axes = Vec::new();
+        for (name, values) in &self.axes {
+            let key = format!("axes.{name}");
+            let toml::Value::Array(values) = values else {
+                return Err((key, "must be a list of values".into()));
+            };
+            if values.is_empty() {
+                return Err((key, "is empty; an axis needs at least one value".into()));
+            }
+            for (i, value) in values.iter().enumerate() {
+                let mut table = self.fixed.clone();
+                table.insert(name.clone(), value.clone());
+                settings_from(&table).map_err(|reason| (format!("{key}[{i}]"), reason))?;
+            }
+            axes.push((name.clone(), values.clone()));
+        }
+        Ok(axes)
+    }
+
+    /// Every point of the product, checked (with a device, against its limits).
+    fn points(&self, axes: &[Axis], device: Option<&DeviceInfo>) -> Result<Vec<Point>, Refusal> {
+        let mut points = Vec::new();
+        for (index, combination) in product(axes).into_iter().enumerate() {
+            let mut table = self.fixed.clone();
+            let mut labels = Vec::new();
+            for (&value_index, (name, values)) in combination.iter().zip(axes) {
+                let value = &values[value_index];
+                table.insert(name.clone(), value.clone());
+                labels.push((name.clone(), value_label(value)));
+            }
+            let settings = settings_from(&table).map_err(|reason| ("axes".into(), reason))?;
+            settings.check(device).map_err(|e| {
+                let key = match labels.iter().find(|(name, _)| name == e.key) {
+                    Some((name, value)) => format!("axes.{name} = {value}"),
+                    None => format!("fixed.{}", e.key),
+                };
+                (key, e.reason)
+            })?;
+            let unsupported = device.and_then(|d| settings.missing_feature(d));
+            points.push(Point {
+                index,
+                unsupported,
+                axes: labels,
+                settings,
+            });
+        }
+        Ok(points)
+    }
+}
+
+/// Sets `section.key` (e.g. `fixed.size`, `axes.workgroup`, `measure.max_reps`) to a
+/// TOML value.
+fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), String> {
+    let (path, value) = assignment
+        .split_once('=')
+        .ok_or("expected section.key=value")?;
+    let (section, key) = path
+        .trim()
+        .split_once('.')
+        .ok_or("the key must name its section: fixed.KEY, axes.KEY or measure.KEY")?;
+    if !matches!(section, "fixed" | "axes" | "measure") {
+        return Err(format!(
+            "unknown section {section:?}; use fixed, axes or measure"
+        ));
+    }
+    let parsed: toml::Table = toml::from_str(&format!("v = {}", value.trim()))
+        .map_err(|e| format!("{value:?} is not a TOML value: {}", e.message()))?;
+    let value = parsed.get("v").cloned().ok_or("no value")?;
+    let section = table
+        .entry(section)
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    match section {
+        toml::Value::Table(t) => {
+            t.insert(key.to_string(), value);
+            Ok(())
+        }
+        _ => Err(format!("{path} is not inside a table")),
+    }
+}
+
+/// The key a serde error names: "... in `measure.max_reps`" or "unknown field `x`".
+fn key_named_in(reason: &str) -> Option<String> {
+    let quoted = |after: &str| {
+        let start = reason.rfind(after)? + after.len();
+        let end = reason[start..].find('`')?;
+        Some(reason[start..start + end].to_string())
+    };
+    quoted(" in `").or_else(|| quoted("unknown field `"))
+}
+
+fn settings_from(table: &toml::Table) -> Result<RunSettings, String> {
+    RunSettings::from_table(table)
+}
+
+fn value_label(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Every combination of indices into the axes, first axis outermost.
+fn product(axes: &[Axis]) -> Vec<Vec<usize>> {
+    axes.iter().fold(vec![Vec::new()], |acc, (_, values)| {
+        acc.into_iter()
+            .flat_map(|prefix| {
+                (0..values.len()).map(move |i| {
+                    let mut next = prefix.clone();
+                    next.push(i);
+                    next
+                })
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::erosion::droplets::{AtomicMode, Passes};
+
+    #[test]
+    fn a_deeply_nested_value_is_refused_in_a_short_message() {
+        let text = format!(
+            "name = \"x\"\ndescription = \"d\"\n[fixed]\nsize = {}{}\n",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        );
+        let Err(error) = parse(&text) else {
+            panic!("accepted");
+        };
+        let message = error.to_string();
+        assert!(
+            message.len() < 600,
+            "{} characters: {message}",
+            message.len()
+        );
+        assert!(message.contains("line 4"), "{message}");
+    }
+
+    fn parse(text: &str) -> Result<Experiment, ConfigError> {
+        Experiment::parse(Path::new("experiments/test.toml"), text, None)
+    }
+
+    #[test]
+    fn the_product_has_every_point_in_a_stable_order() {
+        let e = parse(
+            r#"
+            name = "t"
+            description = "d"
+            [fixed]
+            size = 64
+            [axes]
+            workgroup = [32, 64, 128]
+            droplets = [1000, 2000]
+            "#,
+        )
+        .unwrap();
+        let labels: Vec<String> = e
+            .points
+            .iter()
+            .map(|p| {
+                p.axes
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "workgroup=32,droplets=1000",
+                "workgroup=32,droplets=2000",
+                "workgroup=64,droplets=1000",
+                "workgroup=64,droplets=2000",
+                "workgroup=128,droplets=1000",
+                "workgroup=128,droplets=2000",
+            ]
+        );
+        assert_eq!(e.points[3].settings.droplets.workgroup, 64);
+        assert_eq!(e.points[3].settings.droplets.droplets, 2000);
+        assert_eq!(e.points[3].settings.size, 64);
+        assert_eq!(
+            e.points.iter().map(|p| p.index).collect::<Vec<_>>(),
+            (0..6).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn overrides_replace_fixed_settings_and_axes() {
+        let text =
+            "name = \"o\"\ndescription = \"\"\n[fixed]\nsize = 64\n[axes]\nworkgroup = [32, 64]\n";
+        let sets = [
+            "fixed.size=128".to_string(),
+            "axes.workgroup=[16, 32, 64]".to_string(),
+        ];
+        let e = Experiment::parse_with(Path::new("x.toml"), text, &sets, None).unwrap();
+        assert_eq!(e.points.len(), 3);
+        assert!(e.points.iter().all(|p| p.settings.size == 128));
+        let bad = Experiment::parse_with(Path::new("x.toml"), text, &["size=1".to_string()], None);
+        assert!(bad.unwrap_err().to_string().contains("--set size=1"));
+    }
+
+    #[test]
+    fn variant_keys_that_cannot_go_together_are_refused_by_name() {
+        let refused = |fixed: &str| {
+            let text = format!("name = \"v\"\ndescription = \"\"\n[fixed]\n{fixed}\n");
+            parse(&text).unwrap_err().key
+        };
+        assert_eq!(
+            refused("deterministic = \"on\"\natomics = \"racy\""),
+            "fixed.deterministic"
+        );
+        assert_eq!(refused("batch = 100\nbatches = 4"), "fixed.batches");
+        assert_eq!(refused("passes = 31"), "fixed.passes");
+        assert_eq!(refused("variant = \"fast\"\npasses = 3"), "fixed.variant");
+        assert_eq!(
+            refused("variant = \"fast\"\natomics = \"float\""),
+            "fixed.variant"
+        );
+        assert_eq!(refused("stagger = \"sometimes\""), "fixed.stagger");
+    }
+
+    #[test]
+    fn switches_and_batches_set_the_job() {
+        let e = parse(
+            "name = \"s\"\ndescription = \"\"\n[fixed]\ndroplets = 1000\nbatches = 3\npasses = 5\nstagger = \"on\"\ndeterministic = true\n",
+        )
+        .unwrap();
+        let s = &e.points[0].settings.droplets;
+        assert_eq!(s.droplets_per_dispatch(1 << 20), 334);
+        assert_eq!(s.atomic_mode(), AtomicMode::Deterministic);
+        assert_eq!(
+            s.job(0).passes,
+            Passes {
+                count: 5,
+                stagger: true
+            }
+        );
+        assert_eq!(
+            s.kernel_variant().module_name(),
+            "droplet_passes_deterministic"
+        );
+    }
+
+    #[test]
+    fn a_key_both_fixed_and_an_axis_is_refused_naming_both() {
+        let text = "name = \"c\"\ndescription = \"\"\n[axes]\nworkgroup = [32, 64]\n";
+        let sets = ["fixed.workgroup=4096".to_string()];
+        let e = Experiment::parse_with(Path::new("c.toml"), text, &sets, None).unwrap_err();
+        assert_eq!(e.key, "axes.workgroup");
+        assert!(e.reason.contains("fixed.workgroup = 4096"), "{}", e.reason);
+    }
+
+    #[test]
+    fn the_description_does_not_change_the_config_hash() {
+        let one = parse("name = \"h\"\ndescription = \"first\"\n").unwrap();
+        let two = parse("name = \"h\"\ndescription = \"second\"\n").unwrap();
+        let other = parse("name = \"h\"\ndescription = \"\"\n[fixed]\nsize = 64\n").unwrap();
+        assert_eq!(one.config_hash(), two.config_hash());
+        assert_ne!(one.config_hash(), other.config_hash());
+    }
+
+    #[test]
+    fn no_axes_is_one_point() {
+        let e = parse("name = \"one\"\ndescription = \"\"\n").unwrap();
+        assert_eq!(e.points.len(), 1);
+        assert!(e.points[0].axes.is_empty());
+    }
+
+    #[test]
+    fn every_shipped_experiment_parses_and_checks() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains(STRATEGIES_KEY) {
+                let s = crate::experiment::run::strategies::Strategies::load(&path)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert!(!s.plans.is_empty(), "{}", path.display());
+            } else {
+                let e = Experiment::load(&path, &[], None).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!e.points.is_empty(), "{}", path.display());
+            }
+            count += 1;
+        }
+        assert!(count >= 17, "found {count} configs");
+    }
+}

@@ -1,0 +1,190 @@
+//! Running a sweep: every point of an experiment, measured (`point.rs`) by one or more
+//! workers (`workers.rs`) and recorded as it completes; and `--dry-run`, which lists
+//! what a sweep would do.
+
+pub mod config;
+mod measure;
+mod options;
+mod point;
+mod workers;
+
+pub use measure::{measure_runs, should_stop};
+pub use options::{OnPointError, Shard, SweepOptions, SweepSummary};
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use config::{Experiment, Point};
+use point::PointContext;
+use workers::{WorkQueues, WorkerPool};
+
+use super::results::{read_points, Meta, ResultsWriter, SweepSource, WorkerDevice, POINTS_CSV};
+use super::ExperimentError;
+use crate::gpu::{Context, DeviceInfo};
+use crate::probes::gpu_state::GpuMonitor;
+use crate::terrain::output::slug;
+
+/// Where a sweep's results go: `<root>/<experiment>/<device-slug>[/shard-i-of-n]`.
+pub fn results_dir(experiment: &Experiment, device_name: &str, options: &SweepOptions) -> PathBuf {
+    let mut dir = options
+        .results_root
+        .join(&experiment.config.name)
+        .join(slug(device_name));
+    if let Some(shard) = options.shard {
+        dir = dir.join(format!("shard-{}-of-{}", shard.index, shard.count));
+    }
+    dir
+}
+
+pub fn run_sweep(
+    contexts: &[Arc<Context>],
+    experiment: &Experiment,
+    options: &SweepOptions,
+) -> Result<SweepSummary, ExperimentError> {
+    let Some(first) = contexts.first() else {
+        return Err(ExperimentError::Clocks("a sweep needs a device".into()));
+    };
+    let infos: Vec<&DeviceInfo> = contexts.iter().map(|c| c.info()).collect();
+    let dir = results_dir(experiment, &first.info().name, options);
+    let mut monitors: Vec<Option<GpuMonitor>> =
+        infos.iter().map(|i| GpuMonitor::for_device(i)).collect();
+    if let Some(mhz) = options.lock_sm_mhz {
+        for (monitor, info) in monitors.iter_mut().zip(&infos) {
+            let Some(monitor) = monitor.as_mut() else {
+                return Err(ExperimentError::Clocks(format!(
+                    "--lock-sm-clock needs NVML, which does not know {}",
+                    info.name
+                )));
+            };
+            monitor
+                .lock_sm_clock(mhz)
+                .map_err(ExperimentError::Clocks)?;
+        }
+    }
+    let source = SweepSource {
+        experiment: &experiment.config.name,
+        config_file: &experiment.file,
+        config_hash: experiment.config_hash(),
+        config: serde_json::to_value(&experiment.config).expect("config serializes"),
+        shard: options.shard.map(|s| s.to_string()),
+        validation: first.validation_messages().is_some(),
+        clocks_policy: monitors[0].as_ref().map(GpuMonitor::clocks_policy),
+        gpu_state_at_start: monitors[0].as_ref().and_then(GpuMonitor::read),
+    };
+    let mut meta = Meta::new(source, &infos);
+    meta.replicate = options.replicate;
+    let writer = ResultsWriter::open(&dir, meta, options.resume)?;
+    if let Some(torn) = &writer.torn_row {
+        eprintln!(
+            "note: dropped a torn last row of points.csv ({} bytes: {:?}); its point runs again",
+            torn.len(),
+            torn.chars().take(40).collect::<String>()
+        );
+    }
+    if let Some(list) = WorkerDevice::differences(&writer.meta().devices) {
+        eprintln!("note: the devices differ (model or driver); each row names its own: {list}");
+    }
+    let mine: Vec<&Point> = experiment
+        .points
+        .iter()
+        .filter(|p| options.shard.is_none_or(|s| s.includes(p.index)))
+        .collect();
+    let work = WorkQueues::new(&mine, contexts.len(), options.replicate, &writer);
+    let pool = WorkerPool::new(writer, &experiment.config.name, &work, contexts, options);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = contexts
+            .iter()
+            .zip(&monitors)
+            .enumerate()
+            .map(|(worker, (ctx, monitor))| {
+                let pool = &pool;
+                let point_context = PointContext {
+                    ctx,
+                    experiment,
+                    monitor: monitor.as_ref(),
+                    worker,
+                };
+                scope.spawn(move || pool.run_worker(&point_context, options.on_point_error))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect::<Result<Vec<()>, ExperimentError>>()
+    })?;
+    let mut summary = pool.finish(dir, mine.len() * work.copies())?;
+    if options.replicate {
+        summary.fill_device_spread()?;
+    }
+    Ok(summary.summary)
+}
+
+/// `sweep --dry-run`: every point with its effective settings, the buffers it needs
+/// against the device's limits, and an estimate of its time where earlier results of the
+/// same config on this device exist. No GPU work.
+pub fn dry_run(experiment: &Experiment, device: &DeviceInfo, options: &SweepOptions) -> String {
+    let dir = results_dir(experiment, &device.name, options);
+    // Earlier rows of the same config: (reps, median wall ms) by point.
+    let earlier: BTreeMap<usize, (f64, f64)> = Meta::read(&dir)
+        .ok()
+        .filter(|meta| meta.config_hash == experiment.config_hash())
+        .and_then(|_| read_points(&dir.join(POINTS_CSV)).ok())
+        .map(|table| {
+            (0..table.rows.len())
+                .filter_map(|r| {
+                    let point = table.number(r, "point")? as usize;
+                    Some((
+                        point,
+                        (table.number(r, "reps")?, table.number(r, "wall_ms_median")?),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = format!(
+        "{}: {} points on {}\n",
+        experiment.config.name,
+        experiment.points.len(),
+        device.name
+    );
+    let mut total_s = 0.0;
+    for point in &experiment.points {
+        let s = &point.settings;
+        let estimate = match earlier.get(&point.index) {
+            Some(&(reps, wall_ms)) => {
+                // Warm-up, the repetitions, then the counted run and two reruns.
+                let runs = f64::from(experiment.config.measure.warmup) + reps + 3.0;
+                let seconds = runs * wall_ms / 1e3;
+                total_s += seconds;
+                format!("about {seconds:.1} s (earlier run)")
+            }
+            None => "no earlier results".into(),
+        };
+        let axes: Vec<String> = point.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let axes = if axes.is_empty() {
+            "(no axes)".into()
+        } else {
+            axes.join(" ")
+        };
+        let work = s.strategy().plan(s, s.noise_map(), device);
+        out += &format!(
+            "  [{}] {axes}: {}x{} map, {work}; {estimate}{}\n",
+            point.index,
+            s.size,
+            s.size,
+            point
+                .unsupported
+                .as_ref()
+                .map(|r| format!(" (skipped: {r})"))
+                .unwrap_or_default(),
+        );
+    }
+    if !earlier.is_empty() {
+        out += &format!("estimated time of the points with earlier results: {total_s:.0} s\n");
+    }
+    out
+}

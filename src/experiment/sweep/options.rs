@@ -1,0 +1,73 @@
+//! How a sweep runs and what it reports back: where results go, resuming, shards,
+//! clocks, what a failed point does, replication.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use super::super::results::FailedRow;
+
+/// Every n-th point, starting at the i-th: one of n parts of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub fn includes(&self, point: usize) -> bool {
+        point % self.count == self.index
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let parsed = text
+            .split_once('/')
+            .and_then(|(i, n)| Some((i.trim().parse().ok()?, n.trim().parse().ok()?)));
+        match parsed {
+            Some((index, count)) if count > 0 && index < count => Ok(Shard { index, count }),
+            _ => Err(format!("{text:?} is not a shard \"i/n\" with 0 <= i < n")),
+        }
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+pub struct SweepOptions {
+    /// Results go to `<root>/<experiment>/<device-slug>[/shard-i-of-n]`.
+    pub results_root: PathBuf,
+    pub resume: bool,
+    pub shard: Option<Shard>,
+    pub quiet: bool,
+    /// Lock the SM clock at this many MHz for the sweep (NVIDIA, through NVML).
+    pub lock_sm_mhz: Option<u32>,
+    pub on_point_error: OnPointError,
+    /// Every point on every device (`--replicate`), not each on the next free one.
+    pub replicate: bool,
+}
+
+/// What a sweep does when the GPU fails a point; a lost device stops it either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnPointError {
+    /// Record the failure in failed.csv and go on with the next point.
+    Skip,
+    /// Record the failure and stop.
+    Stop,
+}
+
+pub struct SweepSummary {
+    pub dir: PathBuf,
+    /// Points measured and recorded by this run.
+    pub measured: usize,
+    /// Points recorded by an earlier run (`--resume`).
+    pub skipped: usize,
+    /// Points the GPU failed in this run, as recorded in failed.csv.
+    pub failed: Vec<FailedRow>,
+    /// Why the sweep stopped before its last point, if it did.
+    pub stopped: Option<String>,
+}

@@ -1,0 +1,150 @@
+//! One point of a sweep, measured the same way whatever its strategy: timed
+//! repetitions between two reads of the GPU's state, the instrumented run, two timed
+//! reruns, then the CPU's share (the strategy's own judgement of the reruns, the
+//! landform), and the point's samples and row recorded.
+
+use std::sync::{Arc, Mutex};
+
+use super::config::{Experiment, Point};
+use super::measure::measure_runs;
+use crate::erosion::{ErosionError, MapInfo};
+use crate::experiment::results::{point_row, PointValues, ResultsWriter, SampleRow};
+use crate::experiment::run::CeilingShare;
+use crate::experiment::ExperimentError;
+use crate::gpu::Context;
+use crate::probes::ceilings::Ceilings;
+use crate::probes::gpu_state::GpuMonitor;
+use crate::terrain::metrics::Landform;
+use crate::terrain::{generate_on_gpu, Cells, Change, Heightmap, TerrainSpec};
+
+/// The initial terrain of the last point and the landform of the last initial state,
+/// reused while points share them.
+#[derive(Default)]
+pub(super) struct TerrainCache {
+    heights: Option<(TerrainSpec, Heightmap)>,
+    landform: Option<(u64, Landform)>,
+}
+
+impl TerrainCache {
+    /// The erosion noise of `spec`, in height units.
+    fn heights(
+        &mut self,
+        ctx: &Arc<Context>,
+        spec: TerrainSpec,
+    ) -> Result<&Heightmap, ExperimentError> {
+        if self.heights.as_ref().is_none_or(|(s, _)| *s != spec) {
+            self.heights = Some((spec, generate_on_gpu(ctx, &spec)?));
+        }
+        Ok(&self.heights.as_ref().expect("generated above").1)
+    }
+
+    /// The landform of `initial`, as its strategy holds it.
+    fn landform(&mut self, initial: &Cells) -> Landform {
+        let key = initial.checksum();
+        match self.landform {
+            Some((k, landform)) if k == key => landform,
+            _ => {
+                let landform = Landform::of(&initial.heightmap());
+                self.landform = Some((key, landform));
+                landform
+            }
+        }
+    }
+}
+
+/// What every point of a sweep is measured with.
+pub(super) struct PointContext<'a> {
+    pub(super) ctx: &'a Arc<Context>,
+    pub(super) experiment: &'a Experiment,
+    pub(super) monitor: Option<&'a GpuMonitor>,
+    /// Its position in `--devices`.
+    pub(super) worker: usize,
+}
+
+fn read_back(cells: Option<Cells>) -> Result<Cells, ExperimentError> {
+    cells.ok_or_else(|| ExperimentError::Run("a timed run read no heights back".into()))
+}
+
+fn change(before: &Cells, after: &Cells) -> Result<Change, ExperimentError> {
+    Change::between(before, after)
+        .ok_or_else(|| ExperimentError::Run("a run changed the map's shape or arithmetic".into()))
+}
+
+impl PointContext<'_> {
+    /// Measures one point and records its samples and row.
+    pub(super) fn measure(
+        &self,
+        point: &Point,
+        terrain: &mut TerrainCache,
+        ceilings: &mut Ceilings,
+        writer: &Mutex<ResultsWriter>,
+    ) -> Result<(), ExperimentError> {
+        let (ctx, s) = (self.ctx, &point.settings);
+        let strategy = s.strategy();
+        let heights = terrain.heights(ctx, s.terrain())?;
+        let map = MapInfo::of(heights);
+        let initial = strategy.initial(s, heights)?;
+        let mut prepared = strategy.prepare(ctx, s, &initial)?;
+        let gpu_before = self.monitor.and_then(GpuMonitor::read);
+        let measurement = measure_runs(&self.experiment.config.measure, || {
+            let run = prepared.run_timed(false)?;
+            Ok::<_, ErosionError>((run.gpu_time, run.wall_time))
+        })?;
+        let gpu_after = self.monitor.and_then(GpuMonitor::read);
+        let mut counted = prepared.run_counted()?;
+        let first = read_back(prepared.run_timed(true)?.cells)?;
+        let second = read_back(prepared.run_timed(true)?.cells)?;
+        // The CPU's share last: the GPU work above runs without pauses.
+        counted
+            .figures
+            .judge_reruns(&initial, &[&counted.cells, &first, &second]);
+        let rate = counted.work as f64 / (measurement.gpu_ms.median / 1e3);
+        let values = PointValues {
+            experiment: &self.experiment.config.name,
+            commit: &writer_commit(writer),
+            point: point.index,
+            worker: self.worker,
+            device: ctx.info(),
+            settings: s,
+            map,
+            kernel: prepared.kernel(),
+            compiler_statistics: prepared.statistics(),
+            dispatches: prepared.dispatches(),
+            measurement: &measurement,
+            work: counted.work,
+            ceiling: CeilingShare::of(strategy.ceiling(s, map), rate, ceilings)?,
+            figures: counted.figures.as_ref(),
+            change: change(&initial, &counted.cells)?,
+            rerun: change(&first, &second)?,
+            landform: (
+                terrain.landform(&initial),
+                Landform::of(&counted.cells.heightmap()),
+            ),
+            gpu_before,
+            gpu_after,
+        };
+        let row = point_row(Some(&values));
+        let samples: Vec<SampleRow> = measurement
+            .samples
+            .iter()
+            .enumerate()
+            .map(|(rep, sample)| SampleRow {
+                experiment: self.experiment.config.name.clone(),
+                point: point.index,
+                worker: self.worker,
+                rep,
+                gpu_ms: sample.gpu_ms,
+                wall_ms: sample.wall_ms,
+                outlier: sample.outlier,
+            })
+            .collect();
+        let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(writer.record((point.index, self.worker), &row, &samples)?)
+    }
+}
+
+/// The commit the results set records, which every row repeats.
+fn writer_commit(writer: &Mutex<ResultsWriter>) -> String {
+    let writer = writer.lock().unwrap_or_else(|e| e.into_inner());
+    writer.meta().git_commit.clone()
+}

@@ -1,0 +1,347 @@
+//! A sweep's workers: one per device of `sweep --devices`, each with its own Vulkan
+//! context, taking points from a shared queue (the next free worker gets the next point,
+//! since points differ in cost) or, with `--replicate`, each running every point. Rows
+//! go to one results folder through one writer.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::config::Point;
+use super::options::{OnPointError, SweepOptions, SweepSummary};
+use super::point::{PointContext, TerrainCache};
+use crate::erosion::ErosionError;
+use crate::experiment::results::{FailedRow, ResultsWriter, Table};
+use crate::experiment::ExperimentError;
+use crate::gpu::{Context, GpuError};
+use crate::probes::ceilings::Ceilings;
+use crate::probes::ProbeError;
+use crate::terrain::TerrainError;
+
+/// The points left to measure: one queue all workers share, or with `--replicate` one
+/// per worker holding every point it has not recorded yet.
+pub(super) struct WorkQueues<'p> {
+    queues: Vec<Mutex<VecDeque<&'p Point>>>,
+    replicate: bool,
+}
+
+impl<'p> WorkQueues<'p> {
+    pub(super) fn new(
+        points: &[&'p Point],
+        workers: usize,
+        replicate: bool,
+        writer: &ResultsWriter,
+    ) -> Self {
+        let queue = |done: &dyn Fn(usize) -> bool| {
+            Mutex::new(points.iter().copied().filter(|p| !done(p.index)).collect())
+        };
+        let queues = if replicate {
+            (0..workers)
+                .map(|w| queue(&|p| writer.is_complete_on(p, w)))
+                .collect()
+        } else {
+            vec![queue(&|p| writer.is_complete(p))]
+        };
+        Self { queues, replicate }
+    }
+
+    /// How many times the sweep measures each point.
+    pub(super) fn copies(&self) -> usize {
+        if self.replicate {
+            self.queues.len()
+        } else {
+            1
+        }
+    }
+
+    fn pending(&self) -> usize {
+        self.queues.iter().map(|q| lock(q).len()).sum()
+    }
+
+    fn next(&self, worker: usize) -> Option<&'p Point> {
+        let queue = if self.replicate {
+            &self.queues[worker]
+        } else {
+            &self.queues[0]
+        };
+        lock(queue).pop_front()
+    }
+}
+
+/// A lock that stays usable after a worker panicked while holding it.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What the workers share: the writer, the queues, the progress lines and the tally.
+pub(super) struct WorkerPool<'a, 'p> {
+    writer: Mutex<ResultsWriter>,
+    work: &'a WorkQueues<'p>,
+    progress: Progress,
+    measured: AtomicUsize,
+    /// Points the device cannot run, skipped with a note.
+    unsupported: AtomicUsize,
+    failed: Mutex<Vec<FailedRow>>,
+    /// Why the sweep stopped early, if it did (a worker whose device is lost stops
+    /// alone while others are left).
+    stopped: Mutex<Option<String>>,
+    stop_all: AtomicBool,
+}
+
+/// The progress display: one line per worker above a bar of all points.
+struct Progress {
+    _lines: MultiProgress,
+    total: ProgressBar,
+    workers: Vec<ProgressBar>,
+}
+
+impl Progress {
+    fn new(name: &str, points: usize, devices: &[String], quiet: bool) -> Self {
+        let lines = MultiProgress::new();
+        if quiet {
+            lines.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        let workers = devices
+            .iter()
+            .enumerate()
+            .map(|(w, device)| {
+                let line = lines.add(ProgressBar::new_spinner());
+                line.set_style(
+                    ProgressStyle::with_template("  {prefix} {msg}").expect("static template"),
+                );
+                line.set_prefix(format!("[{w}] {device}:"));
+                line.set_message("starting");
+                line
+            })
+            .collect();
+        let total = lines.add(ProgressBar::new(points as u64));
+        total.set_style(
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} points, ETA {eta}")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        total.set_prefix(name.to_string());
+        Self {
+            _lines: lines,
+            total,
+            workers,
+        }
+    }
+
+    fn say(&self, line: String) {
+        self.total.println(line);
+    }
+}
+
+/// The sweep's own failures (its files, its settings) end it; the GPU's end the point.
+fn gpu_failure(error: &ExperimentError) -> Option<&GpuError> {
+    match error {
+        ExperimentError::Gpu(e)
+        | ExperimentError::Erosion(ErosionError::Gpu(e))
+        | ExperimentError::Terrain(TerrainError::Gpu(e))
+        | ExperimentError::Probe(ProbeError::Gpu(e)) => Some(e),
+        _ => None,
+    }
+}
+
+impl<'a, 'p> WorkerPool<'a, 'p> {
+    pub(super) fn new(
+        writer: ResultsWriter,
+        name: &str,
+        work: &'a WorkQueues<'p>,
+        contexts: &[Arc<Context>],
+        options: &SweepOptions,
+    ) -> Self {
+        let devices: Vec<String> = contexts.iter().map(|c| c.info().name.clone()).collect();
+        Self {
+            writer: Mutex::new(writer),
+            progress: Progress::new(name, work.pending(), &devices, options.quiet),
+            work,
+            measured: AtomicUsize::new(0),
+            unsupported: AtomicUsize::new(0),
+            failed: Mutex::new(Vec::new()),
+            stopped: Mutex::new(None),
+            stop_all: AtomicBool::new(false),
+        }
+    }
+
+    /// One worker's loop: the next point until none is left, the sweep stops, or its
+    /// device is lost (its failed point is recorded, and the others go on).
+    pub(super) fn run_worker(
+        &self,
+        point_context: &PointContext,
+        on_error: OnPointError,
+    ) -> Result<(), ExperimentError> {
+        let worker = point_context.worker;
+        let line = &self.progress.workers[worker];
+        let mut terrain = TerrainCache::default();
+        let mut ceilings = Ceilings::new(point_context.ctx);
+        while !self.stop_all.load(Ordering::Relaxed) {
+            let Some(point) = self.work.next(worker) else {
+                break;
+            };
+            let label = point.label();
+            if let Some(reason) = &point.unsupported {
+                self.progress
+                    .say(format!("note: skipping point {}: {reason}", point.index));
+                self.progress.total.inc(1);
+                self.unsupported.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            line.set_message(format!("point {}: {label}", point.index));
+            let measured = point_context.measure(point, &mut terrain, &mut ceilings, &self.writer);
+            if let Some(warning) = ceilings.warning.take() {
+                self.progress.say(format!("warning: {warning}"));
+            }
+            self.progress.total.inc(1);
+            let error = match measured {
+                Ok(()) => {
+                    self.measured.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                Err(error) => error,
+            };
+            let Some(gpu) = gpu_failure(&error) else {
+                self.stop_all.store(true, Ordering::Relaxed);
+                return Err(error);
+            };
+            let row = FailedRow {
+                experiment: point_context.experiment.config.name.clone(),
+                point: point.index,
+                worker,
+                settings: label.clone(),
+                error: crate::error_chain(&error),
+                device_lost: gpu.is_device_lost(),
+            };
+            lock(&self.writer).record_failure(&row)?;
+            self.progress.say(format!(
+                "point {} ({label}) failed on worker {worker}: {}",
+                point.index, row.error
+            ));
+            let stop_device = row.device_lost;
+            let stop_sweep =
+                on_error == OnPointError::Stop || (stop_device && self.progress.workers.len() == 1);
+            if stop_sweep {
+                let why = format!(
+                    "point {} ({label}) on worker {worker}: {}",
+                    point.index, row.error
+                );
+                lock(&self.stopped).get_or_insert(why);
+            }
+            lock(&self.failed).push(row);
+            if stop_sweep {
+                self.stop_all.store(true, Ordering::Relaxed);
+            }
+            if stop_device {
+                line.set_message("stopped: its device was lost");
+                return Ok(());
+            }
+        }
+        line.set_message("done");
+        Ok(())
+    }
+
+    /// The tally, once every worker is done (`mine`: the point measurements this run
+    /// was given, recorded earlier or not), with the writer to fill in what needs all
+    /// of them.
+    pub(super) fn finish(self, dir: PathBuf, mine: usize) -> Result<Finished, ExperimentError> {
+        self.progress.total.finish_and_clear();
+        for line in &self.progress.workers {
+            line.finish_and_clear();
+        }
+        let measured = self.measured.into_inner();
+        let unsupported = self.unsupported.into_inner();
+        let pending = self.work.pending();
+        let failed = self.failed.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(Finished {
+            summary: SweepSummary {
+                dir,
+                measured,
+                skipped: mine.saturating_sub(measured + unsupported + failed.len() + pending),
+                failed,
+                stopped: self.stopped.into_inner().unwrap_or_else(|e| e.into_inner()),
+            },
+            writer: self.writer.into_inner().unwrap_or_else(|e| e.into_inner()),
+        })
+    }
+}
+
+/// A finished sweep: its summary, and its writer still holding the folder.
+pub(super) struct Finished {
+    pub(super) summary: SweepSummary,
+    writer: ResultsWriter,
+}
+
+impl Finished {
+    /// `--replicate`: each point's spread of the median GPU time over the devices, in
+    /// every row of a point that every device has measured.
+    pub(super) fn fill_device_spread(&mut self) -> Result<(), ExperimentError> {
+        let devices = self.writer.meta().devices.len().max(1);
+        self.writer
+            .rewrite_points(|table| fill_device_spread(table, devices))?;
+        Ok(())
+    }
+}
+
+/// Fills `device_spread_percent` of the rows of each point measured by all `devices`:
+/// (largest - smallest) / mean of their median GPU times, in percent.
+pub fn fill_device_spread(table: &mut Table, devices: usize) {
+    let (Some(point), Some(median), Some(spread)) = (
+        table.column("point"),
+        table.column("gpu_ms_median"),
+        table.column("device_spread_percent"),
+    ) else {
+        return;
+    };
+    let mut medians: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for row in &table.rows {
+        if let Ok(t) = row[median].parse::<f64>() {
+            medians.entry(row[point].clone()).or_default().push(t);
+        }
+    }
+    for row in &mut table.rows {
+        let times = &medians[&row[point]];
+        if devices < 2 || times.len() < devices {
+            continue;
+        }
+        let (low, high) = times.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &t| {
+            (lo.min(t), hi.max(t))
+        });
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        row[spread] = (100.0 * (high - low) / mean).to_string();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::results::point_header;
+
+    #[test]
+    fn the_spread_is_over_the_devices_of_each_point_and_waits_for_all_of_them() {
+        let header = point_header();
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let row = |point: &str, worker: &str, gpu_ms_median: &str| {
+            let mut row = vec![String::new(); header.len()];
+            row[at("point")] = point.into();
+            row[at("worker")] = worker.into();
+            row[at("gpu_ms_median")] = gpu_ms_median.into();
+            row
+        };
+        let mut table = Table {
+            header: header.clone(),
+            rows: vec![row("0", "0", "9"), row("0", "1", "11"), row("1", "0", "5")],
+        };
+        fill_device_spread(&mut table, 2);
+        assert_eq!(table.get(0, "device_spread_percent"), Some("20"));
+        assert_eq!(table.get(1, "device_spread_percent"), Some("20"));
+        assert_eq!(
+            table.get(2, "device_spread_percent"),
+            Some(""),
+            "one device so far"
+        );
+    }
+}

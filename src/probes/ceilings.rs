@@ -1,0 +1,479 @@
+//! `vkerode peak`: the device's int atomicAdd rates, for random addresses over a range
+//! of footprints and for droplet-shaped walks over a range of map sizes, its streaming
+//! copy bandwidth and its cache microbenchmark, cached per device so that sweeps can
+//! hold each point against its strategy's ceiling ([`Ceilings`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::atomic::{AtomicProbe, CopyProbe, CopyRate};
+use super::cache::{
+    BandwidthPoint, CacheProbe, CacheProbeSize, ChasePath, LatencyPoint, StreamScope,
+};
+use super::ProbeError;
+use crate::erosion::droplets::ATOMICS_PER_STEP;
+use crate::gpu::{Context, DeviceInfo};
+use crate::terrain::files::write_atomically;
+use crate::terrain::output::slug;
+
+/// Walk steps per walker, as the paper's lifetime.
+const WALK_STEPS: u32 = 30;
+
+/// Work per probe, scaled to the device: a GPU gets 4M walkers and 4M x 64 random adds
+/// (the sizes of the first H200 probe, results/README.md "The ceiling"); a CPU device
+/// a thousandth of the time.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeSize {
+    pub walkers: u32,
+    pub invocations: u32,
+    pub adds: u32,
+    pub reps: u32,
+}
+
+impl ProbeSize {
+    pub fn for_device(info: &DeviceInfo) -> Self {
+        if info.device_type == "CPU" {
+            Self {
+                walkers: 1 << 16,
+                invocations: 1 << 16,
+                adds: 16,
+                reps: 3,
+            }
+        } else {
+            Self {
+                walkers: 1 << 22,
+                invocations: 1 << 22,
+                adds: 64,
+                reps: 5,
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WalkPeak {
+    pub map_side: u32,
+    pub footprint_bytes: u64,
+    pub walkers: u32,
+    pub walk_steps_per_s: f64,
+    pub atomics_per_s: f64,
+    pub gpu_ms: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomPeak {
+    /// Distinct addresses; one address is the most contended case.
+    pub addresses: u32,
+    pub footprint_bytes: u64,
+    pub atomics_per_s: f64,
+    pub gpu_ms: f64,
+}
+
+/// Every probe measured on one device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeakTable {
+    pub device: String,
+    pub driver_info: String,
+    pub vkerode_commit: String,
+    pub walk: Vec<WalkPeak>,
+    pub random: Vec<RandomPeak>,
+    /// The cache microbenchmark: load latency per read path against working set.
+    #[serde(default)]
+    pub cache_latency: Vec<LatencyPoint>,
+    /// The cache microbenchmark: read bandwidth against working set.
+    #[serde(default)]
+    pub cache_bandwidth: Vec<BandwidthPoint>,
+    /// A streaming copy far past the caches: the memory bandwidth ceiling of the grid
+    /// kernels.
+    #[serde(default)]
+    pub copy: Option<CopyRate>,
+}
+
+/// Random-probe footprints: one address to 64M (256 MiB, past any L2).
+pub const RANDOM_FOOTPRINTS: [u32; 8] = [1, 32, 1024, 1 << 16, 1 << 20, 1 << 22, 1 << 24, 1 << 26];
+/// Walk-probe map sides: 4 MiB to 256 MiB heightmaps.
+pub const WALK_SIDES: [u32; 4] = [1024, 2048, 4096, 8192];
+
+impl PeakTable {
+    pub fn empty(info: &DeviceInfo) -> Self {
+        Self {
+            device: info.name.clone(),
+            driver_info: info.driver_info.clone(),
+            vkerode_commit: env!("VKERODE_GIT_COMMIT").into(),
+            walk: Vec::new(),
+            random: Vec::new(),
+            cache_latency: Vec::new(),
+            cache_bandwidth: Vec::new(),
+            copy: None,
+        }
+    }
+
+    /// Writes peak.json and one CSV per probe (random.csv, walk.csv,
+    /// cache_latency.csv, cache_bandwidth.csv) into `dir`.
+    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, ProbeError> {
+        let json = dir.join("peak.json");
+        write_atomically(&json, |out| {
+            serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)
+        })?;
+        let mut written = vec![json];
+        written.extend(write_rows(&dir.join("random.csv"), &self.random)?);
+        written.extend(write_rows(&dir.join("walk.csv"), &self.walk)?);
+        written.extend(write_rows(
+            &dir.join("cache_latency.csv"),
+            &self.cache_latency,
+        )?);
+        written.extend(write_rows(
+            &dir.join("cache_bandwidth.csv"),
+            &self.cache_bandwidth,
+        )?);
+        written.extend(write_rows(&dir.join("copy.csv"), self.copy.as_slice())?);
+        Ok(written)
+    }
+
+    pub fn walk_at(&self, side: u32) -> Option<&WalkPeak> {
+        self.walk.iter().find(|w| w.map_side == side)
+    }
+}
+
+/// Measures the probes that fit in the device's largest SSBO.
+pub struct PeakProbe {
+    probe: AtomicProbe,
+    size: ProbeSize,
+    max_bytes: u64,
+}
+
+impl PeakProbe {
+    pub fn new(ctx: &Arc<Context>) -> Result<Self, ProbeError> {
+        let info = ctx.info();
+        Ok(Self {
+            probe: AtomicProbe::new(ctx, 256.min(info.max_workgroup_x()))?,
+            size: ProbeSize::for_device(info),
+            max_bytes: info.max_storage_buffer_range,
+        })
+    }
+
+    pub fn fits(&self, cells: u64) -> bool {
+        cells * 4 <= self.max_bytes
+    }
+
+    pub fn walk(&self, side: u32) -> Result<WalkPeak, ProbeError> {
+        let s = self.size;
+        let rate = self.probe.walk(side, s.walkers, WALK_STEPS, s.reps)?;
+        Ok(WalkPeak {
+            map_side: side,
+            footprint_bytes: u64::from(side).pow(2) * 4,
+            walkers: s.walkers,
+            walk_steps_per_s: rate.atomics_per_s / ATOMICS_PER_STEP as f64,
+            atomics_per_s: rate.atomics_per_s,
+            gpu_ms: rate.gpu_ms,
+        })
+    }
+
+    pub fn random(&self, addresses: u32) -> Result<RandomPeak, ProbeError> {
+        let s = self.size;
+        let rate = self
+            .probe
+            .random(addresses, s.invocations, s.adds, s.reps)?;
+        Ok(RandomPeak {
+            addresses,
+            footprint_bytes: u64::from(addresses) * 4,
+            atomics_per_s: rate.atomics_per_s,
+            gpu_ms: rate.gpu_ms,
+        })
+    }
+}
+
+/// A CSV with a header from the rows' field names, unless there are no rows; the
+/// device and driver are in peak.json beside it.
+fn write_rows<T: Serialize>(path: &Path, rows: &[T]) -> Result<Option<PathBuf>, ProbeError> {
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    write_atomically(path, |out| {
+        let mut csv = csv::Writer::from_writer(out);
+        for row in rows {
+            csv.serialize(row).map_err(std::io::Error::other)?;
+        }
+        csv.flush()
+    })?;
+    Ok(Some(path.to_path_buf()))
+}
+
+/// The streaming copy: 1 GiB buffers on a GPU, 16 MiB on a CPU device, both far past
+/// their caches.
+pub fn measure_copy(ctx: &Arc<Context>) -> Result<CopyRate, ProbeError> {
+    let cpu = ctx.info().device_type == "CPU";
+    let (bytes, groups, reps) = if cpu {
+        (16 << 20, 64, 3)
+    } else {
+        (1 << 30, 8192, 10)
+    };
+    CopyProbe::new(ctx)?.measure(bytes, groups, reps)
+}
+
+/// The cache microbenchmark over every working set the device's SSBOs can hold,
+/// `progress` told of each set as it is measured.
+pub fn measure_cache(
+    ctx: &Arc<Context>,
+    mut progress: impl FnMut(u64),
+) -> Result<(Vec<LatencyPoint>, Vec<BandwidthPoint>), ProbeError> {
+    let info = ctx.info();
+    let probe = CacheProbe::new(ctx, CacheProbeSize::for_device(info.device_type == "CPU"))?;
+    let mut latency = Vec::new();
+    let mut bandwidth = Vec::new();
+    for bytes in probe.size().working_sets(info.max_storage_buffer_range) {
+        progress(bytes);
+        latency.extend(probe.latency(bytes)?);
+        for scope in [StreamScope::PerSm, StreamScope::Device] {
+            bandwidth.extend(probe.bandwidth(bytes, scope)?);
+        }
+    }
+    Ok((latency, bandwidth))
+}
+
+/// The cache microbenchmark as a table: one row per working set, the latency of each
+/// read path, then the per-SM and device read bandwidth.
+pub fn cache_report(latency: &[LatencyPoint], bandwidth: &[BandwidthPoint]) -> Vec<String> {
+    let paths: Vec<ChasePath> = ChasePath::ALL
+        .into_iter()
+        .filter(|p| latency.iter().any(|l| l.path == *p))
+        .collect();
+    let width = paths.iter().map(|p| p.label().len() + 2).max().unwrap_or(8);
+    let mut sets: Vec<u64> = latency.iter().map(|l| l.working_set_bytes).collect();
+    sets.dedup();
+    let mut lines = vec![
+        "dependent-load latency in ns per load, by read path, and read bandwidth in GB/s, against working set:".to_string(),
+        format!(
+            "  {:>12}{}{:>14}{:>14}",
+            "working set",
+            paths
+                .iter()
+                .map(|p| format!("{:>width$}", p.label()))
+                .collect::<String>(),
+            "GB/s per SM",
+            "GB/s device"
+        ),
+    ];
+    for set in sets {
+        let latencies: String = paths
+            .iter()
+            .map(|p| {
+                latency
+                    .iter()
+                    .find(|l| l.path == *p && l.working_set_bytes == set)
+                    .map_or_else(
+                        || format!("{:>width$}", "-"),
+                        |l| format!("{:>width$.1}", l.latency_ns),
+                    )
+            })
+            .collect();
+        let rate = |scope| {
+            bandwidth
+                .iter()
+                .find(|b| b.scope == scope && b.working_set_bytes == set)
+                .map_or_else(
+                    || format!("{:>14}", "-"),
+                    |b| format!("{:>14.1}", b.bytes_per_s / 1e9),
+                )
+        };
+        lines.push(format!(
+            "  {:>12}{latencies}{}{}",
+            human_bytes(set),
+            rate(StreamScope::PerSm),
+            rate(StreamScope::Device)
+        ));
+    }
+    lines
+}
+
+fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
+        b => format!("{} KiB", b >> 10),
+    }
+}
+
+/// `vkerode peak`: the random-address and droplet-shaped walk probes (unless
+/// `cache_only`, which keeps the cached ones), then the cache microbenchmark; each
+/// line of the report goes to `say` as it is measured. The table is cached for
+/// sweeps' percent-of-peak, and returned.
+pub fn measure_peaks(
+    ctx: &Arc<Context>,
+    cache_only: bool,
+    mut say: impl FnMut(String),
+) -> Result<(PeakTable, PathBuf), ProbeError> {
+    let info = ctx.info();
+    let mut table = if cache_only {
+        load_cached(info).unwrap_or_else(|| PeakTable::empty(info))
+    } else {
+        atomic_peaks(ctx, &mut say)?
+    };
+    let copy = measure_copy(ctx)?;
+    say(format!(
+        "streaming copy of {} MiB: {:.1} GB/s read + written (the grid kernels' bandwidth ceiling)",
+        copy.buffer_bytes >> 20,
+        copy.bytes_per_s / 1e9
+    ));
+    table.copy = Some(copy);
+    let (latency, bandwidth) = measure_cache(ctx, |_| {})?;
+    cache_report(&latency, &bandwidth)
+        .into_iter()
+        .for_each(&mut say);
+    table.cache_latency = latency;
+    table.cache_bandwidth = bandwidth;
+    let cached = save_cached(info, &table)?;
+    Ok((table, cached))
+}
+
+fn atomic_peaks(ctx: &Arc<Context>, say: &mut impl FnMut(String)) -> Result<PeakTable, ProbeError> {
+    let probe = PeakProbe::new(ctx)?;
+    let mut table = PeakTable::empty(ctx.info());
+    say("random-address atomicAdd (int):".into());
+    say(format!(
+        "  {:>12} {:>14} {:>14}",
+        "addresses", "footprint", "G atomics/s"
+    ));
+    for addresses in RANDOM_FOOTPRINTS {
+        if !probe.fits(u64::from(addresses)) {
+            say(format!(
+                "  {addresses:>12}   does not fit this device's maxStorageBufferRange"
+            ));
+            continue;
+        }
+        let r = probe.random(addresses)?;
+        say(format!(
+            "  {:>12} {:>11} KiB {:>14.2}",
+            addresses,
+            r.footprint_bytes / 1024,
+            r.atomics_per_s / 1e9
+        ));
+        table.random.push(r);
+    }
+    say("droplet-shaped walks (30 unit steps, 2x2 atomicAdd per step):".into());
+    say(format!(
+        "  {:>8} {:>12} {:>16} {:>14}",
+        "map", "footprint", "G walk-steps/s", "G atomics/s"
+    ));
+    for side in WALK_SIDES {
+        if !probe.fits(u64::from(side).pow(2)) {
+            say(format!(
+                "  {side:>8}   does not fit this device's maxStorageBufferRange"
+            ));
+            continue;
+        }
+        let w = probe.walk(side)?;
+        say(format!(
+            "  {:>8} {:>8} MiB {:>16.2} {:>14.2}",
+            format!("{side}²"),
+            w.footprint_bytes >> 20,
+            w.walk_steps_per_s / 1e9,
+            w.atomics_per_s / 1e9
+        ));
+        table.walk.push(w);
+    }
+    Ok(table)
+}
+
+/// Where a device's peak table is cached: `$VKERODE_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/vkerode`, else `~/.cache/vkerode`.
+pub fn cache_path(info: &DeviceInfo) -> PathBuf {
+    let dir = std::env::var_os("VKERODE_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("vkerode")))
+        .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/vkerode")))
+        .unwrap_or_else(|| PathBuf::from(".vkerode-cache"));
+    let driver = slug(&info.driver_info);
+    dir.join(format!("peak-{}-{driver}.json", slug(&info.name)))
+}
+
+/// The cached table of this device and driver, if there is a readable one.
+pub fn load_cached(info: &DeviceInfo) -> Option<PeakTable> {
+    let text = std::fs::read_to_string(cache_path(info)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+pub fn save_cached(info: &DeviceInfo, table: &PeakTable) -> Result<PathBuf, ProbeError> {
+    let path = cache_path(info);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| ProbeError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    write_atomically(&path, |out| {
+        serde_json::to_writer_pretty(&mut *out, table).map_err(std::io::Error::other)
+    })?;
+    Ok(path)
+}
+
+/// The ceilings a sweep's points are held against, from the cache or measured now (and
+/// cached): the droplet-shaped walk rate at a map side, and the streaming copy's
+/// bandwidth for the grid.
+pub struct Ceilings {
+    ctx: Arc<Context>,
+    table: PeakTable,
+    probe: Option<PeakProbe>,
+    /// Why the cache could not be written, once: the sweep goes on without it.
+    pub warning: Option<String>,
+    warned: bool,
+}
+
+impl Ceilings {
+    pub fn new(ctx: &Arc<Context>) -> Self {
+        let info = ctx.info();
+        Self {
+            ctx: Arc::clone(ctx),
+            table: load_cached(info).unwrap_or_else(|| PeakTable::empty(info)),
+            probe: None,
+            warning: None,
+            warned: false,
+        }
+    }
+
+    /// Droplet-shaped walk steps per second at a map side; `None` where the map does
+    /// not fit the device.
+    pub fn walk(&mut self, side: u32) -> Result<Option<f64>, ProbeError> {
+        if let Some(w) = self.table.walk_at(side) {
+            return Ok(Some(w.walk_steps_per_s));
+        }
+        if self.probe.is_none() {
+            self.probe = Some(PeakProbe::new(&self.ctx)?);
+        }
+        let probe = self.probe.as_ref().expect("probe was just made");
+        if !probe.fits(u64::from(side).pow(2)) {
+            return Ok(None);
+        }
+        let peak = probe.walk(side)?;
+        let rate = peak.walk_steps_per_s;
+        self.table.walk.push(peak);
+        self.table.walk.sort_by_key(|w| w.map_side);
+        self.save();
+        Ok(Some(rate))
+    }
+
+    /// The memory bandwidth ceiling: the streaming copy's bytes read and written per
+    /// second.
+    pub fn copy(&mut self) -> Result<f64, ProbeError> {
+        if let Some(copy) = self.table.copy {
+            return Ok(copy.bytes_per_s);
+        }
+        let copy = measure_copy(&self.ctx)?;
+        self.table.copy = Some(copy);
+        self.save();
+        Ok(copy.bytes_per_s)
+    }
+
+    fn save(&mut self) {
+        if let Err(e) = save_cached(self.ctx.info(), &self.table) {
+            if !self.warned {
+                self.warned = true;
+                self.warning = Some(format!(
+                    "cannot cache the ceilings ({}); they are measured again next run",
+                    crate::error_chain(&e)
+                ));
+            }
+        }
+    }
+}
