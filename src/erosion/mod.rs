@@ -1,7 +1,7 @@
 //! Erosion strategies behind one interface ([`Strategy`], `strategy.rs`), listed in the
-//! registry (`registry.rs`): the paper's droplets (`droplets/`) and the grid-centric
-//! virtual pipes (`pipes/`), each a folder cut the same way (params and rules, settings,
-//! variant, kernel, runner, cpu reference). `settings.rs` gathers every strategy's
+//! registry (`registry.rs`): the paper's droplets (`droplets/`), the grid-centric
+//! virtual pipes (`pipes/`) and thermal erosion (`thermal/`), each a folder cut the same
+//! way (params and rules, settings, variant, kernel, runner, cpu reference). `settings.rs` gathers every strategy's
 //! settings into the one set of keys that erode flags and configs share.
 
 pub mod droplets;
@@ -9,6 +9,7 @@ pub mod pipes;
 mod registry;
 pub mod settings;
 mod strategy;
+pub mod thermal;
 mod workgroup;
 
 pub use registry::{Algorithm, STRATEGIES};

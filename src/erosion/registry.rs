@@ -2,7 +2,7 @@
 //! here and its settings field in [`super::RunSettings`].
 
 use super::strategy::Strategy;
-use super::{droplets, pipes};
+use super::{droplets, pipes, thermal};
 
 /// The strategy a run uses, as the `algorithm` setting names it.
 #[derive(
@@ -26,10 +26,13 @@ pub enum Algorithm {
     Droplets,
     /// The grid-centric virtual-pipe shallow-water model (Mei et al. 2007).
     Pipes,
+    /// Thermal erosion: material slides to the neighbours past a talus angle
+    /// (Musgrave, Kolb and Mace 1989).
+    Thermal,
 }
 
 /// Every strategy, in the order results list them.
-pub static STRATEGIES: [&dyn Strategy; 2] = [&droplets::Droplets, &pipes::Pipes];
+pub static STRATEGIES: [&dyn Strategy; 3] = [&droplets::Droplets, &pipes::Pipes, &thermal::Thermal];
 
 impl Algorithm {
     /// The strategy that runs it.
@@ -37,6 +40,7 @@ impl Algorithm {
         match self {
             Algorithm::Droplets => &droplets::Droplets,
             Algorithm::Pipes => &pipes::Pipes,
+            Algorithm::Thermal => &thermal::Thermal,
         }
     }
 
@@ -45,6 +49,7 @@ impl Algorithm {
         match self {
             Algorithm::Droplets => "droplets",
             Algorithm::Pipes => "pipes",
+            Algorithm::Thermal => "thermal",
         }
     }
 }

@@ -10,6 +10,7 @@ use super::droplets::DropletSettings;
 use super::pipes::PipesSettings;
 use super::registry::Algorithm;
 use super::strategy::{MapInfo, Strategy};
+use super::thermal::ThermalSettings;
 use crate::gpu::DeviceInfo;
 use crate::table::Column;
 use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
@@ -17,8 +18,9 @@ use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 /// The settings of one run. Every field is an `erode` flag and a config key.
 #[derive(Clone, Debug, PartialEq, Serialize, clap::Args)]
 pub struct RunSettings {
-    /// The strategy: the paper's droplets, or the grid-centric virtual-pipe
-    /// shallow-water model (Mei et al. 2007; its settings are the pipes_* ones).
+    /// The strategy: the paper's droplets, the grid-centric virtual-pipe shallow-water
+    /// model (Mei et al. 2007; its settings are the pipes_* ones), or thermal erosion
+    /// (its settings are the thermal_* ones).
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.algorithm)]
     pub algorithm: Algorithm,
     /// Side of the square erosion-noise map, in cells.
@@ -38,6 +40,9 @@ pub struct RunSettings {
     #[command(flatten, next_help_heading = "Virtual pipes (algorithm = pipes)")]
     #[serde(flatten)]
     pub pipes: PipesSettings,
+    #[command(flatten, next_help_heading = "Thermal erosion (algorithm = thermal)")]
+    #[serde(flatten)]
+    pub thermal: ThermalSettings,
 }
 
 impl Default for RunSettings {
@@ -123,6 +128,7 @@ impl RunSettings {
         relief: None,
         droplets: DropletSettings::DEFAULT,
         pipes: PipesSettings::DEFAULT,
+        thermal: ThermalSettings::DEFAULT,
     };
 
     /// The unit of each of the terrain's keys, for the config reference.
@@ -140,13 +146,23 @@ impl RunSettings {
 
     /// Every key with its unit: the terrain's, then each strategy's.
     pub fn units() -> Vec<(&'static str, &'static str)> {
-        [Self::UNITS, DropletSettings::UNITS, PipesSettings::UNITS].concat()
+        [
+            Self::UNITS,
+            DropletSettings::UNITS,
+            PipesSettings::UNITS,
+            ThermalSettings::UNITS,
+        ]
+        .concat()
     }
 
     /// The settings of a config table: each key goes to the struct that owns it, so
     /// that an unknown key and a bad value are refused by name.
     pub fn from_table(table: &toml::Table) -> Result<Self, String> {
-        let strategies = [keys_of::<DropletSettings>(), keys_of::<PipesSettings>()];
+        let strategies = [
+            keys_of::<DropletSettings>(),
+            keys_of::<PipesSettings>(),
+            keys_of::<ThermalSettings>(),
+        ];
         let terrain: Vec<String> = Self::keys()
             .into_iter()
             .filter(|k| !strategies.iter().any(|keys| keys.contains(k)))
@@ -177,6 +193,7 @@ impl RunSettings {
             relief: terrain.relief,
             droplets: part(next())?,
             pipes: part(next())?,
+            thermal: part(next())?,
         })
     }
 

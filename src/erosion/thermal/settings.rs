@@ -1,0 +1,91 @@
+//! The thermal strategy's settings (erode flags and config keys).
+
+use serde::{Deserialize, Serialize};
+
+use super::params::ThermalParams;
+use super::variant::{Fusion, ThermalVariant};
+use crate::erosion::settings::SettingError;
+use crate::erosion::workgroup::WorkgroupShape;
+use crate::gpu::DeviceInfo;
+
+/// The thermal kernels' settings. Every field is an `erode` flag and a config key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(default, deny_unknown_fields)]
+pub struct ThermalSettings {
+    /// Time steps of thermal erosion.
+    #[arg(long, default_value_t = Self::DEFAULT.thermal_steps)]
+    pub thermal_steps: u32,
+    /// Talus angle in degrees, strictly between 0 and 90: material slides down slopes
+    /// steeper than it (a slope is a height difference over a distance in cells).
+    #[arg(long, default_value_t = Self::DEFAULT.thermal_talus)]
+    pub thermal_talus: f32,
+    /// Share of a cell's largest excess over the talus it sends per step, in (0, 0.5].
+    #[arg(long, default_value_t = Self::DEFAULT.thermal_rate)]
+    pub thermal_rate: f32,
+    /// Neighbours a cell sends to: 4 (axial) or 8 (and the diagonals).
+    #[arg(long, default_value_t = Self::DEFAULT.thermal_neighbours)]
+    pub thermal_neighbours: u32,
+    /// The thermal kernels' passes: two per step (none) or one that recomputes the
+    /// neighbours' outflows (fused).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.thermal_fusion)]
+    pub thermal_fusion: Fusion,
+    /// Workgroup shape of the thermal kernels, e.g. 16x16.
+    #[arg(long, default_value_t = Self::DEFAULT.thermal_workgroup)]
+    pub thermal_workgroup: WorkgroupShape,
+    /// Steps between the mass checks of the counted run (the heights' sum against the
+    /// start's, within float rounding); 0 checks once, at the end.
+    #[arg(long, default_value_t = Self::DEFAULT.thermal_check_every)]
+    pub thermal_check_every: u32,
+}
+
+impl Default for ThermalSettings {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl ThermalSettings {
+    pub const DEFAULT: ThermalSettings = ThermalSettings {
+        thermal_steps: 200,
+        thermal_talus: ThermalParams::DEFAULT.talus_degrees,
+        thermal_rate: ThermalParams::DEFAULT.rate,
+        thermal_neighbours: ThermalParams::DEFAULT.neighbours,
+        thermal_fusion: Fusion::Fused,
+        thermal_workgroup: WorkgroupShape::DEFAULT,
+        thermal_check_every: 100,
+    };
+
+    /// The unit of each key, for the config reference.
+    pub const UNITS: &'static [(&'static str, &'static str)] = &[
+        ("thermal_steps", "time steps"),
+        ("thermal_talus", "degrees"),
+        ("thermal_rate", "share per time step"),
+        ("thermal_neighbours", "cells"),
+        ("thermal_fusion", "choice"),
+        ("thermal_workgroup", "invocations x invocations"),
+        ("thermal_check_every", "time steps"),
+    ];
+
+    /// The thermal model's parameters.
+    pub fn params(&self) -> ThermalParams {
+        ThermalParams {
+            talus_degrees: self.thermal_talus,
+            rate: self.thermal_rate,
+            neighbours: self.thermal_neighbours,
+        }
+    }
+
+    /// The thermal kernels' build.
+    pub fn variant(&self) -> ThermalVariant {
+        ThermalVariant {
+            fusion: self.thermal_fusion,
+            workgroup: self.thermal_workgroup,
+        }
+    }
+
+    /// The model's rules, with the device's where there is one.
+    pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        self.params().check()?;
+        self.variant().check(device)
+    }
+}
