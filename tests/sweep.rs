@@ -9,10 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use vkerode::experiment::results::{owner_of, point_header, SampleRow};
+use vkerode::experiment::results::{point_header, SampleRow};
 use vkerode::table::header_of;
 
-use common::{assert_clean_success, results_dir, sweep_into, vkerode, vkerode_command};
+use common::{
+    assert_clean_success, assert_only_its_own_columns_are_filled, results_dir, sweep_into, vkerode,
+    vkerode_command,
+};
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("sweep", name)
@@ -113,28 +116,6 @@ fn config_errors_name_the_file_and_key_before_any_gpu_work() {
         &format!("{head}[measure]\nmax_reps = \"ten\"\n"),
         &["measure.max_reps: ", "invalid type"],
     );
-}
-
-/// Every column of another strategy's sections is empty in `row` (a row of `mine`),
-/// and so are the other unit's throughput columns.
-fn assert_only_its_own_columns_are_filled(row: &BTreeMap<String, String>, mine: &str) {
-    let other_unit = if mine == "droplets" {
-        "cell_steps"
-    } else {
-        "droplet_steps"
-    };
-    for (column, value) in row {
-        let others = owner_of(column).is_some_and(|owner| owner.as_str() != mine)
-            || column.starts_with(other_unit);
-        if others {
-            assert_eq!(value, "", "{column} of a {mine} row");
-        }
-    }
-    let own = row
-        .iter()
-        .filter(|(c, v)| owner_of(c).is_some_and(|o| o.as_str() == mine) && !v.is_empty())
-        .count();
-    assert!(own > 3, "a {mine} row fills its own columns");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use vkerode::experiment::results::owner_of;
 use vkerode::gpu::{Context, ContextOptions};
 use vkerode::terrain::{generate_on_cpu, Heightmap, TerrainSpec};
 
@@ -220,4 +221,29 @@ pub fn results_dir(root: &std::path::Path, name: &str) -> std::path::PathBuf {
         .expect("one device folder")
         .unwrap();
     device.path()
+}
+
+/// Every column of another strategy's sections is empty in `row` (a row of `mine`),
+/// and so are the other unit's throughput columns.
+pub fn assert_only_its_own_columns_are_filled(
+    row: &std::collections::BTreeMap<String, String>,
+    mine: &str,
+) {
+    let other_unit = if mine == "droplets" {
+        "cell_steps"
+    } else {
+        "droplet_steps"
+    };
+    for (column, value) in row {
+        let others = owner_of(column).is_some_and(|owner| owner.as_str() != mine)
+            || column.starts_with(other_unit);
+        if others {
+            assert_eq!(value, "", "{column} of a {mine} row");
+        }
+    }
+    let own = row
+        .iter()
+        .filter(|(c, v)| owner_of(c).is_some_and(|o| o.as_str() == mine) && !v.is_empty())
+        .count();
+    assert!(own > 3, "a {mine} row fills its own columns");
 }
