@@ -1,5 +1,5 @@
-//! `vkerode strategies`: droplets against pipes on the same terrains at equal GPU time,
-//! end to end on the default device under validation.
+//! `vkerode strategies`: every strategy (droplets, pipes, thermal) on the same terrains
+//! at equal GPU time, end to end on the default device under validation.
 
 mod common;
 
@@ -22,10 +22,12 @@ droplets = 500
 [pipes]
 pipes_steps = 4
 pipes_fusion = "fused"
+[thermal]
+thermal_steps = 4
 "#;
 
 #[test]
-fn both_strategies_run_on_every_terrain_and_land_in_one_table() {
+fn every_strategy_runs_on_every_terrain_and_lands_in_one_table() {
     let dir = scratch("strategies", "duel");
     std::fs::copy("tests/data/jacksboro_fault_dem.tif", dir.join("dem.tif")).unwrap();
     let config = dir.join("duel.toml");
@@ -53,8 +55,10 @@ fn both_strategies_run_on_every_terrain_and_land_in_one_table() {
         [
             ("noise", "droplets", "droplet-steps"),
             ("noise", "pipes", "cell-steps"),
+            ("noise", "thermal", "cell-steps"),
             ("dem", "droplets", "droplet-steps"),
             ("dem", "pipes", "cell-steps"),
+            ("dem", "thermal", "cell-steps"),
         ]
         .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
     );
@@ -67,9 +71,9 @@ fn both_strategies_run_on_every_terrain_and_land_in_one_table() {
         );
         assert_eq!(number("net_change"), number("deposited") - number("eroded"));
     }
-    assert_eq!(col(&rows[2], "width"), "403", "the DEM keeps its shape");
+    assert_eq!(col(&rows[3], "width"), "403", "the DEM keeps its shape");
     for terrain in ["noise", "dem"] {
-        for file in ["erosion.png", "droplets.json", "pipes.json"] {
+        for file in ["erosion.png", "droplets.json", "pipes.json", "thermal.json"] {
             assert!(out.join(terrain).join(file).is_file(), "{terrain}/{file}");
         }
     }
