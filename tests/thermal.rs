@@ -468,4 +468,29 @@ fn a_thermal_sweep_records_cell_steps_bandwidth_and_its_own_columns() {
         assert_eq!(row["rerun_cells_differing"], "0");
         assert!(row["kernel"].starts_with("thermal_"), "{}", row["kernel"]);
     }
+    // A setting past its rule, fixed or on an axis: refused by its key, before any
+    // results are written.
+    let head = "description = \"x\"\n[fixed]\nalgorithm = \"thermal\"\n";
+    for (name, key, rest) in [
+        ("steep", "thermal_talus", "thermal_talus = 95.0\n"),
+        (
+            "wide",
+            "thermal_neighbours",
+            "[axes]\nthermal_neighbours = [4, 6]\n",
+        ),
+    ] {
+        let config = dir.join(format!("{name}.toml"));
+        std::fs::write(&config, format!("name = \"{name}\"\n{head}{rest}")).unwrap();
+        let results = dir.join(format!("{name}-results"));
+        let out = vkerode(&[
+            "sweep",
+            config.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(key), "{name}: {key} named in: {err}");
+        assert!(!results.exists(), "{name}: no results written");
+    }
 }

@@ -89,3 +89,64 @@ impl ThermalSettings {
         self.variant().check(device)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::erosion::RunSettings;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        settings: RunSettings,
+    }
+
+    #[test]
+    fn a_flag_and_its_key_set_the_same_thermal_job() {
+        let flags = Flags::parse_from([
+            "vkerode",
+            "--algorithm",
+            "thermal",
+            "--thermal-talus",
+            "30",
+            "--thermal-neighbours",
+            "4",
+            "--thermal-fusion",
+            "none",
+            "--thermal-workgroup",
+            "8x4",
+        ])
+        .settings;
+        let keys: RunSettings = toml::from_str(
+            "algorithm = \"thermal\"\nthermal_talus = 30.0\nthermal_neighbours = 4\nthermal_fusion = \"none\"\nthermal_workgroup = \"8x4\"\n",
+        )
+        .unwrap();
+        assert_eq!(flags, keys);
+        assert_eq!(keys.thermal.params().neighbours, 4);
+        assert!(keys.check(None).is_ok());
+    }
+
+    #[test]
+    fn a_bad_value_and_a_broken_rule_are_refused_by_name() {
+        let refused = |text: &str| toml::from_str::<RunSettings>(text).unwrap_err().to_string();
+        assert!(refused("thermal_fusion = \"twice\"").contains("`thermal_fusion`"));
+        assert!(refused("thermal_steps = -1").contains("`thermal_steps`"));
+        assert!(refused("thermal_workgroup = \"big\"").contains("`thermal_workgroup`"));
+        let broken = |text: &str| {
+            let settings: RunSettings = toml::from_str(text).unwrap();
+            settings.check(None).unwrap_err().key
+        };
+        assert_eq!(
+            broken("algorithm = \"thermal\"\nthermal_talus = 95.0"),
+            "thermal_talus"
+        );
+        assert_eq!(
+            broken("algorithm = \"thermal\"\nthermal_rate = 0.75"),
+            "thermal_rate"
+        );
+        assert_eq!(
+            broken("algorithm = \"thermal\"\nthermal_neighbours = 6"),
+            "thermal_neighbours"
+        );
+    }
+}
