@@ -1,37 +1,26 @@
-//! The strategies vkerode runs: one line each. A new strategy is its folder, its line
-//! here and its settings field in [`super::RunSettings`].
+//! The strategies vkerode runs: one line each. A new strategy is its folder, its lines
+//! here and in [`Algorithm`], and its settings field in [`RunSettings`].
 
+use super::algorithm::Algorithm;
+use super::keys::SettingError;
+use super::settings::RunSettings;
 use super::strategy::Strategy;
 use super::{droplets, pipes};
-
-/// The strategy a run uses, as the `algorithm` setting names it.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Algorithm {
-    /// The paper's: one thread per droplet, atomicAdd on a fixed-point heightfield.
-    #[default]
-    Droplets,
-    /// The grid-centric virtual-pipe shallow-water model (Mei et al. 2007).
-    Pipes,
-}
+use crate::gpu::DeviceInfo;
+use crate::terrain::MapInfo;
 
 /// Every strategy, in the order results list them.
 pub static STRATEGIES: [&dyn Strategy; 2] = [&droplets::Droplets, &pipes::Pipes];
 
 impl Algorithm {
+    /// As configs and results spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Droplets => "droplets",
+            Algorithm::Pipes => "pipes",
+        }
+    }
+
     /// The strategy that runs it.
     pub fn strategy(self) -> &'static dyn Strategy {
         match self {
@@ -39,13 +28,39 @@ impl Algorithm {
             Algorithm::Pipes => &pipes::Pipes,
         }
     }
+}
 
-    /// As configs and results spell it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Algorithm::Droplets => "droplets",
-            Algorithm::Pipes => "pipes",
-        }
+/// The rules of a run's settings are its strategy's.
+impl RunSettings {
+    /// The strategy these settings run.
+    pub fn strategy(&self) -> &'static dyn Strategy {
+        self.algorithm.strategy()
+    }
+
+    /// Every rule, for the noise terrain; with a device, also its limits. A run on a
+    /// heightmap file checks [`RunSettings::check_job`] first, and
+    /// [`RunSettings::check_map`] once the file is read.
+    pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        self.terrain()
+            .validate()
+            .map_err(|e| SettingError::new("size", e.to_string()))?;
+        self.check_map(self.noise_map(), device)
+    }
+
+    /// The rules that do not depend on the map.
+    pub fn check_job(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        self.strategy().check(self, None, device)
+    }
+
+    /// Every rule, on `map`.
+    pub fn check_map(&self, map: MapInfo, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        self.strategy().check(self, Some(map), device)
+    }
+
+    /// What the device lacks to run these settings on their noise map, if anything.
+    pub fn missing_feature(&self, device: &DeviceInfo) -> Option<String> {
+        self.strategy()
+            .missing_feature(self, self.noise_map(), device)
     }
 }
 
