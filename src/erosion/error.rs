@@ -15,7 +15,7 @@ pub enum ErosionError {
     Unsupported(&'static str),
     #[error("{0}")]
     Variant(String),
-    #[error("the job needs kernel {needed}, not {built} (passes, stagger and tiled spawning each need their own build; the fast kernels run one pass)")]
+    #[error("the job needs kernel {needed}, not {built} (passes, stagger, tiled spawning and the corrected physics each need their own build; the fast kernels run one pass)")]
     VariantMismatch { needed: String, built: String },
     #[error("the droplet batch must be at least 1")]
     Batch,

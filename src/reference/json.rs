@@ -227,13 +227,15 @@ pub const JSON_FIELDS: &[JsonField] = &[
     field("peak.json", "copy.gpu_ms", "ms", "median GPU time of a copy"),
 ];
 
-/// Whether `path` (a leaf of `file`, arrays as `[]`) is listed.
+/// Whether `path` (a leaf of `file`, arrays as `[]`) is listed: itself, or for a
+/// null object or an empty array, the fields it holds when it is filled.
 pub fn is_listed(file: &str, path: &str) -> bool {
     JSON_FIELDS.iter().filter(|f| f.file == file).any(|f| {
+        let below = |stem: &str| path.starts_with(&format!("{stem}."));
         f.path == path
-            || f.path
-                .strip_suffix(".*")
-                .is_some_and(|stem| path.starts_with(&format!("{stem}.")))
+            || f.path.strip_suffix(".*").is_some_and(below)
+            || f.path.starts_with(&format!("{path}."))
+            || (path.ends_with("[]") && f.path.starts_with(path))
     })
 }
 

@@ -62,8 +62,9 @@ pub struct DropletSettings {
     /// Run the droplets in this many dispatches of equal size (instead of --batch).
     #[arg(long)]
     pub batches: Option<u32>,
-    /// The kernel: the paper's (droplet_passes.comp for passes), or vkerode's fast
-    /// variants of it (int atomics, one pass).
+    /// The kernel: the paper's (droplet_passes.comp for passes, droplet_stepped.comp
+    /// for the corrected physics), or vkerode's fast variants of it (int atomics, one
+    /// pass).
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.variant)]
     pub variant: DropletShader,
     /// SPIR-V as build.rs compiled it verbatim, or through shaderc's optimiser.
