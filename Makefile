@@ -13,7 +13,7 @@ DEMO_SIZE ?= 512
 DEMO_DROPLETS ?= 300000
 DEMO_OUT ?= out/demo
 
-.PHONY: all deps test-deps apt-install build demo test lint gpu-loader-debs clean
+.PHONY: all deps test-deps apt-install build demo test lint docs gpu-loader-debs clean
 
 all: build
 
@@ -48,6 +48,12 @@ test: test-deps
 	$(CARGO) test --release
 	$(CARGO) build --release
 	$(SUDO) tools/slurm/test.sh
+
+# The generated references (docs/cli.md, config.md, results.md, experiments.md) and the
+# man page; tests/docs.rs fails when the committed ones fall behind the code.
+docs: build
+	$(BIN) docs --out docs
+	$(BIN) man > docs/vkerode.1
 
 lint: deps
 	$(CARGO) fmt --check

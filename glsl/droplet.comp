@@ -1,10 +1,11 @@
 #version 450 core
 // The droplet-erosion kernel of "Hydraulic Erosion Algorithms in GLSL Compute", kept as
-// printed: main() below is the paper's, statement for statement, but for two marked
-// additions: PHYSICS_SIGN in the speed update (1.0, the paper's, unless the corrected
-// physics is asked for) and recordDeath() after the loop (empty outside the counted
-// build). What Vulkan and vkerode add lives in the included files: resources, and the
-// functions main() calls.
+// printed: main() below is the paper's, statement for statement, with one addition
+// after the loop, recordDeath() (empty outside the counted build). Its speed update is
+// the paper's, so this kernel runs the paper's physics only; the corrected physics runs
+// glsl/droplet_stepped.comp. What Vulkan and vkerode add lives in the included files:
+// resources, and the functions main() calls. tests/shader_sources.rs pins main() to
+// the paper's listing (tests/data/paper_main.glsl).
 //
 // Variants, one module per combination: SPIR-V through shaderc's optimiser (opt; the
 // plain modules are verbatim), the atomic mode (racy, float, or deterministic: deltas
@@ -79,7 +80,7 @@ void main() {
             modifyHeight(iPos + ivec2(1, 1), -erodeAmount * f.x * f.y);
         }
 
-        speed = sqrt(max(0.0, speed * speed + PHYSICS_SIGN * deltaH * 9.81));
+        speed = sqrt(max(0.0, speed * speed + deltaH * 9.81));
         water *= (1.0 - EVAPORATION_RATE);
         pos = newPos;
 

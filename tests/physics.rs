@@ -1,6 +1,8 @@
 //! The model's switches (physics: paper | corrected; rounding: trunc | nearest |
 //! stochastic) in every kernel against the CPU reference, and the closed mass balance
-//! of the counted build. On the default device under validation.
+//! of the counted build. The paper's kernel runs the corrected physics as
+//! glsl/droplet_stepped.comp (glsl/droplet.comp keeps the paper's speed update), the
+//! module that `DropletShader::for_job` picks. On the default device under validation.
 
 mod common;
 
@@ -8,14 +10,55 @@ use std::collections::HashMap;
 
 use vkerode::erosion::droplets::cpu::erode_sequential;
 use vkerode::erosion::droplets::{
-    AtomicMode, DropletJob, DropletKernel, DropletShader, FixedHeightfield, KernelParams,
-    KernelVariant, Passes, Physics, Rounding, SpawnMode,
+    AtomicMode, DropletJob, DropletKernel, DropletSettings, DropletShader, FixedHeightfield,
+    KernelParams, KernelVariant, Passes, Physics, Rounding, SpawnMode,
 };
 
 use common::{assert_validation_clean, default_job, fixed_terrain, validated_device};
 
 const SIZE: u32 = 96;
 const ROUNDINGS: [Rounding; 3] = [Rounding::Trunc, Rounding::Nearest, Rounding::Stochastic];
+
+/// The variant that runs `job`, as the run path picks it: for the paper's kernel, the
+/// stepped module where the physics is corrected.
+fn for_job(variant: KernelVariant, job: &DropletJob) -> KernelVariant {
+    let picked = KernelVariant {
+        shader: variant.shader.for_job(job),
+        ..variant
+    };
+    if variant.shader == DropletShader::Paper {
+        let name = picked.module_name();
+        let stepped = job.params.physics == Physics::Corrected;
+        assert_eq!(name.starts_with("droplet_stepped"), stepped, "{name}");
+    }
+    picked
+}
+
+#[test]
+fn the_paper_kernel_picks_the_stepped_module_for_the_corrected_physics() {
+    for (atomics, suffix) in [
+        (AtomicMode::Int, ""),
+        (AtomicMode::Racy, "_racy"),
+        (AtomicMode::Deterministic, "_deterministic"),
+    ] {
+        let settings = |physics| DropletSettings {
+            physics,
+            atomics,
+            ..DropletSettings::DEFAULT
+        };
+        let paper = settings(Physics::Paper).kernel_variant();
+        let corrected = settings(Physics::Corrected).kernel_variant();
+        assert_eq!(paper.shader, DropletShader::Paper);
+        assert_eq!(corrected.shader, DropletShader::Stepped);
+        let (paper, corrected) = (paper.module_name(), corrected.module_name());
+        assert_eq!(paper, format!("droplet{suffix}"));
+        assert_eq!(corrected, format!("droplet_stepped{suffix}"));
+        // droplet.comp ignores PHYSICS_SIGN: it must refuse a corrected job.
+        let job = settings(Physics::Corrected).job(1);
+        let kernel = settings(Physics::Paper).kernel_variant();
+        assert!(!kernel.runs(&job), "{paper} runs the corrected physics");
+    }
+}
 
 fn job_with(droplets: u32, seed: u32, physics: Physics, rounding: Rounding) -> DropletJob {
     let mut job = default_job(droplets, seed);
@@ -77,9 +120,13 @@ fn every_kernel_follows_the_cpu_reference_for_lone_droplets_in_both_physics_and_
                 cpu_results.insert((physics, rounding, seed), expected.clone());
                 for (variant, passes) in kernels {
                     let job = DropletJob { passes, ..job };
+                    let variant = for_job(variant, &job);
                     let kernel = DropletKernel::for_params(&ctx, 64, &job.params, variant).unwrap();
                     let gpu = kernel.run_counted(&map, &job, 1).unwrap();
-                    let name = format!("{:?} {physics:?} {rounding:?} seed {seed}", variant.shader);
+                    let name = format!(
+                        "{} {physics:?} {rounding:?} seed {seed}",
+                        variant.module_name()
+                    );
                     assert_eq!(gpu.work.unwrap().steps, cpu.steps, "{name}: steps");
                     let worst = common::largest_difference(&gpu.cells, &expected);
                     assert!(worst <= 1, "{name}: a cell differs by {worst}");
@@ -109,10 +156,11 @@ fn the_mass_balance_closes_and_stochastic_rounding_keeps_what_truncation_drops()
         let mut truncated = Vec::new();
         for rounding in [Rounding::Trunc, Rounding::Stochastic] {
             let job = job_with(20_000, 3, physics, rounding);
-            let kernel = DropletKernel::for_params(&ctx, 64, &job.params, paper).unwrap();
+            let variant = for_job(paper, &job);
+            let kernel = DropletKernel::for_params(&ctx, 64, &job.params, variant).unwrap();
             let run = kernel.run_counted(&map, &job, 4096).unwrap();
             let mass = run.contention.unwrap();
-            let name = format!("{physics:?} {rounding:?}");
+            let name = format!("{} {physics:?} {rounding:?}", variant.module_name());
             // The terrain: initial + deposited - eroded == final, to the fixed-point unit.
             let received: i64 = run
                 .cells

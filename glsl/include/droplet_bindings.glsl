@@ -25,10 +25,13 @@ layout(local_size_x = 64, local_size_x_id = 1, local_size_y = 1, local_size_z = 
 // Heights are stored as int(h * FIXED_POINT_SCALE); the paper's scale is 1000.
 layout(constant_id = 2) const float FIXED_POINT_SCALE = 1000.0;
 
-// The model's two choices beyond the paper's (src/erosion/params.rs). PHYSICS_SIGN
-// multiplies deltaH in the speed update: 1.0 is the paper's `speed^2 + deltaH * g`,
-// which slows droplets going downhill; -1.0 is the corrected physics, which speeds
-// them up. ROUNDING picks how modifyHeight turns a change into fixed point.
+// The model's two choices beyond the paper's (src/erosion/droplets/params.rs).
+// PHYSICS_SIGN multiplies deltaH in the speed update of dropletStep()
+// (include/droplet_step.glsl) and of the fast kernel: 1.0 is the paper's
+// `speed^2 + deltaH * g`, which slows droplets going downhill; -1.0 is the corrected
+// physics, which speeds them up. glsl/droplet.comp keeps the paper's update and
+// ignores it: corrected runs take droplet_stepped.comp. ROUNDING picks how
+// modifyHeight turns a change into fixed point.
 layout(constant_id = 4) const float PHYSICS_SIGN = 1.0;
 layout(constant_id = 5) const uint ROUNDING = 0u;
 const uint ROUNDING_TRUNC = 0u;

@@ -1,7 +1,11 @@
-// One step of the paper's droplet loop, as a function, for kernels that keep a
+// One step of the paper's droplet loop, as a function: the loop body of
+// glsl/droplet_stepped.comp (the corrected physics) and of the kernels that keep a
 // droplet's state between dispatches. The statements are the body of the loop in
-// glsl/droplet.comp, in the same order; each `break` there is `return false` here.
-// tests/stagger.rs checks that both give the same heights, bit for bit.
+// glsl/droplet.comp, in the same order, each `break` there `return false` here, but
+// for one: the speed update multiplies deltaH by PHYSICS_SIGN (1.0, the paper's, or
+// -1.0, the corrected physics). tests/shader_sources.rs pins that; with the paper's
+// physics, tests/stagger.rs and tests/shader_sources.rs check that they leave the same
+// heights, bit for bit.
 #ifndef VKERODE_DROPLET_STEP_GLSL
 #define VKERODE_DROPLET_STEP_GLSL
 

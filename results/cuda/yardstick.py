@@ -51,6 +51,12 @@ WARM_NODES = 4096
 CHASE_STEPS = 16384
 
 
+def droplet_rate(row):
+    """A points.csv row's droplet-steps/s: `droplet_steps_per_s`, or `steps_per_s` in files
+    from before vkerode's schema 2."""
+    return float(row.get("droplet_steps_per_s") or row["steps_per_s"])
+
+
 def log(*args):
     print(*args, flush=True)
 
@@ -250,7 +256,7 @@ def print_tables(cuda, vk_sweep, cuda_chase_rows, vk_chase, agreement):
             log(" | ".join(cells))
 
     table(lambda r: f"{r['g_steps_per_s']:.2f} ({r['registers']} reg)",
-          lambda r: f"{float(r['steps_per_s']) / 1e9:.2f} ({stat(r['compiler_stats'], 'Register Count')} reg)")
+          lambda r: f"{droplet_rate(r) / 1e9:.2f} ({stat(r['compiler_stats'], 'Register Count')} reg)")
     log("\nWhat the same runs did to the terrain: total height change / largest change of one cell:")
     table(lambda r: f"{r['total_height_change']:.0f} / {r['max_cell_change']:.0f}",
           lambda r: f"{float(r['total_height_change']):.0f} / {float(r['max_cell_change']):.0f}")

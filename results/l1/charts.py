@@ -80,7 +80,8 @@ def main():
                             and r["carveout"] != "default")
             line, = ax.plot([p[0] for p in points], [p[1] for p in points], "--", marker=marker,
                             label=f"CUDA {kernel}, block {block}")
-            vk_rate = next(float(r["steps_per_s"]) / 1e9 for r in sweep
+            # droplet_steps_per_s since vkerode's schema 2, steps_per_s before it.
+            vk_rate = next(float(r.get("droplet_steps_per_s") or r["steps_per_s"]) / 1e9 for r in sweep
                            if r["variant"] == vk_variant and r["lever"] == "none"
                            and int(r["workgroup"]) == block)
             ax.plot([vk_l1], [vk_rate], marker="*", markersize=14, color=line.get_color(),

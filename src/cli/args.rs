@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use vkerode::erosion::droplets::{
     AtomicMode, DropletSettings, DropletShader, Lever, SpawnMode, SpirvBuild,
 };
+use vkerode::erosion::settings::NoiseSettings;
 use vkerode::erosion::RunSettings;
 use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
 use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
@@ -16,7 +17,6 @@ use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 use vkerode::terrain::units::{CellSizeSource, GridUnits};
-use vkerode::terrain::TerrainSpec;
 
 /// A Vulkan compute research harness for GPU hydraulic erosion.
 #[derive(Parser)]
@@ -63,7 +63,7 @@ pub enum Command {
     /// Generate erosion-noise terrain and write it as a heightmap file.
     Terrain {
         #[command(flatten)]
-        terrain: TerrainArgs,
+        terrain: NoiseSettings,
         /// Output heightmap (.tif, .png or .raw; see --format).
         #[arg(long)]
         out: PathBuf,
@@ -334,33 +334,6 @@ impl PlotArgs {
             series: self.series,
             filters: self.filters,
         }
-    }
-}
-
-/// The terrain of `vkerode terrain`: the terrain keys of [`RunSettings`].
-#[derive(Args)]
-pub struct TerrainArgs {
-    /// Side of the square map, in cells.
-    #[arg(long, default_value_t = RunSettings::DEFAULT.size)]
-    size: u32,
-    /// Terrain seed; 0 is the seed shader's own window of the noise.
-    #[arg(long, default_value_t = RunSettings::DEFAULT.seed)]
-    seed: u32,
-    /// Relief in cell units: noise heights in [0, 1] are multiplied by it.
-    /// Default: 2 x size, which gives a mean slope of about one per cell.
-    #[arg(long)]
-    relief: Option<f32>,
-}
-
-impl TerrainArgs {
-    pub fn spec(&self) -> TerrainSpec {
-        RunSettings {
-            size: self.size,
-            seed: self.seed,
-            relief: self.relief,
-            ..RunSettings::DEFAULT
-        }
-        .terrain()
     }
 }
 

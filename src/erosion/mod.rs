@@ -2,9 +2,13 @@
 //! registry (`registry.rs`): the paper's droplets (`droplets/`), the grid-centric
 //! virtual pipes (`pipes/`) and thermal erosion (`thermal/`), each a folder cut the same
 //! way (params and rules, settings, variant, kernel, runner, cpu reference). `settings.rs` gathers every strategy's
-//! settings into the one set of keys that erode flags and configs share.
+//! settings into the one set of keys that erode flags and configs share; `keys.rs` is
+//! what a key is.
 
+mod algorithm;
 pub mod droplets;
+mod error;
+pub mod keys;
 pub mod pipes;
 mod registry;
 pub mod settings;
@@ -12,50 +16,13 @@ mod strategy;
 pub mod thermal;
 mod workgroup;
 
-pub use registry::{Algorithm, STRATEGIES};
-pub use settings::{RunSettings, SettingError};
+pub use algorithm::Algorithm;
+pub use error::ErosionError;
+pub use keys::SettingError;
+pub use registry::STRATEGIES;
+pub use settings::RunSettings;
 pub use strategy::{
-    Ceiling, CountedRun, CpuEngine, CpuRun, Figures, MapInfo, Prepared, Strategy, TimedRun,
+    report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, Prepared, Strategy, TimedRun,
     WorkUnit,
 };
 pub use workgroup::WorkgroupShape;
-
-use thiserror::Error;
-
-use crate::gpu::GpuError;
-use crate::terrain::HeightmapError;
-
-#[derive(Debug, Error)]
-pub enum ErosionError {
-    #[error("workgroup size {requested} is not supported: this device allows 1 to {limit} invocations along x")]
-    Workgroup { requested: u32, limit: u32 },
-    #[error("this device does not support {0}")]
-    Unsupported(&'static str),
-    #[error("{0}")]
-    Variant(String),
-    #[error("the job needs kernel {needed}, not {built} (passes, stagger and tiled spawning each need their own build; the fast kernels run one pass)")]
-    VariantMismatch { needed: String, built: String },
-    #[error("the droplet batch must be at least 1")]
-    Batch,
-    #[error("the map is {width} x {height} cells; the droplet kernel needs at least {min} x {min}", min = crate::terrain::MIN_SIZE)]
-    MapTooSmall { width: u32, height: u32 },
-    #[error("a {width} x {height} map cannot hold {cells} cells (or is past 2^31 cells)")]
-    MapShape {
-        width: u32,
-        height: u32,
-        cells: usize,
-    },
-    #[error("the counted run (mass accounting) keeps four numbers per droplet, and this device's maxStorageBufferRange holds them for at most {limit} droplets; {droplets} asked for. Use fewer droplets per run")]
-    CountedDroplets { droplets: u32, limit: u64 },
-    /// A counted run found mass that the model must conserve lost or made.
-    #[error("balance check: {0}")]
-    Balance(String),
-    #[error(transparent)]
-    Param(#[from] droplets::ParamError),
-    #[error(transparent)]
-    Setting(#[from] SettingError),
-    #[error(transparent)]
-    Heightmap(#[from] HeightmapError),
-    #[error(transparent)]
-    Gpu(#[from] GpuError),
-}

@@ -6,14 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::algorithm::Algorithm;
 use super::droplets::DropletSettings;
+use super::keys::keys_of;
 use super::pipes::PipesSettings;
-use super::registry::Algorithm;
-use super::strategy::{MapInfo, Strategy};
 use super::thermal::ThermalSettings;
-use crate::gpu::DeviceInfo;
-use crate::table::Column;
-use crate::terrain::{TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
+use crate::terrain::{MapInfo, TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
 /// The settings of one run. Every field is an `erode` flag and a config key.
 #[derive(Clone, Debug, PartialEq, Serialize, clap::Args)]
@@ -23,17 +21,9 @@ pub struct RunSettings {
     /// (its settings are the thermal_* ones).
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.algorithm)]
     pub algorithm: Algorithm,
-    /// Side of the square erosion-noise map, in cells.
-    #[arg(long, default_value_t = Self::DEFAULT.size)]
-    pub size: u32,
-    /// Terrain seed; 0 is the seed shader's own window of the noise.
-    #[arg(long, default_value_t = Self::DEFAULT.seed)]
-    pub seed: u32,
-    /// Relief in height units (one unit is one cell's width): noise heights in [0, 1]
-    /// are multiplied by it. Default: 2 x size, which gives a mean slope of about one
-    /// per cell.
-    #[arg(long)]
-    pub relief: Option<f32>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub noise: NoiseSettings,
     #[command(flatten, next_help_heading = "Droplets (algorithm = droplets)")]
     #[serde(flatten)]
     pub droplets: DropletSettings,
@@ -51,93 +41,72 @@ impl Default for RunSettings {
     }
 }
 
-/// A setting that breaks a rule: its key (the config key; the flag is `--key` with
-/// dashes) and why.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("setting {key}: {reason}")]
-pub struct SettingError {
-    pub key: &'static str,
-    pub reason: String,
-}
-
-impl SettingError {
-    pub fn new(key: &'static str, reason: impl Into<String>) -> Self {
-        Self {
-            key,
-            reason: reason.into(),
-        }
-    }
-
-    /// The flag that sets the key, e.g. `--tile-order`.
-    pub fn flag(&self) -> String {
-        format!("--{}", self.key.replace('_', "-"))
-    }
-}
-
-/// The terrain's keys, deserialized on their own.
-#[derive(Deserialize)]
+/// The erosion-noise terrain of a run without `--input` (and of `vkerode terrain`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default, deny_unknown_fields)]
-struct TerrainKeys {
-    algorithm: Algorithm,
-    size: u32,
-    seed: u32,
-    relief: Option<f32>,
+pub struct NoiseSettings {
+    /// Side of the square erosion-noise map, in cells.
+    #[arg(long, default_value_t = Self::DEFAULT.size)]
+    pub size: u32,
+    /// Terrain seed; 0 is the seed shader's own window of the noise.
+    #[arg(long, default_value_t = Self::DEFAULT.seed)]
+    pub seed: u32,
+    /// Relief in height units (one unit is one cell's width): noise heights in [0, 1]
+    /// are multiplied by it. Default: 2 x size, which gives a mean slope of about one
+    /// per cell.
+    #[arg(long)]
+    pub relief: Option<f32>,
 }
 
-impl Default for TerrainKeys {
+impl Default for NoiseSettings {
     fn default() -> Self {
-        let d = RunSettings::DEFAULT;
-        Self {
-            algorithm: d.algorithm,
-            size: d.size,
-            seed: d.seed,
-            relief: d.relief,
+        Self::DEFAULT
+    }
+}
+
+impl NoiseSettings {
+    pub const DEFAULT: NoiseSettings = NoiseSettings {
+        size: 512,
+        seed: 1,
+        relief: None,
+    };
+
+    /// The unit of each key, for the config reference.
+    pub const UNITS: &'static [(&'static str, &'static str)] = &[
+        ("size", "cells"),
+        ("seed", "seed"),
+        ("relief", "height units"),
+    ];
+
+    /// The terrain these settings generate.
+    pub fn spec(&self) -> TerrainSpec {
+        TerrainSpec {
+            relief: self
+                .relief
+                .unwrap_or(DEFAULT_RELIEF_PER_SIDE * self.size as f32),
+            ..TerrainSpec::square(self.size, self.seed)
         }
     }
 }
 
-/// The columns of a settings struct in points.csv: each key with its unit (from
-/// `units`) and its flag's help as the meaning.
-pub fn columns_of<T: clap::Args>(units: &[(&str, &str)]) -> Vec<Column> {
-    T::augment_args(clap::Command::new("columns"))
-        .get_arguments()
-        .filter(|a| a.get_id() != "help")
-        .map(|a| {
-            let key = a.get_id().as_str();
-            let unit = units.iter().find(|(k, _)| *k == key).map_or("", |(_, u)| u);
-            let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
-            Column::new(key, unit, help)
-        })
-        .collect()
-}
-
-/// The keys of a settings struct: its flags' ids, which are its field names.
-fn keys_of<T: clap::Args>() -> Vec<String> {
-    T::augment_args(clap::Command::new("keys"))
-        .get_arguments()
-        .map(|a| a.get_id().to_string())
-        .filter(|id| id != "help")
-        .collect()
+/// The strategy's key, deserialized on its own.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ChoiceKeys {
+    algorithm: Algorithm,
 }
 
 impl RunSettings {
     pub const DEFAULT: RunSettings = RunSettings {
         algorithm: Algorithm::Droplets,
-        size: 512,
-        seed: 1,
-        relief: None,
+        noise: NoiseSettings::DEFAULT,
         droplets: DropletSettings::DEFAULT,
         pipes: PipesSettings::DEFAULT,
         thermal: ThermalSettings::DEFAULT,
     };
 
-    /// The unit of each of the terrain's keys, for the config reference.
-    pub const UNITS: &'static [(&'static str, &'static str)] = &[
-        ("algorithm", "choice"),
-        ("size", "cells"),
-        ("seed", "seed"),
-        ("relief", "height units"),
-    ];
+    /// The unit of the strategy's key, for the config reference.
+    pub const UNITS: &'static [(&'static str, &'static str)] = &[("algorithm", "choice")];
 
     /// Every config key, in the order of the flags.
     pub fn keys() -> Vec<String> {
@@ -148,6 +117,7 @@ impl RunSettings {
     pub fn units() -> Vec<(&'static str, &'static str)> {
         [
             Self::UNITS,
+            NoiseSettings::UNITS,
             DropletSettings::UNITS,
             PipesSettings::UNITS,
             ThermalSettings::UNITS,
@@ -158,16 +128,18 @@ impl RunSettings {
     /// The settings of a config table: each key goes to the struct that owns it, so
     /// that an unknown key and a bad value are refused by name.
     pub fn from_table(table: &toml::Table) -> Result<Self, String> {
-        let strategies = [
+        let sections = [
+            keys_of::<NoiseSettings>(),
             keys_of::<DropletSettings>(),
             keys_of::<PipesSettings>(),
             keys_of::<ThermalSettings>(),
         ];
-        let terrain: Vec<String> = Self::keys()
+        // The keys of no section's struct: the strategy's.
+        let choice: Vec<String> = Self::keys()
             .into_iter()
-            .filter(|k| !strategies.iter().any(|keys| keys.contains(k)))
+            .filter(|k| !sections.iter().any(|keys| keys.contains(k)))
             .collect();
-        let owners: Vec<Vec<String>> = std::iter::once(terrain).chain(strategies).collect();
+        let owners: Vec<Vec<String>> = std::iter::once(choice).chain(sections).collect();
         let mut parts = vec![toml::Table::new(); owners.len()];
         for (key, value) in table {
             let Some(owner) = owners.iter().position(|keys| keys.contains(key)) else {
@@ -185,66 +157,28 @@ impl RunSettings {
         }
         let mut parts = parts.into_iter();
         let mut next = || parts.next().expect("one part per owner");
-        let terrain: TerrainKeys = part(next())?;
+        let choice: ChoiceKeys = part(next())?;
         Ok(Self {
-            algorithm: terrain.algorithm,
-            size: terrain.size,
-            seed: terrain.seed,
-            relief: terrain.relief,
+            algorithm: choice.algorithm,
+            noise: part(next())?,
             droplets: part(next())?,
             pipes: part(next())?,
             thermal: part(next())?,
         })
     }
 
-    /// The strategy these settings run.
-    pub fn strategy(&self) -> &'static dyn Strategy {
-        self.algorithm.strategy()
-    }
-
     /// The erosion-noise terrain of these settings.
     pub fn terrain(&self) -> TerrainSpec {
-        TerrainSpec {
-            relief: self
-                .relief
-                .unwrap_or(DEFAULT_RELIEF_PER_SIDE * self.size as f32),
-            ..TerrainSpec::square(self.size, self.seed)
-        }
+        self.noise.spec()
     }
 
     /// The noise map of these settings: its shape, and its heights' bound (the relief).
     pub fn noise_map(&self) -> MapInfo {
         MapInfo {
-            width: self.size,
-            height: self.size,
+            width: self.noise.size,
+            height: self.noise.size,
             highest: self.terrain().relief,
         }
-    }
-
-    /// Every rule, for the noise terrain; with a device, also its limits. A run on a
-    /// heightmap file checks [`RunSettings::check_job`] first, and
-    /// [`RunSettings::check_map`] once the file is read.
-    pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
-        self.terrain()
-            .validate()
-            .map_err(|e| SettingError::new("size", e.to_string()))?;
-        self.check_map(self.noise_map(), device)
-    }
-
-    /// The rules that do not depend on the map.
-    pub fn check_job(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
-        self.strategy().check(self, None, device)
-    }
-
-    /// Every rule, on `map`.
-    pub fn check_map(&self, map: MapInfo, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
-        self.strategy().check(self, Some(map), device)
-    }
-
-    /// What the device lacks to run these settings on their noise map, if anything.
-    pub fn missing_feature(&self, device: &DeviceInfo) -> Option<String> {
-        self.strategy()
-            .missing_feature(self, self.noise_map(), device)
     }
 }
 
@@ -252,36 +186,6 @@ impl<'de> Deserialize<'de> for RunSettings {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let table = toml::Table::deserialize(deserializer)?;
         Self::from_table(&table).map_err(serde::de::Error::custom)
-    }
-}
-
-/// A config switch: `"on"` / `"off"`, or `true` / `false`.
-pub(crate) mod switch {
-    use serde::{Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(on: &bool, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(if *on { "on" } else { "off" })
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = bool;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("\"on\", \"off\", true or false")
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<bool, E> {
-                Ok(v)
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<bool, E> {
-                match v {
-                    "on" => Ok(true),
-                    "off" => Ok(false),
-                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
-                }
-            }
-        }
-        deserializer.deserialize_any(Visitor)
     }
 }
 
@@ -328,7 +232,7 @@ mod tests {
         .unwrap();
         assert_eq!(flags, keys);
         assert_eq!(
-            flags.droplets.job(flags.seed).spawn.order,
+            flags.droplets.job(flags.noise.seed).spawn.order,
             TileOrder::Morton
         );
         assert_eq!(keys.pipes.pipes_steps, 7);
@@ -364,15 +268,19 @@ mod tests {
             phases: 4,
             ..DropletSettings::DEFAULT
         };
-        let settings = RunSettings {
+        let small = NoiseSettings {
             size: 64,
+            ..NoiseSettings::DEFAULT
+        };
+        let settings = RunSettings {
+            noise: small,
             ..droplets(tiled.clone())
         };
         let error = settings.check(None).unwrap_err();
         assert_eq!(error.key, "tile");
         assert_eq!(error.flag(), "--tile");
         let with = |d: DropletSettings| RunSettings {
-            size: 64,
+            noise: small,
             ..droplets(d)
         };
         assert!(with(DropletSettings {

@@ -9,12 +9,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::registry::Algorithm;
-use super::settings::{RunSettings, SettingError};
-use super::ErosionError;
+use super::algorithm::Algorithm;
+use super::error::ErosionError;
+use super::keys::SettingError;
+use super::settings::RunSettings;
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::Column;
-use crate::terrain::{Cells, Heightmap};
+use crate::terrain::{Cells, Heightmap, MapInfo};
 
 /// What a strategy counts as one unit of work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -43,30 +44,6 @@ impl WorkUnit {
             WorkUnit::DropletSteps => "droplet_steps",
             WorkUnit::CellSteps => "cell_steps",
         }
-    }
-}
-
-/// The shape of a map and its highest |height|, in height units, for the rules that
-/// depend on the map.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MapInfo {
-    pub width: u32,
-    pub height: u32,
-    pub highest: f32,
-}
-
-impl MapInfo {
-    pub fn of(map: &Heightmap) -> Self {
-        let stats = map.stats();
-        Self {
-            width: map.width() as u32,
-            height: map.height() as u32,
-            highest: stats.max.abs().max(stats.min.abs()),
-        }
-    }
-
-    pub fn cells(&self) -> u64 {
-        u64::from(self.width) * u64::from(self.height)
     }
 }
 

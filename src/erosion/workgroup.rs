@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::settings::SettingError;
+use super::keys::SettingError;
 use crate::gpu::DeviceInfo;
 
 /// A 2-D workgroup, written `16x16`.

@@ -2,7 +2,6 @@
 //! physical device, logical device, compute queue and memory allocator. Children hold
 //! an `Arc<Context>`, so none can outlive the device.
 
-use std::ffi::CStr;
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -14,9 +13,6 @@ use super::device_info::{rank_devices, DeviceInfo};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::faults::FaultPlan;
 use super::validation::{DebugMessenger, ValidationLog, ValidationRequest, LAYER_NAME};
-
-/// The Vulkan version vkerode needs: SPIR-V 1.5 and core driver properties.
-pub const REQUIRED_API_VERSION: u32 = vk::API_VERSION_1_2;
 
 /// How to pick and set up the device.
 #[derive(Clone, Debug, Default)]
@@ -401,10 +397,4 @@ fn choose_device(
                     .join(", ")
             },
         })
-}
-
-/// The name as a `String`, whatever the driver put in the fixed-size array.
-pub(crate) fn c_str_lossy(s: Result<&CStr, std::ffi::FromBytesUntilNulError>) -> String {
-    s.map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }

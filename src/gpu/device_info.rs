@@ -1,9 +1,18 @@
 //! What vkerode needs to know of a physical device, read once at start-up.
 
+use std::ffi::CStr;
+
 use ash::vk;
 use serde::Serialize;
 
-use super::context::{c_str_lossy, REQUIRED_API_VERSION};
+/// The Vulkan version vkerode needs: SPIR-V 1.5 and core driver properties.
+pub const REQUIRED_API_VERSION: u32 = vk::API_VERSION_1_2;
+
+/// The name as a `String`, whatever the driver put in the fixed-size array.
+pub(crate) fn c_str_lossy(s: Result<&CStr, std::ffi::FromBytesUntilNulError>) -> String {
+    s.map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
 
 #[derive(Clone, Debug, Serialize)]
 pub struct DeviceInfo {

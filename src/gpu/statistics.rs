@@ -8,7 +8,8 @@ use std::fmt;
 use ash::vk;
 use serde::Serialize;
 
-use super::context::{c_str_lossy, Context};
+use super::context::Context;
+use super::device_info::c_str_lossy;
 use super::error::{GpuResult, VkResultExt};
 
 /// One statistic of one executable (a compiled shader stage) of a pipeline, under the

@@ -23,9 +23,257 @@ const fn field(
     }
 }
 
-pub const JSON_FIELDS: &[JsonField] = &[field(
-    "run.json",
-    "engine",
-    "text",
-    "gpu, cpu or cpu-sequential",
-)];
+/// Every field, by file; `config.*` stands for every field below `config`.
+pub const JSON_FIELDS: &[JsonField] = &[
+    field("run.json", "provenance.vkerode_version", "text", "the vkerode version that made the run"),
+    field("run.json", "provenance.git_commit", "text", "the commit it was built from (-dirty with changes)"),
+    field("run.json", "provenance.device", "text", "the Vulkan device, or \"CPU reference, N threads\""),
+    field("run.json", "provenance.device_type", "text", "DISCRETE_GPU, INTEGRATED_GPU, CPU, ..."),
+    field("run.json", "provenance.driver", "text", "the driver's name"),
+    field("run.json", "provenance.driver_info", "text", "the driver's version"),
+    field("run.json", "provenance.api_version", "text", "the device's Vulkan version"),
+    field("run.json", "provenance.host", "text", "the machine's host name"),
+    field("run.json", "provenance.started_at", "UTC, RFC 3339", "when the run began"),
+    field("run.json", "engine", "text", "gpu, cpu or cpu-sequential"),
+    field("run.json", "algorithm", "text", "the strategy: droplets or pipes"),
+    field("run.json", "terrain.source", "text", "noise or file"),
+    field("run.json", "terrain.width", "cells", "the map's width"),
+    field("run.json", "terrain.height", "cells", "the map's height"),
+    field("run.json", "terrain.seed", "seed", "noise: the terrain's seed"),
+    field("run.json", "terrain.relief", "height units", "noise: heights in [0, 1] times this"),
+    field("run.json", "terrain.path", "path", "file: the heightmap read"),
+    field("run.json", "terrain.missing_cells", "cells", "file: cells with no data (nodata or NaN), filled before erosion and nodata again on export"),
+    field("run.json", "terrain.units.cell_size.x", "m", "file: grid spacing east-west"),
+    field("run.json", "terrain.units.cell_size.y", "m", "file: grid spacing north-south"),
+    field("run.json", "terrain.units.vertical_scale", "ratio", "file: vertical exaggeration applied before erosion"),
+    field("run.json", "terrain.cell_size_source", "text", "file: where the cell size came from: flag, file or assumed"),
+    field("run.json", "terrain.georeferenced", "true/false", "file: a GeoTIFF whose georeferencing the TIFF outputs keep"),
+    field("run.json", "kernel", "text", "the module(s) that ran (GPU only)"),
+    field("run.json", "compiler_statistics[].executable", "text", "the driver's executable (shader stage) the statistic is of"),
+    field("run.json", "compiler_statistics[].name", "text", "the statistic, under the driver's name (registers, binary size, ...)"),
+    field("run.json", "compiler_statistics[].description", "text", "the driver's description of it"),
+    field("run.json", "compiler_statistics[].value", "as the driver says", "its value"),
+    field("run.json", "dispatches", "count", "dispatches of one run"),
+    field("run.json", "submissions", "count", "GPU submissions of the timed run (split to stay under --max-submission-ms)"),
+    field("run.json", "figures.time_source", "text", "gpu-timestamps, wall-clock (no timestamps) or cpu-wall-clock"),
+    field("run.json", "figures.gpu_ms", "ms", "GPU time of the timed run (timestamps)"),
+    field("run.json", "figures.wall_ms", "ms", "host time of the timed run, upload and read-back included"),
+    field("run.json", "figures.unit", "text", "what steps counts: droplet-steps or cell-steps"),
+    field("run.json", "figures.steps", "figures.unit", "work of the run (the instrumented run's count)"),
+    field("run.json", "figures.steps_per_s", "figures.unit per s", "steps over the GPU time (over the wall time without timestamps)"),
+    field("run.json", "ceiling.ceiling", "text", "the ceiling the rate is held against: droplet-walk or streaming-copy"),
+    field("run.json", "ceiling.peak_walk_steps_per_s", "droplet-steps/s", "droplet-walk: the walk at this map size (vkerode peak)"),
+    field("run.json", "ceiling.bytes_per_cell_step", "bytes", "streaming-copy: bytes a cell-step must move"),
+    field("run.json", "ceiling.bandwidth_bytes_per_s", "bytes/s", "streaming-copy: those bytes times the cell-steps per second"),
+    field("run.json", "ceiling.peak_copy_bytes_per_s", "bytes/s", "streaming-copy: the copy's bytes read and written per second"),
+    field("run.json", "ceiling.percent_of_peak", "%", "the rate over the ceiling"),
+    field("run.json", "landform.before.hypsometric_integral", "ratio", "(mean - min) / (max - min) of the heights before"),
+    field("run.json", "landform.before.mean_slope", "height units per cell", "mean gradient magnitude before"),
+    field("run.json", "landform.before.drainage_density", "channel cells per cell", "D8 channel cells (upstream area at least 100 cells) over all cells, before"),
+    field("run.json", "landform.before.concavity", "exponent", "theta of S ~ A^-theta over channel cells before (null with too few)"),
+    field("run.json", "landform.before.channel_incision", "height units", "how far channels (top 5% area) lie below their 7x7 surroundings, before"),
+    field("run.json", "landform.after.hypsometric_integral", "ratio", "(mean - min) / (max - min) of the heights after"),
+    field("run.json", "landform.after.mean_slope", "height units per cell", "mean gradient magnitude after"),
+    field("run.json", "landform.after.drainage_density", "channel cells per cell", "D8 channel cells (upstream area at least 100 cells) over all cells, after"),
+    field("run.json", "landform.after.concavity", "exponent", "theta of S ~ A^-theta over channel cells after (null with too few)"),
+    field("run.json", "landform.after.channel_incision", "height units", "how far channels (top 5% area) lie below their 7x7 surroundings, after"),
+    field("run.json", "change.total_change", "height units x cells", "sum of (after - before)"),
+    field("run.json", "change.eroded", "height units x cells", "sum of the lowering of the cells that went down"),
+    field("run.json", "change.deposited", "height units x cells", "sum of the raising of the cells that went up"),
+    field("run.json", "change.mean_abs_change", "height units", "mean |after - before|"),
+    field("run.json", "change.changed_cells_share", "share", "cells whose height changed"),
+    field("run.json", "change.deepest_erosion", "height units", "the most negative change of one cell"),
+    field("run.json", "change.highest_deposition", "height units", "the most positive change of one cell"),
+    field("run.json", "change.channel_mean_change", "height units", "mean change over the initial terrain's channel cells (D8, top 5% area)"),
+    field("run.json", "change.hillslope_mean_change", "height units", "mean change over all other cells"),
+    field("run.json", "change.channel_incision_before", "height units", "channel incision of the initial terrain"),
+    field("run.json", "change.channel_incision_after", "height units", "channel incision after the run (its own channels)"),
+    field("run.json", "change.min_after", "height units", "the lowest height after"),
+    field("run.json", "change.max_after", "height units", "the highest height after"),
+    field("run.json", "warnings[]", "text", "why a figure is missing or a cache was not written"),
+    field("run.json", "job.droplets", "droplets", "droplets: droplets of the run"),
+    field("run.json", "job.seed", "seed", "droplets: their spawn seed"),
+    field("run.json", "job.params.inertia", "share", "droplets: INERTIA"),
+    field("run.json", "job.params.capacity", "height units per unit of slope, speed and water", "droplets: CAPACITY_FACTOR"),
+    field("run.json", "job.params.erosion", "share per step", "droplets: EROSION_RATE"),
+    field("run.json", "job.params.deposition", "share per step", "droplets: DEPOSITION_RATE"),
+    field("run.json", "job.params.evaporation", "share per step", "droplets: EVAPORATION_RATE"),
+    field("run.json", "job.params.lifetime", "steps", "droplets: MAX_LIFETIME"),
+    field("run.json", "job.params.fixed_point_scale", "fixed-point units per height unit", "droplets: the scale of modifyHeight's int()"),
+    field("run.json", "job.params.physics", "text", "droplets: paper or corrected speed update"),
+    field("run.json", "job.params.rounding", "text", "droplets: trunc, nearest or stochastic fixed-point rounding"),
+    field("run.json", "job.spawn.mode", "text", "droplets: global or tiled spawning"),
+    field("run.json", "job.spawn.tile", "cells", "droplets: tile side of tiled spawning"),
+    field("run.json", "job.spawn.order", "text", "droplets: which tile consecutive workgroups get"),
+    field("run.json", "job.spawn.phases", "colours", "droplets: checkerboard colours, each its own dispatch"),
+    field("run.json", "job.passes.count", "dispatch passes", "droplets: passes each droplet's life is split over"),
+    field("run.json", "job.passes.stagger", "true/false", "droplets: droplet i starts in pass i mod passes"),
+    field("run.json", "workgroup", "invocations", "droplets: the workgroup size"),
+    field("run.json", "batch", "droplets per dispatch", "droplets: droplets per dispatch at most"),
+    field("run.json", "atomics", "text", "droplets: int, float, racy or deterministic"),
+    field("run.json", "lever", "text", "droplets: the L1 lever"),
+    field("run.json", "work.droplets", "droplets", "droplets: droplets started (instrumented run)"),
+    field("run.json", "work.steps", "droplet-steps", "droplets: steps taken"),
+    field("run.json", "work.atomics", "atomic adds", "droplets: atomicAdds issued (4 per step)"),
+    field("run.json", "contention.hits_max", "atomic adds", "droplets (GPU): atomic adds the busiest cell received (points.csv has the same column)"),
+    field("run.json", "contention.hits_p99", "atomic adds", "droplets (GPU): 99th percentile of atomic adds per cell (points.csv has the same column)"),
+    field("run.json", "contention.hottest_1pct_share", "share", "droplets (GPU): share of all atomic adds on the hottest 1% of cells (points.csv has the same column)"),
+    field("run.json", "contention.subgroup_conflicts_per_1000", "per 1000 atomic adds", "droplets (GPU): adds whose cell another active lane of the subgroup targeted at the same call (points.csv has the same column)"),
+    field("run.json", "contention.zero_add_share", "share", "droplets (GPU): modifyHeight calls that change no cell (points.csv has the same column)"),
+    field("run.json", "contention.mass_intended", "height units x cells", "droplets (GPU): height change the droplets asked for (points.csv has the same column)"),
+    field("run.json", "contention.mass_applied", "height units x cells", "droplets (GPU): what the adds carried, after fixed-point rounding (points.csv has the same column)"),
+    field("run.json", "contention.mass_received", "height units x cells", "droplets (GPU): what the heightmap received (points.csv has the same column)"),
+    field("run.json", "contention.mass_truncated", "height units x cells", "droplets (GPU): intended - applied (points.csv has the same column)"),
+    field("run.json", "contention.mass_lost", "height units x cells", "droplets (GPU): applied - received (points.csv has the same column)"),
+    field("run.json", "contention.mass_eroded", "height units x cells", "droplets (GPU): what the adds took from the terrain (points.csv has the same column)"),
+    field("run.json", "contention.mass_deposited", "height units x cells", "droplets (GPU): what the adds gave the terrain (points.csv has the same column)"),
+    field("run.json", "contention.mass_at_death", "height units x cells", "droplets (GPU): sediment droplets carried when they died on the map (points.csv has the same column)"),
+    field("run.json", "contention.mass_off_edge", "height units x cells", "droplets (GPU): sediment droplets carried when they died off its interior (points.csv has the same column)"),
+    field("run.json", "contention.balance_terrain", "height units x cells", "droplets (GPU): received - (deposited - eroded) (points.csv has the same column)"),
+    field("run.json", "contention.balance_sediment", "height units x cells", "droplets (GPU): (eroded - deposited) - (at death + off edge + truncated) (points.csv has the same column)"),
+    field("run.json", "params.dt", "time units", "pipes: the time step"),
+    field("run.json", "params.rain", "height units per time unit", "pipes: water rained on every cell"),
+    field("run.json", "params.pipe_area", "cell areas", "pipes: cross-section of the virtual pipes"),
+    field("run.json", "params.gravity", "cells per time unit squared", "pipes: g"),
+    field("run.json", "params.cell_length", "cells", "pipes: pipe length and cell side"),
+    field("run.json", "params.capacity", "per unit of tilt and speed", "pipes: Kc"),
+    field("run.json", "params.dissolving", "per time unit", "pipes: Ks"),
+    field("run.json", "params.deposition", "per time unit", "pipes: Kd"),
+    field("run.json", "params.evaporation", "share per time unit", "pipes: Ke"),
+    field("run.json", "params.min_tilt", "sine", "pipes: lower bound of sin(tilt)"),
+    field("run.json", "params.max_erosion_depth", "height units", "pipes: water depth from which the capacity is whole"),
+    field("run.json", "params.advection", "text", "pipes: semi-lagrangian or upwind sediment transport"),
+    field("run.json", "variant.fusion", "text", "pipes: none (five passes) or fused (two)"),
+    field("run.json", "variant.packing", "text", "pipes: f32 or half flux and velocity"),
+    field("run.json", "variant.tiles", "text", "pipes: none or shared-memory tiles"),
+    field("run.json", "variant.workgroup", "invocations x invocations", "pipes: the workgroup shape"),
+    field("run.json", "time_steps", "time steps", "pipes: time steps of the run"),
+    field("run.json", "balance.terrain_before", "height units x cells", "pipes: terrain summed over cells before"),
+    field("run.json", "balance.terrain_after", "height units x cells", "pipes: terrain summed over cells after"),
+    field("run.json", "balance.sediment_after", "height units x cells", "pipes: sediment still suspended at the end"),
+    field("run.json", "balance.water_after", "height units x cells", "pipes: water standing at the end"),
+    field("run.json", "balance.rain_added", "height units x cells", "pipes: rain added over the run"),
+    field("run.json", "balance.advection_drift", "height units x cells", "pipes: (terrain + sediment) after minus terrain before"),
+    field("run.json", "balance_checks[].step", "time steps", "pipes: the step of the check (every pipes_check_every and at the end)"),
+    field("run.json", "balance_checks[].totals.terrain", "height units x cells", "pipes: terrain then"),
+    field("run.json", "balance_checks[].totals.sediment", "height units x cells", "pipes: suspended sediment then"),
+    field("run.json", "balance_checks[].totals.water", "height units x cells", "pipes: water then"),
+    field("run.json", "balance_checks[].rain", "height units x cells", "pipes: rain added so far"),
+    field("run.json", "balance_checks[].evaporated", "height units x cells", "pipes: evaporation so far"),
+    field("run.json", "balance_checks[].water_error", "height units x cells", "pipes: water - (initial + rain - evaporation)"),
+    field("run.json", "balance_checks[].advection_drift", "height units x cells", "pipes: (terrain + sediment) - initial"),
+    field("meta.json", "schema_version", "version", "the version of points.csv's columns (1 for sets that do not say)"),
+    field("meta.json", "experiment", "text", "the config's name"),
+    field("meta.json", "device", "text", "the (first) device"),
+    field("meta.json", "device_type", "text", "its type"),
+    field("meta.json", "vendor_id", "PCI id", "its vendor"),
+    field("meta.json", "device_id", "PCI id", "its device id"),
+    field("meta.json", "driver", "text", "its driver's name"),
+    field("meta.json", "driver_version", "text", "its driver's version"),
+    field("meta.json", "driver_version_raw", "number", "the driver version as Vulkan encodes it"),
+    field("meta.json", "api_version", "text", "its Vulkan version"),
+    field("meta.json", "subgroup_size", "invocations", "its subgroup size"),
+    field("meta.json", "timestamp_period_ns", "ns per tick", "its timestamp period"),
+    field("meta.json", "vkerode_version", "text", "the vkerode version of the sweep"),
+    field("meta.json", "git_commit", "text", "the commit it was built from"),
+    field("meta.json", "config_file", "path", "the config file"),
+    field("meta.json", "config_hash", "FNV-1a hex", "the config as vkerode understood it, description aside: equal for equal experiments"),
+    field("meta.json", "config.*", "as configs", "the config as read, with --set overrides applied (docs/config.md)"),
+    field("meta.json", "host", "text", "the machine"),
+    field("meta.json", "started_at", "UTC, RFC 3339", "when the sweep began"),
+    field("meta.json", "shard", "i/n", "the shard, for a sharded sweep (null otherwise)"),
+    field("meta.json", "merged_from[]", "path", "for a merged set: the folders it was merged from"),
+    field("meta.json", "missing_points[]", "index", "for a set merged with --partial: the points it lacks"),
+    field("meta.json", "validation", "true/false", "whether the validation layer was on (it slows every dispatch)"),
+    field("meta.json", "command_line", "text", "the command that made the set"),
+    field("meta.json", "clocks_policy", "text", "the GPU's clocks policy, where NVML reads it"),
+    field("meta.json", "gpu_state_at_start.sm_mhz", "MHz", "NVML: SM clock when the sweep began"),
+    field("meta.json", "gpu_state_at_start.memory_mhz", "MHz", "NVML: memory clock then"),
+    field("meta.json", "gpu_state_at_start.temperature_c", "degrees C", "NVML: temperature then"),
+    field("meta.json", "gpu_state_at_start.power_w", "W", "NVML: board power then"),
+    field("meta.json", "gpu_state_at_start.throttle", "bits", "NVML: clocks-throttle-reason bits then"),
+    field("meta.json", "devices[].worker", "index", "sweep --devices: the worker that drove the device"),
+    field("meta.json", "devices[].index", "index", "its index in vkerode devices"),
+    field("meta.json", "devices[].name", "text", "its name"),
+    field("meta.json", "devices[].driver_version", "text", "its driver's version"),
+    field("meta.json", "devices[].uuid", "text", "its UUID as NVML writes it"),
+    field("meta.json", "replicate", "true/false", "sweep --replicate: every point ran on every device"),
+    field("peak.json", "device", "text", "the device measured"),
+    field("peak.json", "driver_info", "text", "its driver's version"),
+    field("peak.json", "vkerode_commit", "text", "the commit of the vkerode that measured it"),
+    field("peak.json", "walk[].map_side", "cells", "droplet-shaped walks: the map side"),
+    field("peak.json", "walk[].footprint_bytes", "bytes", "the heightmap the walkers hit"),
+    field("peak.json", "walk[].walkers", "count", "walkers (30 unit steps each)"),
+    field("peak.json", "walk[].walk_steps_per_s", "steps/s", "walk steps per second (2x2 atomicAdd per step)"),
+    field("peak.json", "walk[].atomics_per_s", "atomic adds/s", "atomicAdds per second"),
+    field("peak.json", "walk[].gpu_ms", "ms", "median GPU time of a run"),
+    field("peak.json", "random[].addresses", "count", "random-address atomicAdd: distinct addresses (1 is the most contended)"),
+    field("peak.json", "random[].footprint_bytes", "bytes", "the buffer they fall in"),
+    field("peak.json", "random[].atomics_per_s", "atomic adds/s", "atomicAdds per second"),
+    field("peak.json", "random[].gpu_ms", "ms", "median GPU time of a run"),
+    field("peak.json", "cache_latency[].path", "text", "the cache microbenchmark: the read path of the dependent loads"),
+    field("peak.json", "cache_latency[].shared_bytes", "bytes", "shared memory the chase declared"),
+    field("peak.json", "cache_latency[].working_set_bytes", "bytes", "the working set chased"),
+    field("peak.json", "cache_latency[].latency_ns", "ns per load", "dependent-load latency"),
+    field("peak.json", "cache_latency[].steps", "loads", "loads timed (the difference of two runs)"),
+    field("peak.json", "cache_bandwidth[].scope", "text", "per-sm or device read bandwidth"),
+    field("peak.json", "cache_bandwidth[].working_set_bytes", "bytes", "the working set reread"),
+    field("peak.json", "cache_bandwidth[].bytes_per_s", "bytes/s", "bytes read per second"),
+    field("peak.json", "cache_bandwidth[].workgroups", "count", "workgroups reading"),
+    field("peak.json", "cache_bandwidth[].laps", "count", "passes over the working set"),
+    field("peak.json", "cache_bandwidth[].gpu_ms", "ms", "GPU time"),
+    field("peak.json", "copy.buffer_bytes", "bytes", "the streaming copy: bytes of each of its two buffers"),
+    field("peak.json", "copy.bytes_per_s", "bytes/s", "bytes read plus bytes written per second: the grid strategies' ceiling"),
+    field("peak.json", "copy.gpu_ms", "ms", "median GPU time of a copy"),
+];
+
+/// Whether `path` (a leaf of `file`, arrays as `[]`) is listed: itself, or for a
+/// null object or an empty array, the fields it holds when it is filled.
+pub fn is_listed(file: &str, path: &str) -> bool {
+    JSON_FIELDS.iter().filter(|f| f.file == file).any(|f| {
+        let below = |stem: &str| path.starts_with(&format!("{stem}."));
+        f.path == path
+            || f.path.strip_suffix(".*").is_some_and(below)
+            || f.path.starts_with(&format!("{path}."))
+            || (path.ends_with("[]") && f.path.starts_with(path))
+    })
+}
+
+/// The leaf paths of a JSON value: objects joined by `.`, arrays as `[]`, empty arrays
+/// and nulls as leaves.
+pub fn leaf_paths(value: &serde_json::Value) -> Vec<String> {
+    fn walk(value: &serde_json::Value, path: String, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map {
+                    let next = if path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    walk(v, next, out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                let next = format!("{path}[]");
+                let nested: Vec<_> = items
+                    .iter()
+                    .filter(|i| i.is_object() || i.is_array())
+                    .collect();
+                if nested.is_empty() {
+                    out.push(next);
+                } else {
+                    for item in nested {
+                        walk(item, next.clone(), out);
+                    }
+                }
+            }
+            _ => out.push(path),
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, String::new(), &mut out);
+    out.sort();
+    out.dedup();
+    out
+}

@@ -6,12 +6,12 @@
 
 mod json;
 
-pub use json::{JsonField, JSON_FIELDS};
+pub use json::{is_listed, leaf_paths, JsonField, JSON_FIELDS};
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::erosion::settings::columns_of;
+use crate::erosion::keys::columns_of;
 use crate::erosion::{RunSettings, STRATEGIES};
 use crate::experiment::results::{point_columns, FailedRow, SampleRow, SCHEMA_VERSION};
 use crate::experiment::run::strategies::{strategies_columns, Strategies};
@@ -64,62 +64,71 @@ fn table(out: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<Str
     out.push('\n');
 }
 
-/// The flags of one command: name, value, default, meaning.
-fn flags(out: &mut String, command: &clap::Command) {
-    let rows: Vec<Vec<String>> = command
-        .get_arguments()
-        .filter(|a| a.get_id() != "help" && a.get_id() != "version")
-        .map(|a| {
-            let name = match (a.get_long(), a.is_positional()) {
-                (_, true) => a.get_id().to_string().to_uppercase(),
-                (Some(long), _) => format!("--{long}"),
-                (None, _) => a.get_id().to_string(),
-            };
-            let values: Vec<String> = a
-                .get_possible_values()
-                .iter()
-                .map(|v| v.get_name().to_string())
-                .collect();
-            let takes = a.get_num_args().is_some_and(|n| n.takes_values());
-            let value = if !values.is_empty() {
-                values.join(", ")
-            } else if takes || a.is_positional() {
-                a.get_value_names()
-                    .map(|v| {
-                        v.iter()
-                            .map(|s| s.to_string())
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .unwrap_or_else(|| a.get_id().to_string().to_uppercase())
-            } else {
-                String::new()
-            };
-            let default: Vec<String> = a
-                .get_default_values()
-                .iter()
-                .map(|v| v.to_string_lossy().into_owned())
-                .collect();
-            let help = a
-                .get_long_help()
-                .or_else(|| a.get_help())
-                .map(|h| h.to_string())
-                .unwrap_or_default();
-            let heading = a
-                .get_help_heading()
-                .map(|h| format!("{h}: "))
-                .unwrap_or_default();
-            vec![
-                format!("`{name}`"),
-                value,
-                default.join(","),
-                format!("{heading}{help}"),
-            ]
-        })
+/// One flag as a row: name, value, default, meaning.
+fn flag_row(a: &clap::Arg) -> Vec<String> {
+    let name = match (a.get_long(), a.is_positional()) {
+        (_, true) => a.get_id().to_string().to_uppercase(),
+        (Some(long), _) => format!("--{long}"),
+        (None, _) => a.get_id().to_string(),
+    };
+    let values: Vec<String> = a
+        .get_possible_values()
+        .iter()
+        .map(|v| v.get_name().to_string())
         .collect();
-    if rows.is_empty() {
-        out.push_str("No flags of its own.\n\n");
+    let takes = a.get_num_args().is_some_and(|n| n.takes_values());
+    let value = if !values.is_empty() {
+        values.join(", ")
+    } else if takes || a.is_positional() {
+        a.get_value_names()
+            .map(|v| {
+                v.iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_else(|| a.get_id().to_string().to_uppercase())
     } else {
+        String::new()
+    };
+    let default: Vec<String> = a
+        .get_default_values()
+        .iter()
+        .map(|v| v.to_string_lossy().into_owned())
+        .filter(|v| v != "false")
+        .collect();
+    let help = a
+        .get_long_help()
+        .or_else(|| a.get_help())
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    vec![format!("`{name}`"), value, default.join(","), help]
+}
+
+/// The flags of one command, a table per help heading.
+fn flags(out: &mut String, args: &[&clap::Arg]) {
+    let args: Vec<&&clap::Arg> = args
+        .iter()
+        .filter(|a| a.get_id() != "help" && a.get_id() != "version")
+        .collect();
+    if args.is_empty() {
+        out.push_str("No flags of its own.\n\n");
+        return;
+    }
+    let mut headings: Vec<Option<&str>> = Vec::new();
+    for a in &args {
+        if !headings.contains(&a.get_help_heading()) {
+            headings.push(a.get_help_heading());
+        }
+    }
+    for heading in headings {
+        if let Some(h) = heading {
+            let _ = writeln!(out, "{h}:\n");
+        }
+        let rows = args
+            .iter()
+            .filter(|a| a.get_help_heading() == heading)
+            .map(|a| flag_row(a));
         table(out, &["flag", "value", "default", "meaning"], rows);
     }
 }
@@ -136,12 +145,7 @@ pub fn cli_reference(cli: &clap::Command) -> String {
         "{about}. Every command also takes the global flags below; `vkerode <command> --help` prints the same.\n"
     );
     out.push_str("## Global flags\n\n");
-    let globals = clap::Command::new("globals").args(
-        cli.get_arguments()
-            .filter(|a| a.is_global_set())
-            .cloned()
-            .collect::<Vec<_>>(),
-    );
+    let globals: Vec<&clap::Arg> = cli.get_arguments().filter(|a| a.is_global_set()).collect();
     flags(&mut out, &globals);
     for command in cli.get_subcommands().filter(|c| c.get_name() != "help") {
         let _ = writeln!(out, "## vkerode {}\n", command.get_name());
@@ -151,13 +155,10 @@ pub fn cli_reference(cli: &clap::Command) -> String {
             .map(|a| a.to_string())
             .unwrap_or_default();
         let _ = writeln!(out, "{about}\n");
-        let local = clap::Command::new("local").args(
-            command
-                .get_arguments()
-                .filter(|a| !a.is_global_set())
-                .cloned()
-                .collect::<Vec<_>>(),
-        );
+        let local: Vec<&clap::Arg> = command
+            .get_arguments()
+            .filter(|a| !a.is_global_set())
+            .collect();
         flags(&mut out, &local);
     }
     out

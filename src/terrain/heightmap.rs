@@ -41,6 +41,30 @@ pub fn fits_fixed_point(largest: f32, scale: f32) -> Result<(), HeightmapError> 
     Ok(())
 }
 
+/// The shape of a map and its highest |height|, in height units, for the rules that
+/// depend on the map.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MapInfo {
+    pub width: u32,
+    pub height: u32,
+    pub highest: f32,
+}
+
+impl MapInfo {
+    pub fn of(map: &Heightmap) -> Self {
+        let stats = map.stats();
+        Self {
+            width: map.width() as u32,
+            height: map.height() as u32,
+            highest: stats.max.abs().max(stats.min.abs()),
+        }
+    }
+
+    pub fn cells(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Heightmap {
     width: usize,

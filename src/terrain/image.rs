@@ -4,7 +4,6 @@ use std::path::Path;
 
 use super::files::{write_atomically, WriteError};
 use super::heightmap::Heightmap;
-use super::pictures::RgbImage;
 
 /// Sun position for shaded relief, the cartographic convention.
 const SUN_AZIMUTH_DEG: f32 = 315.0;
@@ -114,15 +113,6 @@ pub fn write_png(
             .map_err(std::io::Error::other)?;
         writer.finish().map_err(std::io::Error::other)
     })
-}
-
-/// Shaded relief as an image; cells with no data are grey.
-pub fn shaded_relief(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> RgbImage {
-    RgbImage::from_pixels(
-        map.width(),
-        map.height(),
-        shaded_relief_rgb(map, cell, range),
-    )
 }
 
 #[cfg(test)]

@@ -21,4 +21,6 @@ pub use change::Change;
 pub use generate::{
     generate_on_cpu, generate_on_gpu, TerrainError, TerrainSpec, DEFAULT_RELIEF_PER_SIDE, MIN_SIZE,
 };
-pub use heightmap::{fits_fixed_point, HeightStats, Heightmap, HeightmapError, FIXED_POINT_LIMIT};
+pub use heightmap::{
+    fits_fixed_point, HeightStats, Heightmap, HeightmapError, MapInfo, FIXED_POINT_LIMIT,
+};

@@ -10,7 +10,7 @@ use plotters::style::{register_font, FontStyle};
 
 use super::files::WriteError;
 use super::heightmap::Heightmap;
-use super::image::{tint_rgb, write_png};
+use super::image::{shaded_relief_rgb, tint_rgb, write_png, CellSize};
 
 const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 const FONT_FAMILY: &str = "sans-serif";
@@ -319,6 +319,15 @@ pub fn relief_with_legend(
     };
     canvas.text(&label, (12 + bar_px) as i32, y as i32 - 6, 13.0);
     canvas
+}
+
+/// Shaded relief as an image; cells with no data are grey.
+pub fn shaded_relief(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> RgbImage {
+    RgbImage::from_pixels(
+        map.width(),
+        map.height(),
+        shaded_relief_rgb(map, cell, range),
+    )
 }
 
 /// Pictures side by side, left to right, each under its title.

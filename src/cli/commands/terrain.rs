@@ -5,8 +5,8 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::convert::{output_format, write_heightmap};
-use crate::cli::args::TerrainArgs;
 use crate::cli::open_device;
+use vkerode::erosion::settings::NoiseSettings;
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::formats::{Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
@@ -14,13 +14,13 @@ use vkerode::terrain::{generate_on_cpu, generate_on_gpu};
 
 pub fn run(
     options: &ContextOptions,
-    args: &TerrainArgs,
+    noise: &NoiseSettings,
     out: &Path,
     format: Option<HeightFormat>,
     cpu: bool,
 ) -> Result<()> {
     let format = output_format(out, format)?;
-    let spec = args.spec();
+    let spec = noise.spec();
     let heights = if cpu {
         generate_on_cpu(&spec)?
     } else {

@@ -8,6 +8,7 @@
 mod batches;
 mod contention;
 pub mod cpu;
+mod error;
 mod kernel;
 mod params;
 mod runner;
@@ -18,9 +19,10 @@ mod variant;
 
 pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS_PER_DROPLET};
 pub use contention::Contention;
+pub use error::ParamError;
 pub use kernel::{DropletKernel, FixedHeightfield};
 pub use params::{
-    AtomicMode, DropletJob, KernelParams, Model, ParamError, Passes, Physics, Rounding, WorkCount,
+    AtomicMode, DropletJob, KernelParams, Model, Passes, Physics, Rounding, WorkCount,
     ATOMICS_PER_STEP,
 };
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
@@ -33,14 +35,13 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::erosion::strategy::{
-    report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, MapInfo, Prepared, Strategy,
-    TimedRun, WorkUnit,
+use crate::erosion::{
+    report_of, Algorithm, Ceiling, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, Prepared,
+    RunSettings, SettingError, Strategy, TimedRun, WorkUnit,
 };
-use crate::erosion::{Algorithm, ErosionError, RunSettings, SettingError};
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
-use crate::terrain::{Cells, Heightmap, Values};
+use crate::terrain::{Cells, Heightmap, MapInfo, Values};
 use stability::{cached_baseline, judge, ChangeSpread, Judgement};
 
 /// The droplet strategy.
@@ -121,7 +122,7 @@ impl Strategy for Droplets {
         initial: &'a Cells,
     ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
         let d = &settings.droplets;
-        let job = d.job(settings.seed);
+        let job = d.job(settings.noise.seed);
         let kernel = DropletKernel::for_params(ctx, d.workgroup, &job.params, d.kernel_variant())?;
         let (cells, _) = fixed_cells(initial)?;
         let map = FixedHeightfield::new(initial.width() as u32, initial.height() as u32, cells);
@@ -141,7 +142,7 @@ impl Strategy for Droplets {
         settings: &RunSettings,
         initial: &Cells,
     ) -> Result<CpuRun, ErosionError> {
-        let job = settings.droplets.job(settings.seed);
+        let job = settings.droplets.job(settings.noise.seed);
         let (cells, scale) = fixed_cells(initial)?;
         let mut cells = cells.to_vec();
         let (w, h) = (initial.width(), initial.height());
@@ -192,11 +193,11 @@ impl Strategy for Droplets {
     }
 
     fn settings_columns(&self) -> Vec<Column> {
-        crate::erosion::settings::columns_of::<DropletSettings>(DropletSettings::UNITS)
+        crate::erosion::keys::columns_of::<DropletSettings>(DropletSettings::UNITS)
     }
 
     fn settings_values(&self, settings: &RunSettings, map: MapInfo) -> Vec<String> {
-        values_of(&settings.droplets.resolved(map.cells(), settings.seed))
+        values_of(&settings.droplets.resolved(map.cells(), settings.noise.seed))
     }
 
     fn figures_columns(&self) -> Vec<Column> {

@@ -2,16 +2,8 @@
 
 use serde::Serialize;
 
+use super::error::ParamError;
 use super::spawn::Spawn;
-use thiserror::Error;
-
-#[derive(Debug, Error, PartialEq)]
-#[error("{name} must be {expected}, got {value}")]
-pub struct ParamError {
-    pub name: &'static str,
-    pub expected: &'static str,
-    pub value: String,
-}
 
 /// How `modifyHeight` adds to the heightfield.
 #[derive(

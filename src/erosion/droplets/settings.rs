@@ -5,13 +5,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::batches::default_batch;
-use super::params::{AtomicMode, DropletJob, KernelParams, ParamError, Passes, Physics, Rounding};
+use super::error::ParamError;
+use super::params::{AtomicMode, DropletJob, KernelParams, Passes, Physics, Rounding};
 use super::spawn::{Spawn, SpawnMode, TileOrder};
 use super::variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
-use crate::erosion::settings::{switch, SettingError};
-use crate::erosion::strategy::MapInfo;
+use crate::erosion::keys::{switch, SettingError};
 use crate::gpu::DeviceInfo;
 use crate::terrain::fits_fixed_point;
+use crate::terrain::MapInfo;
 
 /// The droplet kernels' settings. Every field is an `erode` flag and a config key.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
@@ -61,8 +62,9 @@ pub struct DropletSettings {
     /// Run the droplets in this many dispatches of equal size (instead of --batch).
     #[arg(long)]
     pub batches: Option<u32>,
-    /// The kernel: the paper's (droplet_passes.comp for passes), or vkerode's fast
-    /// variants of it (int atomics, one pass).
+    /// The kernel: the paper's (droplet_passes.comp for passes, droplet_stepped.comp
+    /// for the corrected physics), or vkerode's fast variants of it (int atomics, one
+    /// pass).
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.variant)]
     pub variant: DropletShader,
     /// SPIR-V as build.rs compiled it verbatim, or through shaderc's optimiser.

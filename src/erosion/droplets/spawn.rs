@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::params::ParamError;
+use super::error::ParamError;
 use crate::hash::pcg_hash;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

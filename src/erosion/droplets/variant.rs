@@ -2,24 +2,31 @@
 
 use serde::Serialize;
 
-use super::params::{AtomicMode, DropletJob};
+use super::params::{AtomicMode, DropletJob, Physics};
 use super::spawn::SpawnMode;
 use crate::gpu::{shaders, ShaderModule, Spirv};
 
-/// The droplet shader file. Users choose all but `Passes`, which the paper's kernel
-/// becomes for a job with several passes or stagger ([`DropletShader::for_job`]).
+/// The droplet shader file. Users choose all but `Passes` and `Stepped`, which the
+/// paper's kernel becomes for a job with several passes or stagger, or with physics
+/// other than the paper's ([`DropletShader::for_job`]).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum DropletShader {
-    /// The paper's kernel (glsl/droplet.comp; droplet_passes.comp for passes).
+    /// The paper's kernel (glsl/droplet.comp; droplet_passes.comp for passes,
+    /// droplet_stepped.comp for the corrected physics).
     #[default]
     Paper,
     /// glsl/droplet_passes.comp: the same steps, state kept between passes.
     #[value(skip)]
     #[serde(skip_deserializing)]
     Passes,
+    /// glsl/droplet_stepped.comp: the paper's main() around dropletStep(), whose speed
+    /// update takes the physics; droplet.comp keeps the paper's.
+    #[value(skip)]
+    #[serde(skip_deserializing)]
+    Stepped,
     /// glsl/droplet_fast.comp: the paper's algorithm with less memory traffic (int
     /// atomics, one pass).
     Fast,
@@ -32,10 +39,12 @@ pub enum DropletShader {
 }
 
 impl DropletShader {
-    /// The shader that runs `job`: the paper's becomes the stateful one for passes.
+    /// The shader that runs `job`: the paper's becomes the stateful one for passes
+    /// (which takes either physics), else the stepped one for physics not the paper's.
     pub fn for_job(self, job: &DropletJob) -> Self {
         match self {
             DropletShader::Paper if job.passes.needs_state() => DropletShader::Passes,
+            DropletShader::Paper if job.params.physics != Physics::Paper => DropletShader::Stepped,
             shader => shader,
         }
     }
@@ -160,7 +169,8 @@ impl KernelVariant {
     }
 
     /// The variant a job needs with these atomics: the stateful shader only where the
-    /// job has several passes or staggers.
+    /// job has several passes or staggers, the stepped one where its physics is not the
+    /// paper's.
     pub fn for_job(job: &DropletJob, atomics: AtomicMode) -> Self {
         Self {
             shader: DropletShader::Paper.for_job(job),
@@ -178,6 +188,7 @@ impl KernelVariant {
         let (stem, ideas) = match self.shader {
             DropletShader::Paper => ("droplet", ""),
             DropletShader::Passes => ("droplet_passes", ""),
+            DropletShader::Stepped => ("droplet_stepped", ""),
             DropletShader::Fast => ("droplet_fast", ""),
             DropletShader::FastSkipOnly => ("droplet_fast", "skiponly"),
             DropletShader::FastReuseOnly => ("droplet_fast", "reuseonly"),
@@ -212,10 +223,12 @@ impl KernelVariant {
         )
     }
 
-    /// Whether a kernel of this variant can run `job`.
+    /// Whether a kernel of this variant can run `job`. droplet.comp's speed update is
+    /// the paper's, whatever PHYSICS_SIGN says: it runs the paper's physics only.
     pub fn runs(&self, job: &DropletJob) -> bool {
         self.spawn == job.spawn.mode
             && (self.shader == DropletShader::Passes || !job.passes.needs_state())
+            && (self.shader != DropletShader::Paper || job.params.physics == Physics::Paper)
     }
 
     /// Why no module of this variant exists, if none does.
@@ -266,6 +279,7 @@ mod tests {
         let shaders_ = [
             DropletShader::Paper,
             DropletShader::Passes,
+            DropletShader::Stepped,
             DropletShader::Fast,
             DropletShader::FastSkipOnly,
             DropletShader::FastReuseOnly,
@@ -302,6 +316,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_paper_kernel_runs_the_corrected_physics_through_the_stepped_module() {
+        use super::super::params::{KernelParams, Passes};
+        use super::super::spawn::Spawn;
+        let job = |physics, count| DropletJob {
+            droplets: 1,
+            seed: 1,
+            params: KernelParams {
+                physics,
+                ..KernelParams::DEFAULT
+            },
+            spawn: Spawn::DEFAULT,
+            passes: Passes {
+                count,
+                stagger: false,
+            },
+        };
+        let (paper, corrected) = (job(Physics::Paper, 1), job(Physics::Corrected, 1));
+        let needs = |job: &DropletJob| KernelVariant::for_job(job, AtomicMode::Int);
+        assert_eq!(needs(&paper).module_name(), "droplet");
+        assert_eq!(needs(&corrected).module_name(), "droplet_stepped");
+        // The passes kernel's steps take either physics.
+        let passes = job(Physics::Corrected, 3);
+        assert_eq!(needs(&passes).shader, DropletShader::Passes);
+        assert_eq!(DropletShader::Fast.for_job(&corrected), DropletShader::Fast);
+
+        let variant = |shader| KernelVariant {
+            shader,
+            ..KernelVariant::default()
+        };
+        assert!(variant(DropletShader::Paper).runs(&paper));
+        assert!(!variant(DropletShader::Paper).runs(&corrected));
+        assert!(variant(DropletShader::Stepped).runs(&paper));
+        assert!(variant(DropletShader::Stepped).runs(&corrected));
+        assert!(!variant(DropletShader::Stepped).runs(&passes));
+        assert!(variant(DropletShader::Stepped).unsupported().is_none());
     }
 
     #[test]

@@ -24,14 +24,13 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::erosion::strategy::{
-    report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, MapInfo, Prepared, Strategy,
-    TimedRun, WorkUnit,
+use crate::erosion::{
+    report_of, Algorithm, Ceiling, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, Prepared,
+    RunSettings, SettingError, Strategy, TimedRun, WorkUnit,
 };
-use crate::erosion::{Algorithm, ErosionError, RunSettings, SettingError};
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
-use crate::terrain::{Cells, Heightmap, Values};
+use crate::terrain::{Cells, Heightmap, MapInfo, Values};
 
 /// The virtual-pipe strategy.
 pub struct Pipes;
@@ -153,7 +152,7 @@ impl Strategy for Pipes {
     }
 
     fn settings_columns(&self) -> Vec<Column> {
-        crate::erosion::settings::columns_of::<PipesSettings>(PipesSettings::UNITS)
+        crate::erosion::keys::columns_of::<PipesSettings>(PipesSettings::UNITS)
     }
 
     fn settings_values(&self, settings: &RunSettings, _map: MapInfo) -> Vec<String> {

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::erosion::settings::SettingError;
+use crate::erosion::keys::SettingError;
 
 /// The model's parameters; the defaults are the working values of open implementations
 /// (rain 0.012, evaporation 0.015, pipe area 20, Kc 1, Ks 0.5, Kd 1).

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::params::{Advection, PipesParams};
 use super::variant::{Fusion, Packing, PipesVariant, Tiles};
-use crate::erosion::settings::SettingError;
+use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::DeviceInfo;
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::erosion::settings::SettingError;
+use crate::erosion::keys::SettingError;
 
 /// The model's parameters. Heights are in kernel units (one unit is one cell's width),
 /// so a slope is a height difference over a distance in cells.

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::params::ThermalParams;
 use super::variant::{Fusion, ThermalVariant};
-use crate::erosion::settings::SettingError;
+use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::DeviceInfo;
 
@@ -60,7 +60,7 @@ impl ThermalSettings {
         ("thermal_steps", "time steps"),
         ("thermal_talus", "degrees"),
         ("thermal_rate", "share per time step"),
-        ("thermal_neighbours", "cells"),
+        ("thermal_neighbours", "neighbours"),
         ("thermal_fusion", "choice"),
         ("thermal_workgroup", "invocations x invocations"),
         ("thermal_check_every", "time steps"),

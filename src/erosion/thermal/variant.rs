@@ -6,7 +6,7 @@ use std::fmt;
 use clap::ValueEnum as _;
 use serde::{Deserialize, Serialize};
 
-use crate::erosion::settings::SettingError;
+use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
 

@@ -200,17 +200,17 @@ fn axis_label(column: &str) -> String {
     }
 }
 
-/// The columns of a metric's error bar: the median's 95% confidence interval where
-/// the schema has one, else the quartiles, else none.
-fn bar_columns(metric: &str) -> Option<(String, String)> {
+/// The column pairs that may hold a metric's error bar, in order of preference: the
+/// median's 95% confidence interval, then the quartiles (all older files have).
+fn bar_columns(metric: &str) -> Vec<(String, String)> {
     let stem = metric.strip_suffix("_median").unwrap_or(metric);
     let columns = point_columns();
     let has = |name: &str| columns.iter().any(|c| c.name == name);
-    let pair = |low: &str, high: &str| {
-        let (low, high) = (format!("{stem}_{low}"), format!("{stem}_{high}"));
-        (has(&low) && has(&high)).then_some((low, high))
-    };
-    pair("ci_low", "ci_high").or_else(|| pair("q1", "q3"))
+    [("ci_low", "ci_high"), ("q1", "q3")]
+        .into_iter()
+        .map(|(low, high)| (format!("{stem}_{low}"), format!("{stem}_{high}")))
+        .filter(|(low, high)| has(low) && has(high))
+        .collect()
 }
 
 /// What the files' meta.json say of their sweeps: the axes of any, and the fixed
@@ -315,9 +315,10 @@ impl Gathered {
                 self.left_out.push(format!("{}:{line}", path.display()));
                 continue;
             }
-            // An empty bound (one repetition) means no bar.
+            // Without an interval (one repetition, an older file): the quartiles.
             let bar = bar_columns(&y_column)
-                .and_then(|(low, high)| Some((table.number(r, &low)?, table.number(r, &high)?)));
+                .into_iter()
+                .find_map(|(low, high)| Some((table.number(r, &low)?, table.number(r, &high)?)));
             let outliers = table.number(r, "outliers").is_some_and(|n| n > 0.0);
             self.units.extend(unit.map(str::to_string));
             self.ceilings

@@ -7,13 +7,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::measurement::Measurement;
-use crate::erosion::{Figures, MapInfo, RunSettings, WorkUnit, STRATEGIES};
+use crate::erosion::{Figures, RunSettings, WorkUnit, STRATEGIES};
 use crate::experiment::run::CeilingShare;
 use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use crate::probes::gpu_state::{slowed, GpuState};
 use crate::table::{Column, Row, Section};
 use crate::terrain::metrics::Landform;
 use crate::terrain::Change;
+use crate::terrain::MapInfo;
 
 /// The version of the columns of points.csv (and meta.json's fields) this vkerode
 /// writes; meta.json records it. Files without one are version 1: one `steps` column
@@ -272,8 +273,8 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
     );
     row.push(
         s.map(|s| TerrainColumns {
-            size: s.size,
-            seed: s.seed,
+            size: s.noise.size,
+            seed: s.noise.seed,
             relief: s.terrain().relief,
         })
         .as_ref(),

@@ -10,15 +10,17 @@ use super::super::ExperimentError;
 use super::figures::{CeilingShare, ChangeFigures, RunFigures, TimeSource};
 use super::provenance::Provenance;
 use super::terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};
-use crate::erosion::{Algorithm, CpuEngine, Figures, MapInfo, RunSettings};
+use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
 use crate::gpu::{CompilerStatistic, Context};
 use crate::probes::ceilings::Ceilings;
 use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{write_dem, Dem, HeightFormat};
-use crate::terrain::image::shaded_relief;
 use crate::terrain::metrics::Landform;
-use crate::terrain::pictures::{erosion_map, relief_with_legend, side_by_side, RgbImage};
+use crate::terrain::pictures::{
+    erosion_map, relief_with_legend, shaded_relief, side_by_side, RgbImage,
+};
 use crate::terrain::units::GridUnits;
+use crate::terrain::MapInfo;
 use crate::terrain::{Cells, Heightmap};
 
 /// What runs the strategy.

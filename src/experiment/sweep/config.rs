@@ -454,7 +454,7 @@ mod tests {
         );
         assert_eq!(e.points[3].settings.droplets.workgroup, 64);
         assert_eq!(e.points[3].settings.droplets.droplets, 2000);
-        assert_eq!(e.points[3].settings.size, 64);
+        assert_eq!(e.points[3].settings.noise.size, 64);
         assert_eq!(
             e.points.iter().map(|p| p.index).collect::<Vec<_>>(),
             (0..6).collect::<Vec<_>>()
@@ -471,7 +471,7 @@ mod tests {
         ];
         let e = Experiment::parse_with(Path::new("x.toml"), text, &sets, None).unwrap();
         assert_eq!(e.points.len(), 3);
-        assert!(e.points.iter().all(|p| p.settings.size == 128));
+        assert!(e.points.iter().all(|p| p.settings.noise.size == 128));
         let bad = Experiment::parse_with(Path::new("x.toml"), text, &["size=1".to_string()], None);
         assert!(bad.unwrap_err().to_string().contains("--set size=1"));
     }

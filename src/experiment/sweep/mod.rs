@@ -174,8 +174,8 @@ pub fn dry_run(experiment: &Experiment, device: &DeviceInfo, options: &SweepOpti
         out += &format!(
             "  [{}] {axes}: {}x{} map, {work}; {estimate}{}\n",
             point.index,
-            s.size,
-            s.size,
+            s.noise.size,
+            s.noise.size,
             point
                 .unsupported
                 .as_ref()

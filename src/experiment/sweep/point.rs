@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::config::{Experiment, Point};
 use super::measure::measure_runs;
-use crate::erosion::{ErosionError, MapInfo};
+use crate::erosion::ErosionError;
 use crate::experiment::results::{point_row, PointValues, ResultsWriter, SampleRow};
 use crate::experiment::run::CeilingShare;
 use crate::experiment::ExperimentError;
@@ -15,6 +15,7 @@ use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
 use crate::probes::gpu_state::GpuMonitor;
 use crate::terrain::metrics::Landform;
+use crate::terrain::MapInfo;
 use crate::terrain::{generate_on_gpu, Cells, Change, Heightmap, TerrainSpec};
 
 /// The initial terrain of the last point and the landform of the last initial state,

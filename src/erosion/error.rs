@@ -1,0 +1,43 @@
+//! What goes wrong in a strategy: its settings, the device, the map.
+
+use thiserror::Error;
+
+use super::droplets::ParamError;
+use super::keys::SettingError;
+use crate::gpu::GpuError;
+use crate::terrain::HeightmapError;
+
+#[derive(Debug, Error)]
+pub enum ErosionError {
+    #[error("workgroup size {requested} is not supported: this device allows 1 to {limit} invocations along x")]
+    Workgroup { requested: u32, limit: u32 },
+    #[error("this device does not support {0}")]
+    Unsupported(&'static str),
+    #[error("{0}")]
+    Variant(String),
+    #[error("the job needs kernel {needed}, not {built} (passes, stagger, tiled spawning and the corrected physics each need their own build; the fast kernels run one pass)")]
+    VariantMismatch { needed: String, built: String },
+    #[error("the droplet batch must be at least 1")]
+    Batch,
+    #[error("the map is {width} x {height} cells; the droplet kernel needs at least {min} x {min}", min = crate::terrain::MIN_SIZE)]
+    MapTooSmall { width: u32, height: u32 },
+    #[error("a {width} x {height} map cannot hold {cells} cells (or is past 2^31 cells)")]
+    MapShape {
+        width: u32,
+        height: u32,
+        cells: usize,
+    },
+    #[error("the counted run (mass accounting) keeps four numbers per droplet, and this device's maxStorageBufferRange holds them for at most {limit} droplets; {droplets} asked for. Use fewer droplets per run")]
+    CountedDroplets { droplets: u32, limit: u64 },
+    /// A counted run found mass that the model must conserve lost or made.
+    #[error("balance check: {0}")]
+    Balance(String),
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    #[error(transparent)]
+    Heightmap(#[from] HeightmapError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+}

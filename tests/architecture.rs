@@ -1,0 +1,462 @@
+//! The layering docs/ARCHITECTURE.md states, held to the source: each top-level module
+//! uses only the layers below it, the parts of `experiment/` likewise, no two files
+//! depend on each other (directly or round a longer cycle), `unsafe` appears only in
+//! `src/gpu/`, and no match on the strategy is left outside `erosion/`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The library's layers, lowest first: a module may use those before it.
+const LAYERS: [&str; 9] = [
+    "gpu",
+    "hash",
+    "table",
+    "terrain",
+    "erosion",
+    "probes",
+    "experiment",
+    "reference",
+    "fuzzing",
+];
+
+/// The parts of `experiment/`, lowest first.
+const EXPERIMENT_PARTS: [&str; 4] = ["run", "results", "sweep", "report"];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module path of a file under src/: `experiment::results::table`; the crate root
+/// is empty, and `main.rs`'s tree is under `main`.
+fn module_of(file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix("src").unwrap();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod" || p == "lib") {
+        parts.pop();
+    }
+    if parts.first().is_some_and(|p| p == "cli") {
+        parts.insert(0, "main".into());
+    }
+    if parts == ["main"] {
+        return vec!["main".into()];
+    }
+    parts
+}
+
+/// The code of a file without comments or string literals, and without its tests.
+fn code(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    if !escaped && c == '"' {
+                        break;
+                    }
+                    escaped = !escaped && c == '\\';
+                }
+                out.push_str("\"\"");
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Every path the code names from the crate root or its parent (`crate::a::b`,
+/// `super::c`, `vkerode::d`), as absolute module paths with their last segment, from
+/// `use` lines (not `pub use` re-exports) and from the code itself.
+fn named_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    // `use x::{a, b::c}` groups expand to one path each.
+    let mut expanded = String::new();
+    for statement in code.split(';') {
+        let trimmed = statement.trim_start();
+        if trimmed.starts_with("pub use") || trimmed.starts_with("pub(crate) use") {
+            continue;
+        }
+        if trimmed.starts_with("use ") {
+            expanded.push_str(&expand_groups(statement));
+        } else {
+            expanded.push_str(statement);
+        }
+        expanded.push(';');
+    }
+    let tokens: Vec<&str> = expanded
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .filter(|t| t.contains("::"))
+        .collect();
+    for token in tokens {
+        let segments: Vec<&str> = token.split("::").filter(|s| !s.is_empty()).collect();
+        let (base, rest): (Vec<String>, &[&str]) = match segments.first() {
+            Some(&"crate") => (Vec::new(), &segments[1..]),
+            Some(&"vkerode") if module.first().is_some_and(|m| m == "main") => {
+                (Vec::new(), &segments[1..])
+            }
+            Some(&"super") => {
+                let mut base = module.to_vec();
+                let mut rest = &segments[..];
+                // A mod.rs's `super` is its folder's parent; a file's, its folder.
+                while rest.first() == Some(&"super") {
+                    base.pop();
+                    rest = &rest[1..];
+                }
+                (base, rest)
+            }
+            _ => continue,
+        };
+        let mut path = base;
+        path.extend(rest.iter().map(|s| s.to_string()));
+        paths.push(path);
+    }
+    paths
+}
+
+/// `a::{b, c::{d, e}}` as `a::b a::c::d a::c::e`.
+fn expand_groups(statement: &str) -> String {
+    let Some(open) = statement.find('{') else {
+        return statement.to_string();
+    };
+    let Some(close) = statement.rfind('}').filter(|&c| c > open) else {
+        return statement.to_string();
+    };
+    let prefix: String = statement[..open]
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+        .collect::<String>()
+        .chars()
+        .rev()
+        .collect();
+    let inner = &statement[open + 1..close];
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    let head = &statement[..open - prefix.len()];
+    let expanded: Vec<String> = parts
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty() && *p != "self")
+        .map(|p| expand_groups(&format!("{prefix}{p}")))
+        .collect();
+    format!("{head}{}", expanded.join(" "))
+}
+
+struct Tree {
+    /// Module path of every file.
+    files: BTreeMap<Vec<String>, PathBuf>,
+    /// (module, name) -> the child module it re-exports `name` from.
+    reexports: BTreeMap<(Vec<String>, String), Vec<String>>,
+}
+
+impl Tree {
+    fn read() -> (Self, BTreeMap<Vec<String>, String>) {
+        let mut list = Vec::new();
+        rust_files(Path::new("src"), &mut list);
+        let mut files = BTreeMap::new();
+        let mut texts = BTreeMap::new();
+        let mut reexports = BTreeMap::new();
+        for file in list {
+            let module = module_of(&file);
+            let text = std::fs::read_to_string(&file).unwrap();
+            for statement in code(&text).split(';') {
+                let trimmed = statement.trim_start();
+                let Some(rest) = trimmed.strip_prefix("pub use ") else {
+                    continue;
+                };
+                for path in expand_groups(rest).split_whitespace() {
+                    let segments: Vec<&str> = path.split("::").collect();
+                    if segments.len() < 2 || segments[0] == "crate" {
+                        continue;
+                    }
+                    let mut child = module.clone();
+                    child.extend(segments[..segments.len() - 1].iter().map(|s| s.to_string()));
+                    let name = segments[segments.len() - 1].to_string();
+                    reexports.insert((module.clone(), name), child);
+                }
+            }
+            files.insert(module.clone(), file);
+            texts.insert(module, text);
+        }
+        (Self { files, reexports }, texts)
+    }
+
+    /// The file a named path leads to: its longest prefix that is a module, and through
+    /// re-exports to the module that defines the name.
+    fn resolve(&self, path: &[String]) -> Option<Vec<String>> {
+        let mut module = (0..=path.len())
+            .rev()
+            .map(|n| path[..n].to_vec())
+            .find(|m| self.files.contains_key(m))?;
+        let mut rest = &path[module.len()..];
+        while let Some(name) = rest.first() {
+            match self.reexports.get(&(module.clone(), name.clone())) {
+                Some(child) if self.files.contains_key(child) && child != &module => {
+                    module = child.clone();
+                    rest = &rest[1..];
+                }
+                _ => break,
+            }
+        }
+        Some(module)
+    }
+
+    /// The files each file depends on.
+    fn edges(
+        &self,
+        texts: &BTreeMap<Vec<String>, String>,
+    ) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+        texts
+            .iter()
+            .map(|(module, text)| {
+                let targets = named_paths(module, &code(text))
+                    .iter()
+                    .filter_map(|p| self.resolve(p))
+                    .filter(|t| t != module)
+                    .collect();
+                (module.clone(), targets)
+            })
+            .collect()
+    }
+}
+
+fn layer(module: &[String], order: &[&str]) -> Option<usize> {
+    order
+        .iter()
+        .position(|l| module.first().is_some_and(|m| m == l))
+}
+
+#[test]
+fn every_module_uses_only_the_layers_below_it() {
+    let (tree, texts) = Tree::read();
+    let mut wrong = Vec::new();
+    for (module, targets) in tree.edges(&texts) {
+        let Some(mine) = layer(&module, &LAYERS) else {
+            continue;
+        };
+        for target in &targets {
+            if layer(target, &LAYERS).is_some_and(|theirs| theirs > mine) {
+                wrong.push(format!("{} uses {}", module.join("::"), target.join("::")));
+            }
+            let part = |m: &[String]| {
+                (m.first().is_some_and(|f| f == "experiment") && m.len() > 1)
+                    .then(|| layer(&m[1..], &EXPERIMENT_PARTS))
+                    .flatten()
+            };
+            if let (Some(a), Some(b)) = (part(&module), part(target)) {
+                if b > a {
+                    wrong.push(format!("{} uses {}", module.join("::"), target.join("::")));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "uses of a higher layer:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The strongly connected components of more than one file (Tarjan): each is a set of
+/// files that depend on each other, round some cycle.
+fn cycles(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<String>> {
+    struct Search<'e> {
+        edges: &'e BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        index: BTreeMap<&'e Vec<String>, usize>,
+        low: BTreeMap<&'e Vec<String>, usize>,
+        stack: Vec<&'e Vec<String>>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'e> Search<'e> {
+        fn visit(&mut self, node: &'e Vec<String>) {
+            let n = self.index.len();
+            self.index.insert(node, n);
+            self.low.insert(node, n);
+            self.stack.push(node);
+            for next in self.edges.get(node).into_iter().flatten() {
+                let Some((next, _)) = self.edges.get_key_value(next) else {
+                    continue;
+                };
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    let low = self.low[node].min(self.low[next]);
+                    self.low.insert(node, low);
+                } else if self.stack.contains(&next) {
+                    let low = self.low[node].min(self.index[next]);
+                    self.low.insert(node, low);
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let mut component = Vec::new();
+                while let Some(top) = self.stack.pop() {
+                    component.push(top.join("::"));
+                    if top == node {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    component.sort();
+                    self.found.push(component);
+                }
+            }
+        }
+    }
+    let mut search = Search {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for node in edges.keys() {
+        if !search.index.contains_key(node) {
+            search.visit(node);
+        }
+    }
+    search.found
+}
+
+#[test]
+fn no_two_files_depend_on_each_other() {
+    let (tree, texts) = Tree::read();
+    let edges = tree.edges(&texts);
+    assert!(edges.len() > 50, "the files were read: {}", edges.len());
+    let cycles = cycles(&edges);
+    let lines: Vec<String> = cycles.iter().map(|c| c.join(" <-> ")).collect();
+    assert!(
+        cycles.is_empty(),
+        "files that depend on each other:\n{}",
+        lines.join("\n")
+    );
+}
+
+#[test]
+fn the_resolver_sees_through_groups_and_reexports() {
+    assert_eq!(
+        expand_groups("use crate::a::{b, c::{d, e}}"),
+        "use crate::a::b crate::a::c::d crate::a::c::e"
+    );
+    let module = vec![
+        "experiment".to_string(),
+        "sweep".to_string(),
+        "point".to_string(),
+    ];
+    let paths = named_paths(
+        &module,
+        "use super::config::Point;\nlet x = crate::hash::fnv1a64(b);",
+    );
+    assert_eq!(
+        paths,
+        [
+            vec!["experiment", "sweep", "config", "Point"],
+            vec!["hash", "fnv1a64"]
+        ]
+        .map(|p| p.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    );
+    let path = |p: &str| p.split("::").map(String::from).collect::<Vec<_>>();
+    let planted: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec!["a"]),
+    ]
+    .into_iter()
+    .map(|(from, to)| (path(from), to.into_iter().map(path).collect()))
+    .collect();
+    assert_eq!(cycles(&planted), [vec!["a", "b", "c"]]);
+    let (tree, texts) = Tree::read();
+    let edges = tree.edges(&texts);
+    assert!(
+        edges[&path("experiment::sweep::point")].contains(&path("experiment::results::schema")),
+        "a use through a re-export reaches the file that defines it"
+    );
+    let table = ["experiment", "results", "Table"].map(String::from);
+    assert_eq!(
+        tree.resolve(&table),
+        Some(
+            ["experiment", "results", "table"]
+                .map(String::from)
+                .to_vec()
+        )
+    );
+}
+
+#[test]
+fn unsafe_code_lives_in_the_gpu_layer_only() {
+    let mut list = Vec::new();
+    rust_files(Path::new("src"), &mut list);
+    let outside: Vec<String> = list
+        .iter()
+        .filter(|f| !f.starts_with("src/gpu"))
+        .filter(|f| {
+            let text = code(&std::fs::read_to_string(f).unwrap());
+            text.contains("unsafe ") || text.contains("unsafe{")
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(outside.is_empty(), "unsafe outside src/gpu: {outside:?}");
+}
+
+/// Whether `text` has a match arm on a strategy (`Algorithm::Pipes =>`).
+fn matches_on_the_strategy(text: &str) -> bool {
+    text.match_indices("Algorithm::").any(|(at, _)| {
+        let rest = &text[at + "Algorithm::".len()..];
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+        let after = rest[name.len()..].trim_start();
+        name.starts_with(|c: char| c.is_uppercase())
+            && (after.starts_with("=>") || after.starts_with('|'))
+    })
+}
+
+#[test]
+fn no_match_on_the_strategy_is_left_outside_the_registry() {
+    assert!(matches_on_the_strategy("match a { Algorithm::Pipes => 1 }"));
+    assert!(!matches_on_the_strategy("algorithm: Algorithm::Droplets,"));
+    let mut list = Vec::new();
+    rust_files(Path::new("src"), &mut list);
+    let found: Vec<String> = list
+        .iter()
+        .filter(|f| !f.ends_with("src/erosion/registry.rs"))
+        .filter(|f| matches_on_the_strategy(&code(&std::fs::read_to_string(f).unwrap())))
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        found.is_empty(),
+        "a match on the strategy outside the registry: {found:?}"
+    );
+}

@@ -1,0 +1,216 @@
+//! The docs a newcomer reads are complete and true: the generated references
+//! (docs/cli.md, config.md, results.md, experiments.md, vkerode.1) are those the code
+//! generates now, every field of the JSON files vkerode writes is in the results
+//! reference, every relative link of README.md and docs/ resolves, README.md stays
+//! short, and the completion script and man page print.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{assert_clean_success, scratch, vkerode};
+use vkerode::reference::{is_listed, leaf_paths};
+
+#[test]
+fn the_committed_references_are_what_the_code_generates() {
+    let dir = scratch("docs", "generated");
+    let out = dir.join("docs");
+    assert_clean_success(&vkerode(&["docs", "--out", out.to_str().unwrap()]));
+    let man = vkerode(&["man"]);
+    assert_clean_success(&man);
+    std::fs::write(out.join("vkerode.1"), &man.stdout).unwrap();
+    for file in [
+        "cli.md",
+        "config.md",
+        "results.md",
+        "experiments.md",
+        "vkerode.1",
+    ] {
+        let generated = std::fs::read_to_string(out.join(file)).unwrap();
+        let committed = std::fs::read_to_string(Path::new("docs").join(file))
+            .unwrap_or_else(|e| panic!("docs/{file}: {e}; run `make docs`"));
+        assert!(
+            generated == committed,
+            "docs/{file} is not what the code generates: run `make docs` and commit it"
+        );
+    }
+    let generated = |file: &str| std::fs::read_to_string(out.join(file)).unwrap();
+    // A flag, a key, a column and a config of each kind are in their references.
+    assert!(generated("cli.md").contains("`--pipes-check-every`"));
+    assert!(generated("cli.md").contains("## vkerode completions"));
+    assert!(generated("config.md").contains("| `tile_order` |"));
+    assert!(generated("config.md").contains("| `target_rel_iqr` |"));
+    assert!(generated("results.md").contains("| `cell_steps_per_s` | cell-steps/s |"));
+    assert!(generated("results.md").contains("| `balance_checks[].water_error` |"));
+    let experiments = generated("experiments.md");
+    for entry in std::fs::read_dir("experiments").unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".toml") {
+            assert!(experiments.contains(&format!("## [{name}]")), "{name}");
+        }
+    }
+}
+
+/// The leaf paths of the JSON file at `path`.
+fn json_paths(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    leaf_paths(&serde_json::from_str(&text).unwrap())
+}
+
+fn assert_listed(file: &str, path: &Path) {
+    let paths = json_paths(path);
+    assert!(paths.len() > 10, "{}: {paths:?}", path.display());
+    let missing: Vec<&String> = paths.iter().filter(|p| !is_listed(file, p)).collect();
+    assert!(
+        missing.is_empty(),
+        "{} has fields docs/results.md does not list: {missing:?}",
+        path.display()
+    );
+}
+
+#[test]
+fn every_json_field_vkerode_writes_is_in_the_results_reference() {
+    let dir = scratch("docs", "json");
+    let out = |name: &str| dir.join(name);
+    let erode = |name: &str, extra: &[&str]| {
+        let target = out(name);
+        let mut args = vec!["erode", "--no-images", "--force"];
+        args.extend_from_slice(extra);
+        args.extend(["--out", target.to_str().unwrap()]);
+        assert_clean_success(&vkerode(&args));
+        target.join("run.json")
+    };
+    for run in [
+        erode("droplets", &["--size", "32", "--droplets", "300"]),
+        erode(
+            "pipes",
+            &["--size", "32", "--algorithm", "pipes", "--pipes-steps", "8"],
+        ),
+        erode(
+            "cpu",
+            &[
+                "--size",
+                "32",
+                "--droplets",
+                "300",
+                "--engine",
+                "cpu-sequential",
+            ],
+        ),
+        erode(
+            "dem",
+            &[
+                "--input",
+                "tests/data/jacksboro_fault_dem.tif",
+                "--droplets",
+                "300",
+            ],
+        ),
+    ] {
+        assert_listed("run.json", &run);
+    }
+    let config = out("tiny.toml");
+    std::fs::write(
+        &config,
+        "name = \"tiny\"\ndescription = \"t\"\n[fixed]\nsize = 32\ndroplets = 200\n[axes]\nworkgroup = [32]\n[measure]\nwarmup = 0\nmin_reps = 3\nmax_reps = 3\n",
+    )
+    .unwrap();
+    let results = out("results");
+    assert_clean_success(&vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+        "--quiet",
+    ]));
+    assert_listed(
+        "meta.json",
+        &common::results_dir(&results, "tiny").join("meta.json"),
+    );
+    let peak = out("peak");
+    assert_clean_success(&vkerode(&[
+        "peak",
+        "--out",
+        peak.to_str().unwrap(),
+        "--force",
+    ]));
+    assert_listed("peak.json", &peak.join("peak.json"));
+}
+
+/// The relative link targets of a markdown file: `](target)` and `](target#anchor)`.
+fn links(text: &str) -> Vec<String> {
+    text.match_indices("](")
+        .filter_map(|(at, _)| {
+            let rest = &text[at + 2..];
+            let end = rest.find(')')?;
+            let target = rest[..end].split('#').next()?.trim();
+            let external = target.contains("://") || target.starts_with("mailto:");
+            (!target.is_empty() && !external).then(|| target.to_string())
+        })
+        .collect()
+}
+
+fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            markdown_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn readme_is_short_and_every_relative_link_of_the_docs_resolves() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 200, "README.md has {lines} lines");
+    for command in [
+        "make demo",
+        "make test",
+        "vkerode erode",
+        "vkerode sweep",
+        "vkerode plot",
+        "vkerode compare",
+    ] {
+        assert!(readme.contains(command), "README.md shows `{command}`");
+    }
+    let mut files = vec![
+        PathBuf::from("README.md"),
+        PathBuf::from("results/README.md"),
+    ];
+    markdown_files(Path::new("docs"), &mut files);
+    let mut broken = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let dir = file.parent().unwrap();
+        for target in links(&text) {
+            if !dir.join(&target).exists() {
+                broken.push(format!("{}: {target}", file.display()));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links to nothing:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn completions_and_the_man_page_print() {
+    let bash = vkerode(&["completions", "bash"]);
+    assert_clean_success(&bash);
+    let script = String::from_utf8_lossy(&bash.stdout);
+    assert!(
+        script.contains("complete") && script.contains("pipes-workgroup"),
+        "a bash completion script"
+    );
+    let man = vkerode(&["man"]);
+    assert_clean_success(&man);
+    assert!(
+        String::from_utf8_lossy(&man.stdout).starts_with(".ie"),
+        "roff"
+    );
+}
