@@ -87,6 +87,17 @@ fn every_json_field_vkerode_writes_is_in_the_results_reference() {
             &["--size", "32", "--algorithm", "pipes", "--pipes-steps", "8"],
         ),
         erode(
+            "thermal",
+            &[
+                "--size",
+                "32",
+                "--algorithm",
+                "thermal",
+                "--thermal-steps",
+                "8",
+            ],
+        ),
+        erode(
             "cpu",
             &[
                 "--size",
