@@ -172,8 +172,9 @@ impl ThermalRunner {
                 step: done,
                 mass,
                 drift: mass - self.start.0,
-                // Twice the largest height seen at the checks: what the steps between
-                // them reached, which no check saw, may pass it.
+                // Twice the largest height seen at the checks, for what the steps
+                // between them reached: a margin, not a proof (a pit that several
+                // neighbours fill in one Jacobi step overshoots them).
                 bound: rounding_bound(u64::from(done), self.cells(), 2.0 * highest),
             });
             if done >= steps {
