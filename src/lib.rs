@@ -6,11 +6,12 @@
 //! - [`hash`], [`table`]: hashes and named result columns every layer shares.
 //! - [`terrain`]: erosion-noise generation, heightmaps, their files, units and
 //!   pictures, and the change between two states of a map.
-//! - [`erosion`]: the strategies (droplets, pipes) behind one interface, their
+//! - [`erosion`]: the strategies (droplets, pipes, thermal) behind one interface, their
 //!   settings and rules, their kernels' drivers and CPU references.
 //! - [`probes`]: the device's ceilings (atomic, walk, copy), its caches, the droplet
 //!   kernels' compiler statistics.
 //! - [`experiment`]: one run of any strategy, sweeps, results folders and reports.
+//! - [`reference`]: the generated references of docs/.
 //! - [`fuzzing`]: the fuzz targets' ways into the file and config readers.
 
 #![deny(unsafe_code)]

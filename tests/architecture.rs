@@ -90,7 +90,7 @@ fn code(text: &str) -> String {
 /// Every path the code names from the crate root or its parent (`crate::a::b`,
 /// `super::c`, `vkerode::d`), as absolute module paths with their last segment, from
 /// `use` lines (not `pub use` re-exports) and from the code itself.
-fn named_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
+fn named_paths(module: &[String], code: &str, modules: &BTreeSet<Vec<String>>) -> Vec<Vec<String>> {
     let mut paths = Vec::new();
     // `use x::{a, b::c}` groups expand to one path each.
     let mut expanded = String::new();
@@ -112,8 +112,18 @@ fn named_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
         .collect();
     for token in tokens {
         let segments: Vec<&str> = token.split("::").filter(|s| !s.is_empty()).collect();
+        let in_binary = module.first().is_some_and(|m| m == "main");
+        let child = |name: &str| {
+            let mut path = module.to_vec();
+            path.push(name.to_string());
+            modules.contains(&path)
+        };
         let (base, rest): (Vec<String>, &[&str]) = match segments.first() {
+            Some(&"crate") if in_binary => (vec!["main".to_string()], &segments[1..]),
             Some(&"crate") => (Vec::new(), &segments[1..]),
+            Some(&"self") => (module.to_vec(), &segments[1..]),
+            // A path from one of this module's children: `use workers::Pool`.
+            Some(first) if child(first) => (module.to_vec(), &segments[..]),
             Some(&"vkerode") if module.first().is_some_and(|m| m == "main") => {
                 (Vec::new(), &segments[1..])
             }
@@ -244,7 +254,8 @@ impl Tree {
         texts
             .iter()
             .map(|(module, text)| {
-                let targets = named_paths(module, &code(text))
+                let modules: BTreeSet<Vec<String>> = self.files.keys().cloned().collect();
+                let targets = named_paths(module, &code(text), &modules)
                     .iter()
                     .filter_map(|p| self.resolve(p))
                     .filter(|t| t != module)
@@ -379,6 +390,7 @@ fn the_resolver_sees_through_groups_and_reexports() {
     let paths = named_paths(
         &module,
         "use super::config::Point;\nlet x = crate::hash::fnv1a64(b);",
+        &BTreeSet::new(),
     );
     assert_eq!(
         paths,
@@ -404,6 +416,14 @@ fn the_resolver_sees_through_groups_and_reexports() {
     assert!(
         edges[&path("experiment::sweep::point")].contains(&path("experiment::results::schema")),
         "a use through a re-export reaches the file that defines it"
+    );
+    assert!(
+        edges[&path("experiment::sweep")].contains(&path("experiment::sweep::workers")),
+        "a mod.rs's use of its child by a relative path is an edge"
+    );
+    assert!(
+        edges[&path("main")].contains(&path("main::cli::commands")),
+        "the binary's `crate::` paths are its own"
     );
     let table = ["experiment", "results", "Table"].map(String::from);
     assert_eq!(
@@ -432,31 +452,66 @@ fn unsafe_code_lives_in_the_gpu_layer_only() {
     assert!(outside.is_empty(), "unsafe outside src/gpu: {outside:?}");
 }
 
-/// Whether `text` has a match arm on a strategy (`Algorithm::Pipes =>`).
-fn matches_on_the_strategy(text: &str) -> bool {
-    text.match_indices("Algorithm::").any(|(at, _)| {
-        let rest = &text[at + "Algorithm::".len()..];
-        let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
-        let after = rest[name.len()..].trim_start();
-        name.starts_with(|c: char| c.is_uppercase())
-            && (after.starts_with("=>") || after.starts_with('|'))
-    })
+/// The places in `text` (code without comments and strings) that name a strategy,
+/// beyond a strategy naming itself and the default settings naming the default one;
+/// and in `raw` (the file as written), comparisons with a strategy's name.
+fn strategy_choices(text: &str, raw: &str) -> Vec<String> {
+    let mut found: Vec<String> = text
+        .match_indices("Algorithm::")
+        .filter(|(at, _)| {
+            let rest = &text[at + "Algorithm::".len()..];
+            rest.starts_with(|c: char| c.is_uppercase())
+        })
+        .filter(|(at, _)| {
+            let before = &text[at.saturating_sub(80)..*at];
+            !before.contains("fn algorithm(&self) -> Algorithm {")
+                && !before.contains("algorithm: Algorithm::")
+                && !before.trim_end().ends_with("algorithm:")
+        })
+        .map(|(at, _)| text[at..].chars().take(30).collect())
+        .collect();
+    for name in ["droplets", "pipes", "thermal"] {
+        for quoted in [format!("== \"{name}\""), format!("!= \"{name}\"")] {
+            if raw.contains(&quoted) {
+                found.push(quoted);
+            }
+        }
+    }
+    found
 }
 
 #[test]
-fn no_match_on_the_strategy_is_left_outside_the_registry() {
-    assert!(matches_on_the_strategy("match a { Algorithm::Pipes => 1 }"));
-    assert!(!matches_on_the_strategy("algorithm: Algorithm::Droplets,"));
+fn no_choice_of_the_strategy_is_left_outside_the_registry() {
+    assert!(!strategy_choices("match a { Algorithm::Pipes => 1 }", "").is_empty());
+    assert!(!strategy_choices("if matches!(a, Algorithm::Pipes) {}", "").is_empty());
+    assert!(!strategy_choices("", "if a.as_str() == \"pipes\" {}").is_empty());
+    assert!(strategy_choices("algorithm: Algorithm::Droplets,", "").is_empty());
+    assert!(strategy_choices(
+        "fn algorithm(&self) -> Algorithm {\n        Algorithm::Pipes\n    }",
+        ""
+    )
+    .is_empty());
     let mut list = Vec::new();
     rust_files(Path::new("src"), &mut list);
     let found: Vec<String> = list
         .iter()
-        .filter(|f| !f.ends_with("src/erosion/registry.rs"))
-        .filter(|f| matches_on_the_strategy(&code(&std::fs::read_to_string(f).unwrap())))
-        .map(|f| f.display().to_string())
+        .filter(|f| {
+            !f.ends_with("src/erosion/registry.rs") && !f.ends_with("src/erosion/algorithm.rs")
+        })
+        .flat_map(|f| {
+            let raw = std::fs::read_to_string(f).unwrap();
+            let raw_code = match raw.find("#[cfg(test)]") {
+                Some(at) => &raw[..at],
+                None => &raw,
+            };
+            strategy_choices(&code(&raw), raw_code)
+                .into_iter()
+                .map(move |c| format!("{}: {c}", f.display()))
+        })
         .collect();
     assert!(
         found.is_empty(),
-        "a match on the strategy outside the registry: {found:?}"
+        "the strategy chosen outside the registry:\n{}",
+        found.join("\n")
     );
 }

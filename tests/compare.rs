@@ -264,3 +264,61 @@ fn plot_leaves_out_non_finite_values_with_a_warning_and_refuses_when_none_remain
     assert_eq!(code, Some(1));
     assert!(err.contains("no plottable points"), "{err}");
 }
+
+/// A copy of the committed results folder `from` (points.csv, samples.csv, meta.json).
+fn copied(from: &str, to: &Path) -> PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    for file in ["points.csv", "samples.csv", "meta.json"] {
+        std::fs::copy(Path::new(from).join(file), to.join(file)).unwrap();
+    }
+    to.to_path_buf()
+}
+
+#[test]
+fn older_results_merge_onto_the_current_columns_and_compare_with_themselves() {
+    let dir = common::scratch("compare", "older");
+    // 65 columns and 5-column samples (no worker, no outlier); 118 columns of pipes.
+    for (name, from, points) in [
+        ("workgroup", "results/workgroup/nvidia-h200", 16),
+        ("pipes", "results/pipes/nvidia-h200", 16),
+    ] {
+        let base = copied(from, &dir.join(name).join("base"));
+        let merged = dir.join(name).join("merged");
+        let (_, err, code) = run(&[
+            "merge",
+            base.to_str().unwrap(),
+            "--out",
+            merged.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        let header = std::fs::read_to_string(merged.join("points.csv")).unwrap();
+        let header = header.lines().next().unwrap().to_string();
+        assert_eq!(
+            header,
+            vkerode::experiment::results::point_header().join(","),
+            "{name}"
+        );
+        let samples = std::fs::read_to_string(merged.join("samples.csv")).unwrap();
+        assert!(
+            samples.starts_with("experiment,point,worker,rep,gpu_ms,wall_ms,outlier\n"),
+            "{name}"
+        );
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(merged.join("meta.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            meta["schema_version"],
+            vkerode::experiment::results::SCHEMA_VERSION
+        );
+        // The older file and its rewrite match point for point, on their recorded settings.
+        let (out, err, code) = run(&["compare", base.to_str().unwrap(), merged.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert!(
+            out.contains(&format!(
+                "{points} points matched; 0 only in the base, 0 only in the new set"
+            )),
+            "{name}: {out}"
+        );
+        assert_eq!(out.matches("| same |").count(), points, "{name}: {out}");
+    }
+}

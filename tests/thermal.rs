@@ -56,10 +56,16 @@ fn map_of(width: usize, height: usize, height_at: impl Fn(usize, usize) -> f32) 
     }
 }
 
+/// The model with `neighbours`, at the largest rate its rule allows: the fastest
+/// relaxation that cannot overshoot.
 fn params(neighbours: u32) -> ThermalParams {
-    ThermalParams {
+    let p = ThermalParams {
         neighbours,
         ..ThermalParams::DEFAULT
+    };
+    ThermalParams {
+        rate: p.largest_rate(),
+        ..p
     }
 }
 
@@ -277,6 +283,29 @@ fn a_column_and_a_cliff_relax_to_the_talus() {
 }
 
 #[test]
+fn a_pit_that_its_neighbours_fill_at_once_never_overshoots_them() {
+    let ctx = validated_device();
+    for neighbours in [4, 8] {
+        let p = params(neighbours);
+        // One cell 10 deep in a plateau: every neighbour sends to it in the same step.
+        let pit = map_of(9, 9, |x, y| if (x, y) == (4, 4) { 0.0 } else { 10.0 });
+        for steps in [1, 2, 5, 20] {
+            let (cpu, _) = run_cpu(&pit, &p, steps, CpuEngine::Sequential);
+            let (gpu, _) = run_gpu(&ctx, variant(Fusion::Fused, (8, 8)), &p, &pit, steps, steps);
+            for heights in [&cpu, &gpu] {
+                let highest = heights.iter().fold(f32::MIN, |a, &b| a.max(b));
+                assert!(
+                    highest <= 10.0,
+                    "{neighbours}, {steps} steps: a spike of {highest}"
+                );
+                assert!(heights[4 * 9 + 4] <= 10.0 && heights[4 * 9 + 4] >= 0.0);
+            }
+        }
+    }
+    assert_validation_clean(&ctx);
+}
+
+#[test]
 fn a_surface_below_the_talus_does_not_change_at_all() {
     let ctx = validated_device();
     for neighbours in [4, 8] {
@@ -313,14 +342,25 @@ fn the_rules_refuse_settings_by_their_key() {
         };
         assert_eq!(refused(p), "thermal_talus", "{talus}");
     }
-    for rate in [0.0, 0.51, -0.1, f32::INFINITY] {
+    for rate in [0.0, 0.12, 0.51, -0.1, f32::INFINITY] {
         assert_eq!(
             refused(ThermalParams { rate, ..d }),
             "thermal_rate",
             "{rate}"
         );
     }
-    assert!(ThermalParams { rate: 0.5, ..d }.check().is_ok());
+    assert!(ThermalParams {
+        rate: 1.0 / 9.0,
+        ..d
+    }
+    .check()
+    .is_ok());
+    let four = ThermalParams { neighbours: 4, ..d };
+    assert!(ThermalParams { rate: 0.2, ..four }.check().is_ok());
+    assert_eq!(
+        refused(ThermalParams { rate: 0.21, ..four }),
+        "thermal_rate"
+    );
     for neighbours in [0, 6, 9] {
         let p = ThermalParams { neighbours, ..d };
         assert_eq!(refused(p), "thermal_neighbours", "{neighbours}");

@@ -139,8 +139,16 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
         "counted by the reference"
     };
     let unit = f.unit.name();
+    let rates: String = f
+        .rates
+        .iter()
+        .map(|(name, value)| {
+            let name = name.replace("_per_s", "/s");
+            format!("   {name}: {:.4e}", value.as_f64().unwrap_or(f64::NAN))
+        })
+        .collect();
     say!(
-        "{unit}/s: {:.4e}   ({} {unit}, {counted})",
+        "{unit}/s: {:.4e}{rates}   ({} {unit}, {counted})",
         f.steps_per_s,
         f.steps
     );

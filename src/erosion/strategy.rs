@@ -67,6 +67,25 @@ impl Ceiling {
             Ceiling::Bandwidth { .. } => "streaming-copy",
         }
     }
+
+    /// What a share of it is a share of, for labels.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Ceiling::Walk { .. } => "droplet-shaped atomic peak",
+            Ceiling::Bandwidth { .. } => "copy bandwidth",
+        }
+    }
+
+    /// The label of the ceiling results name `name`.
+    pub fn label_of(name: &str) -> Option<&'static str> {
+        [
+            Ceiling::Walk { side: 0 },
+            Ceiling::Bandwidth { bytes_per_step: 0 },
+        ]
+        .iter()
+        .find(|c| c.name() == name)
+        .map(Ceiling::label)
+    }
 }
 
 /// Which CPU implementation runs a strategy's reference.
@@ -142,6 +161,11 @@ pub trait Strategy: Sync {
 
     /// The columns of its figures in points.csv ([`Figures::values`]).
     fn figures_columns(&self) -> Vec<Column>;
+
+    /// Its own fields of run.json ([`Figures::report`], [`Figures::rates`]): path
+    /// (objects joined by `.`, arrays as `[]`), unit, meaning; a test holds them to
+    /// real files.
+    fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)];
 }
 
 /// A strategy's pipelines with one map's buffers, ready to run many times.
@@ -197,6 +221,9 @@ pub trait Figures: Send {
     /// Its columns' values ([`Strategy::figures_columns`]) for a run whose median GPU
     /// time was `seconds`.
     fn values(&self, seconds: f64) -> Vec<String>;
+    /// Its own rates over a run of `seconds` (GPU time; wall time on the CPU), which
+    /// run.json's `figures` holds beside the rate in its unit: droplets/s, ms per step.
+    fn rates(&self, seconds: f64) -> Vec<(&'static str, f64)>;
     /// Lines for the console: what the strategy did beyond the common figures.
     fn summary(&self) -> Vec<String>;
     /// Eroded material still in transport at the end (sediment droplets carried when
@@ -207,10 +234,12 @@ pub trait Figures: Send {
     fn judge_reruns(&mut self, _initial: &Cells, _runs: &[&Cells]) {}
 }
 
-/// The serde struct `value` as run.json fields.
+/// The serde struct `value` as run.json fields, each number as serde writes it.
 pub fn report_of<T: Serialize>(value: &T) -> serde_json::Map<String, serde_json::Value> {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => serde_json::Map::new(),
-    }
+    // Through text: a Value holds f64, and an f32 widened to f64 would be written with
+    // the digits of its binary value (0.02 as 0.019999999552965164).
+    serde_json::to_string(value)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
 }

@@ -1,12 +1,18 @@
-//! The fields of the JSON files vkerode writes, with their units and meanings. A test
-//! holds this list to the fields of real files: every field written is listed.
+//! The fields of the JSON files vkerode writes, with their units and meanings: the
+//! common ones here, each strategy's own in its folder (`Strategy::report_fields`). A
+//! test holds the lists to the fields of real files: every field written is listed.
+
+use crate::erosion::STRATEGIES;
 
 /// One field of a JSON file: its path (objects joined by `.`, arrays as `[]`).
+#[derive(Clone, Copy)]
 pub struct JsonField {
     pub file: &'static str,
     pub path: &'static str,
     pub unit: &'static str,
     pub meaning: &'static str,
+    /// The strategy whose run.json has it, where it is one strategy's own.
+    pub strategy: Option<&'static str>,
 }
 
 const fn field(
@@ -20,11 +26,13 @@ const fn field(
         path,
         unit,
         meaning,
+        strategy: None,
     }
 }
 
-/// Every field, by file; `config.*` stands for every field below `config`.
-pub const JSON_FIELDS: &[JsonField] = &[
+/// The fields every run.json, meta.json and peak.json has; `config.*` stands for every
+/// field below `config`.
+const COMMON_FIELDS: &[JsonField] = &[
     field("run.json", "provenance.vkerode_version", "text", "the vkerode version that made the run"),
     field("run.json", "provenance.git_commit", "text", "the commit it was built from (-dirty with changes)"),
     field("run.json", "provenance.device", "text", "the Vulkan device, or \"CPU reference, N threads\""),
@@ -35,7 +43,7 @@ pub const JSON_FIELDS: &[JsonField] = &[
     field("run.json", "provenance.host", "text", "the machine's host name"),
     field("run.json", "provenance.started_at", "UTC, RFC 3339", "when the run began"),
     field("run.json", "engine", "text", "gpu, cpu or cpu-sequential"),
-    field("run.json", "algorithm", "text", "the strategy: droplets, pipes or thermal"),
+    field("run.json", "algorithm", "text", "the strategy, as the algorithm setting names it"),
     field("run.json", "terrain.source", "text", "noise or file"),
     field("run.json", "terrain.width", "cells", "the map's width"),
     field("run.json", "terrain.height", "cells", "the map's height"),
@@ -66,6 +74,7 @@ pub const JSON_FIELDS: &[JsonField] = &[
     field("run.json", "ceiling.bytes_per_cell_step", "bytes", "streaming-copy: bytes a cell-step must move"),
     field("run.json", "ceiling.bandwidth_bytes_per_s", "bytes/s", "streaming-copy: those bytes times the cell-steps per second"),
     field("run.json", "ceiling.peak_copy_bytes_per_s", "bytes/s", "streaming-copy: the copy's bytes read and written per second"),
+    field("run.json", "ceiling.peak_steps_per_s", "figures.unit per s", "the ceiling in the strategy's own unit: the walk's rate, or the copy's bandwidth over bytes_per_cell_step"),
     field("run.json", "ceiling.percent_of_peak", "%", "the rate over the ceiling"),
     field("run.json", "landform.before.hypsometric_integral", "ratio", "(mean - min) / (max - min) of the heights before"),
     field("run.json", "landform.before.mean_slope", "height units per cell", "mean gradient magnitude before"),
@@ -91,92 +100,6 @@ pub const JSON_FIELDS: &[JsonField] = &[
     field("run.json", "change.min_after", "height units", "the lowest height after"),
     field("run.json", "change.max_after", "height units", "the highest height after"),
     field("run.json", "warnings[]", "text", "why a figure is missing or a cache was not written"),
-    field("run.json", "job.droplets", "droplets", "droplets: droplets of the run"),
-    field("run.json", "job.seed", "seed", "droplets: their spawn seed"),
-    field("run.json", "job.params.inertia", "share", "droplets: INERTIA"),
-    field("run.json", "job.params.capacity", "height units per unit of slope, speed and water", "droplets: CAPACITY_FACTOR"),
-    field("run.json", "job.params.erosion", "share per step", "droplets: EROSION_RATE"),
-    field("run.json", "job.params.deposition", "share per step", "droplets: DEPOSITION_RATE"),
-    field("run.json", "job.params.evaporation", "share per step", "droplets: EVAPORATION_RATE"),
-    field("run.json", "job.params.lifetime", "steps", "droplets: MAX_LIFETIME"),
-    field("run.json", "job.params.fixed_point_scale", "fixed-point units per height unit", "droplets: the scale of modifyHeight's int()"),
-    field("run.json", "job.params.physics", "text", "droplets: paper or corrected speed update"),
-    field("run.json", "job.params.rounding", "text", "droplets: trunc, nearest or stochastic fixed-point rounding"),
-    field("run.json", "job.spawn.mode", "text", "droplets: global or tiled spawning"),
-    field("run.json", "job.spawn.tile", "cells", "droplets: tile side of tiled spawning"),
-    field("run.json", "job.spawn.order", "text", "droplets: which tile consecutive workgroups get"),
-    field("run.json", "job.spawn.phases", "colours", "droplets: checkerboard colours, each its own dispatch"),
-    field("run.json", "job.passes.count", "dispatch passes", "droplets: passes each droplet's life is split over"),
-    field("run.json", "job.passes.stagger", "true/false", "droplets: droplet i starts in pass i mod passes"),
-    field("run.json", "workgroup", "invocations", "droplets: the workgroup size"),
-    field("run.json", "batch", "droplets per dispatch", "droplets: droplets per dispatch at most"),
-    field("run.json", "atomics", "text", "droplets: int, float, racy or deterministic"),
-    field("run.json", "lever", "text", "droplets: the L1 lever"),
-    field("run.json", "work.droplets", "droplets", "droplets: droplets started (instrumented run)"),
-    field("run.json", "work.steps", "droplet-steps", "droplets: steps taken"),
-    field("run.json", "work.atomics", "atomic adds", "droplets: atomicAdds issued (4 per step)"),
-    field("run.json", "contention.hits_max", "atomic adds", "droplets (GPU): atomic adds the busiest cell received (points.csv has the same column)"),
-    field("run.json", "contention.hits_p99", "atomic adds", "droplets (GPU): 99th percentile of atomic adds per cell (points.csv has the same column)"),
-    field("run.json", "contention.hottest_1pct_share", "share", "droplets (GPU): share of all atomic adds on the hottest 1% of cells (points.csv has the same column)"),
-    field("run.json", "contention.subgroup_conflicts_per_1000", "per 1000 atomic adds", "droplets (GPU): adds whose cell another active lane of the subgroup targeted at the same call (points.csv has the same column)"),
-    field("run.json", "contention.zero_add_share", "share", "droplets (GPU): modifyHeight calls that change no cell (points.csv has the same column)"),
-    field("run.json", "contention.mass_intended", "height units x cells", "droplets (GPU): height change the droplets asked for (points.csv has the same column)"),
-    field("run.json", "contention.mass_applied", "height units x cells", "droplets (GPU): what the adds carried, after fixed-point rounding (points.csv has the same column)"),
-    field("run.json", "contention.mass_received", "height units x cells", "droplets (GPU): what the heightmap received (points.csv has the same column)"),
-    field("run.json", "contention.mass_truncated", "height units x cells", "droplets (GPU): intended - applied (points.csv has the same column)"),
-    field("run.json", "contention.mass_lost", "height units x cells", "droplets (GPU): applied - received (points.csv has the same column)"),
-    field("run.json", "contention.mass_eroded", "height units x cells", "droplets (GPU): what the adds took from the terrain (points.csv has the same column)"),
-    field("run.json", "contention.mass_deposited", "height units x cells", "droplets (GPU): what the adds gave the terrain (points.csv has the same column)"),
-    field("run.json", "contention.mass_at_death", "height units x cells", "droplets (GPU): sediment droplets carried when they died on the map (points.csv has the same column)"),
-    field("run.json", "contention.mass_off_edge", "height units x cells", "droplets (GPU): sediment droplets carried when they died off its interior (points.csv has the same column)"),
-    field("run.json", "contention.balance_terrain", "height units x cells", "droplets (GPU): received - (deposited - eroded) (points.csv has the same column)"),
-    field("run.json", "contention.balance_sediment", "height units x cells", "droplets (GPU): (eroded - deposited) - (at death + off edge + truncated) (points.csv has the same column)"),
-    field("run.json", "params.dt", "time units", "pipes: the time step"),
-    field("run.json", "params.rain", "height units per time unit", "pipes: water rained on every cell"),
-    field("run.json", "params.pipe_area", "cell areas", "pipes: cross-section of the virtual pipes"),
-    field("run.json", "params.gravity", "cells per time unit squared", "pipes: g"),
-    field("run.json", "params.cell_length", "cells", "pipes: pipe length and cell side"),
-    field("run.json", "params.capacity", "per unit of tilt and speed", "pipes: Kc"),
-    field("run.json", "params.dissolving", "per time unit", "pipes: Ks"),
-    field("run.json", "params.deposition", "per time unit", "pipes: Kd"),
-    field("run.json", "params.evaporation", "share per time unit", "pipes: Ke"),
-    field("run.json", "params.min_tilt", "sine", "pipes: lower bound of sin(tilt)"),
-    field("run.json", "params.max_erosion_depth", "height units", "pipes: water depth from which the capacity is whole"),
-    field("run.json", "params.advection", "text", "pipes: semi-lagrangian or upwind sediment transport"),
-    field("run.json", "variant.fusion", "text", "pipes: none (five passes) or fused (two); thermal: none (two passes) or fused (one)"),
-    field("run.json", "variant.packing", "text", "pipes: f32 or half flux and velocity"),
-    field("run.json", "variant.tiles", "text", "pipes: none or shared-memory tiles"),
-    field("run.json", "variant.workgroup", "invocations x invocations", "pipes, thermal: the workgroup shape"),
-    field("run.json", "time_steps", "time steps", "pipes, thermal: time steps of the run"),
-    field("run.json", "balance.terrain_before", "height units x cells", "pipes: terrain summed over cells before"),
-    field("run.json", "balance.terrain_after", "height units x cells", "pipes: terrain summed over cells after"),
-    field("run.json", "balance.sediment_after", "height units x cells", "pipes: sediment still suspended at the end"),
-    field("run.json", "balance.water_after", "height units x cells", "pipes: water standing at the end"),
-    field("run.json", "balance.rain_added", "height units x cells", "pipes: rain added over the run"),
-    field("run.json", "balance.advection_drift", "height units x cells", "pipes: (terrain + sediment) after minus terrain before"),
-    field("run.json", "balance_checks[].step", "time steps", "pipes: the step of the check (every pipes_check_every and at the end)"),
-    field("run.json", "balance_checks[].totals.terrain", "height units x cells", "pipes: terrain then"),
-    field("run.json", "balance_checks[].totals.sediment", "height units x cells", "pipes: suspended sediment then"),
-    field("run.json", "balance_checks[].totals.water", "height units x cells", "pipes: water then"),
-    field("run.json", "balance_checks[].rain", "height units x cells", "pipes: rain added so far"),
-    field("run.json", "balance_checks[].evaporated", "height units x cells", "pipes: evaporation so far"),
-    field("run.json", "balance_checks[].water_error", "height units x cells", "pipes: water - (initial + rain - evaporation)"),
-    field("run.json", "balance_checks[].advection_drift", "height units x cells", "pipes: (terrain + sediment) - initial"),
-    field("run.json", "params.talus_degrees", "degrees", "thermal: the talus angle"),
-    field("run.json", "params.rate", "share per time step", "thermal: share of a cell's largest excess over the talus it sends per step"),
-    field("run.json", "params.neighbours", "neighbours", "thermal: 4 or 8"),
-    field("run.json", "material_moved", "height units x cells", "thermal: what every cell sent, summed over cells and steps (points.csv: thermal_moved)"),
-    field("run.json", "mass.before", "height units x cells", "thermal: the heights summed before"),
-    field("run.json", "mass.after", "height units x cells", "thermal: the heights summed after"),
-    field("run.json", "mass.drift", "height units x cells", "thermal: after - before, float rounding alone (points.csv: thermal_mass_drift)"),
-    field("run.json", "mass.rounding_bound", "height units x cells", "thermal: the most float rounding could drift by"),
-    field("run.json", "steepness.steep_cells", "cells", "thermal: cells still past the talus by more than steep_slack at the end"),
-    field("run.json", "steepness.steepest_excess", "height units", "thermal: the largest drop past the talus's at the end"),
-    field("run.json", "steep_slack", "height units", "thermal: the excess past which a cell counts as steep"),
-    field("run.json", "mass_checks[].step", "time steps", "thermal (GPU): the step of the check (every thermal_check_every and at the end)"),
-    field("run.json", "mass_checks[].mass", "height units x cells", "thermal (GPU): the heights summed then"),
-    field("run.json", "mass_checks[].drift", "height units x cells", "thermal (GPU): mass - the start's"),
-    field("run.json", "mass_checks[].bound", "height units x cells", "thermal (GPU): the most float rounding could have drifted by then"),
     field("meta.json", "schema_version", "version", "the version of points.csv's columns (1 for sets that do not say)"),
     field("meta.json", "experiment", "text", "the config's name"),
     field("meta.json", "device", "text", "the (first) device"),
@@ -242,10 +165,33 @@ pub const JSON_FIELDS: &[JsonField] = &[
     field("peak.json", "copy.gpu_ms", "ms", "median GPU time of a copy"),
 ];
 
+/// Every field: the common ones, then each strategy's run.json fields.
+pub fn json_fields() -> Vec<JsonField> {
+    let own = STRATEGIES.iter().flat_map(|s| {
+        s.report_fields()
+            .iter()
+            .map(|&(path, unit, meaning)| JsonField {
+                file: "run.json",
+                path,
+                unit,
+                meaning,
+                strategy: Some(s.algorithm().as_str()),
+            })
+    });
+    COMMON_FIELDS
+        .iter()
+        .map(|f| JsonField {
+            strategy: None,
+            ..*f
+        })
+        .chain(own)
+        .collect()
+}
+
 /// Whether `path` (a leaf of `file`, arrays as `[]`) is listed: itself, or for a
 /// null object or an empty array, the fields it holds when it is filled.
 pub fn is_listed(file: &str, path: &str) -> bool {
-    JSON_FIELDS.iter().filter(|f| f.file == file).any(|f| {
+    json_fields().iter().filter(|f| f.file == file).any(|f| {
         let below = |stem: &str| path.starts_with(&format!("{stem}."));
         f.path == path
             || f.path.strip_suffix(".*").is_some_and(below)

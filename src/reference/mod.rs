@@ -6,7 +6,7 @@
 
 mod json;
 
-pub use json::{is_listed, leaf_paths, JsonField, JSON_FIELDS};
+pub use json::{is_listed, json_fields, leaf_paths, JsonField};
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -242,12 +242,17 @@ pub fn config_reference() -> String {
         &head,
         key_rows(MeasureSettings::columns(), &measure_defaults),
     );
+    let tables: Vec<String> = STRATEGIES
+        .iter()
+        .map(|s| format!("`[{}]`", s.algorithm().as_str()))
+        .collect();
+    let tables = tables.join(", ");
     let _ = writeln!(
         out,
         "## Strategies configs (`vkerode strategies`)\n\nA config with `{STRATEGIES_KEY}` runs strategies against each other: `name`, `description`, \
          `{STRATEGIES_KEY}` (GPU seconds each strategy spends on each terrain), `[[terrain]]` entries (`name`, and `size` and `seed` \
          of noise, or `input`, a heightmap relative to the config, with `cell_size = [x, y]` in metres where the file has none), \
-         and one table of settings per strategy to run, named by its `algorithm` (`[droplets]`, `[pipes]`): its dose is \
+         and one table of settings per strategy to run, named by its `algorithm` ({tables}): its dose is \
          calibrated from a first run.\n"
     );
     out
@@ -298,14 +303,18 @@ pub fn results_reference() -> String {
         "One row per strategy and terrain of `vkerode strategies`.",
         strategies_columns(),
     );
+    let fields = json_fields();
     for file in ["run.json", "meta.json", "peak.json"] {
         let _ = writeln!(out, "## {file}\n");
-        let rows = JSON_FIELDS.iter().filter(|f| f.file == file).map(|f| {
-            vec![
-                format!("`{}`", f.path),
-                f.unit.to_string(),
-                f.meaning.to_string(),
-            ]
+        if file == "run.json" {
+            out.push_str("Every run.json has the common fields; a strategy's own follow, under its name.\n\n");
+        }
+        let rows = fields.iter().filter(|f| f.file == file).map(|f| {
+            let meaning = match f.strategy {
+                Some(name) => format!("{name}: {}", f.meaning),
+                None => f.meaning.to_string(),
+            };
+            vec![format!("`{}`", f.path), f.unit.to_string(), meaning]
         });
         table(&mut out, &["field", "unit", "meaning"], rows);
     }

@@ -102,32 +102,6 @@ impl Cells {
         Heightmap::new(self.width, self.height, data).expect("the shape was checked")
     }
 
-    /// `after - self` per cell in height units: exact integer differences for fixed
-    /// point, float32 heights subtracted in f64. `None` where the two are not the same
-    /// map in the same arithmetic.
-    pub fn differences<'a>(
-        &'a self,
-        after: &'a Cells,
-    ) -> Option<Box<dyn Iterator<Item = f64> + 'a>> {
-        if (self.width, self.height) != (after.width, after.height) {
-            return None;
-        }
-        match (&self.values, &after.values) {
-            (Values::Fixed { cells: b, scale }, Values::Fixed { cells: a, scale: s })
-                if scale == s =>
-            {
-                let unit = f64::from(*scale);
-                Some(Box::new(b.iter().zip(a).map(move |(&b, &a)| {
-                    (i64::from(a) - i64::from(b)) as f64 / unit
-                })))
-            }
-            (Values::Float(b), Values::Float(a)) => Some(Box::new(
-                b.iter().zip(a).map(|(&b, &a)| f64::from(a) - f64::from(b)),
-            )),
-            _ => None,
-        }
-    }
-
     /// A 64-bit checksum of the stored values, for caches keyed by terrain.
     pub fn checksum(&self) -> u64 {
         let bytes: &[u8] = match &self.values {
@@ -163,8 +137,8 @@ mod tests {
             },
         )
         .unwrap();
-        let d: Vec<f64> = before.differences(&after).unwrap().collect();
-        assert_eq!(d, [1.0]);
+        let change = crate::terrain::Change::between(&before, &after).unwrap();
+        assert_eq!(change.total, 1.0);
         assert_eq!(before.heightmap().data(), after.heightmap().data());
     }
 
@@ -181,8 +155,9 @@ mod tests {
         .unwrap();
         let float = Cells::new(2, 1, Values::Float(vec![0.0, 0.0])).unwrap();
         let other = Cells::new(1, 2, Values::Float(vec![0.0, 0.0])).unwrap();
-        assert!(fixed.differences(&float).is_none());
-        assert!(float.differences(&other).is_none());
+        use crate::terrain::Change;
+        assert!(Change::between(&fixed, &float).is_none());
+        assert!(Change::between(&float, &other).is_none());
         assert!(Cells::new(3, 1, Values::Float(vec![0.0])).is_err());
     }
 }

@@ -1,12 +1,14 @@
 //! What erosion did to a map, between two of its states: the one change computation
 //! that erode, sweeps, the stability judge and the strategies comparison all use.
+//! Fixed-point states are summed as integers and scaled once, so their figures are
+//! exact; float states are summed in f64.
 
 use serde::Serialize;
 
-use super::cells::Cells;
+use super::cells::{Cells, Values};
 
 /// The change from one state of a map to another, in height units, summed or taken
-/// over its cells; exact in the arithmetic the cells were kept in.
+/// over its cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Change {
     /// Cells compared.
@@ -29,53 +31,135 @@ pub struct Change {
     pub changed: usize,
 }
 
-impl Change {
-    /// The change of per-cell differences (after - before).
-    pub fn of(differences: impl Iterator<Item = f64>) -> Self {
-        let mut c = Change::default();
-        let mut sum_sq = 0.0f64;
-        for d in differences {
-            c.cells += 1;
-            c.total += d;
-            sum_sq += d * d;
-            c.mean_abs += d.abs();
-            if d < 0.0 {
-                c.eroded -= d;
-            } else {
-                c.deposited += d;
+/// A number the sums are kept in: i128 for fixed-point differences (exact), f64 for
+/// float ones.
+trait Sum:
+    Copy + Default + PartialOrd + std::ops::Add<Output = Self> + std::ops::Neg<Output = Self>
+{
+    fn square(self) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Sum for i128 {
+    fn square(self) -> Self {
+        self * self
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Sum for f64 {
+    fn square(self) -> Self {
+        self * self
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+/// The running sums of one group of cells.
+#[derive(Clone, Copy, Default)]
+struct Sums<T> {
+    cells: usize,
+    total: T,
+    squares: T,
+    lowered: T,
+    raised: T,
+    deepest: T,
+    highest: T,
+    changed: usize,
+}
+
+impl<T: Sum> Sums<T> {
+    fn add(&mut self, d: T) {
+        let zero = T::default();
+        self.cells += 1;
+        self.total = self.total + d;
+        self.squares = self.squares + d.square();
+        if d < zero {
+            self.lowered = self.lowered + -d;
+            if d < self.deepest {
+                self.deepest = d;
             }
-            c.deepest = c.deepest.min(d);
-            c.highest = c.highest.max(d);
-            c.changed += usize::from(d != 0.0);
+        } else {
+            self.raised = self.raised + d;
+            if d > self.highest {
+                self.highest = d;
+            }
         }
-        if c.cells > 0 {
-            let n = c.cells as f64;
-            c.mean_abs /= n;
-            let mean = c.total / n;
-            c.std = (sum_sq / n - mean * mean).max(0.0).sqrt();
-        }
-        c
+        self.changed += usize::from(d != zero);
     }
 
+    /// The change, with each sum over `scale` (difference units per height unit).
+    fn change(&self, scale: f64) -> Change {
+        let n = self.cells.max(1) as f64;
+        let (total, squares) = (self.total.to_f64(), self.squares.to_f64());
+        let mean = total / n;
+        let abs = self.lowered.to_f64() + self.raised.to_f64();
+        Change {
+            cells: self.cells,
+            total: total / scale,
+            eroded: self.lowered.to_f64() / scale,
+            deposited: self.raised.to_f64() / scale,
+            deepest: self.deepest.to_f64() / scale,
+            highest: self.highest.to_f64() / scale,
+            mean_abs: abs / n / scale,
+            std: (squares / n - mean * mean).max(0.0).sqrt() / scale,
+            changed: self.changed,
+        }
+    }
+}
+
+/// The sums over the cells outside `mask`, inside it, and over all, of `differences`.
+fn grouped<T: Sum>(differences: impl Iterator<Item = T>, mask: Option<&[bool]>) -> [Sums<T>; 3] {
+    let mut sums = [Sums::<T>::default(); 3];
+    for (i, d) in differences.enumerate() {
+        if let Some(mask) = mask {
+            sums[usize::from(mask[i])].add(d);
+        }
+        sums[2].add(d);
+    }
+    sums
+}
+
+impl Change {
     /// The change from `before` to `after`; `None` where they are not the same map in
     /// the same arithmetic.
     pub fn between(before: &Cells, after: &Cells) -> Option<Self> {
-        Some(Self::of(before.differences(after)?))
+        Some(Self::grouped(before, after, None)?[2])
     }
 
-    /// The change over the cells outside `mask` and over those inside it.
-    pub fn split(before: &Cells, after: &Cells, mask: &[bool]) -> Option<[Self; 2]> {
-        let differences: Vec<f64> = before.differences(after)?.collect();
-        let group = |inside: bool| {
-            Self::of(
-                differences
+    /// The change over the cells outside `mask`, inside it, and over all of them, in one
+    /// pass.
+    pub fn split(before: &Cells, after: &Cells, mask: &[bool]) -> Option<[Self; 3]> {
+        if mask.len() != before.len() {
+            return None;
+        }
+        Self::grouped(before, after, Some(mask))
+    }
+
+    fn grouped(before: &Cells, after: &Cells, mask: Option<&[bool]>) -> Option<[Self; 3]> {
+        if (before.width(), before.height()) != (after.width(), after.height()) {
+            return None;
+        }
+        match (before.values(), after.values()) {
+            (Values::Fixed { cells: b, scale }, Values::Fixed { cells: a, scale: s })
+                if scale == s =>
+            {
+                let differences = b
                     .iter()
-                    .zip(mask)
-                    .filter(move |(_, &m)| m == inside)
-                    .map(|(&d, _)| d),
-            )
-        };
-        Some([group(false), group(true)])
+                    .zip(a)
+                    .map(|(&b, &a)| i128::from(a) - i128::from(b));
+                let scale = f64::from(*scale);
+                Some(grouped(differences, mask).map(|s| s.change(scale)))
+            }
+            (Values::Float(b), Values::Float(a)) => {
+                let differences = b.iter().zip(a).map(|(&b, &a)| f64::from(a) - f64::from(b));
+                Some(grouped(differences, mask).map(|s| s.change(1.0)))
+            }
+            _ => None,
+        }
     }
 
     /// The largest |after - before| of one cell.
@@ -96,7 +180,6 @@ impl Change {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terrain::cells::Values;
 
     #[test]
     fn erosion_and_deposition_add_up_to_the_net_change() {
@@ -112,9 +195,40 @@ mod tests {
         // Differences -0.5, 0, 1, 0.25: mean 0.1875, mean of squares 1.3125 / 4.
         let std = (1.3125f64 / 4.0 - 0.1875 * 0.1875).sqrt();
         assert!((c.std - std).abs() < 1e-15);
-        let [outside, inside] =
+        let [outside, inside, all] =
             Change::split(&before, &after, &[true, false, true, false]).unwrap();
         assert_eq!((inside.total, outside.total), (0.5, 0.25));
         assert_eq!((inside.mean(), outside.mean()), (0.25, 0.125));
+        assert_eq!(all, c);
+    }
+
+    #[test]
+    fn fixed_point_sums_are_exact() {
+        // Summed as heights, 0.001 + 0.002 + ... is not a thousandth multiple in f64;
+        // summed as integers and scaled once, it is the nearest double to the sum.
+        let n = 10_000;
+        let before = Cells::new(
+            n,
+            1,
+            Values::Fixed {
+                cells: vec![0; n],
+                scale: 1000.0,
+            },
+        )
+        .unwrap();
+        let cells: Vec<i32> = (1..=n as i32).map(|i| -(i % 7)).collect();
+        let units: i64 = cells.iter().map(|&c| i64::from(c)).sum();
+        let after = Cells::new(
+            n,
+            1,
+            Values::Fixed {
+                cells,
+                scale: 1000.0,
+            },
+        )
+        .unwrap();
+        let c = Change::between(&before, &after).unwrap();
+        assert_eq!(c.total, units as f64 / 1000.0);
+        assert_eq!(c.eroded, -units as f64 / 1000.0);
     }
 }

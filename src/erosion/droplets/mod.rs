@@ -157,6 +157,8 @@ impl Strategy for Droplets {
         let wall_time = started.elapsed();
         let figures = DropletFigures {
             work,
+            job: Some(job),
+            on_gpu: false,
             ..DropletFigures::new(settings, initial.len() as u64)
         };
         Ok(CpuRun {
@@ -202,6 +204,10 @@ impl Strategy for Droplets {
 
     fn figures_columns(&self) -> Vec<Column> {
         [DropletColumns::columns(), Contention::columns()].concat()
+    }
+
+    fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)] {
+        REPORT_FIELDS
     }
 }
 
@@ -315,6 +321,9 @@ pub struct DropletFigures {
     stability: Option<Judgement>,
     #[serde(skip)]
     in_flight_per_cell: f64,
+    /// Whether the GPU ran it (dispatches and workgroups mean nothing on the CPU).
+    #[serde(skip)]
+    on_gpu: bool,
 }
 
 impl DropletFigures {
@@ -331,6 +340,7 @@ impl DropletFigures {
             contention: None,
             stability: None,
             in_flight_per_cell: f64::from(batch.min(d.droplets)) / cells.max(1) as f64,
+            on_gpu: true,
         }
     }
 }
@@ -398,15 +408,27 @@ impl Figures for DropletFigures {
         [values_of(&own), contention].concat()
     }
 
+    fn rates(&self, seconds: f64) -> Vec<(&'static str, f64)> {
+        let per_s = |n: u64| n as f64 / seconds.max(f64::MIN_POSITIVE);
+        vec![
+            ("droplets_per_s", per_s(self.work.droplets)),
+            ("atomics_per_s", per_s(self.work.atomics)),
+        ]
+    }
+
     fn summary(&self) -> Vec<String> {
-        let mut lines = vec![format!(
-            "{} droplets, at most {} per dispatch, workgroup {}, {} atomics, lever {}",
-            self.work.droplets,
-            self.batch,
-            self.workgroup,
-            self.atomics.as_str(),
-            self.lever.as_str()
-        )];
+        let job = if self.on_gpu {
+            format!(
+                "at most {} per dispatch, workgroup {}, {} atomics, lever {}",
+                self.batch,
+                self.workgroup,
+                self.atomics.as_str(),
+                self.lever.as_str()
+            )
+        } else {
+            "on the CPU reference".into()
+        };
+        let mut lines = vec![format!("{} droplets, {job}", self.work.droplets)];
         if let Some(c) = &self.contention {
             lines.push(format!(
                 "contention: busiest cell {} adds, {:.2} subgroup conflicts per 1000 adds, {:.1}% adds of zero; sediment left {:.1} at death, {:.1} off the edge",
@@ -439,6 +461,172 @@ impl Figures for DropletFigures {
         }
     }
 }
+
+/// Its fields of run.json (beside the common ones): path, unit, meaning.
+const REPORT_FIELDS: &[(&str, &str, &str)] = &[
+    (
+        "figures.droplets_per_s",
+        "droplets/s",
+        "droplets started over the GPU time",
+    ),
+    (
+        "figures.atomics_per_s",
+        "atomic adds/s",
+        "atomicAdds issued over the GPU time",
+    ),
+    ("job.droplets", "droplets", "droplets of the run"),
+    ("job.seed", "seed", "their spawn seed"),
+    ("job.params.inertia", "share", "INERTIA"),
+    (
+        "job.params.capacity",
+        "height units per unit of slope, speed and water",
+        "CAPACITY_FACTOR",
+    ),
+    ("job.params.erosion", "share per step", "EROSION_RATE"),
+    ("job.params.deposition", "share per step", "DEPOSITION_RATE"),
+    (
+        "job.params.evaporation",
+        "share per step",
+        "EVAPORATION_RATE",
+    ),
+    ("job.params.lifetime", "steps", "MAX_LIFETIME"),
+    (
+        "job.params.fixed_point_scale",
+        "fixed-point units per height unit",
+        "the scale of modifyHeight's int()",
+    ),
+    (
+        "job.params.physics",
+        "text",
+        "paper or corrected speed update",
+    ),
+    (
+        "job.params.rounding",
+        "text",
+        "trunc, nearest or stochastic fixed-point rounding",
+    ),
+    ("job.spawn.mode", "text", "global or tiled spawning"),
+    ("job.spawn.tile", "cells", "tile side of tiled spawning"),
+    (
+        "job.spawn.order",
+        "text",
+        "which tile consecutive workgroups get",
+    ),
+    (
+        "job.spawn.phases",
+        "colours",
+        "checkerboard colours, each its own dispatch",
+    ),
+    (
+        "job.passes.count",
+        "dispatch passes",
+        "passes each droplet's life is split over",
+    ),
+    (
+        "job.passes.stagger",
+        "true/false",
+        "droplet i starts in pass i mod passes",
+    ),
+    ("workgroup", "invocations", "the workgroup size"),
+    (
+        "batch",
+        "droplets per dispatch",
+        "droplets per dispatch at most",
+    ),
+    ("atomics", "text", "int, float, racy or deterministic"),
+    ("lever", "text", "the L1 lever"),
+    (
+        "work.droplets",
+        "droplets",
+        "droplets started (instrumented run)",
+    ),
+    ("work.steps", "droplet-steps", "steps taken"),
+    (
+        "work.atomics",
+        "atomic adds",
+        "atomicAdds issued (4 per step)",
+    ),
+    (
+        "contention.hits_max",
+        "atomic adds",
+        "atomic adds the busiest cell received (GPU runs)",
+    ),
+    (
+        "contention.hits_p99",
+        "atomic adds",
+        "99th percentile of atomic adds per cell (GPU runs)",
+    ),
+    (
+        "contention.hottest_1pct_share",
+        "share",
+        "share of all atomic adds on the hottest 1% of cells (GPU runs)",
+    ),
+    (
+        "contention.subgroup_conflicts_per_1000",
+        "per 1000 atomic adds",
+        "adds whose cell another active lane of the subgroup targeted at the same call (GPU runs)",
+    ),
+    (
+        "contention.zero_add_share",
+        "share",
+        "modifyHeight calls that change no cell (GPU runs)",
+    ),
+    (
+        "contention.mass_intended",
+        "height units x cells",
+        "height change the droplets asked for (GPU runs)",
+    ),
+    (
+        "contention.mass_applied",
+        "height units x cells",
+        "what the adds carried, after fixed-point rounding (GPU runs)",
+    ),
+    (
+        "contention.mass_received",
+        "height units x cells",
+        "what the heightmap received (GPU runs)",
+    ),
+    (
+        "contention.mass_truncated",
+        "height units x cells",
+        "intended - applied (GPU runs)",
+    ),
+    (
+        "contention.mass_lost",
+        "height units x cells",
+        "applied - received (GPU runs)",
+    ),
+    (
+        "contention.mass_eroded",
+        "height units x cells",
+        "what the adds took from the terrain (GPU runs)",
+    ),
+    (
+        "contention.mass_deposited",
+        "height units x cells",
+        "what the adds gave the terrain (GPU runs)",
+    ),
+    (
+        "contention.mass_at_death",
+        "height units x cells",
+        "sediment droplets carried when they died on the map (GPU runs)",
+    ),
+    (
+        "contention.mass_off_edge",
+        "height units x cells",
+        "sediment droplets carried when they died off its interior (GPU runs)",
+    ),
+    (
+        "contention.balance_terrain",
+        "height units x cells",
+        "received - (deposited - eroded) (GPU runs)",
+    ),
+    (
+        "contention.balance_sediment",
+        "height units x cells",
+        "(eroded - deposited) - (at death + off edge + truncated) (GPU runs)",
+    ),
+];
 
 #[cfg(test)]
 mod tests {

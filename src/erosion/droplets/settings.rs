@@ -244,6 +244,8 @@ impl DropletSettings {
             batch: Some(batch),
             batches: Some(self.droplets.div_ceil(batch.max(1))),
             atomics: self.atomic_mode(),
+            // One spelling of deterministic mode, however it was asked for.
+            deterministic: self.atomic_mode() == AtomicMode::Deterministic,
             ..self.clone()
         }
     }
@@ -377,5 +379,25 @@ fn key_of(param: &str) -> &'static str {
         "tile" => "tile",
         "passes" => "passes",
         _ => "droplets",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_mode_has_one_spelling_in_the_resolved_settings() {
+        let by_atomics = DropletSettings {
+            atomics: AtomicMode::Deterministic,
+            ..DropletSettings::DEFAULT
+        };
+        let by_switch = DropletSettings {
+            deterministic: true,
+            ..DropletSettings::DEFAULT
+        };
+        assert_eq!(by_atomics.resolved(4096, 1), by_switch.resolved(4096, 1));
+        assert!(by_atomics.resolved(4096, 1).deterministic);
+        assert!(!DropletSettings::DEFAULT.resolved(4096, 1).deterministic);
     }
 }

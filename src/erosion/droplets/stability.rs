@@ -50,22 +50,6 @@ impl ChangeSpread {
                 .any(|&a| i64::from(a).abs() >= i64::from(i32::MAX) - LIMIT_MARGIN),
         })
     }
-
-    /// The spread between two fixed-point maps of one shape, in fixed-point units.
-    pub fn between(before: &[i32], after: &[i32]) -> Self {
-        let cells = |c: &[i32]| {
-            Cells::new(
-                c.len(),
-                1,
-                Values::Fixed {
-                    cells: c.to_vec(),
-                    scale: 1.0,
-                },
-            )
-            .expect("one row of the cells")
-        };
-        Self::of(&cells(before), &cells(after)).expect("one map in fixed point")
-    }
 }
 
 /// The baseline's change of `job` on `initial` (fixed point).
@@ -91,20 +75,27 @@ pub fn baseline(initial: &Cells, job: &DropletJob) -> Option<ChangeSpread> {
     ChangeSpread::of(initial, &after)
 }
 
-/// The baseline of `job` on `initial`, computed once for a run of points that share
-/// them (a sweep's workgroup axis, say): the CPU reference is its most costly part.
+/// The baseline of `job` on `initial`, computed once for the points that share them
+/// (a sweep's workgroup axis, say): the CPU reference is its most costly part. Workers
+/// of several devices share the cache and never wait on each other's reference.
 pub fn cached_baseline(initial: &Cells, job: &DropletJob) -> Option<ChangeSpread> {
-    static LAST: Mutex<Option<(u64, ChangeSpread)>> = Mutex::new(None);
+    /// Baselines kept: a sweep's points share few jobs at a time.
+    const KEPT: usize = 8;
+    static CACHE: Mutex<Vec<(u64, ChangeSpread)>> = Mutex::new(Vec::new());
     let job_text = serde_json::to_string(job).unwrap_or_default();
     let key = initial.checksum() ^ fnv1a64(job_text.as_bytes());
-    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((k, spread)) = *last {
-        if k == key {
-            return Some(spread);
-        }
+    let cache = || CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, spread)) = cache().iter().find(|(k, _)| *k == key) {
+        return Some(spread);
     }
     let spread = baseline(initial, job)?;
-    *last = Some((key, spread));
+    let mut kept = cache();
+    if !kept.iter().any(|(k, _)| *k == key) {
+        if kept.len() == KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, spread));
+    }
     Some(spread)
 }
 
@@ -138,26 +129,38 @@ pub fn judge(runs: &[ChangeSpread], baseline: &ChangeSpread) -> Judgement {
 mod tests {
     use super::*;
 
+    /// The spread between two fixed-point maps of one row, in fixed-point units.
+    fn spread(before: &[i32], after: &[i32]) -> ChangeSpread {
+        let cells = |c: &[i32]| {
+            let values = Values::Fixed {
+                cells: c.to_vec(),
+                scale: 1.0,
+            };
+            Cells::new(c.len(), 1, values).expect("one row of the cells")
+        };
+        ChangeSpread::of(&cells(before), &cells(after)).expect("one map in fixed point")
+    }
+
     #[test]
     fn a_run_is_judged_by_its_largest_change_and_spread_against_the_baseline() {
         let before = [0, 0, 0, 0];
-        let base = ChangeSpread::between(&before, &[10, -10, 5, 0]);
+        let base = spread(&before, &[10, -10, 5, 0]);
         assert_eq!(base.max, 10.0);
-        let calm = ChangeSpread::between(&before, &[12, -9, 4, 1]);
+        let calm = spread(&before, &[12, -9, 4, 1]);
         assert!(!judge(&[calm], &base).unstable);
         // The stability sweep's deterministic run: 730 units against 12.
-        let runaway = ChangeSpread::between(&before, &[730, -10, 5, 0]);
+        let runaway = spread(&before, &[730, -10, 5, 0]);
         let j = judge(&[calm, runaway], &base);
         assert!(j.unstable && j.max_ratio == 73.0, "{j:?}");
         // One run goes furthest (3.9 x), another spreads widest (over 4 x): each ratio is
         // its worst run's, and the spread makes the point unstable.
-        let far = ChangeSpread::between(&before, &[39, 0, 0, 0]);
-        let wide = ChangeSpread::between(&before, &[30, -30, 30, -30]);
+        let far = spread(&before, &[39, 0, 0, 0]);
+        let wide = spread(&before, &[30, -30, 30, -30]);
         let j = judge(&[far, wide], &base);
         assert_eq!(j.max_ratio, 3.9);
         assert_eq!(j.spread_ratio, judge(&[wide], &base).spread_ratio);
         assert!(j.spread_ratio > UNSTABLE_FACTOR && j.unstable, "{j:?}");
-        let limit = ChangeSpread::between(&before, &[i32::MIN + 5, 0, 0, 0]);
+        let limit = spread(&before, &[i32::MIN + 5, 0, 0, 0]);
         assert!(limit.at_limit && judge(&[calm, limit], &base).unstable);
     }
 }

@@ -162,6 +162,10 @@ impl Strategy for Pipes {
     fn figures_columns(&self) -> Vec<Column> {
         PipesColumns::columns()
     }
+
+    fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)] {
+        REPORT_FIELDS
+    }
 }
 
 fn float_cells(cells: &Cells) -> Result<&[f32], ErosionError> {
@@ -215,17 +219,22 @@ impl Prepared for PipesPrepared {
         })
     }
 
-    /// The counted build, its balance checked every `pipes_check_every` steps (once,
-    /// at the end, for 0); water the flux lost or made is an error.
+    /// The counted build, its balance checked every `pipes_check_every` steps and at the
+    /// end (water the flux lost or made is an error); for 0, a timed run, unchecked.
     fn run_counted(&mut self) -> Result<CountedRun, ErosionError> {
-        let every = if self.check_every == 0 {
-            self.steps
-        } else {
-            self.check_every
-        };
         let start = self.runner.start();
-        let checks = self.runner.run_checked(self.steps, every)?;
-        check_water(&checks, start.water)?;
+        let checks = match self.check_every {
+            // No counted run: the figures are a timed run's, unchecked.
+            0 => {
+                self.runner.run(self.steps)?;
+                Vec::new()
+            }
+            every => {
+                let checks = self.runner.run_checked(self.steps, every)?;
+                check_water(&checks, start.water)?;
+                checks
+            }
+        };
         let fields = self.runner.read()?;
         let kernel = self.runner.kernel();
         let cells = fields.width * fields.height;
@@ -378,6 +387,13 @@ impl Figures for PipesFigures {
         })
     }
 
+    fn rates(&self, seconds: f64) -> Vec<(&'static str, f64)> {
+        vec![(
+            "ms_per_step",
+            seconds * 1e3 / f64::from(self.time_steps.max(1)),
+        )]
+    }
+
     fn summary(&self) -> Vec<String> {
         let b = &self.balance;
         vec![
@@ -396,6 +412,122 @@ impl Figures for PipesFigures {
         self.balance.sediment_after
     }
 }
+
+/// Its fields of run.json (beside the common ones): path, unit, meaning.
+const REPORT_FIELDS: &[(&str, &str, &str)] = &[
+    ("figures.ms_per_step", "ms", "GPU time of one time step"),
+    ("params.dt", "time units", "the time step"),
+    (
+        "params.rain",
+        "height units per time unit",
+        "water rained on every cell",
+    ),
+    (
+        "params.pipe_area",
+        "cell areas",
+        "cross-section of the virtual pipes",
+    ),
+    ("params.gravity", "cells per time unit squared", "g"),
+    ("params.cell_length", "cells", "pipe length and cell side"),
+    ("params.capacity", "per unit of tilt and speed", "Kc"),
+    ("params.dissolving", "per time unit", "Ks"),
+    ("params.deposition", "per time unit", "Kd"),
+    ("params.evaporation", "share per time unit", "Ke"),
+    ("params.min_tilt", "sine", "lower bound of sin(tilt)"),
+    (
+        "params.max_erosion_depth",
+        "height units",
+        "water depth from which the capacity is whole",
+    ),
+    (
+        "params.advection",
+        "text",
+        "semi-lagrangian or upwind sediment transport",
+    ),
+    (
+        "variant.fusion",
+        "text",
+        "none (five passes) or fused (two)",
+    ),
+    ("variant.packing", "text", "f32 or half flux and velocity"),
+    ("variant.tiles", "text", "none or shared-memory tiles"),
+    (
+        "variant.workgroup",
+        "invocations x invocations",
+        "the workgroup shape",
+    ),
+    ("time_steps", "time steps", "time steps of the run"),
+    (
+        "balance.terrain_before",
+        "height units x cells",
+        "terrain summed over cells before",
+    ),
+    (
+        "balance.terrain_after",
+        "height units x cells",
+        "terrain summed over cells after",
+    ),
+    (
+        "balance.sediment_after",
+        "height units x cells",
+        "sediment still suspended at the end",
+    ),
+    (
+        "balance.water_after",
+        "height units x cells",
+        "water standing at the end",
+    ),
+    (
+        "balance.rain_added",
+        "height units x cells",
+        "rain added over the run",
+    ),
+    (
+        "balance.advection_drift",
+        "height units x cells",
+        "(terrain + sediment) after minus terrain before",
+    ),
+    (
+        "balance_checks[].step",
+        "time steps",
+        "the step of the check (every pipes_check_every and at the end)",
+    ),
+    (
+        "balance_checks[].totals.terrain",
+        "height units x cells",
+        "terrain then",
+    ),
+    (
+        "balance_checks[].totals.sediment",
+        "height units x cells",
+        "suspended sediment then",
+    ),
+    (
+        "balance_checks[].totals.water",
+        "height units x cells",
+        "water then",
+    ),
+    (
+        "balance_checks[].rain",
+        "height units x cells",
+        "rain added so far",
+    ),
+    (
+        "balance_checks[].evaporated",
+        "height units x cells",
+        "evaporation so far",
+    ),
+    (
+        "balance_checks[].water_error",
+        "height units x cells",
+        "water - (initial + rain - evaporation)",
+    ),
+    (
+        "balance_checks[].advection_drift",
+        "height units x cells",
+        "(terrain + sediment) - initial",
+    ),
+];
 
 #[cfg(test)]
 mod tests {

@@ -55,8 +55,8 @@ pub struct PipesSettings {
     #[arg(long, default_value_t = Self::DEFAULT.pipes_workgroup)]
     pub pipes_workgroup: WorkgroupShape,
     /// Steps between the balance checks of the counted run (water against initial +
-    /// rain - evaporation, and the drift of terrain + sediment); 0 checks once, at the
-    /// end.
+    /// rain - evaporation, and the drift of terrain + sediment); 0 runs no counted run
+    /// (the figures come from a timed run, unchecked).
     #[arg(long, default_value_t = Self::DEFAULT.pipes_check_every)]
     pub pipes_check_every: u32,
 }
@@ -133,6 +133,9 @@ impl PipesSettings {
     /// The model's rules, with the device's where there is one. Its fields are reached
     /// by address: no maxStorageBufferRange, no fixed point.
     pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        if self.pipes_steps == 0 {
+            return Err(SettingError::new("pipes_steps", "must be at least 1"));
+        }
         let params = self.params();
         params.check()?;
         self.variant().check(params.advection, device)

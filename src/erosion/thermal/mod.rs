@@ -172,6 +172,10 @@ impl Strategy for Thermal {
     fn figures_columns(&self) -> Vec<Column> {
         ThermalColumns::columns()
     }
+
+    fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)] {
+        REPORT_FIELDS
+    }
 }
 
 fn float_cells(cells: &Cells) -> Result<&[f32], ErosionError> {
@@ -382,6 +386,13 @@ impl Figures for ThermalFigures {
         })
     }
 
+    fn rates(&self, seconds: f64) -> Vec<(&'static str, f64)> {
+        vec![(
+            "ms_per_step",
+            seconds * 1e3 / f64::from(self.time_steps.max(1)),
+        )]
+    }
+
     fn summary(&self) -> Vec<String> {
         let p = &self.params;
         let m = &self.mass;
@@ -407,6 +418,85 @@ impl Figures for ThermalFigures {
         0.0
     }
 }
+
+/// Its fields of run.json (beside the common ones): path, unit, meaning.
+const REPORT_FIELDS: &[(&str, &str, &str)] = &[
+    ("figures.ms_per_step", "ms", "GPU time of one time step"),
+    ("variant.fusion", "text", "none (two passes) or fused (one)"),
+    (
+        "variant.workgroup",
+        "invocations x invocations",
+        "the workgroup shape",
+    ),
+    ("time_steps", "time steps", "time steps of the run"),
+    ("params.talus_degrees", "degrees", "the talus angle"),
+    (
+        "params.rate",
+        "share per time step",
+        "share of a cell's largest excess over the talus it sends per step",
+    ),
+    ("params.neighbours", "neighbours", "4 or 8"),
+    (
+        "material_moved",
+        "height units x cells",
+        "what every cell sent, summed over cells and steps (points.csv: thermal_moved)",
+    ),
+    (
+        "mass.before",
+        "height units x cells",
+        "the heights summed before",
+    ),
+    (
+        "mass.after",
+        "height units x cells",
+        "the heights summed after",
+    ),
+    (
+        "mass.drift",
+        "height units x cells",
+        "after - before, float rounding alone (points.csv: thermal_mass_drift)",
+    ),
+    (
+        "mass.rounding_bound",
+        "height units x cells",
+        "the most float rounding could drift by",
+    ),
+    (
+        "steepness.steep_cells",
+        "cells",
+        "cells still past the talus by more than steep_slack at the end",
+    ),
+    (
+        "steepness.steepest_excess",
+        "height units",
+        "the largest drop past the talus's at the end",
+    ),
+    (
+        "steep_slack",
+        "height units",
+        "the excess past which a cell counts as steep",
+    ),
+    (
+        "mass_checks[].step",
+        "time steps",
+        "the step of the check (every thermal_check_every and at the end) (GPU runs)",
+    ),
+    (
+        "mass_checks[].mass",
+        "height units x cells",
+        "the heights summed then (GPU runs)",
+    ),
+    (
+        "mass_checks[].drift",
+        "height units x cells",
+        "mass - the start's (GPU runs)",
+    ),
+    (
+        "mass_checks[].bound",
+        "height units x cells",
+        "the most float rounding could have drifted by then (GPU runs)",
+    ),
+];
 
 #[cfg(test)]
 mod tests {

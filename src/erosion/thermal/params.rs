@@ -43,7 +43,7 @@ pub const STEEP_SLACK: f32 = 1e-3;
 impl ThermalParams {
     pub const DEFAULT: ThermalParams = ThermalParams {
         talus_degrees: 35.0,
-        rate: 0.25,
+        rate: 0.1,
         neighbours: 8,
     };
 
@@ -74,22 +74,31 @@ impl ThermalParams {
                 format!("the talus angle must lie strictly between 0 and 90 degrees, got {talus}"),
             ));
         }
-        let rate = self.rate;
-        if !(rate > 0.0 && rate <= 0.5) {
-            return Err(SettingError::new(
-                "thermal_rate",
-                format!(
-                    "the share of the largest excess moved per step must lie in (0, 0.5] (past half, a cell and its one receiver overshoot the talus), got {rate}"
-                ),
-            ));
-        }
         if self.neighbours != 4 && self.neighbours != 8 {
             return Err(SettingError::new(
                 "thermal_neighbours",
                 format!("must be 4 or 8, got {}", self.neighbours),
             ));
         }
+        let (rate, largest) = (self.rate, self.largest_rate());
+        if !(rate > 0.0 && rate <= largest) {
+            return Err(SettingError::new(
+                "thermal_rate",
+                format!(
+                    "the share of the largest excess moved per step must lie in (0, 1/(neighbours + 1)] = (0, {largest}] for {} neighbours (past it, a cell that several neighbours fill at once overshoots them), got {rate}",
+                    self.neighbours
+                ),
+            ));
+        }
         Ok(())
+    }
+
+    /// The largest rate at which no step raises a cell above its highest neighbour or
+    /// lowers it below its lowest (a discrete maximum principle): a cell receives at most
+    /// `rate` times its drop from each of its N neighbours, and sends at most `rate`
+    /// times its largest drop, so with `rate <= 1 / (N + 1)` it stays within their range.
+    pub fn largest_rate(&self) -> f32 {
+        1.0 / (self.neighbours as f32 + 1.0)
     }
 }
 
@@ -98,7 +107,7 @@ impl ThermalParams {
 /// flow is added to its receiver exactly as it is taken from its sender (the same f32
 /// value), so only the two roundings of each new height, `(h - sent) + received`,
 /// break the balance, each by at most half an ulp (2^-24) of its result: at most
-/// 2 `highest` for `h - sent` (a cell sends at most half its largest drop), `highest`
+/// 2 `highest` for `h - sent` (a cell sends at most a fifth of its largest drop), `highest`
 /// for the new height. This is the worst case, every rounding the same way; rounding
 /// to nearest mostly cancels, and runs drift orders of magnitude less.
 pub fn rounding_bound(steps: u64, cells: u64, highest: f64) -> f64 {

@@ -19,7 +19,9 @@ pub struct ThermalSettings {
     /// steeper than it (a slope is a height difference over a distance in cells).
     #[arg(long, default_value_t = Self::DEFAULT.thermal_talus)]
     pub thermal_talus: f32,
-    /// Share of a cell's largest excess over the talus it sends per step, in (0, 0.5].
+    /// Share of a cell's largest excess over the talus it sends per step, in
+    /// (0, 1/(neighbours + 1)]: past it, a pit that several neighbours fill at once
+    /// overshoots them.
     #[arg(long, default_value_t = Self::DEFAULT.thermal_rate)]
     pub thermal_rate: f32,
     /// Neighbours a cell sends to: 4 (axial) or 8 (and the diagonals).

@@ -3,7 +3,7 @@
 //! `vkerode report DIR`: one sweep's points as a table. Files are read by column name,
 //! so results from older vkerode versions (quartiles, no intervals) compare too.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::erosion::{RunSettings, WorkUnit};
@@ -161,9 +161,18 @@ fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
 
 /// The settings that vary among `points`, as "key=value" labels of each point.
 fn labels(points: &[&PointTimes]) -> Vec<String> {
+    // A key varies where it takes two values; empty is another strategy's key, or one
+    // an older file did not record.
     let varying: Vec<usize> = match points.first() {
         Some(first) => (0..first.settings.len())
-            .filter(|&k| points.iter().any(|p| p.settings[k] != first.settings[k]))
+            .filter(|&k| {
+                let values: BTreeSet<&str> = points
+                    .iter()
+                    .map(|p| p.settings[k].1.as_str())
+                    .filter(|v| !v.is_empty())
+                    .collect();
+                values.len() > 1
+            })
             .collect(),
         None => Vec::new(),
     };
@@ -172,7 +181,9 @@ fn labels(points: &[&PointTimes]) -> Vec<String> {
         .map(|p| {
             let label: Vec<String> = varying
                 .iter()
-                .map(|&k| format!("{}={}", p.settings[k].0, p.settings[k].1))
+                .map(|&k| &p.settings[k])
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| format!("{k}={v}"))
                 .collect();
             if label.is_empty() {
                 "(the one point)".into()
@@ -183,20 +194,30 @@ fn labels(points: &[&PointTimes]) -> Vec<String> {
         .collect()
 }
 
-/// Matches the points of two sets by the settings columns both record, and judges
-/// each pair: slower or faster only where the two spreads (the medians' intervals, or
+/// Whether two points have the same settings wherever both record one (a key empty on
+/// one side is another strategy's, or one an older file did not record).
+fn same_settings(a: &PointTimes, b: &PointTimes) -> bool {
+    a.settings
+        .iter()
+        .zip(&b.settings)
+        .all(|((_, x), (_, y))| x.is_empty() || y.is_empty() || x == y)
+}
+
+/// Matches the points of two sets by the settings both record (each base point with
+/// the first new one not yet matched), and judges each pair: slower or faster only where the two spreads (the medians' intervals, or
 /// the quartiles for older files) do not overlap.
 pub fn compare(base: &Path, new: &Path) -> Result<CompareReport, ResultsError> {
     let base_points = read_times(base)?;
     let new_points = read_times(new)?;
-    let key = |p: &PointTimes| -> Vec<String> {
-        p.settings.iter().map(|(k, v)| format!("{k}={v}")).collect()
-    };
-    let news: BTreeMap<Vec<String>, &PointTimes> = new_points.iter().map(|p| (key(p), p)).collect();
-    let matched: Vec<(&PointTimes, &PointTimes)> = base_points
-        .iter()
-        .filter_map(|b| Some((b, *news.get(&key(b))?)))
-        .collect();
+    let mut taken = vec![false; new_points.len()];
+    let mut matched: Vec<(&PointTimes, &PointTimes)> = Vec::new();
+    for b in &base_points {
+        let found = (0..new_points.len()).find(|&i| !taken[i] && same_settings(b, &new_points[i]));
+        if let Some(i) = found {
+            taken[i] = true;
+            matched.push((b, &new_points[i]));
+        }
+    }
     let names = labels(&matched.iter().map(|(b, _)| *b).collect::<Vec<_>>());
     let points = matched
         .iter()
@@ -252,4 +273,48 @@ pub fn report(results: &Path) -> Result<String, ResultsError> {
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(settings: &[(&str, &str)]) -> PointTimes {
+        PointTimes {
+            settings: settings
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            median_ms: 1.0,
+            spread_ms: (1.0, 1.0),
+            rate: None,
+            outliers: None,
+            stop_reason: None,
+            slowed: None,
+        }
+    }
+
+    #[test]
+    fn a_key_another_strategy_leaves_empty_neither_varies_nor_parts_a_match() {
+        let droplets = point(&[
+            ("algorithm", "droplets"),
+            ("pipes_steps", ""),
+            ("workgroup", "64"),
+        ]);
+        let pipes = point(&[
+            ("algorithm", "pipes"),
+            ("pipes_steps", "50"),
+            ("workgroup", ""),
+        ]);
+        let labels = labels(&[&droplets, &pipes]);
+        assert_eq!(labels, ["algorithm=droplets", "algorithm=pipes"]);
+        // An older file that did not record a key matches on the others.
+        let older = point(&[
+            ("algorithm", "pipes"),
+            ("pipes_steps", ""),
+            ("workgroup", ""),
+        ]);
+        assert!(same_settings(&older, &pipes));
+        assert!(!same_settings(&older, &droplets));
+    }
 }

@@ -13,7 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use thiserror::Error;
 
-use crate::erosion::WorkUnit;
+use crate::erosion::{Ceiling, WorkUnit};
 use crate::experiment::results::{point_columns, read_points, Meta, Table};
 use crate::terrain::files::write_atomically;
 use crate::terrain::image::write_png;
@@ -151,14 +151,8 @@ fn metric_label(column: &str, units: &BTreeSet<String>, ceilings: &BTreeSet<Stri
     match column {
         RATE => per_s(units),
         _ if unit_column.is_some() => format!("{}/s", unit_column.expect("matched").name()),
-        "percent_of_peak" => match ceilings
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice()
-        {
-            ["streaming-copy"] => "% of the copy bandwidth".into(),
-            ["droplet-walk"] => "% of the droplet-shaped atomic peak".into(),
+        "percent_of_peak" => match ceilings.iter().collect::<Vec<_>>().as_slice() {
+            [one] => format!("% of the {}", Ceiling::label_of(one).unwrap_or(one)),
             _ => "% of each strategy's ceiling".into(),
         },
         "droplets_per_s" => "droplets/s".into(),

@@ -15,7 +15,7 @@ pub use schema::{
     SCHEMA_VERSION,
 };
 pub use store::{merge, read_rows, Meta, ResultsWriter, SweepSource, WorkerDevice};
-pub use table::{read_points, strategy_columns, Table};
+pub use table::{read_points, Table};
 
 use std::path::{Path, PathBuf};
 

@@ -45,7 +45,7 @@ impl Section for Identity {
             "index",
             "which of sweep --devices measured it (0 for one device); meta.json's devices says which device each is",
         ),
-        ("algorithm", "text", "the strategy: droplets or pipes"),
+        ("algorithm", "text", "the strategy, as the algorithm setting names it"),
     ];
 }
 

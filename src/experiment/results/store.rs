@@ -303,14 +303,19 @@ impl ResultsWriter {
                 });
             }
             torn_row = drop_torn_last_row(&points_path)?;
+            // Everything read and checked before anything is rewritten.
             let table = read_points(&points_path)?;
             completed = recorded(&table, &points_path)?;
+            let samples: Vec<SampleRow> = read_samples(&samples_path)?
+                .into_iter()
+                .filter(|r| completed.contains(&(r.point, r.worker)))
+                .collect();
+            table.write(&points_path)?;
+            write_rows(&samples_path, &samples)?;
             if old.schema_version != SCHEMA_VERSION {
-                table.write(&points_path)?;
                 old.schema_version = SCHEMA_VERSION;
                 old.write(dir)?;
             }
-            drop_samples_except(&samples_path, &completed)?;
             old
         } else {
             meta.write(dir)?;
@@ -458,24 +463,38 @@ pub fn read_rows<R: Serialize + Default + DeserializeOwned>(
         .map_err(csv_error(path))
 }
 
+/// samples.csv by column name, whatever version wrote it: files from before
+/// `--devices` have no `worker` (one device, worker 0) and older ones no `outlier`
+/// (none was marked).
 fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    read_rows(path)
-}
-
-/// Rewrites samples.csv without the samples of points that never completed (a sweep
-/// interrupted between a point's samples and its row).
-fn drop_samples_except(
-    path: &Path,
-    completed: &BTreeSet<(usize, usize)>,
-) -> Result<(), ResultsError> {
-    let kept: Vec<_> = read_samples(path)?
-        .into_iter()
-        .filter(|r| completed.contains(&(r.point, r.worker)))
-        .collect();
-    write_rows(path, &kept)
+    let table = Table::read(path)?;
+    let mismatch = |reason: String| ResultsError::Mismatch {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let number = |r: usize, name: &str, default: Option<f64>| match (table.get(r, name), default) {
+        (Some(text), _) => text
+            .parse::<f64>()
+            .map_err(|_| mismatch(format!("{text:?} in column {name:?} is not a number"))),
+        (None, Some(value)) => Ok(value),
+        (None, None) => Err(mismatch(format!("has no column {name:?}"))),
+    };
+    (0..table.rows.len())
+        .map(|r| {
+            Ok(SampleRow {
+                experiment: table.get(r, "experiment").unwrap_or_default().to_string(),
+                point: number(r, "point", None)? as usize,
+                worker: number(r, "worker", Some(0.0))? as usize,
+                rep: number(r, "rep", None)? as usize,
+                gpu_ms: number(r, "gpu_ms", None)?,
+                wall_ms: number(r, "wall_ms", None)?,
+                outlier: table.get(r, "outlier") == Some("true"),
+            })
+        })
+        .collect()
 }
 
 fn write_rows<R: Serialize + Default>(path: &Path, rows: &[R]) -> Result<(), ResultsError> {

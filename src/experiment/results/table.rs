@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::schema::{owner_of, point_header};
 use super::{csv_error, io_error, ResultsError};
-use crate::erosion::{Algorithm, RunSettings, WorkUnit, STRATEGIES};
+use crate::erosion::{Algorithm, RunSettings, WorkUnit};
 use crate::terrain::files::write_atomically;
 
 /// A CSV file's header and rows, every field as text.
@@ -98,68 +98,97 @@ pub fn read_points(path: &Path) -> Result<Table, ResultsError> {
             reason: "its columns are not those of a vkerode points.csv".into(),
         });
     }
-    Ok(upgraded(&table, &current))
+    upgraded(&table, &current).map_err(|reason| ResultsError::Mismatch {
+        path: path.to_path_buf(),
+        reason,
+    })
 }
+
+/// Columns added after results were committed, with the value that every run before
+/// them had: there was one behaviour then. A column a file lacks that is not here stays
+/// empty: its value is unknown.
+const IMPLIED: [(&str, &str); 6] = [
+    // One strategy, on one device.
+    ("algorithm", "droplets"),
+    ("worker", "0"),
+    // The paper's speed update and int() truncation.
+    ("physics", "paper"),
+    ("rounding", "trunc"),
+    // Mei et al.'s advection, before the upwind transport.
+    ("pipes_advection", "semi-lagrangian"),
+    // Deterministic mode was spelled only as `atomics = "deterministic"`.
+    ("deterministic", "off"),
+];
 
 /// An older points.csv on the current columns, by name. Rows of schema 1 had one
 /// `steps` column for droplet-steps and cell-steps alike, and other strategies'
-/// settings filled with defaults: each row keeps its own strategy's columns, its steps
-/// go to its unit's columns, and settings added since take their defaults (which every
-/// older run used).
-fn upgraded(old: &Table, current: &[String]) -> Table {
-    let rows = (0..old.rows.len())
-        .map(|r| {
-            let algorithm = old
-                .get(r, "algorithm")
-                .and_then(|a| serde_json::from_value(serde_json::Value::String(a.into())).ok())
-                .unwrap_or(Algorithm::Droplets);
-            let strategy = algorithm.strategy();
-            let defaults = RunSettings {
-                algorithm,
-                ..RunSettings::DEFAULT
-            };
-            let names: Vec<String> = strategy
-                .settings_columns()
-                .into_iter()
-                .map(|c| c.name)
-                .collect();
-            let default_values = strategy.settings_values(&defaults, defaults.noise_map());
-            current
-                .iter()
-                .map(|column| {
-                    if owner_of(column).is_some_and(|owner| owner != algorithm) {
-                        return String::new();
-                    }
-                    if let Some(value) = old.get(r, column) {
-                        return value.to_string();
-                    }
-                    if let Some(renamed) = renamed_from(column, strategy.unit()) {
-                        return old.get(r, &renamed).unwrap_or_default().to_string();
-                    }
-                    if column == "ceiling"
-                        && !old.get(r, "percent_of_peak").unwrap_or_default().is_empty()
-                    {
-                        return strategy
-                            .ceiling(&defaults, defaults.noise_map())
-                            .name()
-                            .to_string();
-                    }
-                    if column == "deterministic" && old.get(r, "atomics") == Some("deterministic") {
-                        return "on".to_string();
-                    }
-                    names
-                        .iter()
-                        .position(|n| n == column)
-                        .map(|i| default_values[i].clone())
-                        .unwrap_or_default()
-                })
-                .collect()
-        })
+/// settings filled with defaults: each row keeps its own strategy's columns (empty in
+/// the others'), its steps go to its unit's columns, and a column the file lacks takes
+/// its implied value where it has one ([`IMPLIED`]), else stays empty: unknown, as a
+/// strategy's own columns never are in the files this vkerode writes.
+fn upgraded(old: &Table, current: &[String]) -> Result<Table, String> {
+    let owners: Vec<_> = current.iter().map(|c| owner_of(c)).collect();
+    let units: Vec<(WorkUnit, Vec<Option<String>>)> = WorkUnit::ALL
+        .iter()
+        .map(|&u| (u, current.iter().map(|c| renamed_from(c, u)).collect()))
         .collect();
-    Table {
+    let implied = |column: &str| IMPLIED.iter().find(|(c, _)| *c == column).map(|(_, v)| *v);
+    let mut rows = Vec::with_capacity(old.rows.len());
+    for r in 0..old.rows.len() {
+        let spelled = old
+            .get(r, "algorithm")
+            .filter(|a| !a.is_empty())
+            .or(implied("algorithm"))
+            .unwrap_or_default();
+        let algorithm: Algorithm =
+            serde_json::from_value(serde_json::Value::String(spelled.into())).map_err(|_| {
+                format!(
+                    "row {}: algorithm {spelled:?} is not one this vkerode runs",
+                    r + 1
+                )
+            })?;
+        let strategy = algorithm.strategy();
+        let renamed = &units
+            .iter()
+            .find(|(u, _)| *u == strategy.unit())
+            .expect("every unit is listed")
+            .1;
+        let row = current
+            .iter()
+            .enumerate()
+            .map(|(i, column)| {
+                if owners[i].is_some_and(|owner| owner != algorithm) {
+                    return String::new();
+                }
+                if let Some(value) = old.get(r, column) {
+                    return value.to_string();
+                }
+                if let Some(renamed) = &renamed[i] {
+                    return old.get(r, renamed).unwrap_or_default().to_string();
+                }
+                match column.as_str() {
+                    "ceiling" if !old.get(r, "percent_of_peak").unwrap_or_default().is_empty() => {
+                        let defaults = RunSettings {
+                            algorithm,
+                            ..RunSettings::DEFAULT
+                        };
+                        let ceiling = strategy.ceiling(&defaults, defaults.noise_map());
+                        ceiling.name().to_string()
+                    }
+                    "deterministic" if old.get(r, "atomics") == Some("deterministic") => {
+                        "on".into()
+                    }
+                    "algorithm" => algorithm.as_str().into(),
+                    _ => implied(column).unwrap_or_default().into(),
+                }
+            })
+            .collect();
+        rows.push(row);
+    }
+    Ok(Table {
         header: current.to_vec(),
         rows,
-    }
+    })
 }
 
 /// The schema-1 column a current throughput column of `unit` was written as.
@@ -174,22 +203,6 @@ fn renamed_from(column: &str, unit: WorkUnit) -> Option<String> {
         "_per_s_ci_high",
     ];
     known.contains(&rest).then(|| format!("steps{rest}"))
-}
-
-/// Each strategy's columns, for readers that ask whether a column applies.
-pub fn strategy_columns() -> Vec<(Algorithm, Vec<String>)> {
-    STRATEGIES
-        .iter()
-        .map(|s| {
-            let names = s
-                .settings_columns()
-                .into_iter()
-                .chain(s.figures_columns())
-                .map(|c| c.name)
-                .collect();
-            (s.algorithm(), names)
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -220,7 +233,7 @@ mod tests {
             ],
         };
         let current = point_header();
-        let new = upgraded(&old, &current);
+        let new = upgraded(&old, &current).unwrap();
         assert_eq!(new.get(0, "droplet_steps"), Some("900"));
         assert_eq!(new.get(0, "droplet_steps_per_s"), Some("9e9"));
         assert_eq!(new.get(0, "cell_steps_per_s"), Some(""));
@@ -238,5 +251,29 @@ mod tests {
         assert_eq!(new.get(1, "workgroup"), Some(""));
         assert_eq!(new.get(1, "pipes_steps"), Some("40"));
         assert_eq!(new.get(1, "gpu_ms_median"), Some("2.5"));
+        // Not recorded and not implied: unknown, so empty.
+        assert_eq!(new.get(1, "pipes_check_every"), Some(""));
+        assert_eq!(new.get(1, "pipes_advection"), Some("semi-lagrangian"));
+        assert_eq!(new.get(1, "worker"), Some("0"));
+
+        // Before the algorithm column, every row was the droplets'.
+        let older = Table {
+            header: ["point", "steps", "gpu_ms_median"]
+                .map(String::from)
+                .to_vec(),
+            rows: vec![["0", "900", "1.5"].map(String::from).to_vec()],
+        };
+        let new = upgraded(&older, &current).unwrap();
+        assert_eq!(new.get(0, "algorithm"), Some("droplets"));
+        assert_eq!(new.get(0, "droplet_steps"), Some("900"));
+        let unknown = Table {
+            rows: vec![["0", "sand", "9", "9e9", "64", "5", "1"]
+                .map(String::from)
+                .to_vec()],
+            ..old
+        };
+        assert!(upgraded(&unknown, &current)
+            .unwrap_err()
+            .contains("\"sand\""));
     }
 }

@@ -167,17 +167,18 @@ fn run_on_gpu(
         None => TimeSource::WallClock,
     };
     Ok(EngineRun {
-        after: timed.cells.ok_or(ExperimentError::Clocks(
+        after: timed.cells.ok_or(ExperimentError::Run(
             "the timed run read no heights back".into(),
         ))?,
-        figures: counted.figures,
         run: RunFigures::new(
             source,
             timed.gpu_time,
             timed.wall_time,
             strategy.unit(),
             counted.work,
-        ),
+        )
+        .with_rates(counted.figures.as_ref()),
+        figures: counted.figures,
         kernel: Some(prepared.kernel()),
         compiler_statistics: prepared.statistics().to_vec(),
         dispatches: prepared.dispatches(),
@@ -200,7 +201,8 @@ fn run_on_cpu(
             run.wall_time,
             strategy.unit(),
             run.work,
-        ),
+        )
+        .with_rates(run.figures.as_ref()),
         after: run.cells,
         figures: run.figures,
         kernel: None,
@@ -268,7 +270,7 @@ pub fn run_erosion(
         ceiling,
         landform: LandformChange::between(&before_map, &after_map),
         change: ChangeFigures::between(&initial, &run.after)
-            .ok_or_else(|| ExperimentError::Clocks("the run changed the map's shape".into()))?,
+            .ok_or_else(|| ExperimentError::Run("the run changed the map's shape".into()))?,
         warnings,
         strategy: run.figures.report(),
     };

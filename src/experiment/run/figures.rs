@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::erosion::{Ceiling, WorkUnit};
+use crate::erosion::{Ceiling, Figures, WorkUnit};
 use crate::probes::ceilings::Ceilings;
 use crate::probes::ProbeError;
 use crate::table::Section;
@@ -37,6 +37,9 @@ pub struct RunFigures {
     pub steps: u64,
     /// Steps per second of GPU time (of wall time without timestamps).
     pub steps_per_s: f64,
+    /// The strategy's own rates over the same time (`Figures::rates`).
+    #[serde(flatten)]
+    pub rates: serde_json::Map<String, serde_json::Value>,
 }
 
 impl RunFigures {
@@ -55,7 +58,17 @@ impl RunFigures {
             unit,
             steps,
             steps_per_s: steps as f64 / seconds,
+            rates: serde_json::Map::new(),
         }
+    }
+
+    /// The figures with the strategy's own rates over the same time.
+    pub fn with_rates(mut self, figures: &dyn Figures) -> Self {
+        let seconds = self.gpu_ms.unwrap_or(self.wall_ms) / 1e3;
+        for (name, value) in figures.rates(seconds) {
+            self.rates.insert(name.into(), value.into());
+        }
+        self
     }
 }
 
@@ -71,6 +84,8 @@ pub struct CeilingShare {
     pub bandwidth_bytes_per_s: Option<f64>,
     /// The streaming copy: bytes read and written per second.
     pub peak_copy_bytes_per_s: Option<f64>,
+    /// The ceiling in the strategy's own unit of work.
+    pub peak_steps_per_s: Option<f64>,
     pub percent_of_peak: Option<f64>,
 }
 
@@ -102,6 +117,11 @@ impl Section for CeilingShare {
             "the streaming copy's bytes read and written per second (vkerode peak)",
         ),
         (
+            "peak_steps_per_s",
+            "unit/s",
+            "the ceiling in the strategy's own unit: the walk's rate, or the copy's bandwidth over bytes_per_cell_step",
+        ),
+        (
             "percent_of_peak",
             "%",
             "the median rate over the ceiling: droplet-steps/s over the walk's, or the bandwidth over the copy's",
@@ -122,6 +142,7 @@ impl CeilingShare {
             Ceiling::Walk { side } => ceilings.walk(side)?.map(|peak| Self {
                 ceiling: name,
                 peak_walk_steps_per_s: Some(peak),
+                peak_steps_per_s: Some(peak),
                 percent_of_peak: Some(100.0 * steps_per_s / peak),
                 ..Self::default()
             }),
@@ -133,6 +154,7 @@ impl CeilingShare {
                     bytes_per_cell_step: Some(bytes_per_step),
                     bandwidth_bytes_per_s: Some(bytes_per_s),
                     peak_copy_bytes_per_s: Some(copy),
+                    peak_steps_per_s: Some(copy / bytes_per_step as f64),
                     percent_of_peak: Some(100.0 * bytes_per_s / copy),
                     ..Self::default()
                 })
@@ -170,8 +192,7 @@ impl ChangeFigures {
     pub fn between(before: &Cells, after: &Cells) -> Option<Self> {
         let (before_map, after_map) = (before.heightmap(), after.heightmap());
         let channels = channel_mask(&before_map, INCISION_SHARE);
-        let [hillslopes, channel] = Change::split(before, after, &channels)?;
-        let all = Change::between(before, after)?;
+        let [hillslopes, channel, all] = Change::split(before, after, &channels)?;
         let stats = after_map.stats();
         let share = |n: usize| n as f64 / all.cells.max(1) as f64;
         Some(Self {

@@ -43,7 +43,7 @@ pub fn run_sweep(
     options: &SweepOptions,
 ) -> Result<SweepSummary, ExperimentError> {
     let Some(first) = contexts.first() else {
-        return Err(ExperimentError::Clocks("a sweep needs a device".into()));
+        return Err(ExperimentError::Run("a sweep needs a device".into()));
     };
     let infos: Vec<&DeviceInfo> = contexts.iter().map(|c| c.info()).collect();
     let dir = results_dir(experiment, &first.info().name, options);

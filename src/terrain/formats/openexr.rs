@@ -6,7 +6,7 @@ use std::path::Path;
 
 use exr::prelude::*;
 
-use super::{Dem, FormatError};
+use super::dem::{Dem, FormatError};
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 
@@ -20,7 +20,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> std::result::Result<Dem, FormatError> 
     for header in &meta.headers {
         let (w, h) = (header.layer_size.width(), header.layer_size.height());
         let channels = header.channels.list.len().max(1) as u64;
-        super::check_declared_size(path, w as u64, h as u64, 4 * channels, bytes.len())?;
+        super::dem::check_declared_size(path, w as u64, h as u64, 4 * channels, bytes.len())?;
     }
     let image = read_first_flat_layer_from_buffered(bytes)
         .map_err(|e| FormatError::new(path, format!("not a readable OpenEXR image: {e}")))?;

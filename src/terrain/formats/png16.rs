@@ -4,8 +4,8 @@
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
+use super::dem::{Dem, FormatError};
 use super::sidecar::Sidecar;
-use super::{Dem, FormatError};
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::image::write_png;
 
@@ -37,7 +37,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
             format!("has {depth:?}-bit samples; vkerode reads 8 or 16 bits"),
         ));
     }
-    super::check_declared_size(path, width as u64, height as u64, 2, bytes.len())?;
+    super::dem::check_declared_size(path, width as u64, height as u64, 2, bytes.len())?;
     let mut buffer = vec![0u8; reader.output_buffer_size()];
     let frame = reader
         .next_frame(&mut buffer)

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::dem::{Dem, FormatError};
 use super::png16::{heights_of, pixels_of};
 use super::sidecar::Sidecar;
-use super::{Dem, FormatError};
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 

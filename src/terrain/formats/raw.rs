@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::dem::{Dem, FormatError};
 use super::sidecar::Sidecar;
-use super::{Dem, FormatError};
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 

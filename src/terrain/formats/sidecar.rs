@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{sidecar_path, Dem, FormatError};
+use super::dem::{sidecar_path, Dem, FormatError};
 use crate::hash::fnv1a64;
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;

@@ -10,7 +10,8 @@ use tiff::encoder::{colortype::Gray32Float, Compression, DeflateLevel, TiffEncod
 use tiff::tags::Tag;
 use tiff::ColorType;
 
-use super::{Dem, FormatError, GeoTags};
+use super::dem::{Dem, FormatError};
+use super::geotiff::GeoTags;
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 
@@ -24,7 +25,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     let mut decoder =
         Decoder::new(Cursor::new(bytes)).map_err(|e| bad("not a readable TIFF", e))?;
     let (width, height) = decoder.dimensions().map_err(|e| bad("no image size", e))?;
-    super::check_declared_size(path, width.into(), height.into(), 1, bytes.len())?;
+    super::dem::check_declared_size(path, width.into(), height.into(), 1, bytes.len())?;
     match decoder
         .colortype()
         .map_err(|e| bad("unreadable sample layout", e))?

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Issue #22 on the H200: did the one interface change a measured path or an answer?
+#   results/redesign-22/run.sh OUT [BASE_BINARY]
+# 1. The paper's kernel and the fast kernel at workgroups 8 and 64 (a subset of
+#    experiments/workgroup.toml), and the grid's fused f32 variants (a subset of
+#    experiments/pipes.toml), swept with this binary and compared with the committed
+#    sweeps (the verdicts weigh only within-session noise: between sessions small
+#    workgroups move by several percent, docs/findings/workgroup-and-occupancy.md).
+# 2. glsl/droplet.comp's main() is the paper's again and the corrected physics runs
+#    droplet_stepped.comp: in deterministic mode (bit-identical reruns) the heights
+#    after, paper and corrected physics, against BASE_BINARY (the build before #22).
+# 3. The thermal strategy's sweep (experiments/thermal.toml) into OUT/thermal/.
+set -uo pipefail
+# A step that fails is logged in OUT/failed.txt and the others still run.
+step() { "$@" || echo "failed ($?): $*" >> "$out/failed.txt"; }
+out=$1
+base=${2:-}
+bin=./target/release/vkerode
+mkdir -p "$out"
+step "$bin" devices > "$out/devices.txt"
+
+step "$bin" sweep experiments/workgroup.toml --results "$out/sweeps" --quiet \
+    --set 'axes.workgroup=[8,64]' > "$out/workgroup.txt" 2>&1
+step "$bin" compare results/workgroup/nvidia-h200 "$out/sweeps/workgroup/nvidia-h200" \
+    --out "$out/workgroup-compare.md" > /dev/null
+step "$bin" sweep experiments/pipes.toml --results "$out/sweeps" --quiet \
+    --set 'axes.pipes_fusion=["fused"]' --set 'axes.pipes_packing=["f32"]' \
+    --set 'axes.pipes_workgroup=["16x16","32x8"]' > "$out/pipes.txt" 2>&1
+step "$bin" compare results/pipes/nvidia-h200 "$out/sweeps/pipes/nvidia-h200" \
+    --out "$out/pipes-compare.md" > /dev/null
+
+if [ -n "$base" ]; then
+    mkdir -p "$out/stepped"
+    for physics in paper corrected; do
+        for which in base new; do
+            b=$bin
+            [ "$which" = base ] && b=$base
+            step "$b" erode --size 4096 --droplets 4194304 --deterministic --physics "$physics" \
+                --no-images --format raw --out "$out/stepped/$physics-$which" --force \
+                > "$out/stepped/$physics-$which.txt" 2>&1
+        done
+        if cmp -s "$out/stepped/$physics-base/after.raw" "$out/stepped/$physics-new/after.raw"; then
+            echo "$physics: after.raw identical" >> "$out/stepped/verdict.txt"
+        else
+            echo "$physics: after.raw DIFFERS" >> "$out/stepped/verdict.txt"
+        fi
+        for which in base new; do
+            cp "$out/stepped/$physics-$which/run.json" "$out/stepped/$physics-$which.json"
+            rm -rf "$out/stepped/$physics-$which"
+        done
+    done
+fi
+
+step "$bin" sweep experiments/thermal.toml --results "$out/sweeps" --quiet > "$out/thermal.txt" 2>&1
