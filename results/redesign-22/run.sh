@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue #22 on the H200: did the one interface change a measured path or an answer?
-#   results/redesign-22/run.sh OUT [BASE_BINARY]
+#   results/redesign-22/run.sh OUT BASE_BINARY [PART...]
+# PARTs: sweeps, stepped, thermal (default: all three).
 # 1. The paper's kernel and the fast kernel at workgroups 8 and 64 (a subset of
-#    experiments/workgroup.toml), and the grid's fused f32 variants (a subset of
+#    experiments/workgroup.toml), and the grid's fused f32 16x16 variant (a point of
 #    experiments/pipes.toml), swept with this binary and compared with the committed
 #    sweeps (the verdicts weigh only within-session noise: between sessions small
 #    workgroups move by several percent, docs/findings/workgroup-and-occupancy.md).
@@ -14,22 +15,27 @@ set -uo pipefail
 # A step that fails is logged in OUT/failed.txt and the others still run.
 step() { "$@" || echo "failed ($?): $*" >> "$out/failed.txt"; }
 out=$1
-base=${2:-}
+base=$2
+shift 2
+parts=${*:-sweeps stepped thermal}
+wants() { [[ " $parts " == *" $1 "* ]]; }
 bin=./target/release/vkerode
 mkdir -p "$out"
 step "$bin" devices > "$out/devices.txt"
 
+if wants sweeps; then
 step "$bin" sweep experiments/workgroup.toml --results "$out/sweeps" --quiet \
     --set 'axes.workgroup=[8,64]' > "$out/workgroup.txt" 2>&1
 step "$bin" compare results/workgroup/nvidia-h200 "$out/sweeps/workgroup/nvidia-h200" \
     --out "$out/workgroup-compare.md" > /dev/null
 step "$bin" sweep experiments/pipes.toml --results "$out/sweeps" --quiet \
     --set 'axes.pipes_fusion=["fused"]' --set 'axes.pipes_packing=["f32"]' \
-    --set 'axes.pipes_workgroup=["16x16","32x8"]' > "$out/pipes.txt" 2>&1
+    --set 'axes.pipes_workgroup=["16x16"]' > "$out/pipes.txt" 2>&1
 step "$bin" compare results/pipes/nvidia-h200 "$out/sweeps/pipes/nvidia-h200" \
     --out "$out/pipes-compare.md" > /dev/null
+fi
 
-if [ -n "$base" ]; then
+if wants stepped; then
     mkdir -p "$out/stepped"
     for physics in paper corrected; do
         for which in base new; do
@@ -51,4 +57,6 @@ if [ -n "$base" ]; then
     done
 fi
 
-step "$bin" sweep experiments/thermal.toml --results "$out/sweeps" --quiet > "$out/thermal.txt" 2>&1
+if wants thermal; then
+    step "$bin" sweep experiments/thermal.toml --results "$out/sweeps" --quiet > "$out/thermal.txt" 2>&1
+fi
