@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue #22 on the H200: did the one interface change a measured path or an answer?
 #   results/redesign-22/run.sh OUT BASE_BINARY [PART...]
-# PARTs: sweeps, stepped, thermal (default: all three).
+# PARTs: sweeps, stepped, ab, thermal (default: all four).
 # 1. The paper's kernel and the fast kernel at workgroups 8 and 64 (a subset of
 #    experiments/workgroup.toml), and the grid's fused f32 16x16 variant (a point of
 #    experiments/pipes.toml), swept with this binary and compared with the committed
@@ -10,14 +10,17 @@
 # 2. glsl/droplet.comp's main() is the paper's again and the corrected physics runs
 #    droplet_stepped.comp: in deterministic mode (bit-identical reruns) the heights
 #    after, paper and corrected physics, against BASE_BINARY (the build before #22).
-# 3. The thermal strategy's sweep (experiments/thermal.toml) into OUT/thermal/.
+# 3. A/B in one session: the same sweeps with BASE_BINARY and this binary (the
+#    workgroup and pipes subsets, and results/redesign-22/physics-ab.toml), compared
+#    point by point.
+# 4. The thermal strategy's sweep (experiments/thermal.toml).
 set -uo pipefail
 # A step that fails is logged in OUT/failed.txt and the others still run.
 step() { "$@" || echo "failed ($?): $*" >> "$out/failed.txt"; }
 out=$1
 base=$2
 shift 2
-parts=${*:-sweeps stepped thermal}
+parts=${*:-sweeps stepped ab thermal}
 wants() { [[ " $parts " == *" $1 "* ]]; }
 bin=./target/release/vkerode
 mkdir -p "$out"
@@ -54,6 +57,24 @@ if wants stepped; then
             cp "$out/stepped/$physics-$which/run.json" "$out/stepped/$physics-$which.json"
             rm -rf "$out/stepped/$physics-$which"
         done
+    done
+fi
+
+if wants ab; then
+    for which in base new; do
+        b=$bin
+        [ "$which" = base ] && b=$base
+        step "$b" sweep experiments/workgroup.toml --results "$out/ab-$which" --quiet \
+            --set 'axes.workgroup=[8,64]' > "$out/ab-$which-workgroup.txt" 2>&1
+        step "$b" sweep experiments/pipes.toml --results "$out/ab-$which" --quiet \
+            --set 'axes.pipes_fusion=["fused"]' --set 'axes.pipes_packing=["f32"]' \
+            --set 'axes.pipes_workgroup=["16x16"]' > "$out/ab-$which-pipes.txt" 2>&1
+        step "$b" sweep results/redesign-22/physics-ab.toml --results "$out/ab-$which" --quiet \
+            > "$out/ab-$which-physics.txt" 2>&1
+    done
+    for exp in workgroup pipes physics-ab; do
+        step "$bin" compare "$out/ab-base/$exp/nvidia-h200" "$out/ab-new/$exp/nvidia-h200" \
+            --out "$out/ab-$exp.md" > /dev/null
     done
 fi
 
