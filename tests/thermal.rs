@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use vkerode::erosion::thermal::{
     mass_of, rounding_bound, run_thermal_on_cpu, steepness, Fusion, ThermalKernel, ThermalParams,
-    ThermalVariant, WorkgroupShape, STEEP_SLACK,
+    ThermalSettings, ThermalVariant, WorkgroupShape, STEEP_SLACK,
 };
 use vkerode::erosion::CpuEngine;
 use vkerode::gpu::Context;
@@ -416,10 +416,16 @@ fn erode_with_thermal_writes_its_maps_and_figures_and_refuses_bad_settings() {
         assert!(report["steepness"]["steep_cells"].as_u64().is_some());
         if engine == "gpu" {
             assert_eq!(report["mass_checks"].as_array().unwrap().len(), 1);
-            assert!(report["kernel"]
-                .as_str()
-                .unwrap()
-                .starts_with("thermal_fused"));
+            // The default build, with 4 neighbours.
+            let first_pass = ThermalSettings::DEFAULT.variant().passes()[0].stem;
+            assert!(
+                report["kernel"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("{first_pass}_four")),
+                "{}",
+                report["kernel"]
+            );
         }
     }
     for (flag, value, key) in [

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue #22 on the H200: did the one interface change a measured path or an answer?
 #   results/redesign-22/run.sh OUT BASE_BINARY [PART...]
-# PARTs: sweeps, stepped, ab, thermal (default: all four).
+# PARTs: sweeps, stepped, ab, deterministic, thermal (default: all five).
 # 1. The paper's kernel and the fast kernel at workgroups 8 and 64 (a subset of
 #    experiments/workgroup.toml), and the grid's fused f32 16x16 variant (a point of
 #    experiments/pipes.toml), swept with this binary and compared with the committed
@@ -13,14 +13,17 @@
 # 3. A/B in one session: the same sweeps with BASE_BINARY and this binary (the
 #    workgroup and pipes subsets, and results/redesign-22/physics-ab.toml), compared
 #    point by point.
-# 4. The thermal strategy's sweep (experiments/thermal.toml).
+# 4. A/B of deterministic mode (results/redesign-22/deterministic-ab.toml), both builds
+#    in one session: part 2's single erodes timed the stepped module's deterministic
+#    kernel 26% slower than the build before #22's.
+# 5. The thermal strategy's sweep (experiments/thermal.toml).
 set -uo pipefail
 # A step that fails is logged in OUT/failed.txt and the others still run.
 step() { "$@" || echo "failed ($?): $*" >> "$out/failed.txt"; }
 out=$1
 base=$2
 shift 2
-parts=${*:-sweeps stepped ab thermal}
+parts=${*:-sweeps stepped ab deterministic thermal}
 wants() { [[ " $parts " == *" $1 "* ]]; }
 bin=./target/release/vkerode
 mkdir -p "$out"
@@ -76,6 +79,17 @@ if wants ab; then
         step "$bin" compare "$out/ab-base/$exp/nvidia-h200" "$out/ab-new/$exp/nvidia-h200" \
             --out "$out/ab-$exp.md" > /dev/null
     done
+fi
+
+if wants deterministic; then
+    for which in base new; do
+        b=$bin
+        [ "$which" = base ] && b=$base
+        step "$b" sweep results/redesign-22/deterministic-ab.toml --results "$out/ab-$which" --quiet \
+            > "$out/ab-$which-deterministic.txt" 2>&1
+    done
+    step "$bin" compare "$out/ab-base/deterministic-ab/nvidia-h200" \
+        "$out/ab-new/deterministic-ab/nvidia-h200" --out "$out/ab-deterministic-ab.md" > /dev/null
 fi
 
 if wants thermal; then

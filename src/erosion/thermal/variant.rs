@@ -11,7 +11,7 @@ use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
 
 /// How a time step is split into dispatches.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Fusion {
     /// Two passes: each cell's outflows into a buffer, then each height from its own
@@ -19,7 +19,6 @@ pub enum Fusion {
     None,
     /// One pass: each cell recomputes its neighbours' outflows toward it from a 5x5
     /// stencil of heights, which ping-pong between two buffers.
-    #[default]
     Fused,
 }
 
@@ -32,7 +31,7 @@ pub struct Pass {
 }
 
 /// One build of the thermal kernels.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ThermalVariant {
     pub fusion: Fusion,
     pub workgroup: WorkgroupShape,

@@ -38,6 +38,15 @@ mod tests {
         assert_eq!(super::format_x(4096.0), "4096");
         assert_eq!(super::format_x(4_000_000.0), "4M");
         assert_eq!(super::format_x(1_048_576.0), "1.049M");
+        assert_eq!(super::format_x(8.960000000000001), "8.96");
+        assert_eq!(super::format_x(0.5), "0.5");
+    }
+
+    #[test]
+    fn a_log_2_axis_labels_only_powers_of_two() {
+        assert_eq!(super::x_tick(Some(2.0), 8.0), "8");
+        assert_eq!(super::x_tick(Some(2.0), 9.6), "");
+        assert_eq!(super::x_tick(None, 9.6), "9.6");
     }
 
     #[test]
@@ -494,13 +503,26 @@ fn format_y(v: f64) -> String {
     }
 }
 
-/// Whole numbers as they are, millions with an "M".
+/// Whole numbers as they are, millions with an "M", others to three decimals.
 fn format_x(v: f64) -> String {
+    let trimmed = |s: String| s.trim_end_matches('0').trim_end_matches('.').to_string();
     if v.abs() >= 1e6 {
-        let millions = format!("{:.3}", v / 1e6);
-        format!("{}M", millions.trim_end_matches('0').trim_end_matches('.'))
-    } else {
+        format!("{}M", trimmed(format!("{:.3}", v / 1e6)))
+    } else if v.fract() == 0.0 {
         format!("{v}")
+    } else {
+        trimmed(format!("{v:.3}"))
+    }
+}
+
+/// An x tick's label: on a log-2 axis only the powers of two are labelled (plotters
+/// also offers ticks between them, which crowd the last power).
+fn x_tick(log_x: Option<f64>, v: f64) -> String {
+    let power_of_two = v >= 1.0 && v.fract() == 0.0 && (v as u64).is_power_of_two();
+    if log_x == Some(2.0) && !power_of_two {
+        String::new()
+    } else {
+        format_x(v)
     }
 }
 
@@ -593,7 +615,7 @@ where
     ctx.configure_mesh()
         .x_desc(&chart.x_label)
         .y_desc(y_desc)
-        .x_label_formatter(&|v| format_x(*v))
+        .x_label_formatter(&|v| x_tick(chart.log_x, *v))
         .y_label_formatter(&|v| format_y(*v))
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
