@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue #22 on the H200: did the one interface change a measured path or an answer?
 #   results/redesign-22/run.sh OUT BASE_BINARY [PART...]
-# PARTs: sweeps, stepped, ab, deterministic, thermal (default: all five).
+# PARTs: sweeps, stepped, ab, deterministic, thermal, grids (default: all six).
 # 1. The paper's kernel and the fast kernel at workgroups 8 and 64 (a subset of
 #    experiments/workgroup.toml), and the grid's fused f32 16x16 variant (a point of
 #    experiments/pipes.toml), swept with this binary and compared with the committed
@@ -17,13 +17,16 @@
 #    in one session: part 2's single erodes timed the stepped module's deterministic
 #    kernel 26% slower than the build before #22's.
 # 5. The thermal strategy's sweep (experiments/thermal.toml).
+# 6. After the grid runners came to share their timing (src/erosion/steps.rs): the
+#    pipes point of part 1 and thermal's two-pass variants at 32x8, against the
+#    committed results/redesign-22/session-2 and results/thermal (another session).
 set -uo pipefail
 # A step that fails is logged in OUT/failed.txt and the others still run.
 step() { "$@" || echo "failed ($?): $*" >> "$out/failed.txt"; }
 out=$1
 base=$2
 shift 2
-parts=${*:-sweeps stepped ab deterministic thermal}
+parts=${*:-sweeps stepped ab deterministic thermal grids}
 wants() { [[ " $parts " == *" $1 "* ]]; }
 bin=./target/release/vkerode
 mkdir -p "$out"
@@ -94,4 +97,17 @@ fi
 
 if wants thermal; then
     step "$bin" sweep experiments/thermal.toml --results "$out/sweeps" --quiet > "$out/thermal.txt" 2>&1
+fi
+
+if wants grids; then
+    step "$bin" sweep experiments/pipes.toml --results "$out/grids" --quiet \
+        --set 'axes.pipes_fusion=["fused"]' --set 'axes.pipes_packing=["f32"]' \
+        --set 'axes.pipes_workgroup=["16x16"]' > "$out/grids-pipes.txt" 2>&1
+    step "$bin" compare results/redesign-22/session-2/ab-new/pipes/nvidia-h200 \
+        "$out/grids/pipes/nvidia-h200" --out "$out/grids-pipes.md" > /dev/null
+    step "$bin" sweep experiments/thermal.toml --results "$out/grids" --quiet \
+        --set 'axes.thermal_fusion=["none"]' --set 'axes.thermal_workgroup=["32x8"]' \
+        > "$out/grids-thermal.txt" 2>&1
+    step "$bin" compare results/thermal/nvidia-h200 "$out/grids/thermal/nvidia-h200" \
+        --out "$out/grids-thermal.md" > /dev/null
 fi

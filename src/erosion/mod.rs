@@ -12,6 +12,7 @@ pub mod keys;
 pub mod pipes;
 mod registry;
 pub mod settings;
+mod steps;
 mod strategy;
 pub mod thermal;
 mod workgroup;

@@ -10,8 +10,9 @@ use super::kernel::{
 };
 use super::params::{Advection, Totals};
 use super::variant::{Fusion, Packing};
+use crate::erosion::steps::{download_f32, StepClock};
 use crate::erosion::ErosionError;
-use crate::gpu::{Buffer, BufferKind, CommandStream, Hazard, Recorder, TimestampQueries};
+use crate::gpu::{Buffer, BufferKind, CommandStream, Hazard, Recorder};
 
 impl PipesKernel {
     /// A runner of this kernel over a `width` x `height` map of `terrain`, dry or with
@@ -58,11 +59,7 @@ pub struct PipesRunner {
     evaporated: Buffer,
     /// Which of each pair holds the state's fields after the last run.
     state: StateBuffers,
-    queries: Option<TimestampQueries>,
-    /// GPU time of one step in the last timed run.
-    step_time: Option<Duration>,
-    /// Submissions the last chunk of steps was split into.
-    submissions: usize,
+    clock: StepClock,
     start: Totals,
 }
 
@@ -122,9 +119,7 @@ impl PipesRunner {
             velocity: field("velocity", velocity_bytes)?,
             evaporated: field("evaporated", 4)?,
             state: StateBuffers::default(),
-            queries: TimestampQueries::new(ctx, 2)?,
-            step_time: None,
-            submissions: 0,
+            clock: StepClock::new(ctx)?,
             start: Totals::of(terrain, &[], water.unwrap_or(&[])),
         };
         Ok(runner)
@@ -153,7 +148,7 @@ impl PipesRunner {
 
     /// GPU submissions the last run was split into.
     pub fn submissions(&self) -> usize {
-        self.submissions
+        self.clock.submissions()
     }
 
     /// Runs `steps` time steps from the prepared map, timed: the GPU time of the steps
@@ -161,15 +156,7 @@ impl PipesRunner {
     pub fn run(&mut self, steps: u32) -> Result<(Option<Duration>, Duration), ErosionError> {
         let started = Instant::now();
         self.submit_chunk(steps, true, false)?;
-        let wall = started.elapsed();
-        let gpu = match &self.queries {
-            Some(q) => Some(q.elapsed(0, 1)?),
-            None => None,
-        };
-        if steps > 0 {
-            self.step_time = Some(gpu.unwrap_or(wall) / steps);
-        }
-        Ok((gpu, wall))
+        self.clock.timed(steps, started.elapsed())
     }
 
     /// Runs `steps` time steps from the prepared map with the counted build, checking
@@ -230,37 +217,16 @@ impl PipesRunner {
     }
 
     fn download(&self, field: &Buffer) -> Result<Vec<f32>, ErosionError> {
-        let ctx = &self.kernel.ctx;
-        let host = Buffer::new(ctx, "read-back", self.cells() * 4, BufferKind::Download)?;
-        CommandStream::new(ctx)?.submit(|rec| {
-            rec.barrier(Hazard::ComputeToTransfer);
-            rec.copy(field, &host);
-            rec.barrier(Hazard::TransferToHost);
-        })?;
-        Ok(host.read()?)
-    }
-
-    /// Steps a submission may hold so that it runs about the context's longest
-    /// submission, from the last timed step (or an assumed bandwidth before one).
-    fn steps_per_submission(&self) -> u32 {
-        let step = self.step_time.unwrap_or_else(|| {
-            let bytes = self.cells()
-                * self
-                    .kernel
-                    .variant
-                    .bytes_per_cell_step(self.kernel.params.advection);
-            Duration::from_secs_f64(bytes as f64 / ASSUMED_BYTES_PER_S)
-        });
-        let budget = self.kernel.ctx.max_submission().as_secs_f64();
-        (budget / step.as_secs_f64().max(1e-9)).clamp(1.0, f64::from(u32::MAX)) as u32
+        download_f32(&self.kernel.ctx, field, self.cells())
     }
 
     /// Records and submits `steps` steps: from the prepared map when `reset` (the
     /// counted build's evaporation zeroed too), else from the state the last chunk left.
     fn submit_chunk(&mut self, steps: u32, reset: bool, counted: bool) -> Result<(), ErosionError> {
-        let per_submission = self.steps_per_submission();
-        self.submissions = steps.max(1).div_ceil(per_submission.max(1)) as usize;
         let kernel = &self.kernel;
+        let bytes = self.cells() * kernel.variant.bytes_per_cell_step(kernel.params.advection);
+        let assumed_step = Duration::from_secs_f64(bytes as f64 / ASSUMED_BYTES_PER_S);
+        let per_submission = self.clock.plan(&kernel.ctx, steps, assumed_step);
         let passes = if counted {
             &kernel.counted
         } else {
@@ -268,11 +234,7 @@ impl PipesRunner {
         };
         let fused = kernel.variant.fusion == Fusion::Fused;
         let upwind = kernel.params.advection == Advection::Upwind;
-        let shape = kernel.variant.workgroup;
-        let groups = [
-            (self.width as u32).div_ceil(shape.x),
-            (self.height as u32).div_ceil(shape.y),
-        ];
+        let groups = kernel.variant.workgroup.groups(self.width, self.height);
         let push = |flags| PipesPushConstants {
             width: self.width as i32,
             height: self.height as i32,
@@ -284,7 +246,6 @@ impl PipesRunner {
             self.state
         };
         let this = &*self;
-        let queries = this.queries.as_ref();
         // Each pass reads its A buffers and writes its B buffers (pipes_common.glsl).
         // The plain passes keep the state in A; the fused ones swap terrain and water
         // each step. Their semi-Lagrangian flux pass advects the state's sediment from
@@ -307,15 +268,10 @@ impl PipesRunner {
         };
         let mut stream = CommandStream::new(&kernel.ctx)?;
         stream.submit(|rec: &mut Recorder<'_>| {
-            if let Some(q) = queries {
-                rec.reset_queries(q);
-            }
             if reset {
                 this.record_reset(rec, counted);
             }
-            if let Some(q) = queries {
-                rec.timestamp(q, 0);
-            }
+            this.clock.record_start(rec);
             for step in 0..steps {
                 if step > 0 && step % per_submission == 0 {
                     rec.split_submission();
@@ -341,9 +297,7 @@ impl PipesRunner {
                     state.sediment = 1 - state.sediment;
                 }
             }
-            if let Some(q) = queries {
-                rec.timestamp(q, 1);
-            }
+            this.clock.record_end(rec);
         })?;
         drop(stream);
         self.state = state;

@@ -8,8 +8,9 @@ use serde::Serialize;
 use super::kernel::{ThermalKernel, ThermalPushConstants, ASSUMED_CELL_STEPS_PER_S, FIELDS};
 use super::params::rounding_bound;
 use super::variant::Fusion;
+use crate::erosion::steps::{download_f32, StepClock};
 use crate::erosion::ErosionError;
-use crate::gpu::{Buffer, BufferKind, CommandStream, Hazard, Recorder, TimestampQueries};
+use crate::gpu::{Buffer, BufferKind, CommandStream, Hazard, Recorder};
 
 /// Bytes of a field the variant never touches: a placeholder address for its slot.
 const PLACEHOLDER_BYTES: u64 = 16;
@@ -60,11 +61,7 @@ pub struct ThermalRunner {
     sent: Buffer,
     /// Which of `heights` holds the state after the last run.
     state: usize,
-    queries: Option<TimestampQueries>,
-    /// GPU time of one step in the last timed run.
-    step_time: Option<Duration>,
-    /// Submissions the last chunk of steps was split into.
-    submissions: usize,
+    clock: StepClock,
     /// Sum and largest magnitude of the prepared map's heights.
     start: (f64, f64),
 }
@@ -102,9 +99,7 @@ impl ThermalRunner {
             diagonal_out: field("diagonal outflows", 16, !fused && eight)?,
             sent: field("sent", 4, true)?,
             state: 0,
-            queries: TimestampQueries::new(ctx, 2)?,
-            step_time: None,
-            submissions: 0,
+            clock: StepClock::new(ctx)?,
             start: mass_of(heights),
             kernel,
             width,
@@ -135,7 +130,7 @@ impl ThermalRunner {
 
     /// GPU submissions the last run was split into.
     pub fn submissions(&self) -> usize {
-        self.submissions
+        self.clock.submissions()
     }
 
     /// Runs `steps` time steps from the prepared map, timed: the GPU time of the steps
@@ -143,15 +138,7 @@ impl ThermalRunner {
     pub fn run(&mut self, steps: u32) -> Result<(Option<Duration>, Duration), ErosionError> {
         let started = Instant::now();
         self.submit_chunk(steps, true, false)?;
-        let wall = started.elapsed();
-        let gpu = match &self.queries {
-            Some(q) => Some(q.elapsed(0, 1)?),
-            None => None,
-        };
-        if steps > 0 {
-            self.step_time = Some(gpu.unwrap_or(wall) / steps);
-        }
-        Ok((gpu, wall))
+        self.clock.timed(steps, started.elapsed())
     }
 
     /// Runs `steps` time steps from the prepared map with the counted build, checking
@@ -194,31 +181,14 @@ impl ThermalRunner {
     }
 
     fn download(&self, field: &Buffer) -> Result<Vec<f32>, ErosionError> {
-        let ctx = &self.kernel.ctx;
-        let host = Buffer::new(ctx, "read-back", self.cells() * 4, BufferKind::Download)?;
-        CommandStream::new(ctx)?.submit(|rec| {
-            rec.barrier(Hazard::ComputeToTransfer);
-            rec.copy(field, &host);
-            rec.barrier(Hazard::TransferToHost);
-        })?;
-        Ok(host.read()?)
-    }
-
-    /// Steps a submission may hold so that it runs about the context's longest
-    /// submission, from the last timed step (or an assumed rate before one).
-    fn steps_per_submission(&self) -> u32 {
-        let step = self.step_time.unwrap_or_else(|| {
-            Duration::from_secs_f64(self.cells() as f64 / ASSUMED_CELL_STEPS_PER_S)
-        });
-        let budget = self.kernel.ctx.max_submission().as_secs_f64();
-        (budget / step.as_secs_f64().max(1e-9)).clamp(1.0, f64::from(u32::MAX)) as u32
+        download_f32(&self.kernel.ctx, field, self.cells())
     }
 
     /// Records and submits `steps` steps: from the prepared map when `reset` (the
     /// counted build's sums zeroed too), else from the state the last chunk left.
     fn submit_chunk(&mut self, steps: u32, reset: bool, counted: bool) -> Result<(), ErosionError> {
-        let per_submission = self.steps_per_submission();
-        self.submissions = steps.max(1).div_ceil(per_submission.max(1)) as usize;
+        let assumed_step = Duration::from_secs_f64(self.cells() as f64 / ASSUMED_CELL_STEPS_PER_S);
+        let per_submission = self.clock.plan(&self.kernel.ctx, steps, assumed_step);
         let kernel = &self.kernel;
         let passes = if counted {
             &kernel.counted
@@ -233,7 +203,6 @@ impl ThermalRunner {
         };
         let mut state = if reset { 0 } else { self.state };
         let this = &*self;
-        let queries = this.queries.as_ref();
         // Every pass reads the state from heightsA; the fused one writes heightsB, and
         // the two buffers swap roles each step.
         let roles = |state: usize| -> [&Buffer; FIELDS as usize] {
@@ -247,15 +216,10 @@ impl ThermalRunner {
         };
         let mut stream = CommandStream::new(&kernel.ctx)?;
         stream.submit(|rec: &mut Recorder<'_>| {
-            if let Some(q) = queries {
-                rec.reset_queries(q);
-            }
             if reset {
                 this.record_reset(rec, counted);
             }
-            if let Some(q) = queries {
-                rec.timestamp(q, 0);
-            }
+            this.clock.record_start(rec);
             for step in 0..steps {
                 if step > 0 && step % per_submission == 0 {
                     rec.split_submission();
@@ -269,9 +233,7 @@ impl ThermalRunner {
                     state = 1 - state;
                 }
             }
-            if let Some(q) = queries {
-                rec.timestamp(q, 1);
-            }
+            this.clock.record_end(rec);
         })?;
         drop(stream);
         self.state = state;

@@ -38,7 +38,7 @@ mod tests {
         assert_eq!(super::format_x(4096.0), "4096");
         assert_eq!(super::format_x(4_000_000.0), "4M");
         assert_eq!(super::format_x(1_048_576.0), "1.049M");
-        assert_eq!(super::format_x(8.960000000000001), "8.96");
+        assert_eq!(super::format_x(0.1 + 8.86), "8.96");
         assert_eq!(super::format_x(0.5), "0.5");
     }
 

@@ -1,0 +1,92 @@
+//! What the grid strategies' runners share: time steps split into submissions that
+//! each last about the context's longest, timed by GPU timestamps, and f32 fields read
+//! back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::ErosionError;
+use crate::gpu::{Buffer, BufferKind, CommandStream, Context, Hazard, Recorder, TimestampQueries};
+
+/// The timing of a runner's chunks of steps.
+pub(crate) struct StepClock {
+    queries: Option<TimestampQueries>,
+    /// GPU time of one step in the last timed run.
+    step_time: Option<Duration>,
+    /// Submissions the last chunk of steps was split into.
+    submissions: usize,
+}
+
+impl StepClock {
+    pub fn new(ctx: &Arc<Context>) -> Result<Self, ErosionError> {
+        Ok(Self {
+            queries: TimestampQueries::new(ctx, 2)?,
+            step_time: None,
+            submissions: 0,
+        })
+    }
+
+    /// Steps one submission of a chunk of `steps` may hold, so that it runs about the
+    /// context's longest submission: from the last timed step, or `assumed_step`
+    /// before one. Records how many submissions the chunk takes.
+    pub fn plan(&mut self, ctx: &Context, steps: u32, assumed_step: Duration) -> u32 {
+        let step = self.step_time.unwrap_or(assumed_step);
+        let budget = ctx.max_submission().as_secs_f64();
+        let per_submission =
+            (budget / step.as_secs_f64().max(1e-9)).clamp(1.0, f64::from(u32::MAX)) as u32;
+        self.submissions = steps.max(1).div_ceil(per_submission) as usize;
+        per_submission
+    }
+
+    /// Submissions the last chunk was split into.
+    pub fn submissions(&self) -> usize {
+        self.submissions
+    }
+
+    /// Records the start of the timed steps.
+    pub fn record_start<'r>(&'r self, rec: &mut Recorder<'r>) {
+        if let Some(q) = &self.queries {
+            rec.reset_queries(q);
+            rec.timestamp(q, 0);
+        }
+    }
+
+    /// Records the end of the timed steps.
+    pub fn record_end<'r>(&'r self, rec: &mut Recorder<'r>) {
+        if let Some(q) = &self.queries {
+            rec.timestamp(q, 1);
+        }
+    }
+
+    /// After a timed chunk of `steps` that took `wall`: its GPU time (`None` without
+    /// timestamps) and `wall`, and the time of one step for the next plan.
+    pub fn timed(
+        &mut self,
+        steps: u32,
+        wall: Duration,
+    ) -> Result<(Option<Duration>, Duration), ErosionError> {
+        let gpu = match &self.queries {
+            Some(q) => Some(q.elapsed(0, 1)?),
+            None => None,
+        };
+        if steps > 0 {
+            self.step_time = Some(gpu.unwrap_or(wall) / steps);
+        }
+        Ok((gpu, wall))
+    }
+}
+
+/// A field of `cells` f32 values, copied back to the host after the compute work.
+pub(crate) fn download_f32(
+    ctx: &Arc<Context>,
+    field: &Buffer,
+    cells: u64,
+) -> Result<Vec<f32>, ErosionError> {
+    let host = Buffer::new(ctx, "read-back", cells * 4, BufferKind::Download)?;
+    CommandStream::new(ctx)?.submit(|rec| {
+        rec.barrier(Hazard::ComputeToTransfer);
+        rec.copy(field, &host);
+        rec.barrier(Hazard::TransferToHost);
+    })?;
+    Ok(host.read()?)
+}
