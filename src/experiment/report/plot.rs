@@ -356,13 +356,15 @@ impl Gathered {
     }
 }
 
+fn is_power_of_two(x: f64) -> bool {
+    x >= 1.0 && x.fract() == 0.0 && (x as u64).is_power_of_two()
+}
+
 /// A log axis for x (base 2 over powers of two, else 10 over two decades) and
 /// whether y is log (three decades).
 fn log_axes(series: &[Series]) -> (Option<f64>, bool) {
     let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.0).collect();
-    let powers_of_two = xs
-        .iter()
-        .all(|&x| x >= 1.0 && x.fract() == 0.0 && (x as u64).is_power_of_two());
+    let powers_of_two = xs.iter().all(|&x| is_power_of_two(x));
     let (lo, hi) = xs.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
         (lo.min(x), hi.max(x))
     });
@@ -518,8 +520,7 @@ fn format_x(v: f64) -> String {
 /// An x tick's label: on a log-2 axis only the powers of two are labelled (plotters
 /// also offers ticks between them, which crowd the last power).
 fn x_tick(log_x: Option<f64>, v: f64) -> String {
-    let power_of_two = v >= 1.0 && v.fract() == 0.0 && (v as u64).is_power_of_two();
-    if log_x == Some(2.0) && !power_of_two {
+    if log_x == Some(2.0) && !is_power_of_two(v) {
         String::new()
     } else {
         format_x(v)
