@@ -1,12 +1,13 @@
-//! What the grid strategies' runners share: time steps split into submissions that
-//! each last about the context's longest, timed by GPU timestamps, and f32 fields read
-//! back.
+//! What the grid strategies share: time steps split into submissions that each last
+//! about the context's longest, timed by GPU timestamps; f32 fields read back; and
+//! their heights as float32 cells, with the work counted in cell-steps.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::ErosionError;
 use crate::gpu::{Buffer, BufferKind, CommandStream, Context, Hazard, Recorder, TimestampQueries};
+use crate::terrain::{Cells, Values};
 
 /// The timing of a runner's chunks of steps.
 pub(crate) struct StepClock {
@@ -89,4 +90,27 @@ pub(crate) fn download_f32(
         rec.barrier(Hazard::TransferToHost);
     })?;
     Ok(host.read()?)
+}
+
+/// The float32 heights of `cells`; refused for fixed-point ones, which `kernels` (the
+/// strategy's, named in the error) do not run on.
+pub(crate) fn float_cells<'c>(cells: &'c Cells, kernels: &str) -> Result<&'c [f32], ErosionError> {
+    cells
+        .float()
+        .ok_or_else(|| ErosionError::Variant(format!("{kernels} run on float32 heights")))
+}
+
+/// A `width` x `height` map of float32 heights.
+pub(crate) fn float_state(
+    width: usize,
+    height: usize,
+    heights: Vec<f32>,
+) -> Result<Cells, ErosionError> {
+    Cells::new(width, height, Values::Float(heights))
+        .map_err(|e| ErosionError::Variant(e.to_string()))
+}
+
+/// The work of `steps` time steps over `cells` cells.
+pub(crate) fn cell_steps(cells: usize, steps: u32) -> u64 {
+    cells as u64 * u64::from(steps)
 }

@@ -24,16 +24,20 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::erosion::steps::{cell_steps, float_cells, float_state};
 use crate::erosion::{
     report_of, Algorithm, Ceiling, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, Prepared,
     RunSettings, SettingError, Strategy, TimedRun, WorkUnit,
 };
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
-use crate::terrain::{Cells, Heightmap, MapInfo, Values};
+use crate::terrain::{Cells, Heightmap, MapInfo};
 
 /// The virtual-pipe strategy.
 pub struct Pipes;
+
+/// Its kernels, as errors name them.
+const KERNELS: &str = "the grid kernels";
 
 /// Water beyond this share of what fell and stood can only come from a bug in the flux:
 /// float rounding over a run stays orders below it.
@@ -95,7 +99,7 @@ impl Strategy for Pipes {
         initial: &'a Cells,
     ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
         let p = &settings.pipes;
-        let terrain = float_cells(initial)?;
+        let terrain = float_cells(initial, KERNELS)?;
         let kernel = PipesKernel::new(ctx, p.variant(), &p.params())?;
         let runner = kernel.prepare(initial.width(), initial.height(), terrain, None)?;
         Ok(Box::new(PipesPrepared {
@@ -119,7 +123,7 @@ impl Strategy for Pipes {
         let p = &settings.pipes;
         let params = p.params();
         let (w, h) = (initial.width(), initial.height());
-        let mut state = PipesState::dry(w, h, float_cells(initial)?.to_vec());
+        let mut state = PipesState::dry(w, h, float_cells(initial, KERNELS)?.to_vec());
         let start = state.totals();
         let started = Instant::now();
         run_pipes_on_cpu(&mut state, &params, p.pipes_steps);
@@ -166,21 +170,6 @@ impl Strategy for Pipes {
     fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)] {
         REPORT_FIELDS
     }
-}
-
-fn float_cells(cells: &Cells) -> Result<&[f32], ErosionError> {
-    cells
-        .float()
-        .ok_or_else(|| ErosionError::Variant("the grid kernels run on float32 heights".into()))
-}
-
-fn float_state(width: usize, height: usize, terrain: Vec<f32>) -> Result<Cells, ErosionError> {
-    Cells::new(width, height, Values::Float(terrain))
-        .map_err(|e| ErosionError::Variant(e.to_string()))
-}
-
-fn cell_steps(cells: usize, steps: u32) -> u64 {
-    cells as u64 * u64::from(steps)
 }
 
 /// The grid kernels with one map's fields.

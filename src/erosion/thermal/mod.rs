@@ -24,16 +24,20 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::erosion::steps::{cell_steps, float_cells, float_state};
 use crate::erosion::{
     report_of, Algorithm, Ceiling, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, Prepared,
     RunSettings, SettingError, Strategy, TimedRun, WorkUnit,
 };
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
-use crate::terrain::{Cells, Heightmap, MapInfo, Values};
+use crate::terrain::{Cells, Heightmap, MapInfo};
 
 /// The thermal strategy.
 pub struct Thermal;
+
+/// Its kernels, as errors name them.
+const KERNELS: &str = "the thermal kernels";
 
 impl Strategy for Thermal {
     fn algorithm(&self) -> Algorithm {
@@ -92,7 +96,7 @@ impl Strategy for Thermal {
         initial: &'a Cells,
     ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
         let t = &settings.thermal;
-        let heights = float_cells(initial)?;
+        let heights = float_cells(initial, KERNELS)?;
         let kernel = ThermalKernel::new(ctx, t.variant(), &t.params())?;
         let runner = kernel.prepare(initial.width(), initial.height(), heights)?;
         Ok(Box::new(ThermalPrepared {
@@ -112,7 +116,7 @@ impl Strategy for Thermal {
         let params = t.params();
         params.check()?;
         let (w, h) = (initial.width(), initial.height());
-        let mut heights = float_cells(initial)?.to_vec();
+        let mut heights = float_cells(initial, KERNELS)?.to_vec();
         let before = mass_of(&heights);
         let started = Instant::now();
         let sent = run_thermal_on_cpu(&mut heights, w, h, &params, t.thermal_steps, engine);
@@ -176,21 +180,6 @@ impl Strategy for Thermal {
     fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)] {
         REPORT_FIELDS
     }
-}
-
-fn float_cells(cells: &Cells) -> Result<&[f32], ErosionError> {
-    cells
-        .float()
-        .ok_or_else(|| ErosionError::Variant("the thermal kernels run on float32 heights".into()))
-}
-
-fn float_state(width: usize, height: usize, heights: Vec<f32>) -> Result<Cells, ErosionError> {
-    Cells::new(width, height, Values::Float(heights))
-        .map_err(|e| ErosionError::Variant(e.to_string()))
-}
-
-fn cell_steps(cells: usize, steps: u32) -> u64 {
-    cells as u64 * u64::from(steps)
 }
 
 fn total(values: &[f32]) -> f64 {
