@@ -37,3 +37,11 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
     }
     line
 }
+
+/// This machine's name, as locks and provenance record it.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "unknown".into())
+}

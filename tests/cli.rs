@@ -184,6 +184,7 @@ fn a_reused_out_folder_is_refused_or_with_force_replaced_whole() {
     assert_eq!(
         names_in(&out),
         [
+            ".vkerode-output",
             "after.png",
             "after.png.json",
             "before.png",

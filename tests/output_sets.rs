@@ -2,10 +2,12 @@
 
 mod common;
 
-use std::fs;
+use std::fs::{self, File};
 use std::path::Path;
+use std::time::{Duration, SystemTime};
 
-use vkerode::terrain::output::{FolderLock, OutputError, StagedFolder};
+use vkerode::terrain::files::write_atomically;
+use vkerode::terrain::output::{FolderLock, OutputError, StagedFolder, MARKER};
 
 /// A process id no running process can have: above Linux's largest `pid_max`.
 const DEAD_PID: u32 = 4_294_967;
@@ -29,6 +31,8 @@ fn a_run_killed_after_staging_leaves_the_old_set_whole_and_the_next_run_clears_i
     fs::write(staging.join("data.tif.json"), "new sidecar").unwrap();
     let partial = parent.join(format!(".data.csv.{DEAD_PID}.0.partial"));
     fs::write(&partial, "half a row").unwrap();
+    age(&partial);
+    fs::write(target.join(MARKER), "").unwrap();
 
     // The old set is still whole: never a new sidecar beside old data.
     assert_eq!(read(&target.join("data.tif")), "old data");
@@ -54,6 +58,17 @@ fn a_run_killed_after_staging_leaves_the_old_set_whole_and_the_next_run_clears_i
         .collect();
     left.sort();
     assert_eq!(left, ["out"]);
+}
+
+/// Makes `path` older than a writer that is about to lock it can be.
+fn age(path: &Path) {
+    let long_ago = SystemTime::now() - Duration::from_secs(3600);
+    File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(long_ago)
+        .unwrap();
 }
 
 /// Where this process stages `name` for the target `out` in `parent`.
@@ -93,4 +108,106 @@ fn a_folder_being_written_is_refused_naming_its_holder() {
     );
     let _sweep = FolderLock::take(&parent.join("sweep")).unwrap();
     assert!(FolderLock::take(&parent.join("sweep")).is_err());
+}
+
+#[test]
+fn leftovers_whose_writer_holds_its_lock_stay_whatever_its_process_id() {
+    // Writers in another PID namespace or on another node: their process ids are not
+    // in this machine's /proc, yet they hold their locks.
+    let parent = common::scratch("output-sets", "alive");
+    let other = FolderLock::take(&parent.join("other")).unwrap();
+    let staging = parent.join(format!(".other.staging-{DEAD_PID}"));
+    fs::create_dir(&staging).unwrap();
+    let partial = parent.join(format!(".big.tif.{DEAD_PID}.0.partial"));
+    fs::write(&partial, "being written").unwrap();
+    age(&partial);
+    let writer = File::open(&partial).unwrap();
+    writer.lock().unwrap();
+
+    drop(StagedFolder::begin(&parent.join("mine"), false).unwrap());
+    assert!(staging.exists(), "a live writer's staging folder stays");
+    assert!(partial.exists(), "a live writer's partial file stays");
+
+    drop((other, writer));
+    drop(StagedFolder::begin(&parent.join("mine"), false).unwrap());
+    assert!(!staging.exists(), "once its writer is gone, it is removed");
+    assert!(!partial.exists(), "once its writer is gone, it is removed");
+}
+
+#[test]
+fn a_partial_file_of_a_killed_writer_goes_with_the_next_write_of_its_name() {
+    let parent = common::scratch("output-sets", "partial");
+    let target = parent.join("out.tif");
+    let dead = parent.join(format!(".out.tif.{DEAD_PID}.0.partial"));
+    fs::write(&dead, "24 MB of half a tif").unwrap();
+    let young = parent.join(format!(".out.tif.{DEAD_PID}.1.partial"));
+    fs::write(&young, "just created, about to be locked").unwrap();
+    age(&dead);
+    write_atomically(&target, |out| std::io::Write::write_all(out, b"whole")).unwrap();
+    assert_eq!(read(&target), "whole");
+    assert!(
+        !dead.exists(),
+        "the killed writer's partial file is removed"
+    );
+    assert!(
+        young.exists(),
+        "a partial file in its writer's first seconds stays"
+    );
+}
+
+#[test]
+fn force_replaces_only_a_folder_vkerode_made_and_never_a_live_one() {
+    let parent = common::scratch("output-sets", "force");
+    // A sweep writing its folder.
+    let sweep = parent.join("sweep");
+    let live = FolderLock::take(&sweep).unwrap();
+    fs::write(sweep.join("points.csv"), "point\n0\n").unwrap();
+    let Err(error) = StagedFolder::begin(&sweep, true) else {
+        panic!("--force took a live sweep's folder");
+    };
+    assert!(matches!(error, OutputError::Busy { .. }), "{error}");
+    drop(live);
+    assert!(sweep.join(MARKER).exists(), "a sweep's folder is marked");
+    StagedFolder::begin(&sweep, true)
+        .unwrap()
+        .publish(Vec::new())
+        .unwrap();
+    assert!(
+        !sweep.join("points.csv").exists(),
+        "a finished one is replaced"
+    );
+
+    let file = parent.join("notes.txt");
+    fs::write(&file, "mine").unwrap();
+    let Err(error) = StagedFolder::begin(&file, true) else {
+        panic!("--force took a file");
+    };
+    assert!(matches!(error, OutputError::NotAFolder { .. }), "{error}");
+    assert_eq!(read(&file), "mine");
+
+    let theirs = parent.join("theirs");
+    fs::create_dir(&theirs).unwrap();
+    fs::write(theirs.join("thesis.tex"), "years").unwrap();
+    let Err(error) = StagedFolder::begin(&theirs, true) else {
+        panic!("--force took a folder vkerode did not make");
+    };
+    assert!(matches!(error, OutputError::NotOurs { .. }), "{error}");
+    assert_eq!(read(&theirs.join("thesis.tex")), "years");
+
+    for nameless in [Path::new("."), Path::new(".."), &parent.join("sub/..")] {
+        let Err(error) = StagedFolder::begin(nameless, true) else {
+            panic!("{} was taken as a folder name", nameless.display());
+        };
+        assert!(matches!(error, OutputError::NoName { .. }), "{error}");
+    }
+    let mut left: Vec<_> = fs::read_dir(&parent)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["notes.txt", "sweep", "theirs"],
+        "nothing else is left"
+    );
 }

@@ -405,6 +405,57 @@ fn resume_drops_a_torn_last_row_and_refuses_a_garbled_one() {
 }
 
 #[test]
+fn resume_mends_a_torn_samples_csv_and_a_points_csv_torn_before_its_header_ended() {
+    let dir = scratch("torn-samples");
+    let config = small_config(&dir, "torn-samples", "[32, 64]", QUICK);
+    let root = dir.join("results");
+    sweep_into(&config, &root, &[]);
+    let folder = results_dir(&root, "torn-samples");
+    let (points, samples) = (folder.join("points.csv"), folder.join("samples.csv"));
+    // Each point's repetitions once each, 0..n with none missing.
+    let samples_whole = |samples: &Path| {
+        let mut reps: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for row in read_csv(samples).1 {
+            reps.entry(row["point"].clone())
+                .or_default()
+                .push(row["rep"].parse().unwrap());
+        }
+        reps.keys().eq(["0", "1"].iter())
+            && reps
+                .values()
+                .all(|r| r.iter().copied().eq(0..r.len()) && r.len() >= 3)
+    };
+    // A full disk cut samples.csv mid-row, before its point's row was written.
+    let text = std::fs::read_to_string(&points).unwrap();
+    let keep = text.trim_end().rfind('\n').unwrap() + 1;
+    std::fs::write(&points, &text[..keep]).unwrap();
+    let text = std::fs::read_to_string(&samples).unwrap();
+    std::fs::write(&samples, &text[..text.len() - 7]).unwrap();
+    let out = common::sweep(&config, &root, &["--resume"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(
+        common::stderr(&out).contains("dropped a torn last row of samples.csv"),
+        "{}",
+        common::stderr(&out)
+    );
+    assert_eq!(point_indices(&read_csv(&points).1), vec![0, 1]);
+    assert!(
+        samples_whole(&samples),
+        "{}",
+        std::fs::read_to_string(&samples).unwrap()
+    );
+
+    // Killed before the header was whole, or before anything was written.
+    for torn in ["point,experim", ""] {
+        std::fs::write(&points, torn).unwrap();
+        let out = common::sweep(&config, &root, &["--resume"]);
+        assert!(out.status.success(), "{torn:?}: {}", common::stderr(&out));
+        assert_eq!(point_indices(&read_csv(&points).1), vec![0, 1], "{torn:?}");
+        assert!(samples_whole(&samples), "{torn:?}");
+    }
+}
+
+#[test]
 fn a_second_sweep_on_a_folder_in_use_is_refused_and_nothing_is_duplicated() {
     let dir = scratch("locked");
     let measure =
@@ -434,15 +485,16 @@ fn a_second_sweep_on_a_folder_in_use_is_refused_and_nothing_is_duplicated() {
         .unwrap();
     // Wait until the first sweep holds its folder.
     let started = Instant::now();
-    let lock = loop {
-        let found = std::fs::read_dir(root.join("locked"))
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|d| d.ok())
-            .map(|d| d.path().join(".vkerode.lock"))
-            .filter(|p| p.exists());
+    // The lock of the folder DIR/NAME is DIR/.NAME.lock.
+    let (folder, lock) = loop {
+        let found = std::fs::read_dir(root.join("locked")).ok().and_then(|d| {
+            d.flatten()
+                .map(|d| d.path())
+                .find(|p| p.extension().is_some_and(|e| e == "lock"))
+        });
         if let Some(lock) = found {
-            break lock;
+            let name = lock.file_stem().unwrap().to_str().unwrap();
+            break (lock.with_file_name(name.trim_start_matches('.')), lock);
         }
         assert!(
             started.elapsed() < Duration::from_secs(60),
@@ -453,6 +505,20 @@ fn a_second_sweep_on_a_folder_in_use_is_refused_and_nothing_is_duplicated() {
     let second_args = args(true);
     let second_refs: Vec<&str> = second_args.iter().map(String::as_str).collect();
     let second = vkerode(&second_refs);
+    // A live sweep's folder is not replaced, even with --force.
+    let folder_arg = folder.to_str().unwrap();
+    let forced_erode = vkerode(&[
+        "erode",
+        "--size",
+        "32",
+        "--droplets",
+        "100",
+        "--no-images",
+        "--out",
+        folder_arg,
+        "--force",
+    ]);
+    let forced_merge = vkerode(&["merge", folder_arg, "--out", folder_arg, "--force"]);
     let still_running = first.try_wait().unwrap().is_none();
     let first = first.wait_with_output().unwrap();
     assert!(first.status.success(), "{}", common::stderr(&first));
@@ -466,7 +532,15 @@ fn a_second_sweep_on_a_folder_in_use_is_refused_and_nothing_is_duplicated() {
         "{}",
         common::stderr(&second)
     );
-    let (_, rows) = read_csv(&lock.parent().unwrap().join("points.csv"));
+    for forced in [&forced_erode, &forced_merge] {
+        assert_eq!(forced.status.code(), Some(1), "{}", common::stderr(forced));
+        assert!(
+            common::stderr(forced).contains("is being written by another vkerode"),
+            "{}",
+            common::stderr(forced)
+        );
+    }
+    let (_, rows) = read_csv(&folder.join("points.csv"));
     assert_eq!(
         point_indices(&rows),
         (0..12).collect::<Vec<_>>(),

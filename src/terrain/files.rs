@@ -1,12 +1,16 @@
-//! Writing output files whole or not at all: each is written beside its final name and
-//! renamed into place, so an error never leaves a half-written file behind. The partial
-//! name is unique to the process and call, so concurrent writers of one file (tests
-//! sharing a peak cache) never rename each other's partial file away.
+//! Writing output files whole or not at all, and durably: each is written beside its
+//! final name, synced, renamed into place and its folder synced, so an error or a crash
+//! never leaves a half-written file behind. The partial name is unique to the process
+//! and call, so concurrent writers of one file (tests sharing a peak cache) never
+//! rename each other's partial file away; its writer holds an OS lock on it, so the
+//! next writer of the same name removes it only once that writer is gone, whatever PID
+//! namespace or node it ran in.
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
 
 use thiserror::Error;
 
@@ -17,6 +21,12 @@ pub struct WriteError {
     #[source]
     pub source: io::Error,
 }
+
+const PARTIAL: &str = ".partial";
+
+/// A partial file younger than this is left alone even unlocked: its writer may be
+/// between creating and locking it.
+const PARTIAL_GRACE: Duration = Duration::from_secs(10);
 
 pub fn write_atomically<F>(path: &Path, write: F) -> Result<(), WriteError>
 where
@@ -29,13 +39,18 @@ where
     static CALLS: AtomicU64 = AtomicU64::new(0);
     let call = CALLS.fetch_add(1, Ordering::Relaxed);
     let pid = std::process::id();
-    let partial = path.with_file_name(format!(".{name}.{pid}.{call}.partial"));
+    let folder = parent_of(path);
+    remove_dead_partials(folder, Some(&name));
+    let partial = path.with_file_name(format!(".{name}.{pid}.{call}{PARTIAL}"));
     let result = (|| {
-        let mut out = BufWriter::new(File::create(&partial)?);
+        let file = File::create(&partial)?;
+        file.lock()?;
+        let mut out = BufWriter::new(file);
         write(&mut out)?;
-        out.flush()?;
-        drop(out);
-        fs::rename(&partial, path)
+        let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()?;
+        fs::rename(&partial, path)?;
+        sync_folder(folder)
     })();
     result.map_err(|source| {
         let _ = fs::remove_file(&partial);
@@ -44,4 +59,75 @@ where
             source,
         }
     })
+}
+
+/// The folder `path` is in, `.` for a bare name.
+pub(crate) fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Syncs a folder's entries (a rename or a new file in it) to disk. File systems that
+/// cannot sync a folder say so with `InvalidInput`; that is no error.
+pub fn sync_folder(dir: &Path) -> io::Result<()> {
+    match File::open(dir)?.sync_all() {
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(()),
+        other => other,
+    }
+}
+
+/// The file a partial file was being written as, from its name
+/// `.NAME.PID.CALL.partial`.
+pub(crate) fn partial_of(file_name: &str) -> Option<&str> {
+    let stem = file_name.strip_prefix('.')?.strip_suffix(PARTIAL)?;
+    let (rest, call) = stem.rsplit_once('.')?;
+    let (name, pid) = rest.rsplit_once('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(call) && digits(pid) && !name.is_empty()).then_some(name)
+}
+
+/// Whether the partial file at `path` was left by a writer that is gone: no one holds
+/// its lock, and it is past the grace of a writer about to lock it.
+pub(crate) fn is_dead_partial(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let young = file
+        .metadata()
+        .and_then(|m| m.modified())
+        .map(|at| SystemTime::now().duration_since(at).unwrap_or_default() < PARTIAL_GRACE)
+        .unwrap_or(true);
+    !young && file.try_lock().is_ok()
+}
+
+/// Removes, from `dir`, the partial files of writers that are gone; with `of`, only
+/// those of that file. Best effort: what cannot be removed stays.
+pub(crate) fn remove_dead_partials(dir: &Path, of: Option<&str>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(target) = name.to_str().and_then(partial_of) else {
+            continue;
+        };
+        if of.is_none_or(|of| of == target) && is_dead_partial(&entry.path()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_files_name_their_target() {
+        assert_eq!(partial_of(".before.tif.4242.7.partial"), Some("before.tif"));
+        assert_eq!(partial_of(".x.partial"), None);
+        assert_eq!(partial_of(".a.b.partial"), None);
+        assert_eq!(partial_of("before.tif"), None);
+    }
 }

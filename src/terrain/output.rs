@@ -1,15 +1,23 @@
-//! Output folders that are never mixed or half written: a lock names the one process
-//! writing a folder, and a command's whole output set is written into a staging folder
-//! beside its target and moved into place at the end. Leftovers of killed processes
-//! (staging folders, `.partial` files) are removed by the next run.
+//! Output folders that are never mixed, half written or taken from a live writer. The
+//! folder `DIR/NAME` has one lock, the OS file lock on `DIR/.NAME.lock`, held by whoever
+//! writes it: a sweep, or a command staging its whole output set in
+//! `DIR/.NAME.staging-PID` and moving it into place at the end. A leftover's owner is
+//! judged alive by that lock (or, for a `.partial` file, by the file's own lock), never
+//! by its process id, so a writer in another PID namespace or on another node of a
+//! shared file system keeps its files. Folders vkerode made carry a marker file, and
+//! `--force` replaces only those.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::files::WriteError;
+use super::files::{parent_of, remove_dead_partials, sync_folder, WriteError};
+
+/// The file that marks a folder vkerode made: the one kind `--force` may replace.
+pub const MARKER: &str = ".vkerode-output";
 
 #[derive(Debug, Error)]
 pub enum OutputError {
@@ -22,6 +30,15 @@ pub enum OutputError {
         path.display()
     )]
     Occupied { path: PathBuf },
+    #[error(
+        "{}: holds files vkerode did not make (it has no {MARKER} marker); --force replaces only folders vkerode made: remove it yourself or choose another folder",
+        path.display()
+    )]
+    NotOurs { path: PathBuf },
+    #[error("{}: is a file, not a folder; choose a folder to write into", path.display())]
+    NotAFolder { path: PathBuf },
+    #[error("{}: name the output folder itself (not '.', '..' or a root)", path.display())]
+    NoName { path: PathBuf },
 }
 
 fn write_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
@@ -29,6 +46,19 @@ fn write_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// The folder `target` is in and its own name, or why it has none.
+fn parent_and_name(target: &Path) -> Result<(&Path, String), OutputError> {
+    let name = target.file_name().ok_or_else(|| OutputError::NoName {
+        path: target.to_path_buf(),
+    })?;
+    Ok((parent_of(target), name.to_string_lossy().into_owned()))
+}
+
+/// The lock file of the folder `name` in `parent`.
+fn lock_path(parent: &Path, name: &str) -> PathBuf {
+    parent.join(format!(".{name}.lock"))
 }
 
 /// An advisory exclusive lock held while one process writes a folder: a second one is
@@ -40,40 +70,63 @@ pub struct FolderLock {
 }
 
 impl FolderLock {
-    /// Locks `dir` (made if missing) through a lock file inside it.
+    /// Locks the folder `dir` and makes it if missing, marked as vkerode's.
     pub fn take(dir: &Path) -> Result<Self, OutputError> {
+        let (parent, name) = parent_and_name(dir)?;
+        fs::create_dir_all(parent).map_err(write_error(parent))?;
+        let lock = Self::at(&lock_path(parent, &name), dir)?;
+        if dir.exists() && !dir.is_dir() {
+            return Err(OutputError::NotAFolder {
+                path: dir.to_path_buf(),
+            });
+        }
         fs::create_dir_all(dir).map_err(write_error(dir))?;
-        Self::at(&dir.join(".vkerode.lock"), dir)
+        mark(dir)?;
+        Ok(lock)
     }
 
     /// Locks `target` through the lock file `path`, which is named in no message.
     fn at(path: &Path, target: &Path) -> Result<Self, OutputError> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(write_error(path))?;
-        match file.try_lock() {
-            Ok(()) => {
-                let holder = format!(
-                    "process {}: {}",
-                    std::process::id(),
-                    std::env::args().collect::<Vec<_>>().join(" ")
-                );
-                file.set_len(0).map_err(write_error(path))?;
-                io::Write::write_all(&mut file, holder.as_bytes()).map_err(write_error(path))?;
-                Ok(Self {
-                    path: path.to_path_buf(),
-                    file,
-                })
+        Self::try_at(path)?.ok_or_else(|| OutputError::Busy {
+            path: target.to_path_buf(),
+            holder: fs::read_to_string(path).unwrap_or_default().trim().into(),
+        })
+    }
+
+    /// The lock at `path`, or `None` while another holds it.
+    fn try_at(path: &Path) -> Result<Option<Self>, OutputError> {
+        loop {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map_err(write_error(path))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(fs::TryLockError::Error(e)) => return Err(write_error(path)(e).into()),
             }
-            Err(fs::TryLockError::WouldBlock) => Err(OutputError::Busy {
-                path: target.to_path_buf(),
-                holder: fs::read_to_string(path).unwrap_or_default().trim().into(),
-            }),
-            Err(fs::TryLockError::Error(e)) => Err(write_error(path)(e).into()),
+            // A holder that let go removed the file first: a lock on that old file
+            // locks nothing, so take the one now at the path.
+            let identity = |m: fs::Metadata| (m.dev(), m.ino());
+            let held = file.metadata().map(identity).map_err(write_error(path))?;
+            if fs::metadata(path).map(identity).ok() != Some(held) {
+                continue;
+            }
+            let holder = format!(
+                "process {} on {}: {}",
+                std::process::id(),
+                crate::host_name(),
+                std::env::args().collect::<Vec<_>>().join(" ")
+            );
+            file.set_len(0).map_err(write_error(path))?;
+            io::Write::write_all(&mut file, holder.as_bytes()).map_err(write_error(path))?;
+            return Ok(Some(Self {
+                path: path.to_path_buf(),
+                file,
+            }));
         }
     }
 }
@@ -84,6 +137,20 @@ impl Drop for FolderLock {
         let _ = fs::remove_file(&self.path);
         let _ = self.file.unlock();
     }
+}
+
+/// Marks `dir` as a folder vkerode made.
+fn mark(dir: &Path) -> Result<(), OutputError> {
+    let marker = dir.join(MARKER);
+    if !marker.exists() {
+        let text = format!(
+            "made by vkerode {}: {}\n",
+            env!("CARGO_PKG_VERSION"),
+            std::env::args().collect::<Vec<_>>().join(" ")
+        );
+        fs::write(&marker, text).map_err(write_error(&marker))?;
+    }
+    Ok(())
 }
 
 /// A command's output folder, written whole or not at all. Files go into
@@ -100,37 +167,25 @@ pub struct StagedFolder {
 
 impl StagedFolder {
     /// Checks `target`, clears leftovers of dead runs beside it, and makes a fresh
-    /// staging folder, all before any work: an unwritable place fails here. A target
-    /// that holds files is refused unless `replace`.
+    /// staging folder, all before any work: an unwritable place fails here. A folder
+    /// another process writes is refused, whatever `replace`; so is a file. A folder
+    /// that holds files is refused unless `replace`, and then unless vkerode made it.
     pub fn begin(target: &Path, replace: bool) -> Result<Self, OutputError> {
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| OutputError::Occupied {
-                path: target.to_path_buf(),
-            })?;
-        let parent = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        fs::create_dir_all(&parent).map_err(write_error(&parent))?;
-        let lock = FolderLock::at(&parent.join(format!(".{name}.lock")), target)?;
-        remove_dead_leftovers(&parent);
-        if holds_files(target) && !replace {
-            return Err(OutputError::Occupied {
-                path: target.to_path_buf(),
-            });
-        }
+        let (parent, name) = parent_and_name(target)?;
+        fs::create_dir_all(parent).map_err(write_error(parent))?;
+        let lock = FolderLock::at(&lock_path(parent, &name), target)?;
+        remove_dead_leftovers(parent, Some(&name));
+        check_replaceable(target, replace)?;
         let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
-        // Our own pid's leftover can only be from an earlier, dead process.
-        let _ = fs::remove_dir_all(&staging);
         fs::create_dir(&staging).map_err(write_error(&staging))?;
-        Ok(Self {
+        let staged = Self {
             target: target.to_path_buf(),
             staging,
             published: false,
             _lock: lock,
-        })
+        };
+        mark(&staged.staging)?;
+        Ok(staged)
     }
 
     /// Where the outputs are written until they are published.
@@ -143,10 +198,12 @@ impl StagedFolder {
         &self.target
     }
 
-    /// Moves the staged set into place in one rename; an old target (empty, or replaced
-    /// with `--force`) is moved aside first and removed after. Returns `written` (paths
-    /// in the staging folder) as they are named once published.
+    /// Moves the staged set into place in one rename, once it and its folders are on
+    /// disk; an old target (empty, or replaced with `--force`) is moved aside first and
+    /// removed after. Returns `written` (paths in the staging folder) as they are named
+    /// once published.
     pub fn publish(mut self, written: Vec<PathBuf>) -> Result<Vec<PathBuf>, OutputError> {
+        sync_folders(&self.staging).map_err(write_error(&self.staging))?;
         let replaced = self.target.exists().then(|| {
             let name = self
                 .target
@@ -170,6 +227,8 @@ impl StagedFolder {
         if let Some(aside) = &replaced {
             let _ = fs::remove_dir_all(aside);
         }
+        let parent = parent_of(&self.target);
+        sync_folder(parent).map_err(write_error(parent))?;
         Ok(written
             .into_iter()
             .map(|path| match path.strip_prefix(&self.staging) {
@@ -188,58 +247,74 @@ impl Drop for StagedFolder {
     }
 }
 
-fn holds_files(dir: &Path) -> bool {
-    match fs::read_dir(dir) {
-        Ok(mut entries) => entries.next().is_some(),
-        // A file in the folder's place counts as occupied.
-        Err(_) => dir.exists(),
+/// Syncs `dir` and every folder under it (their entries; files sync as they are
+/// written).
+fn sync_folders(dir: &Path) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            sync_folders(&entry.path())?;
+        }
+    }
+    sync_folder(dir)
+}
+
+/// Whether a command may write the folder `target`: missing or empty, or, with
+/// `replace`, a folder vkerode made.
+fn check_replaceable(target: &Path, replace: bool) -> Result<(), OutputError> {
+    let path = target.to_path_buf();
+    let Ok(meta) = fs::symlink_metadata(target) else {
+        return Ok(());
+    };
+    if !meta.is_dir() {
+        return Err(OutputError::NotAFolder { path });
+    }
+    let empty = fs::read_dir(target)
+        .map_err(write_error(target))?
+        .next()
+        .is_none();
+    match (empty, replace, target.join(MARKER).is_file()) {
+        (true, _, _) | (false, true, true) => Ok(()),
+        (false, false, _) => Err(OutputError::Occupied { path }),
+        (false, true, false) => Err(OutputError::NotOurs { path }),
     }
 }
 
-/// The process that made a leftover, from its name: `.NAME.PID.CALL.partial` (a file
-/// being written), `.NAME.staging-PID` and `.NAME.replaced-PID` (output folders).
-fn leftover_owner(file_name: &str) -> Option<u32> {
+/// The output folder a staging or moved-aside folder belongs to, from its name:
+/// `.NAME.staging-PID` and `.NAME.replaced-PID`.
+fn leftover_folder_of(file_name: &str) -> Option<&str> {
     let rest = file_name.strip_prefix('.')?;
-    if let Some(stem) = rest.strip_suffix(".partial") {
-        let mut parts = stem.rsplit('.');
-        let _call = parts.next()?;
-        return parts.next()?.parse().ok();
-    }
-    ["staging-", "replaced-"].iter().find_map(|marker| {
-        let (_, pid) = rest.rsplit_once(marker)?;
-        pid.parse().ok()
+    [".staging-", ".replaced-"].iter().find_map(|marker| {
+        let (name, pid) = rest.rsplit_once(marker)?;
+        let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+        (digits && !name.is_empty()).then_some(name)
     })
 }
 
-/// Whether process `pid` is running; where that cannot be known, it is assumed to be.
-fn is_running(pid: u32) -> bool {
-    if cfg!(target_os = "linux") {
-        Path::new("/proc").join(pid.to_string()).exists()
-    } else {
-        true
-    }
-}
-
-/// Removes, from `dir`, the partial files and staging folders of processes that died
-/// before finishing them. Best effort: what cannot be removed stays.
-pub fn remove_dead_leftovers(dir: &Path) {
+/// Removes, from `dir`, the partial files and the staging and moved-aside folders of
+/// writers that are gone: a folder's leftovers are dead when no one holds its lock, or
+/// when it is `own`, whose lock the caller holds. Best effort: what cannot be removed
+/// stays.
+pub fn remove_dead_leftovers(dir: &Path, own: Option<&str>) {
+    remove_dead_partials(dir, None);
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(leftover_owner) else {
+        let file_name = entry.file_name();
+        let Some(name) = file_name.to_str().and_then(leftover_folder_of) else {
             continue;
         };
-        if pid == std::process::id() || is_running(pid) {
-            continue;
-        }
-        let path = entry.path();
-        let _ = if path.is_dir() {
-            fs::remove_dir_all(&path)
+        // Held through the removal, so no writer starts on that folder meanwhile.
+        let _lock = if own == Some(name) {
+            None
         } else {
-            fs::remove_file(&path)
+            match FolderLock::try_at(&lock_path(dir, name)) {
+                Ok(Some(lock)) => Some(lock),
+                _ => continue,
+            }
         };
+        let _ = fs::remove_dir_all(entry.path());
     }
 }
 
@@ -248,13 +323,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn leftovers_name_their_process() {
-        assert_eq!(leftover_owner(".before.tif.4242.7.partial"), Some(4242));
-        assert_eq!(leftover_owner(".run.staging-4242"), Some(4242));
-        assert_eq!(leftover_owner(".my.run.replaced-17"), Some(17));
-        assert_eq!(leftover_owner("before.tif"), None);
-        assert_eq!(leftover_owner(".vkerode.lock"), None);
-        assert_eq!(leftover_owner(".x.partial"), None);
+    fn leftover_folders_name_their_output_folder() {
+        assert_eq!(leftover_folder_of(".run.staging-4242"), Some("run"));
+        assert_eq!(leftover_folder_of(".my.run.replaced-17"), Some("my.run"));
+        assert_eq!(leftover_folder_of(".run.staging-"), None);
+        assert_eq!(leftover_folder_of("run"), None);
+        assert_eq!(leftover_folder_of(".vkerode.lock"), None);
     }
 }
 

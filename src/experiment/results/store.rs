@@ -256,8 +256,9 @@ pub struct ResultsWriter {
     failed: Option<csv::Writer<File>>,
     /// (point, worker) of every recorded row.
     completed: BTreeSet<(usize, usize)>,
-    /// The torn last row `--resume` dropped (a kill or a full disk mid-write), if any.
-    pub torn_row: Option<String>,
+    /// What `--resume` mended, one line each: torn last rows it dropped (a kill or a
+    /// full disk mid-write), files torn before their header was whole.
+    pub repairs: Vec<String>,
     /// Declared last: released after the files above are flushed and closed.
     _lock: FolderLock,
 }
@@ -282,11 +283,11 @@ impl ResultsWriter {
     /// the current columns. Without `resume`, an existing set is an error.
     pub fn open(dir: &Path, meta: Meta, resume: bool) -> Result<Self, ResultsError> {
         let lock = FolderLock::take(dir)?;
-        remove_dead_leftovers(dir);
+        remove_dead_leftovers(dir, None);
         let points_path = dir.join(POINTS_CSV);
         let samples_path = dir.join(SAMPLES_CSV);
         let exists = points_path.exists();
-        let mut torn_row = None;
+        let mut repairs = Vec::new();
         let mut completed = BTreeSet::new();
         if exists && !resume {
             return Err(ResultsError::Mismatch {
@@ -302,9 +303,18 @@ impl ResultsWriter {
                     reason,
                 });
             }
-            torn_row = drop_torn_last_row(&points_path)?;
-            // Everything read and checked before anything is rewritten.
-            let table = read_points(&points_path)?;
+            for path in [&points_path, &samples_path] {
+                repairs.extend(drop_torn_last_row(path)?);
+            }
+            // Everything read and checked before anything is rewritten. A file cut
+            // before its header ended holds no row.
+            let table = match is_empty(&points_path)? {
+                true => Table {
+                    header: point_header(),
+                    rows: Vec::new(),
+                },
+                false => read_points(&points_path)?,
+            };
             completed = recorded(&table, &points_path)?;
             let samples: Vec<SampleRow> = read_samples(&samples_path)?
                 .into_iter()
@@ -330,7 +340,7 @@ impl ResultsWriter {
             samples,
             failed: None,
             completed,
-            torn_row,
+            repairs,
             _lock: lock,
         })
     }
@@ -365,8 +375,8 @@ impl ResultsWriter {
         Ok(())
     }
 
-    /// Appends the point's samples, then its row (of [`point_header`]'s columns), and
-    /// flushes both.
+    /// Appends the point's samples, then its row (of [`point_header`]'s columns), each
+    /// synced to disk.
     pub fn record(
         &mut self,
         (point, worker): (usize, usize),
@@ -381,10 +391,19 @@ impl ResultsWriter {
                 .map_err(csv_error(&samples_path))?;
         }
         self.samples.flush().map_err(io_error(&samples_path))?;
+        // On disk before the row that says they are complete.
+        self.samples
+            .get_ref()
+            .sync_data()
+            .map_err(io_error(&samples_path))?;
         self.points
             .write_record(&row.values)
             .map_err(csv_error(&points_path))?;
         self.points.flush().map_err(io_error(&points_path))?;
+        self.points
+            .get_ref()
+            .sync_data()
+            .map_err(io_error(&points_path))?;
         self.completed.insert((point, worker));
         Ok(())
     }
@@ -404,21 +423,43 @@ impl ResultsWriter {
 }
 
 /// Cuts a last row that has no line end (the write was cut short) off `path`, and
-/// returns it. Rows before it are left to the parser, which refuses a garbled one.
+/// says what it cut. Rows before it are left to the parser, which refuses a garbled
+/// one.
 fn drop_torn_last_row(path: &Path) -> Result<Option<String>, ResultsError> {
-    let bytes = std::fs::read(path).map_err(io_error(path))?;
+    let bytes = match std::fs::read(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        read => read.map_err(io_error(path))?,
+    };
     if bytes.is_empty() || bytes.ends_with(b"\n") {
         return Ok(None);
     }
     let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let torn = String::from_utf8_lossy(&bytes[keep..]).into_owned();
+    let torn: String = String::from_utf8_lossy(&bytes[keep..])
+        .chars()
+        .take(40)
+        .collect();
+    let what = if keep == 0 { "header" } else { "last row" };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let repair = format!(
+        "dropped a torn {what} of {name} ({} bytes: {torn:?})",
+        bytes.len() - keep
+    );
     let file = OpenOptions::new()
         .write(true)
         .open(path)
         .map_err(io_error(path))?;
     file.set_len(keep as u64).map_err(io_error(path))?;
     file.sync_all().map_err(io_error(path))?;
-    Ok(Some(torn))
+    Ok(Some(repair))
+}
+
+/// Whether the file at `path` is missing or empty.
+fn is_empty(path: &Path) -> Result<bool, ResultsError> {
+    match std::fs::metadata(path) {
+        Ok(m) => Ok(m.len() == 0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+        Err(e) => Err(io_error(path)(e)),
+    }
 }
 
 /// A CSV opened for appending, with `header` written if it is new.
@@ -467,7 +508,7 @@ pub fn read_rows<R: Serialize + Default + DeserializeOwned>(
 /// `--devices` have no `worker` (one device, worker 0) and older ones no `outlier`
 /// (none was marked).
 fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
-    if !path.exists() {
+    if is_empty(path)? {
         return Ok(Vec::new());
     }
     let table = Table::read(path)?;
@@ -537,6 +578,8 @@ pub fn merge(
             reason: "nothing to merge".into(),
         });
     };
+    // The output first: a folder another process writes is refused before any reading.
+    let staged = StagedFolder::begin(out, replace)?;
     let mut meta = Meta::read(first)?;
     let mut points = Table {
         header: point_header(),
@@ -601,7 +644,6 @@ pub fn merge(
         });
     }
     samples.sort_by_key(|r| r.point);
-    let staged = StagedFolder::begin(out, replace)?;
     points.write(&staged.path().join(POINTS_CSV))?;
     write_rows(&staged.path().join(SAMPLES_CSV), &samples)?;
     meta.shard = None;

@@ -50,17 +50,10 @@ impl Provenance {
             driver: String::new(),
             driver_info: String::new(),
             api_version: String::new(),
-            host: host_name(),
+            host: crate::host_name(),
             started_at: utc_now_rfc3339(),
         }
     }
-}
-
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .or_else(|_| std::env::var("HOSTNAME"))
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 fn utc_now_rfc3339() -> String {

@@ -75,12 +75,8 @@ pub fn run_sweep(
     let mut meta = Meta::new(source, &infos);
     meta.replicate = options.replicate;
     let writer = ResultsWriter::open(&dir, meta, options.resume)?;
-    if let Some(torn) = &writer.torn_row {
-        eprintln!(
-            "note: dropped a torn last row of points.csv ({} bytes: {:?}); its point runs again",
-            torn.len(),
-            torn.chars().take(40).collect::<String>()
-        );
+    for repair in &writer.repairs {
+        eprintln!("note: {repair}; the points it lacks run again");
     }
     if let Some(list) = WorkerDevice::differences(&writer.meta().devices) {
         eprintln!("note: the devices differ (model or driver); each row names its own: {list}");
