@@ -315,7 +315,61 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
         "--out",
         dir.join("twice").to_str().unwrap(),
     ]);
-    assert!(String::from_utf8_lossy(&twice.stderr).contains("in more than one input"));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("is in the inputs twice"));
+
+    // Shards altered after the sweep are refused, naming what is wrong.
+    let copy = |name: &str| {
+        let to = dir.join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        for file in ["meta.json", "points.csv", "samples.csv"] {
+            std::fs::copy(a.join(file), to.join(file)).unwrap();
+        }
+        to
+    };
+    let merge_refused = |shard: &Path, expected: &str| {
+        let out = dir.join(format!(
+            "{}-merged",
+            shard.file_name().unwrap().to_str().unwrap()
+        ));
+        let run = vkerode(&[
+            "merge",
+            shard.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let err = common::stderr(&run);
+        assert_eq!(run.status.code(), Some(1), "{err}");
+        assert!(err.contains(expected), "{expected}: {err}");
+        assert!(!out.exists(), "{expected}: nothing written");
+    };
+    let edited = copy("edited");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(edited.join("meta.json")).unwrap()).unwrap();
+    meta["config"]["axes"]["workgroup"] = serde_json::json!([16]);
+    std::fs::write(edited.join("meta.json"), meta.to_string()).unwrap();
+    merge_refused(&edited, "it was edited");
+
+    let beyond = copy("beyond");
+    let mut reader = csv::Reader::from_path(beyond.join("points.csv")).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let mut records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let at = header.iter().position(|h| h == "point").unwrap();
+    let mut stray: Vec<String> = records[0].iter().map(str::to_string).collect();
+    stray[at] = "999".into();
+    records.push(csv::StringRecord::from(stray));
+    let mut writer = csv::Writer::from_path(beyond.join("points.csv")).unwrap();
+    writer.write_record(&header).unwrap();
+    records.iter().for_each(|r| writer.write_record(r).unwrap());
+    writer.flush().unwrap();
+    merge_refused(
+        &beyond,
+        "point 999 on worker 0 is outside the sweep (points 0 to 4",
+    );
+
+    let unsampled = copy("unsampled");
+    std::fs::remove_file(unsampled.join("samples.csv")).unwrap();
+    merge_refused(&unsampled, "samples.csv: is missing");
 }
 
 #[test]
@@ -753,6 +807,17 @@ fn replicate_runs_every_point_on_every_device_and_records_their_spread() {
     }
     let one = common::sweep(&config, &dir.join("one"), &["--replicate"]);
     assert_eq!(one.status.code(), Some(2), "--replicate needs --devices");
+
+    // A replicate set holds each point once per worker, and merges as it is.
+    let merged = dir.join("merged");
+    assert_clean_success(&vkerode(&[
+        "merge",
+        results_dir(&root, "twins").to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]));
+    let (_, rows) = read_csv(&merged.join("points.csv"));
+    assert_eq!(point_workers(&rows), [(0, 0), (0, 1), (1, 0), (1, 1)]);
 }
 
 #[test]

@@ -14,7 +14,7 @@ pub use schema::{
     owner_of, point_columns, point_header, point_row, FailedRow, PointValues, SampleRow,
     SCHEMA_VERSION,
 };
-pub use store::{merge, read_rows, Meta, ResultsWriter, SweepSource, WorkerDevice};
+pub use store::{config_hash_of, merge, read_rows, Meta, ResultsWriter, SweepSource, WorkerDevice};
 pub use table::{read_points, Table};
 
 use std::path::{Path, PathBuf};

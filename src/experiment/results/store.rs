@@ -263,18 +263,25 @@ pub struct ResultsWriter {
     _lock: FolderLock,
 }
 
-/// The (point, worker) of every row of `table`.
-fn recorded(table: &Table, path: &Path) -> Result<BTreeSet<(usize, usize)>, ResultsError> {
+/// The (point, worker) of every row of `table`, in its order.
+fn recorded_rows(table: &Table, path: &Path) -> Result<Vec<(usize, usize)>, ResultsError> {
     let points = table.numbers("point", path)?;
     let workers = match table.column("worker") {
         Some(_) => table.numbers("worker", path)?,
         None => vec![0.0; points.len()],
     };
-    Ok(points
+    let index = |value: f64, name: &str| match value >= 0.0 && value.fract() == 0.0 {
+        true => Ok(value as usize),
+        false => Err(ResultsError::Mismatch {
+            path: path.to_path_buf(),
+            reason: format!("{value} in column {name:?} is not an index"),
+        }),
+    };
+    points
         .into_iter()
         .zip(workers)
-        .map(|(p, w)| (p as usize, w as usize))
-        .collect())
+        .map(|(p, w)| Ok((index(p, "point")?, index(w, "worker")?)))
+        .collect()
 }
 
 impl ResultsWriter {
@@ -315,7 +322,7 @@ impl ResultsWriter {
                 },
                 false => read_points(&points_path)?,
             };
-            completed = recorded(&table, &points_path)?;
+            completed = recorded_rows(&table, &points_path)?.into_iter().collect();
             let samples: Vec<SampleRow> = read_samples(&samples_path)?
                 .into_iter()
                 .filter(|r| completed.contains(&(r.point, r.worker)))
@@ -554,6 +561,18 @@ fn write_rows<R: Serialize + Default>(path: &Path, rows: &[R]) -> Result<(), Res
     .map_err(|e| io_error(path)(e.source))
 }
 
+/// FNV-1a of a config as vkerode understood it (its serde form), description aside:
+/// equal for equal experiments, whatever the file's layout, comments or prose. The one
+/// definition of `config_hash`, so a recorded config can be checked against its hash.
+pub fn config_hash_of(config: &serde_json::Value) -> String {
+    let mut measured = config.clone();
+    if let Some(description) = measured.get_mut("description") {
+        *description = serde_json::Value::String(String::new());
+    }
+    let canonical = serde_json::to_string(&measured).expect("a JSON value serializes");
+    format!("{:016x}", crate::hash::fnv1a64(canonical.as_bytes()))
+}
+
 /// The number of points of a recorded config: the product of its axes' lengths.
 fn point_count(config: &serde_json::Value) -> usize {
     config["axes"].as_object().map_or(1, |axes| {
@@ -565,7 +584,10 @@ fn point_count(config: &serde_json::Value) -> usize {
 
 /// Joins shard folders of one sweep into `out`, written whole (`replace`: over an
 /// existing `out`), on the current columns. Refuses folders of different configs or
-/// devices, points that appear twice and, unless `partial`, a set that misses points.
+/// devices, a meta.json whose config is not the one its hash records, a folder without
+/// its samples, point indices outside the sweep, a row that appears twice (a point, or
+/// for `--replicate` sweeps a point on one worker) and, unless `partial`, a set that
+/// misses points.
 pub fn merge(
     inputs: &[PathBuf],
     out: &Path,
@@ -581,6 +603,8 @@ pub fn merge(
     // The output first: a folder another process writes is refused before any reading.
     let staged = StagedFolder::begin(out, replace)?;
     let mut meta = Meta::read(first)?;
+    let count = point_count(&meta.config);
+    let workers = meta.devices.len().max(1);
     let mut points = Table {
         header: point_header(),
         rows: Vec::new(),
@@ -588,11 +612,28 @@ pub fn merge(
     let mut samples = Vec::new();
     let mut seen = BTreeSet::new();
     for dir in inputs {
+        let mismatch = |path: &Path, reason: String| ResultsError::Mismatch {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let meta_path = dir.join(META_JSON);
         let other = Meta::read(dir)?;
+        // Sets from before schema 2 were hashed another way: their hash cannot be
+        // checked, only their copies against each other, below.
+        let recorded = config_hash_of(&other.config);
+        if other.schema_version >= 2 && recorded != other.config_hash {
+            return Err(mismatch(
+                &meta_path,
+                format!(
+                    "its config hashes to {recorded}, not to the {} it records: it was edited, so its points cannot be trusted",
+                    other.config_hash
+                ),
+            ));
+        }
         if other.config_hash != meta.config_hash || other.experiment != meta.experiment {
-            return Err(ResultsError::Mismatch {
-                path: dir.join(META_JSON),
-                reason: format!(
+            return Err(mismatch(
+                &meta_path,
+                format!(
                     "config {} of experiment {:?} does not match {} of {:?} in {}",
                     other.config_hash,
                     other.experiment,
@@ -600,28 +641,76 @@ pub fn merge(
                     meta.experiment,
                     first.display()
                 ),
-            });
+            ));
         }
-        if other.device != meta.device {
-            return Err(ResultsError::Mismatch {
-                path: dir.join(META_JSON),
-                reason: format!("ran on {}, not {}", other.device, meta.device),
-            });
+        if other.config != meta.config {
+            return Err(mismatch(
+                &meta_path,
+                format!(
+                    "its config differs from that of {} though both record config {}: one was edited",
+                    first.display(),
+                    meta.config_hash
+                ),
+            ));
+        }
+        if other.device != meta.device || other.replicate != meta.replicate {
+            return Err(mismatch(
+                &meta_path,
+                format!(
+                    "ran on {}{}, not {}{}",
+                    other.device,
+                    if other.replicate {
+                        " (--replicate)"
+                    } else {
+                        ""
+                    },
+                    meta.device,
+                    if meta.replicate { " (--replicate)" } else { "" },
+                ),
+            ));
         }
         let path = dir.join(POINTS_CSV);
         let table = read_points(&path)?;
-        let numbers = table.numbers("point", &path)?;
-        for (row, point) in table.rows.into_iter().zip(numbers) {
-            let point = point as usize;
-            if !seen.insert(point) {
-                return Err(ResultsError::Mismatch {
-                    path: path.clone(),
-                    reason: format!("point {point} is in more than one input"),
-                });
+        let rows = recorded_rows(&table, &path)?;
+        let samples_path = dir.join(SAMPLES_CSV);
+        if !samples_path.is_file() {
+            return Err(mismatch(
+                &samples_path,
+                "is missing: a folder is merged with its samples or not at all".into(),
+            ));
+        }
+        let mut sampled = BTreeSet::new();
+        for sample in read_samples(&samples_path)? {
+            sampled.insert((sample.point, sample.worker));
+            samples.push(sample);
+        }
+        for (row, (point, worker)) in table.rows.into_iter().zip(rows) {
+            if point >= count || worker >= workers {
+                return Err(mismatch(
+                    &path,
+                    format!(
+                        "point {point} on worker {worker} is outside the sweep (points 0 to {}, workers 0 to {})",
+                        count.saturating_sub(1),
+                        workers - 1
+                    ),
+                ));
+            }
+            if !sampled.contains(&(point, worker)) {
+                return Err(mismatch(
+                    &samples_path,
+                    format!("has no samples of point {point} on worker {worker}"),
+                ));
+            }
+            // Replicate sweeps hold every point once per worker; others, once.
+            let key = (point, if meta.replicate { worker } else { 0 });
+            if !seen.insert(key) {
+                return Err(mismatch(
+                    &path,
+                    format!("point {point} on worker {worker} is in the inputs twice"),
+                ));
             }
             points.rows.push(row);
         }
-        samples.extend(read_samples(&dir.join(SAMPLES_CSV))?);
     }
     let at = points
         .column("point")
@@ -629,21 +718,20 @@ pub fn merge(
     points
         .rows
         .sort_by_key(|row| row[at].parse::<usize>().unwrap_or(usize::MAX));
-    let missing: Vec<usize> = (0..point_count(&meta.config))
-        .filter(|p| !seen.contains(p))
+    let copies = if meta.replicate { workers } else { 1 };
+    let missing: Vec<usize> = (0..count)
+        .filter(|&p| (0..copies).any(|w| !seen.contains(&(p, w))))
         .collect();
     if !missing.is_empty() && !partial {
         return Err(ResultsError::Mismatch {
             path: out.to_path_buf(),
             reason: format!(
-                "the inputs hold {} of the sweep's {} points; missing: {:?}. Pass --partial to merge them anyway (meta.json then lists the missing points)",
-                seen.len(),
-                seen.len() + missing.len(),
-                missing
+                "the inputs hold {} of the sweep's {count} points; missing: {missing:?}. Pass --partial to merge them anyway (meta.json then lists the missing points)",
+                count - missing.len(),
             ),
         });
     }
-    samples.sort_by_key(|r| r.point);
+    samples.sort_by_key(|r| (r.point, r.worker));
     points.write(&staged.path().join(POINTS_CSV))?;
     write_rows(&staged.path().join(SAMPLES_CSV), &samples)?;
     meta.shard = None;
@@ -653,4 +741,51 @@ pub fn merge(
     meta.write(staged.path())?;
     staged.publish(Vec::new())?;
     Ok(points.rows.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every committed meta.json of schema 2 or later hashes its config to the hash it
+    /// records: the one definition matches the sets made before it, so they still merge
+    /// and resume.
+    #[test]
+    fn committed_configs_hash_to_their_recorded_hash() {
+        fn metas(dir: &Path, out: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    metas(&path, out);
+                } else if path.file_name().is_some_and(|n| n == META_JSON) {
+                    out.push(path);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        metas(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("results"),
+            &mut found,
+        );
+        assert!(found.len() > 10, "{found:?}");
+        let checked = found
+            .iter()
+            .filter(|p| {
+                std::fs::read_to_string(p).is_ok_and(|t| t.contains("\"schema_version\": 2"))
+            })
+            .count();
+        assert!(checked > 3, "{checked} sets of schema 2");
+        let wrong: Vec<String> = found
+            .iter()
+            .filter_map(|path| {
+                let meta: Meta = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+                if meta.schema_version < 2 {
+                    return None;
+                }
+                let hash = config_hash_of(&meta.config);
+                (hash != meta.config_hash).then(|| format!("{}: {hash}", path.display()))
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
 }

@@ -2,11 +2,11 @@
 //! product is the sweep, and how to measure each point. Every point is built and
 //! checked before any GPU work.
 
-use crate::hash::fnv1a64;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::super::results::config_hash_of;
 use super::super::ConfigError;
 use crate::erosion::RunSettings;
 use crate::gpu::DeviceInfo;
@@ -185,12 +185,7 @@ impl Experiment {
     /// FNV-1a of the config as vkerode understood it, description aside: equal for
     /// equal experiments, whatever the file's layout, comments or prose.
     pub fn config_hash(&self) -> String {
-        let measured = ExperimentConfig {
-            description: String::new(),
-            ..self.config.clone()
-        };
-        let canonical = serde_json::to_string(&measured).expect("config serializes");
-        format!("{:016x}", fnv1a64(canonical.as_bytes()))
+        config_hash_of(&serde_json::to_value(&self.config).expect("config serializes"))
     }
 }
 
