@@ -696,6 +696,53 @@ fn a_submission_that_never_finishes_stops_the_sweep_cleanly_and_resume_finishes_
     assert_clean_success(&common::sweep(&config, &root, &["--resume"]));
     let (_, rows) = read_csv(&results.join("points.csv"));
     assert_eq!(point_indices(&rows), [0, 1, 2]);
+    assert!(
+        !results.join("failed.csv").exists(),
+        "failed.csv lists only points still missing"
+    );
+}
+
+#[test]
+fn every_worker_lost_says_which_points_never_ran_and_resume_empties_failed_csv() {
+    let dir = scratch("all-lost");
+    let config = small_config(&dir, "all-lost", "[16, 32, 64, 128]", QUICK);
+    let root = dir.join("results");
+    // Each worker's context loses its device at its second submission: its first point.
+    let run = sweep_with_fault(&config, &root, "fence-timeout:2", &["--devices", "0,0"]);
+    let err = common::stderr(&run);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("2 point(s) failed on the GPU")
+            && err
+                .contains("and 2 never ran (their workers were lost); the 0 measured are recorded"),
+        "{err}"
+    );
+    let results = results_dir(&root, "all-lost");
+    assert_eq!(read_csv(&results.join("failed.csv")).1.len(), 2);
+    assert_clean_success(&common::sweep(
+        &config,
+        &root,
+        &["--devices", "0,0", "--resume"],
+    ));
+    assert_eq!(read_csv(&results.join("points.csv")).1.len(), 4);
+    assert!(
+        !results.join("failed.csv").exists(),
+        "failed.csv lists only points still missing"
+    );
+}
+
+#[test]
+fn an_unwritable_summary_is_refused_before_the_sweep_runs() {
+    let dir = scratch("summary");
+    let config = small_config(&dir, "summary", "[16, 32]", QUICK);
+    let root = dir.join("results");
+    for summary in [dir.join("no-such-folder").join("x.md"), dir.clone()] {
+        let run = common::sweep(&config, &root, &["--summary", summary.to_str().unwrap()]);
+        let err = common::stderr(&run);
+        assert_eq!(run.status.code(), Some(1), "{err}");
+        assert!(err.contains("--summary"), "{err}");
+        assert!(!root.exists(), "nothing ran: {err}");
+    }
 }
 
 #[test]

@@ -11,6 +11,7 @@ use vkerode::erosion::droplets::{
 use vkerode::erosion::settings::NoiseSettings;
 use vkerode::erosion::RunSettings;
 use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
+use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
 use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
 use vkerode::experiment::{Engine, TerrainSource};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
@@ -204,6 +205,9 @@ pub struct SweepArgs {
     /// Overrides are part of the recorded config.
     #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
     pub overrides: Vec<String>,
+    /// The most points the axes may make; a config past it is refused, naming its axes.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_POINTS)]
+    pub max_points: usize,
     /// List every point with its effective settings, the buffers it needs against the
     /// device's limits, and its estimated time from earlier results; run nothing.
     #[arg(long)]
@@ -254,6 +258,13 @@ impl std::str::FromStr for DeviceList {
 }
 
 impl SweepArgs {
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            overrides: self.overrides.clone(),
+            max_points: self.max_points,
+        }
+    }
+
     pub fn options(&self) -> SweepOptions {
         SweepOptions {
             results_root: self.results.clone(),

@@ -363,7 +363,7 @@ pub fn experiments_index(dir: &Path) -> Result<String, ConfigError> {
                 format!("{} on {}", runs.join(", "), terrains.join(", ")),
             )
         } else {
-            let e = Experiment::load(&path, &[], None)?;
+            let e = Experiment::load(&path, &Default::default(), None)?;
             let axes: Vec<String> = e.config.axes.keys().cloned().collect();
             (
                 "sweep",

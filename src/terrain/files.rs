@@ -24,6 +24,9 @@ pub struct WriteError {
 
 const PARTIAL: &str = ".partial";
 
+/// Numbers each partial file this process makes, so no two share a name.
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
 /// A partial file younger than this is left alone even unlocked: its writer may be
 /// between creating and locking it.
 const PARTIAL_GRACE: Duration = Duration::from_secs(10);
@@ -36,7 +39,6 @@ where
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    static CALLS: AtomicU64 = AtomicU64::new(0);
     let call = CALLS.fetch_add(1, Ordering::Relaxed);
     let pid = std::process::id();
     let folder = parent_of(path);
@@ -59,6 +61,26 @@ where
             source,
         }
     })
+}
+
+/// Checks, before any work, that a file can be written at `path`: its folder exists and
+/// takes a new file, and no folder stands in its place. Writes nothing that stays.
+pub fn check_writable(path: &Path) -> Result<(), WriteError> {
+    let error = |source| WriteError {
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.is_dir() {
+        return Err(error(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a folder; name a file",
+        )));
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let probe = path.with_file_name(format!(".{name}.{}.{call}{PARTIAL}", std::process::id()));
+    File::create_new(&probe).map_err(error)?;
+    fs::remove_file(&probe).map_err(error)
 }
 
 /// The folder `path` is in, `.` for a bare name.

@@ -12,6 +12,7 @@ use vkerode::experiment::results::FAILED_CSV;
 use vkerode::experiment::sweep::config::Experiment;
 use vkerode::experiment::sweep::{dry_run, run_sweep};
 use vkerode::gpu::{list_devices, Context, ContextOptions};
+use vkerode::terrain::files::check_writable;
 
 /// One context per device of `--devices`, in its order.
 fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<Context>>> {
@@ -40,9 +41,12 @@ fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<C
 }
 
 pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
-    let (config, overrides) = (&args.config, &args.overrides);
+    let (config, loading) = (&args.config, args.load_options());
     // Syntax, types and values first, with no device; then the device's limits.
-    Experiment::load(config, overrides, None)?;
+    Experiment::load(config, &loading, None)?;
+    if let Some(summary) = &args.summary {
+        check_writable(summary).context("--summary")?;
+    }
     if args.devices.is_some() && options.device.is_some() {
         bail!("--device picks one device and --devices several: give one of them");
     }
@@ -55,7 +59,7 @@ pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
     }
     // The first device's limits decide which points are checked and which skipped.
     let ctx = &contexts[0];
-    let experiment = Experiment::load(config, overrides, Some(ctx.info()))?;
+    let experiment = Experiment::load(config, &loading, Some(ctx.info()))?;
     let sweep = args.options();
     if args.dry_run {
         say!("{}", dry_run(&experiment, ctx.info(), &sweep));
@@ -86,10 +90,15 @@ pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
         );
     }
     if !summary.failed.is_empty() {
+        let unrun = match summary.never_ran {
+            0 => String::new(),
+            n => format!(" and {n} never ran (their workers were lost)"),
+        };
         bail!(
-            "{} point(s) failed on the GPU ({}); the others are recorded. --resume measures the failed ones again",
+            "{} point(s) failed on the GPU ({}){unrun}; the {} measured are recorded. --resume measures the rest",
             summary.failed.len(),
-            failed_csv.display()
+            failed_csv.display(),
+            summary.measured + summary.skipped
         );
     }
     Ok(())

@@ -429,6 +429,31 @@ impl ResultsWriter {
     }
 }
 
+impl ResultsWriter {
+    /// Drops from failed.csv the points recorded since they failed (`--resume`), and
+    /// the file once none is left: it lists what is still missing.
+    pub fn prune_failures(&mut self) -> Result<(), ResultsError> {
+        let path = self.dir.join(FAILED_CSV);
+        if let Some(mut writer) = self.failed.take() {
+            writer.flush().map_err(io_error(&path))?;
+        }
+        if !path.exists() {
+            return Ok(());
+        }
+        let rows: Vec<FailedRow> = read_rows(&path)?;
+        let count = rows.len();
+        let left: Vec<FailedRow> = rows
+            .into_iter()
+            .filter(|r| !self.completed.contains(&(r.point, r.worker)))
+            .collect();
+        match (left.is_empty(), left.len() == count) {
+            (true, _) => std::fs::remove_file(&path).map_err(io_error(&path)),
+            (false, true) => Ok(()),
+            (false, false) => write_rows(&path, &left),
+        }
+    }
+}
+
 /// Cuts a last row that has no line end (the write was cut short) off `path`, and
 /// says what it cut. Rows before it are left to the parser, which refuses a garbled
 /// one.

@@ -112,12 +112,34 @@ pub struct Experiment {
     pub points: Vec<Point>,
 }
 
+/// The most points a sweep may have unless `--max-points` lifts the cap: a point takes
+/// seconds at least, so more is weeks of GPU time, and a typo more often than a plan.
+pub const DEFAULT_MAX_POINTS: usize = 10_000;
+
+/// What a command changes in a config as it loads it.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// "section.key=value", the value in TOML (`--set`).
+    pub overrides: Vec<String>,
+    /// The most points the axes may make (`--max-points`).
+    pub max_points: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self {
+            overrides: Vec::new(),
+            max_points: DEFAULT_MAX_POINTS,
+        }
+    }
+}
+
 impl Experiment {
-    /// Reads and checks `file`, with `overrides` ("section.key=value", the value in
-    /// TOML) applied; with a device, also against its limits.
+    /// Reads and checks `file`, with `options` applied; with a device, also against
+    /// its limits.
     pub fn load(
         file: &Path,
-        overrides: &[String],
+        options: &LoadOptions,
         device: Option<&DeviceInfo>,
     ) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
@@ -125,7 +147,7 @@ impl Experiment {
             key: "(file)".into(),
             reason: format!("cannot read: {e}"),
         })?;
-        Self::parse_with(file, &text, overrides, device)
+        Self::parse_with(file, &text, options, device)
     }
 
     pub fn parse(
@@ -133,15 +155,20 @@ impl Experiment {
         text: &str,
         device: Option<&DeviceInfo>,
     ) -> Result<Self, ConfigError> {
-        Self::parse_with(file, text, &[], device)
+        Self::parse_with(file, text, &LoadOptions::default(), device)
     }
 
     fn parse_with(
         file: &Path,
         text: &str,
-        overrides: &[String],
+        options: &LoadOptions,
         device: Option<&DeviceInfo>,
     ) -> Result<Self, ConfigError> {
+        let LoadOptions {
+            overrides,
+            max_points,
+        } = options;
+        let max_points = *max_points;
         let error = |key: &str, reason: String| ConfigError {
             file: file.to_path_buf(),
             key: key.to_string(),
@@ -169,7 +196,7 @@ impl Experiment {
             ExperimentConfig::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
         let refused = |(key, reason): Refusal| error(&key, reason);
         config.check_header().map_err(refused)?;
-        let axes = config.checked_axes().map_err(refused)?;
+        let axes = config.checked_axes(max_points).map_err(refused)?;
         let points = config.points(&axes, device).map_err(refused)?;
         Ok(Self {
             file: file.to_path_buf(),
@@ -249,8 +276,9 @@ impl ExperimentConfig {
     }
 
     /// The axes, once the fixed settings on their own and each axis value with them
-    /// are valid settings.
-    fn checked_axes(&self) -> Result<Vec<Axis>, Refusal> {
+    /// are valid settings, no axis repeats a value and their product is at most
+    /// `max_points` points.
+    fn checked_axes(&self, max_points: usize) -> Result<Vec<Axis>, Refusal> {
         if let Some((name, value)) = self
             .fixed
             .iter()
@@ -277,11 +305,34 @@ impl ExperimentConfig {
                 return Err((key, "is empty; an axis needs at least one value".into()));
             }
             for (i, value) in values.iter().enumerate() {
+                if let Some(first) = values[..i].iter().position(|v| v == value) {
+                    return Err((
+                        format!("{key}[{i}]"),
+                        format!("repeats {key}[{first}] = {value}: each value is its own point, so list it once"),
+                    ));
+                }
                 let mut table = self.fixed.clone();
                 table.insert(name.clone(), value.clone());
                 settings_from(&table).map_err(|reason| (format!("{key}[{i}]"), reason))?;
             }
             axes.push((name.clone(), values.clone()));
+        }
+        let count = axes
+            .iter()
+            .try_fold(1usize, |n, (_, values)| n.checked_mul(values.len()));
+        if count.is_none_or(|n| n > max_points) {
+            let sizes: Vec<String> = axes
+                .iter()
+                .map(|(name, values)| format!("{name} ({})", values.len()))
+                .collect();
+            let count = count.map_or("more than 2^64".into(), |n| n.to_string());
+            return Err((
+                "axes".into(),
+                format!(
+                    "{} make {count} points, above the cap of {max_points}; shrink an axis, or lift the cap with --max-points",
+                    sizes.join(" x ")
+                ),
+            ));
         }
         Ok(axes)
     }
@@ -407,6 +458,52 @@ mod tests {
         assert!(message.contains("line 4"), "{message}");
     }
 
+    fn overriding(sets: &[String]) -> LoadOptions {
+        LoadOptions {
+            overrides: sets.to_vec(),
+            ..LoadOptions::default()
+        }
+    }
+
+    #[test]
+    fn a_repeated_axis_value_and_a_product_past_the_cap_are_refused_naming_the_axes() {
+        let text = "name = \"x\"\ndescription = \"d\"\n[axes]\nworkgroup = [32, 64, 32]\n";
+        let error = parse(text).unwrap_err().to_string();
+        assert!(
+            error.contains("axes.workgroup[2]: repeats axes.workgroup[0] = 32"),
+            "{error}"
+        );
+
+        let many = |n: u32| {
+            (1..=n)
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let text = format!(
+            "name = \"x\"\ndescription = \"d\"\n[axes]\nseed = [{}]\ndroplet_seed = [{}]\nlifetime = [{}]\nbatch = [{}]\n",
+            many(300),
+            many(300),
+            many(300),
+            many(300)
+        );
+        let error = parse(&text).unwrap_err().to_string();
+        assert!(
+            error.contains("seed (300) x droplet_seed (300) x lifetime (300) x batch (300) make 8100000000 points, above the cap of 10000")
+                && error.contains("--max-points"),
+            "{error}"
+        );
+        let lifted = LoadOptions {
+            max_points: 90_000,
+            ..LoadOptions::default()
+        };
+        let text = text
+            .replace("lifetime = [", "lifetime = [1]\n#")
+            .replace("batch = [", "batch = [1]\n#");
+        let fine = Experiment::parse_with(Path::new("x.toml"), &text, &lifted, None).unwrap();
+        assert_eq!(fine.points.len(), 90_000);
+    }
+
     fn parse(text: &str) -> Result<Experiment, ConfigError> {
         Experiment::parse(Path::new("experiments/test.toml"), text, None)
     }
@@ -464,10 +561,16 @@ mod tests {
             "fixed.size=128".to_string(),
             "axes.workgroup=[16, 32, 64]".to_string(),
         ];
-        let e = Experiment::parse_with(Path::new("x.toml"), text, &sets, None).unwrap();
+        let e =
+            Experiment::parse_with(Path::new("x.toml"), text, &overriding(&sets), None).unwrap();
         assert_eq!(e.points.len(), 3);
         assert!(e.points.iter().all(|p| p.settings.noise.size == 128));
-        let bad = Experiment::parse_with(Path::new("x.toml"), text, &["size=1".to_string()], None);
+        let bad = Experiment::parse_with(
+            Path::new("x.toml"),
+            text,
+            &overriding(&["size=1".to_string()]),
+            None,
+        );
         assert!(bad.unwrap_err().to_string().contains("--set size=1"));
     }
 
@@ -517,7 +620,8 @@ mod tests {
     fn a_key_both_fixed_and_an_axis_is_refused_naming_both() {
         let text = "name = \"c\"\ndescription = \"\"\n[axes]\nworkgroup = [32, 64]\n";
         let sets = ["fixed.workgroup=4096".to_string()];
-        let e = Experiment::parse_with(Path::new("c.toml"), text, &sets, None).unwrap_err();
+        let e = Experiment::parse_with(Path::new("c.toml"), text, &overriding(&sets), None)
+            .unwrap_err();
         assert_eq!(e.key, "axes.workgroup");
         assert!(e.reason.contains("fixed.workgroup = 4096"), "{}", e.reason);
     }
@@ -553,7 +657,8 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{e}"));
                 assert!(!s.plans.is_empty(), "{}", path.display());
             } else {
-                let e = Experiment::load(&path, &[], None).unwrap_or_else(|e| panic!("{e}"));
+                let e = Experiment::load(&path, &LoadOptions::default(), None)
+                    .unwrap_or_else(|e| panic!("{e}"));
                 assert!(!e.points.is_empty(), "{}", path.display());
             }
             count += 1;

@@ -116,6 +116,7 @@ pub fn run_sweep(
     if options.replicate {
         summary.fill_device_spread()?;
     }
+    summary.prune_failures()?;
     Ok(summary.summary)
 }
 

@@ -68,6 +68,8 @@ pub struct SweepSummary {
     pub skipped: usize,
     /// Points the GPU failed in this run, as recorded in failed.csv.
     pub failed: Vec<FailedRow>,
+    /// Points no worker reached: the sweep stopped, or every worker was lost, first.
+    pub never_ran: usize,
     /// Why the sweep stopped before its last point, if it did.
     pub stopped: Option<String>,
 }

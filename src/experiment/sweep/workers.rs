@@ -262,6 +262,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
                 measured,
                 skipped: mine.saturating_sub(measured + unsupported + failed.len() + pending),
                 failed,
+                never_ran: pending,
                 stopped: self.stopped.into_inner().unwrap_or_else(|e| e.into_inner()),
             },
             writer: self.writer.into_inner().unwrap_or_else(|e| e.into_inner()),
@@ -276,6 +277,11 @@ pub(super) struct Finished {
 }
 
 impl Finished {
+    /// failed.csv without the points recorded since they failed.
+    pub(super) fn prune_failures(&mut self) -> Result<(), ExperimentError> {
+        Ok(self.writer.prune_failures()?)
+    }
+
     /// `--replicate`: each point's spread of the median GPU time over the devices, in
     /// every row of a point that every device has measured.
     pub(super) fn fill_device_spread(&mut self) -> Result<(), ExperimentError> {
