@@ -276,3 +276,49 @@ fn erode_with_the_pipe_model_writes_its_maps_and_balance() {
         common::stderr(&unstable)
     );
 }
+
+#[test]
+fn a_run_past_the_work_bound_is_refused_before_it_starts_unless_asked_for() {
+    let parent = scratch("work-bound");
+    let out = parent.join("run");
+    let args = |extra: &[&str]| {
+        let mut args = vec![
+            "erode",
+            "--algorithm",
+            "pipes",
+            "--size",
+            "64",
+            "--pipes-steps",
+            "4000000000",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let refused = vkerode(&args(&[]).iter().map(String::as_str).collect::<Vec<_>>());
+    let err = common::stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("pipes_steps: 4000000000 makes up to 1.64e13 cell-steps on a 64x64 map")
+            && err.contains("--allow-long-runs"),
+        "{err}"
+    );
+    assert!(names_in(&parent).is_empty(), "nothing written: {err}");
+    // Asked for, it starts: the bound is the only thing in its way.
+    let mut allowed = common::vkerode_command(
+        &args(&["--allow-long-runs"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    )
+    .stderr(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let still_running = allowed.try_wait().unwrap().is_none();
+    let _ = allowed.kill();
+    let _ = allowed.wait();
+    assert!(still_running, "--allow-long-runs let it run");
+}

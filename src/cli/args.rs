@@ -208,6 +208,8 @@ pub struct SweepArgs {
     /// The most points the axes may make; a config past it is refused, naming its axes.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_POINTS)]
     pub max_points: usize,
+    #[command(flatten)]
+    pub run_length: RunLengthArgs,
     /// List every point with its effective settings, the buffers it needs against the
     /// device's limits, and its estimated time from earlier results; run nothing.
     #[arg(long)]
@@ -262,6 +264,7 @@ impl SweepArgs {
         LoadOptions {
             overrides: self.overrides.clone(),
             max_points: self.max_points,
+            allow_long: self.run_length.allow_long_runs,
         }
     }
 
@@ -389,10 +392,21 @@ impl InputArgs {
     }
 }
 
+/// The bound on one run's length, shared by erode and sweep.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct RunLengthArgs {
+    /// Run past the bound on one run's work (droplets x lifetime, or time steps x
+    /// cells; the refusal states it), which is otherwise refused before any work.
+    #[arg(long)]
+    pub allow_long_runs: bool,
+}
+
 #[derive(Args)]
 pub struct ErodeArgs {
     #[command(flatten)]
     pub settings: RunSettings,
+    #[command(flatten)]
+    pub run_length: RunLengthArgs,
     /// Erode this heightmap instead of generated terrain (see `vkerode convert --help`
     /// for the formats). Its cells with no data are filled, and nodata again on export.
     /// Its cell size turns elevations into kernel units (cells): elevation x

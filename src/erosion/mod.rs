@@ -20,7 +20,7 @@ mod workgroup;
 pub use algorithm::Algorithm;
 pub use error::ErosionError;
 pub use keys::SettingError;
-pub use registry::STRATEGIES;
+pub use registry::{MAX_RUN_WORK, STRATEGIES};
 pub use settings::RunSettings;
 pub use strategy::{
     report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, Prepared, Strategy, TimedRun,

@@ -9,6 +9,10 @@ use super::{droplets, pipes, thermal};
 use crate::gpu::DeviceInfo;
 use crate::terrain::MapInfo;
 
+/// The most units of work (droplet-steps, cell-steps) one run may do unless asked for
+/// more: a run past it is far more often a typo than a plan.
+pub const MAX_RUN_WORK: u64 = 1_000_000_000_000;
+
 /// Every strategy, in the order results list them.
 pub static STRATEGIES: [&dyn Strategy; 3] = [&droplets::Droplets, &pipes::Pipes, &thermal::Thermal];
 
@@ -57,6 +61,26 @@ impl RunSettings {
     /// Every rule, on `map`.
     pub fn check_map(&self, map: MapInfo, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
         self.strategy().check(self, Some(map), device)
+    }
+
+    /// Refuses a run that could do more than [`MAX_RUN_WORK`] units of work on `map`,
+    /// unless `allow_long`: its length is known before it starts.
+    pub fn check_run_length(&self, map: MapInfo, allow_long: bool) -> Result<(), SettingError> {
+        let strategy = self.strategy();
+        let work = strategy.work_bound(self, map);
+        if allow_long || work <= MAX_RUN_WORK {
+            return Ok(());
+        }
+        Err(SettingError::new(
+            strategy.dose_key(),
+            format!(
+                "{} makes up to {work:.2e} {} on a {}x{} map, past the {MAX_RUN_WORK:.0e} one run may do (about 100 s at 10 G/s, a large GPU's rate; days on a CPU device); lower it, or pass --allow-long-runs",
+                strategy.dose(self),
+                strategy.unit().name(),
+                map.width,
+                map.height
+            ),
+        ))
     }
 
     /// What the device lacks to run these settings on their noise map, if anything.

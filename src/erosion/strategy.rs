@@ -110,6 +110,9 @@ pub trait Strategy: Sync {
     fn dose(&self, settings: &RunSettings) -> u64;
     /// `settings` with the dose set to `dose` (saturating at the setting's type).
     fn with_dose(&self, settings: &RunSettings, dose: u64) -> RunSettings;
+    /// The most units of work a run on `map` can do (saturating): what bounds its
+    /// length before it starts.
+    fn work_bound(&self, settings: &RunSettings, map: MapInfo) -> u64;
 
     /// Every rule its settings obey, checked once: between themselves, with the map
     /// where it is known, and with the device where there is one. Errors name the key.

@@ -29,6 +29,7 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         terrain,
         settings,
         engine: args.engine,
+        allow_long: args.run_length.allow_long_runs,
     };
     let ctx = match request.engine {
         Engine::Gpu => Some(open_device(options)?),

@@ -70,6 +70,11 @@ impl Strategy for Droplets {
         s
     }
 
+    fn work_bound(&self, settings: &RunSettings, _map: MapInfo) -> u64 {
+        let d = &settings.droplets;
+        u64::from(d.droplets).saturating_mul(u64::from(d.lifetime))
+    }
+
     fn check(
         &self,
         settings: &RunSettings,

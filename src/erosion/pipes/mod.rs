@@ -66,6 +66,11 @@ impl Strategy for Pipes {
         s
     }
 
+    fn work_bound(&self, settings: &RunSettings, map: MapInfo) -> u64 {
+        map.cells()
+            .saturating_mul(u64::from(settings.pipes.pipes_steps))
+    }
+
     fn check(
         &self,
         settings: &RunSettings,

@@ -62,6 +62,11 @@ impl Strategy for Thermal {
         s
     }
 
+    fn work_bound(&self, settings: &RunSettings, map: MapInfo) -> u64 {
+        map.cells()
+            .saturating_mul(u64::from(settings.thermal.thermal_steps))
+    }
+
     fn check(
         &self,
         settings: &RunSettings,

@@ -52,6 +52,8 @@ pub struct ErodeRequest {
     pub terrain: TerrainSource,
     pub settings: RunSettings,
     pub engine: Engine,
+    /// Run past [`crate::erosion::MAX_RUN_WORK`] (`--allow-long-runs`).
+    pub allow_long: bool,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -230,7 +232,9 @@ pub fn run_erosion(
         TerrainSource::File { .. } => settings.check_job(device)?,
     }
     let terrain = prepare_terrain(&request.terrain, &settings.terrain(), gpu)?;
-    settings.check_map(MapInfo::of(&terrain.heights), device)?;
+    let map = MapInfo::of(&terrain.heights);
+    settings.check_map(map, device)?;
+    settings.check_run_length(map, request.allow_long)?;
     let initial = strategy.initial(settings, &terrain.heights)?;
     let run = match (request.engine.cpu(), gpu) {
         (Some(engine), _) => run_on_cpu(engine, settings, &initial)?,

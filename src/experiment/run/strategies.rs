@@ -288,6 +288,8 @@ fn at_equal_time(
             terrain: terrain.clone(),
             settings: strategy.with_dose(settings, dose),
             engine: Engine::Gpu,
+            // The dose is what fits in gpu_seconds.
+            allow_long: true,
         };
         let outcome = run_erosion(Some(ctx), &request)?;
         let ms = outcome

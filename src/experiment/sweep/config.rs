@@ -123,6 +123,9 @@ pub struct LoadOptions {
     pub overrides: Vec<String>,
     /// The most points the axes may make (`--max-points`).
     pub max_points: usize,
+    /// Points past [`crate::erosion::MAX_RUN_WORK`] are allowed
+    /// (`--allow-long-runs`).
+    pub allow_long: bool,
 }
 
 impl Default for LoadOptions {
@@ -130,6 +133,7 @@ impl Default for LoadOptions {
         Self {
             overrides: Vec::new(),
             max_points: DEFAULT_MAX_POINTS,
+            allow_long: false,
         }
     }
 }
@@ -164,11 +168,7 @@ impl Experiment {
         options: &LoadOptions,
         device: Option<&DeviceInfo>,
     ) -> Result<Self, ConfigError> {
-        let LoadOptions {
-            overrides,
-            max_points,
-        } = options;
-        let max_points = *max_points;
+        let overrides = &options.overrides;
         let error = |key: &str, reason: String| ConfigError {
             file: file.to_path_buf(),
             key: key.to_string(),
@@ -196,8 +196,10 @@ impl Experiment {
             ExperimentConfig::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
         let refused = |(key, reason): Refusal| error(&key, reason);
         config.check_header().map_err(refused)?;
-        let axes = config.checked_axes(max_points).map_err(refused)?;
-        let points = config.points(&axes, device).map_err(refused)?;
+        let axes = config.checked_axes(options.max_points).map_err(refused)?;
+        let points = config
+            .points(&axes, device, options.allow_long)
+            .map_err(refused)?;
         Ok(Self {
             file: file.to_path_buf(),
             config,
@@ -338,7 +340,12 @@ impl ExperimentConfig {
     }
 
     /// Every point of the product, checked (with a device, against its limits).
-    fn points(&self, axes: &[Axis], device: Option<&DeviceInfo>) -> Result<Vec<Point>, Refusal> {
+    fn points(
+        &self,
+        axes: &[Axis],
+        device: Option<&DeviceInfo>,
+        allow_long: bool,
+    ) -> Result<Vec<Point>, Refusal> {
         let mut points = Vec::new();
         for (index, combination) in product(axes).into_iter().enumerate() {
             let mut table = self.fixed.clone();
@@ -349,13 +356,16 @@ impl ExperimentConfig {
                 labels.push((name.clone(), value_label(value)));
             }
             let settings = settings_from(&table).map_err(|reason| ("axes".into(), reason))?;
-            settings.check(device).map_err(|e| {
-                let key = match labels.iter().find(|(name, _)| name == e.key) {
-                    Some((name, value)) => format!("axes.{name} = {value}"),
-                    None => format!("fixed.{}", e.key),
-                };
-                (key, e.reason)
-            })?;
+            settings
+                .check(device)
+                .and_then(|()| settings.check_run_length(settings.noise_map(), allow_long))
+                .map_err(|e| {
+                    let key = match labels.iter().find(|(name, _)| name == e.key) {
+                        Some((name, value)) => format!("axes.{name} = {value}"),
+                        None => format!("fixed.{}", e.key),
+                    };
+                    (key, e.reason)
+                })?;
             let unsupported = device.and_then(|d| settings.missing_feature(d));
             points.push(Point {
                 index,
