@@ -322,3 +322,135 @@ fn older_results_merge_onto_the_current_columns_and_compare_with_themselves() {
         assert_eq!(out.matches("| same |").count(), points, "{name}: {out}");
     }
 }
+
+#[test]
+fn compare_refuses_times_that_are_not_finite_and_above_0() {
+    let dir = common::scratch("compare", "bad-times");
+    // Committed pipes results: they have the medians' intervals.
+    let results = Path::new("results/pipes/nvidia-h200");
+    let base = plant(results, &dir.join("base"), 100.0, (98.0, 102.0));
+    for (name, median, interval, column, value) in [
+        (
+            "nan",
+            f64::NAN,
+            (f64::NAN, f64::NAN),
+            "gpu_ms_median",
+            "NaN",
+        ),
+        ("zero", 0.0, (0.0, 0.0), "gpu_ms_median", "0"),
+        ("negative", -1.0, (-1.0, -1.0), "gpu_ms_median", "-1"),
+        ("interval", 100.0, (-1.0, 102.0), "gpu_ms_ci_low", "-1"),
+        (
+            "infinite",
+            100.0,
+            (98.0, f64::INFINITY),
+            "gpu_ms_ci_high",
+            "inf",
+        ),
+    ] {
+        let bad = plant(results, &dir.join(name), median, interval);
+        let csv = bad.join("points.csv");
+        let said = format!("point 0 (line 2): {column} is {value}");
+        // As the new set, with a gate that must not pass, and as the base.
+        for args in [
+            vec![
+                base.to_str().unwrap(),
+                bad.to_str().unwrap(),
+                "--fail-slower",
+                "10",
+            ],
+            vec![bad.to_str().unwrap(), base.to_str().unwrap()],
+        ] {
+            let (out, err, code) = run(&[&["compare"], args.as_slice()].concat());
+            assert_eq!(code, Some(1), "{name}: {out}{err}");
+            assert!(
+                err.contains(csv.to_str().unwrap()) && err.contains(&said),
+                "{name}: {err}"
+            );
+            assert!(
+                !out.contains("| point |"),
+                "{name}: refused before the table"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_fail_slower_threshold_is_a_finite_percentage_above_0() {
+    let set = "results/pipes/nvidia-h200";
+    for bad in ["nan", "-5", "inf", "0", "ten"] {
+        let flag = format!("--fail-slower={bad}");
+        let (out, err, code) = run(&["compare", set, set, &flag]);
+        assert_eq!(code, Some(2), "{bad}: {out}{err}");
+        assert!(
+            err.contains("--fail-slower") && err.contains("not a percentage above 0"),
+            "{bad}: {err}"
+        );
+        assert!(out.is_empty(), "{bad}: refused before comparing: {out}");
+    }
+    let (_, err, code) = run(&["compare", set, set, "--fail-slower", "2.5"]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn plot_leaves_out_times_and_rates_of_0_or_below_with_a_warning() {
+    let dir = common::scratch("compare", "plot-non-positive");
+    // Committed droplet results, of an older version (steps_per_s, no intervals).
+    let results = Path::new("results/workgroup/nvidia-h200");
+    let csv = with_values(
+        results,
+        &dir.join("some"),
+        "steps_per_s",
+        &[(0, "-5"), (1, "0")],
+    );
+    let chart = dir.join("chart");
+    let (_, err, code) = outcome(common::plot(&csv, "workgroup", &chart, &[]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("left out 2 row(s)")
+            && err.contains("points.csv:2,")
+            && err.contains("points.csv:3"),
+        "{err}"
+    );
+    let all: Vec<(usize, &str)> = (0..16).map(|r| (r, "-1.5")).collect();
+    let csv = with_values(results, &dir.join("all"), "gpu_ms_median", &all);
+    let (_, err, code) = outcome(common::plot(
+        &csv,
+        "workgroup",
+        &chart,
+        &["--y", "gpu_ms_median"],
+    ));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no plottable points"), "{err}");
+}
+
+#[test]
+fn plot_refuses_an_out_that_is_a_folder_before_reading() {
+    let dir = common::scratch("compare", "plot-out-folder");
+    let folder = dir.join("charts");
+    std::fs::create_dir(&folder).unwrap();
+    let csv = Path::new("results/workgroup/nvidia-h200/points.csv");
+    let missing = dir.join("missing.csv");
+    let slashed = format!("{}/", folder.display());
+    for (csv, out) in [
+        (csv, folder.clone()),
+        (csv, PathBuf::from(&slashed)),
+        // Refused before the CSV is read.
+        (missing.as_path(), folder.clone()),
+    ] {
+        let (_, err, code) = outcome(common::plot(csv, "workgroup", &out, &[]));
+        assert_eq!(code, Some(1), "{}: {err}", out.display());
+        assert!(
+            err.contains(&format!("--out {} is a folder", out.display()))
+                && err.contains("STEM.png and STEM.svg"),
+            "{err}"
+        );
+    }
+    for beside in ["charts.png", "charts.svg"] {
+        assert!(
+            !dir.join(beside).exists(),
+            "{beside} written beside the folder"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+}

@@ -126,7 +126,7 @@ pub enum Command {
         out: Option<PathBuf>,
         /// Exit with status 3 when a point is slower than BASE by more than PERCENT,
         /// beyond both points' noise.
-        #[arg(long, value_name = "PERCENT")]
+        #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
         fail_slower: Option<f64>,
     },
     /// A finished sweep's points as a markdown table (results folder or points.csv).
@@ -486,6 +486,17 @@ fn parse_filter(text: &str) -> Result<(String, String), String> {
     text.split_once('=')
         .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
         .ok_or_else(|| format!("{text:?} is not COLUMN=VALUE"))
+}
+
+/// A threshold of `--fail-slower`: a point fails when its time exceeds the base's by
+/// more than this share, so it is finite and above 0.
+fn parse_percent(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "{text:?} is not a percentage above 0 (10 fails on a point more than 10% slower)"
+        )),
+    }
 }
 
 fn parse_cell_size(text: &str) -> Result<CellSize, String> {

@@ -22,6 +22,9 @@ struct PointTimes {
     outliers: Option<String>,
     stop_reason: Option<String>,
     slowed: Option<String>,
+    /// Why `compare` cannot weigh this point's times (one is not a finite time above
+    /// 0), naming the point, its line and the column; none where they are sound.
+    fault: Option<String>,
 }
 
 /// How a point changed from the base to the new set.
@@ -129,13 +132,30 @@ fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
         .into_iter()
         .enumerate()
         .map(|(r, median_ms)| {
-            let bound = |ci: &str, quartile: &str| {
-                table
-                    .number(r, ci)
-                    .or_else(|| table.number(r, quartile))
+            // With the column it came from, for the fault below.
+            let bound = |ci: &'static str, quartile: &'static str| {
+                [ci, quartile]
+                    .into_iter()
+                    .find_map(|column| Some((table.number(r, column)?, column)))
                     // One repetition has no interval: its spread is the median alone.
-                    .unwrap_or(median_ms)
+                    .unwrap_or((median_ms, "gpu_ms_median"))
             };
+            let (low, high) = (
+                bound("gpu_ms_ci_low", "gpu_ms_q1"),
+                bound("gpu_ms_ci_high", "gpu_ms_q3"),
+            );
+            // A NaN lies outside no interval (every verdict "same"), and a time of 0 or
+            // below makes a ratio of nothing: such a point cannot be compared.
+            let fault = [(median_ms, "gpu_ms_median"), low, high]
+                .into_iter()
+                .find(|(ms, _)| !(ms.is_finite() && *ms > 0.0))
+                .map(|(ms, column)| {
+                    format!(
+                        "point {} (line {}): {column} is {ms}; compare needs finite times above 0",
+                        table.get(r, "point").unwrap_or_default(),
+                        r + 2
+                    )
+                });
             let rate = WorkUnit::ALL.iter().find_map(|unit| {
                 let per_s = table.number(r, &format!("{}_per_s", unit.column()))?;
                 Some((per_s, unit.name()))
@@ -146,14 +166,12 @@ fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
                     .map(|k| (k.clone(), canonical(table.get(r, k).unwrap_or_default())))
                     .collect(),
                 median_ms,
-                spread_ms: (
-                    bound("gpu_ms_ci_low", "gpu_ms_q1"),
-                    bound("gpu_ms_ci_high", "gpu_ms_q3"),
-                ),
+                spread_ms: (low.0, high.0),
                 rate,
                 outliers: optional(r, "outliers"),
                 stop_reason: optional(r, "stop_reason"),
                 slowed: optional(r, "slowed"),
+                fault,
             }
         })
         .collect())
@@ -205,10 +223,19 @@ fn same_settings(a: &PointTimes, b: &PointTimes) -> bool {
 
 /// Matches the points of two sets by the settings both record (each base point with
 /// the first new one not yet matched), and judges each pair: slower or faster only where the two spreads (the medians' intervals, or
-/// the quartiles for older files) do not overlap.
+/// the quartiles for older files) do not overlap. Refused where a point's median or
+/// spread is not a finite time above 0.
 pub fn compare(base: &Path, new: &Path) -> Result<CompareReport, ResultsError> {
     let base_points = read_times(base)?;
     let new_points = read_times(new)?;
+    for (path, points) in [(base, &base_points), (new, &new_points)] {
+        if let Some(reason) = points.iter().find_map(|p| p.fault.clone()) {
+            return Err(ResultsError::Mismatch {
+                path: points_csv(path),
+                reason,
+            });
+        }
+    }
     let mut taken = vec![false; new_points.len()];
     let mut matched: Vec<(&PointTimes, &PointTimes)> = Vec::new();
     for b in &base_points {
@@ -291,6 +318,7 @@ mod tests {
             outliers: None,
             stop_reason: None,
             slowed: None,
+            fault: None,
         }
     }
 

@@ -15,6 +15,7 @@ use thiserror::Error;
 
 use crate::erosion::{Ceiling, WorkUnit};
 use crate::experiment::results::{point_columns, read_points, Meta, Table};
+use crate::table::Column;
 use crate::terrain::files::write_atomically;
 use crate::terrain::image::write_png;
 use crate::terrain::pictures::ensure_font;
@@ -125,6 +126,15 @@ struct Series {
 /// axis arithmetic overflows.
 fn plottable(v: f64) -> bool {
     v.is_finite() && v.abs() < 1e100
+}
+
+/// Whether a column holds times or rates (a unit of ms, or per second): a value of 0 or
+/// below in one is no measurement.
+fn positive_only(columns: &[Column], name: &str) -> bool {
+    columns
+        .iter()
+        .find(|c| c.name == name)
+        .is_some_and(|c| c.unit == "ms" || c.unit.ends_with("/s"))
 }
 
 struct Chart {
@@ -299,6 +309,7 @@ impl Gathered {
             reason,
         };
         let table = read_points(path).map_err(|e| bad(crate::error_chain(&e)))?;
+        let columns = point_columns();
         for r in 0..table.rows.len() {
             let field = |name: &str| table.get(r, name).unwrap_or_default();
             if request.filters.iter().any(|(c, v)| field(c) != v) {
@@ -313,8 +324,11 @@ impl Gathered {
             let (x, y) = (number(&request.x)?, number(&y_column)?);
             // Header, then one line per row: row r is on line r + 2.
             let line = r + 2;
-            // Values no axis can hold are left out, and named.
-            if !(plottable(x) && plottable(y)) {
+            // Values no axis can hold, and times or rates of 0 or below, are left out,
+            // and named.
+            let absurd =
+                |v: f64, column: &str| !plottable(v) || v <= 0.0 && positive_only(&columns, column);
+            if absurd(x, &request.x) || absurd(y, &y_column) {
                 self.left_out.push(format!("{}:{line}", path.display()));
                 continue;
             }
@@ -701,6 +715,13 @@ pub struct Plotted {
 }
 
 pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
+    // Not a folder: it would get DIR.png and DIR.svg beside it.
+    if request.out.is_dir() {
+        return Err(PlotError::Request(format!(
+            "--out {} is a folder; --out is a path stem: plot writes STEM.png and STEM.svg",
+            request.out.display()
+        )));
+    }
     let chart = read_chart(request)?;
     ensure_font();
     let png_path = request.out.with_extension("png");
