@@ -225,3 +225,26 @@ fn completions_and_the_man_page_print() {
         "roff"
     );
 }
+
+#[test]
+fn the_reliability_page_states_the_bounds_the_code_enforces() {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reliability.md"))
+            .unwrap();
+    let points = vkerode::experiment::sweep::config::DEFAULT_MAX_POINTS;
+    let work = vkerode::erosion::MAX_RUN_WORK;
+    assert_eq!(
+        10u64.pow(work.ilog10()),
+        work,
+        "the bound is a power of ten"
+    );
+    for stated in [
+        format!("more than {points} points"),
+        format!("more than 10^{} units of work", work.ilog10()),
+    ] {
+        assert!(
+            text.contains(&stated),
+            "docs/reliability.md says {stated:?}"
+        );
+    }
+}
