@@ -442,10 +442,12 @@ impl ResultsWriter {
         }
         let rows: Vec<FailedRow> = read_rows(&path)?;
         let count = rows.len();
-        let left: Vec<FailedRow> = rows
-            .into_iter()
-            .filter(|r| !self.completed.contains(&(r.point, r.worker)))
-            .collect();
+        // A point of a replicate sweep is done on each worker; others, on any.
+        let done = |r: &FailedRow| match self.meta.replicate {
+            true => self.is_complete_on(r.point, r.worker),
+            false => self.is_complete(r.point),
+        };
+        let left: Vec<FailedRow> = rows.into_iter().filter(|r| !done(r)).collect();
         match (left.is_empty(), left.len() == count) {
             (true, _) => std::fs::remove_file(&path).map_err(io_error(&path)),
             (false, true) => Ok(()),
