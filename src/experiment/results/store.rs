@@ -225,6 +225,47 @@ impl Meta {
             })
     }
 
+    /// Why the shard `other` may not be merged with this one, read from `first`, if it
+    /// may not: a config edited since it was hashed, another config or experiment,
+    /// device or `--replicate`.
+    fn refuses_to_merge(&self, other: &Meta, first: &Path) -> Option<String> {
+        // Sets from before schema 2 were hashed another way: their hash cannot be
+        // checked, only their copies against each other.
+        let recorded = config_hash_of(&other.config);
+        let replicate = |m: &Meta| if m.replicate { " (--replicate)" } else { "" };
+        if other.schema_version >= 2 && recorded != other.config_hash {
+            Some(format!(
+                "its config hashes to {recorded}, not to the {} it records: it was edited, so its points cannot be trusted",
+                other.config_hash
+            ))
+        } else if other.config_hash != self.config_hash || other.experiment != self.experiment {
+            Some(format!(
+                "config {} of experiment {:?} does not match {} of {:?} in {}",
+                other.config_hash,
+                other.experiment,
+                self.config_hash,
+                self.experiment,
+                first.display()
+            ))
+        } else if other.config != self.config {
+            Some(format!(
+                "its config differs from that of {} though both record config {}: one was edited",
+                first.display(),
+                self.config_hash
+            ))
+        } else if other.device != self.device || other.replicate != self.replicate {
+            Some(format!(
+                "ran on {}{}, not {}{}",
+                other.device,
+                replicate(other),
+                self.device,
+                replicate(self)
+            ))
+        } else {
+            None
+        }
+    }
+
     pub fn read(dir: &Path) -> Result<Self, ResultsError> {
         let path = dir.join(META_JSON);
         let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
@@ -645,56 +686,8 @@ pub fn merge(
         };
         let meta_path = dir.join(META_JSON);
         let other = Meta::read(dir)?;
-        // Sets from before schema 2 were hashed another way: their hash cannot be
-        // checked, only their copies against each other, below.
-        let recorded = config_hash_of(&other.config);
-        if other.schema_version >= 2 && recorded != other.config_hash {
-            return Err(mismatch(
-                &meta_path,
-                format!(
-                    "its config hashes to {recorded}, not to the {} it records: it was edited, so its points cannot be trusted",
-                    other.config_hash
-                ),
-            ));
-        }
-        if other.config_hash != meta.config_hash || other.experiment != meta.experiment {
-            return Err(mismatch(
-                &meta_path,
-                format!(
-                    "config {} of experiment {:?} does not match {} of {:?} in {}",
-                    other.config_hash,
-                    other.experiment,
-                    meta.config_hash,
-                    meta.experiment,
-                    first.display()
-                ),
-            ));
-        }
-        if other.config != meta.config {
-            return Err(mismatch(
-                &meta_path,
-                format!(
-                    "its config differs from that of {} though both record config {}: one was edited",
-                    first.display(),
-                    meta.config_hash
-                ),
-            ));
-        }
-        if other.device != meta.device || other.replicate != meta.replicate {
-            return Err(mismatch(
-                &meta_path,
-                format!(
-                    "ran on {}{}, not {}{}",
-                    other.device,
-                    if other.replicate {
-                        " (--replicate)"
-                    } else {
-                        ""
-                    },
-                    meta.device,
-                    if meta.replicate { " (--replicate)" } else { "" },
-                ),
-            ));
+        if let Some(reason) = meta.refuses_to_merge(&other, first) {
+            return Err(mismatch(&meta_path, reason));
         }
         let path = dir.join(POINTS_CSV);
         let table = read_points(&path)?;
