@@ -230,7 +230,11 @@ pub fn run_erosion(
         TerrainSource::File { .. } => settings.check_job(device)?,
     }
     let terrain = prepare_terrain(&request.terrain, &settings.terrain(), gpu)?;
-    settings.check_map(MapInfo::of(&terrain.heights), device)?;
+    // Noise was checked on its map as set (its relief bounds its heights), before it
+    // was generated; a file's rules wait for its heights.
+    if let TerrainSource::File { .. } = request.terrain {
+        settings.check_map(MapInfo::of(&terrain.heights), device)?;
+    }
     let initial = strategy.initial(settings, &terrain.heights)?;
     let run = match (request.engine.cpu(), gpu) {
         (Some(engine), _) => run_on_cpu(engine, settings, &initial)?,
