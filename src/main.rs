@@ -6,16 +6,19 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{CommandFactory, Parser};
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 mod cli;
 
-use cli::args::{Cli, Command};
+use cli::args::{Cli, Command, ErodeArgs};
 use cli::commands;
 use cli::ExitStatus;
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    // The matches too, for what was given rather than defaulted.
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    match run(cli, &matches) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -25,7 +28,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
     let gpu = cli.gpu.options();
     match cli.command {
         Command::Devices => commands::devices::run(&gpu),
@@ -35,7 +38,13 @@ fn run(cli: Cli) -> Result<()> {
             format,
             cpu,
         } => commands::terrain::run(&gpu, &terrain, &out, format, cpu),
-        Command::Erode(args) => commands::erode::run(&gpu, &args),
+        Command::Erode(mut args) => {
+            args.given = matches
+                .subcommand_matches("erode")
+                .map(ErodeArgs::given_in)
+                .unwrap_or_default();
+            commands::erode::run(&gpu, &args)
+        }
         Command::Convert {
             input,
             output,

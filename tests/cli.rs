@@ -278,6 +278,114 @@ fn erode_with_the_pipe_model_writes_its_maps_and_balance() {
 }
 
 #[test]
+fn gpu_only_flags_with_a_cpu_engine_are_refused_naming_both() {
+    assert_refused(
+        &[
+            "erode",
+            "--size",
+            "32",
+            "--droplets",
+            "100",
+            "--engine",
+            "cpu",
+            "--lever",
+            "image",
+        ],
+        "--lever conflicts with --engine cpu",
+    );
+    assert_refused(
+        &[
+            "erode",
+            "--algorithm",
+            "thermal",
+            "--size",
+            "32",
+            "--engine",
+            "cpu-sequential",
+            "--thermal-workgroup",
+            "8x8",
+        ],
+        "--thermal-workgroup conflicts with --engine cpu-sequential",
+    );
+}
+
+#[test]
+fn another_strategys_flags_are_refused_naming_the_flag_and_the_algorithm() {
+    assert_refused(
+        &[
+            "erode",
+            "--algorithm",
+            "pipes",
+            "--size",
+            "32",
+            "--pipes-steps",
+            "2",
+            "--variant",
+            "fast",
+            "--deterministic",
+        ],
+        "--variant conflicts with --algorithm pipes",
+    );
+    assert_refused(
+        &[
+            "erode",
+            "--size",
+            "32",
+            "--droplets",
+            "100",
+            "--thermal-steps",
+            "3",
+        ],
+        "--thermal-steps conflicts with --algorithm droplets",
+    );
+}
+
+#[test]
+fn a_size_for_an_input_that_states_its_own_is_refused() {
+    assert_refused(
+        &[
+            "erode",
+            "--input",
+            "tests/data/jacksboro_fault_dem.tif",
+            "--width",
+            "10",
+            "--height",
+            "10",
+            "--droplets",
+            "100",
+        ],
+        "--width and --height",
+    );
+}
+
+#[test]
+fn peak_force_without_out_is_refused_naming_both() {
+    let result = vkerode(&["peak", "--force"]);
+    let err = common::stderr(&result);
+    assert_eq!(result.status.code(), Some(2), "{err}");
+    assert!(err.contains("--out") && err.contains("--force"), "{err}");
+}
+
+#[test]
+fn a_pipe_capacity_that_carves_past_the_relief_is_refused() {
+    // Unbounded, 1e6 drove this map to -2.7e8 in 50 steps.
+    assert_refused(
+        &[
+            "erode",
+            "--algorithm",
+            "pipes",
+            "--size",
+            "64",
+            "--pipes-steps",
+            "50",
+            "--pipes-capacity",
+            "1e6",
+        ],
+        "--pipes-capacity: 1000000 lets one step carve",
+    );
+}
+
+#[test]
 fn a_run_past_the_work_bound_is_refused_before_it_starts_unless_asked_for() {
     let parent = scratch("work-bound");
     let out = parent.join("run");

@@ -278,6 +278,33 @@ fn parameters_and_variants_that_cannot_run_are_refused_by_their_setting() {
         ..PipesParams::DEFAULT
     };
     assert_eq!(negative.check().unwrap_err().key, "pipes_rain");
+    let dissolving = PipesParams {
+        dissolving: 100.0,
+        ..PipesParams::DEFAULT
+    };
+    let error = dissolving.check().unwrap_err();
+    assert_eq!(error.key, "pipes_dissolving");
+    assert!(error.reason.contains("1 / time step = 50"), "{error}");
+    let deposition = PipesParams {
+        deposition: 51.0,
+        ..PipesParams::DEFAULT
+    };
+    assert_eq!(deposition.check().unwrap_err().key, "pipes_deposition");
+    // Ks Kc l = 0.5 carves half a height unit a step at most: within any relief.
+    assert!(PipesParams::DEFAULT.check_relief(0.0).is_ok());
+    let carving = PipesParams {
+        capacity: 1e30,
+        ..PipesParams::DEFAULT
+    };
+    assert!(carving.check().is_ok(), "finite and positive on its own");
+    let error = carving.check_relief(128.0).unwrap_err();
+    assert_eq!(error.key, "pipes_capacity");
+    assert!(error.reason.contains("at most 256"), "{error}");
+    let flooding = PipesParams {
+        rain: 1e5,
+        ..PipesParams::DEFAULT
+    };
+    assert_eq!(flooding.check_relief(128.0).unwrap_err().key, "pipes_rain");
 
     let tiles_unfused = variant(Fusion::None, Packing::F32, Tiles::Shared, (16, 16));
     let semi = Advection::SemiLagrangian;

@@ -100,3 +100,62 @@ fn a_config_that_cannot_run_is_refused_by_key_before_any_gpu_work() {
     );
     assert!(!out.exists(), "nothing written");
 }
+
+/// Runs `config` (the duel's, changed) expecting a refusal that names each of
+/// `needles`, before any device is opened and with nothing written.
+fn assert_refused_before_the_device(name: &str, config: &str, needles: &[&str]) {
+    let dir = scratch("strategies", name);
+    std::fs::copy("tests/data/jacksboro_fault_dem.tif", dir.join("dem.tif")).unwrap();
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, config).unwrap();
+    let out = dir.join("out");
+    let run = vkerode(&[
+        "strategies",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = stderr(&run);
+    let said = format!("{}{err}", String::from_utf8_lossy(&run.stdout));
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    for needle in needles {
+        assert!(err.contains(needle), "expected {needle:?} in: {err}");
+    }
+    assert!(!said.contains("device:"), "a device was opened: {said}");
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
+fn a_cell_size_that_is_not_positive_is_refused() {
+    let bad = CONFIG.replace("cell_size = [74.5, 92.6]", "cell_size = [-1, 0]");
+    assert_refused_before_the_device("cell-size", &bad, &["terrain.cell_size", "dem", "positive"]);
+}
+
+#[test]
+fn a_cell_size_on_noise_is_refused() {
+    let bad = CONFIG.replace("seed = 2", "seed = 2\ncell_size = [5, 5]");
+    assert_refused_before_the_device(
+        "noise-cell-size",
+        &bad,
+        &["terrain.cell_size", "noise", "input file"],
+    );
+}
+
+#[test]
+fn a_key_of_another_strategy_or_of_the_terrain_is_refused_naming_table_and_key() {
+    let bad = CONFIG.replace("droplets = 500", "droplets = 500\npipes_dt = 0.5");
+    assert_refused_before_the_device(
+        "foreign-key",
+        &bad,
+        &["droplets: `pipes_dt` is a setting of pipes"],
+    );
+    let bad = CONFIG.replace("thermal_steps = 4", "thermal_steps = 4\nsize = 16");
+    assert_refused_before_the_device("terrain-key", &bad, &["thermal: `size`"]);
+}
+
+#[test]
+fn a_missing_input_is_refused_before_any_terrain_runs() {
+    // The noise terrain comes first: it must not run before the file is found missing.
+    let bad = CONFIG.replace("input = \"dem.tif\"", "input = \"nope.tif\"");
+    assert_refused_before_the_device("missing-input", &bad, &["terrain.input", "nope.tif"]);
+}

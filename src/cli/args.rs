@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use clap::{Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, Parser, Subcommand, ValueEnum};
 
 use vkerode::erosion::droplets::{
     AtomicMode, DropletSettings, DropletShader, Lever, SpawnMode, SpirvBuild,
@@ -103,8 +104,9 @@ pub enum Command {
         /// walk.csv, copy.csv, cache_latency.csv, cache_bandwidth.csv) into this folder.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Replace the folder whole if it already holds files (by default it is refused).
-        #[arg(long)]
+        /// Replace the --out folder whole if it already holds files (by default it is
+        /// refused).
+        #[arg(long, requires = "out")]
         force: bool,
         /// Run only the copy and the cache microbenchmark; the cached atomic rates are kept.
         #[arg(long)]
@@ -433,9 +435,21 @@ pub struct ErodeArgs {
     /// Replace --out whole if it already holds files (by default it is refused).
     #[arg(long)]
     pub force: bool,
+    /// The settings' keys given on the command line rather than defaulted
+    /// ([`ErodeArgs::given_in`]).
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
 impl ErodeArgs {
+    /// The settings' keys `matches` (erode's) has from the command line.
+    pub fn given_in(matches: &ArgMatches) -> Vec<String> {
+        RunSettings::keys()
+            .into_iter()
+            .filter(|key| matches.value_source(key) == Some(ValueSource::CommandLine))
+            .collect()
+    }
+
     /// The terrain to erode: the settings' noise, or the --input file as read.
     pub fn terrain(&self) -> Result<TerrainSource> {
         let Some(path) = &self.input else {
@@ -469,6 +483,15 @@ impl ErodeArgs {
         if let Err(e) = checked {
             bail!("{}: {}", e.flag(), e.reason);
         }
+        if let Err(e) = s.check_given(&self.given, self.engine != Engine::Gpu) {
+            let with = if RunSettings::owner_of(e.key) == Some(s.algorithm) {
+                let engine = self.engine.to_possible_value();
+                format!("--engine {}", engine.as_ref().map_or("", |v| v.get_name()))
+            } else {
+                format!("--algorithm {}", s.algorithm.as_str())
+            };
+            bail!("{} conflicts with {with}: {}", e.flag(), e.reason);
+        }
         if self.input.is_none() && self.layout != InputLayout::default() {
             bail!("--width, --height and --cell-size describe an --input file");
         }
@@ -501,7 +524,7 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 
 fn parse_cell_size(text: &str) -> Result<CellSize, String> {
     let parse = |s: &str| match s.trim().parse::<f32>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) if (CellSize { x: v, y: v }).is_positive() => Ok(v),
         _ => Err(format!("{s:?} is not a positive number of metres")),
     };
     match text.split_once(',') {

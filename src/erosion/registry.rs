@@ -83,11 +83,55 @@ impl RunSettings {
         ))
     }
 
+    /// The strategy whose own setting `key` is; `None` for the terrain's keys, the
+    /// strategy's choice and unknown keys.
+    pub fn owner_of(key: &str) -> Option<Algorithm> {
+        owned(key).map(|(owner, _)| owner.algorithm())
+    }
+
+    /// Refuses a key of `given` (the settings a user set) that this run would ignore:
+    /// one of another strategy's, or, on the CPU (`on_cpu`), one only the GPU kernels use.
+    pub fn check_given<S: AsRef<str>>(
+        &self,
+        given: &[S],
+        on_cpu: bool,
+    ) -> Result<(), SettingError> {
+        let name = self.algorithm.as_str();
+        for (owner, key) in given.iter().filter_map(|k| owned(k.as_ref())) {
+            if owner.algorithm() != self.algorithm {
+                return Err(SettingError::new(
+                    key,
+                    format!(
+                        "a setting of {}, which algorithm {name} ignores",
+                        owner.algorithm().as_str()
+                    ),
+                ));
+            }
+            if on_cpu && owner.gpu_only_keys().contains(&key) {
+                return Err(SettingError::new(
+                    key,
+                    format!(
+                        "a setting of the {name} GPU kernels only, which the CPU reference ignores"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// What the device lacks to run these settings on their noise map, if anything.
     pub fn missing_feature(&self, device: &DeviceInfo) -> Option<String> {
         self.strategy()
             .missing_feature(self, self.noise_map(), device)
     }
+}
+
+/// The strategy that owns `key`, with the key as it spells it.
+fn owned(key: &str) -> Option<(&'static dyn Strategy, &'static str)> {
+    STRATEGIES.iter().find_map(|&s| {
+        let (own, _) = s.settings_units().iter().find(|(k, _)| *k == key)?;
+        Some((s, *own))
+    })
 }
 
 #[cfg(test)]
@@ -104,5 +148,39 @@ mod tests {
             let spelled = serde_json::to_value(a).unwrap();
             assert_eq!(spelled, a.as_str());
         }
+    }
+
+    #[test]
+    fn each_key_has_one_owner_and_gpu_only_keys_are_their_strategys_own() {
+        for s in STRATEGIES.iter() {
+            for (key, _) in s.settings_units() {
+                assert_eq!(RunSettings::owner_of(key), Some(s.algorithm()), "{key}");
+            }
+            for key in s.gpu_only_keys() {
+                assert_eq!(RunSettings::owner_of(key), Some(s.algorithm()), "{key}");
+            }
+        }
+        assert_eq!(RunSettings::owner_of("size"), None);
+    }
+
+    #[test]
+    fn a_setting_the_run_would_ignore_is_refused_by_key() {
+        let pipes = RunSettings {
+            algorithm: Algorithm::Pipes,
+            ..RunSettings::DEFAULT
+        };
+        let error = pipes.check_given(&["size", "variant"], false).unwrap_err();
+        assert_eq!(error.key, "variant");
+        assert!(error.reason.contains("droplets"), "{error}");
+        assert!(pipes.check_given(&["size", "pipes_fusion"], false).is_ok());
+        let error = pipes.check_given(&["pipes_fusion"], true).unwrap_err();
+        assert_eq!(error.key, "pipes_fusion");
+        assert!(RunSettings::DEFAULT
+            .check_given(&["droplets", "physics"], true)
+            .is_ok());
+        let error = RunSettings::DEFAULT
+            .check_given(&["lever"], true)
+            .unwrap_err();
+        assert_eq!(error.key, "lever");
     }
 }

@@ -172,12 +172,15 @@ impl RunSettings {
         self.noise.spec()
     }
 
-    /// The noise map of these settings: its shape, and its heights' bound (the relief).
+    /// The noise map of these settings: its shape, and its heights' bound (the relief;
+    /// noise heights lie in [0, relief]).
     pub fn noise_map(&self) -> MapInfo {
+        let relief = self.terrain().relief;
         MapInfo {
             width: self.noise.size,
             height: self.noise.size,
-            highest: self.terrain().relief,
+            highest: relief,
+            relief,
         }
     }
 }

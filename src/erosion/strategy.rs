@@ -114,6 +114,14 @@ pub trait Strategy: Sync {
     /// length before it starts.
     fn work_bound(&self, settings: &RunSettings, map: MapInfo) -> u64;
 
+    /// Its own settings' keys with their units (its settings struct's `UNITS`): a key
+    /// of another strategy is ignored by this one.
+    fn settings_units(&self) -> &'static [(&'static str, &'static str)];
+
+    /// The keys of its settings that only its GPU kernels use: its CPU reference
+    /// ignores them.
+    fn gpu_only_keys(&self) -> &'static [&'static str];
+
     /// Every rule its settings obey, checked once: between themselves, with the map
     /// where it is known, and with the device where there is one. Errors name the key.
     fn check(

@@ -41,13 +41,14 @@ pub fn fits_fixed_point(largest: f32, scale: f32) -> Result<(), HeightmapError> 
     Ok(())
 }
 
-/// The shape of a map and its highest |height|, in height units, for the rules that
-/// depend on the map.
+/// The shape of a map, its highest |height| and its relief (highest minus lowest
+/// height), in height units, for the rules that depend on the map.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MapInfo {
     pub width: u32,
     pub height: u32,
     pub highest: f32,
+    pub relief: f32,
 }
 
 impl MapInfo {
@@ -57,6 +58,7 @@ impl MapInfo {
             width: map.width() as u32,
             height: map.height() as u32,
             highest: stats.max.abs().max(stats.min.abs()),
+            relief: stats.max - stats.min,
         }
     }
 

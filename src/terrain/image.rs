@@ -22,6 +22,14 @@ impl Default for CellSize {
     }
 }
 
+impl CellSize {
+    /// Both spacings finite and above zero: the rule of every cell size a user gives
+    /// (flag, sidecar, config); a negative one would mirror the slopes.
+    pub fn is_positive(&self) -> bool {
+        self.x.is_finite() && self.y.is_finite() && self.x > 0.0 && self.y > 0.0
+    }
+}
+
 /// Illumination in [0, 1] per cell, by Horn's 3x3 gradient; edges repeat their cells.
 /// Row 0 is north.
 pub fn hillshade(map: &Heightmap, cell: CellSize) -> Vec<f32> {

@@ -18,11 +18,8 @@ pub fn run(options: &ContextOptions, config: &Path, out: Option<&Path>, force: b
         Path::to_path_buf,
     );
     let staged = StagedFolder::begin(&out, force).context("--out")?;
-    let config_dir = config.parent().unwrap_or(Path::new("."));
-    let (lines, written) = run_strategies(&ctx, &strategies, config_dir, staged.path(), |line| {
-        say!("{line}")
-    })
-    .with_context(|| format!("running {}", config.display()))?;
+    let (lines, written) = run_strategies(&ctx, &strategies, staged.path(), |line| say!("{line}"))
+        .with_context(|| format!("running {}", config.display()))?;
     lines.iter().for_each(|line| say!("{line}"));
     say_wrote(staged.publish(written)?);
     Ok(())

@@ -56,6 +56,14 @@ impl Strategy for Droplets {
         WorkUnit::DropletSteps
     }
 
+    fn settings_units(&self) -> &'static [(&'static str, &'static str)] {
+        DropletSettings::UNITS
+    }
+
+    fn gpu_only_keys(&self) -> &'static [&'static str] {
+        DropletSettings::GPU_ONLY
+    }
+
     fn dose_key(&self) -> &'static str {
         "droplets"
     }

@@ -175,6 +175,26 @@ impl DropletSettings {
         ("deterministic", "switch"),
     ];
 
+    /// The keys only the kernels use: the CPU reference runs whole lives from the
+    /// global spawn, one droplet at a time, with no dispatches or atomics to choose.
+    pub const GPU_ONLY: &'static [&'static str] = &[
+        "workgroup",
+        "batch",
+        "batches",
+        "variant",
+        "spirv",
+        "shared_kib",
+        "lever",
+        "atomics",
+        "spawn",
+        "tile",
+        "tile_order",
+        "phases",
+        "passes",
+        "stagger",
+        "deterministic",
+    ];
+
     /// The droplet job of these settings on a terrain of `terrain_seed`.
     pub fn job(&self, terrain_seed: u32) -> DropletJob {
         DropletJob {

@@ -52,6 +52,14 @@ impl Strategy for Pipes {
         WorkUnit::CellSteps
     }
 
+    fn settings_units(&self) -> &'static [(&'static str, &'static str)] {
+        PipesSettings::UNITS
+    }
+
+    fn gpu_only_keys(&self) -> &'static [&'static str] {
+        PipesSettings::GPU_ONLY
+    }
+
     fn dose_key(&self) -> &'static str {
         "pipes_steps"
     }
@@ -74,10 +82,10 @@ impl Strategy for Pipes {
     fn check(
         &self,
         settings: &RunSettings,
-        _map: Option<MapInfo>,
+        map: Option<MapInfo>,
         device: Option<&DeviceInfo>,
     ) -> Result<(), SettingError> {
-        settings.pipes.check(device)
+        settings.pipes.check(map, device)
     }
 
     fn missing_feature(

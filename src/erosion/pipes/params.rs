@@ -107,6 +107,55 @@ impl PipesParams {
                 ),
             ));
         }
+        // Ks dt and Kd dt are the shares of the gap to the capacity a step closes: past 1
+        // a step overshoots the capacity and the sediment oscillates about it.
+        for (key, rate) in [
+            ("pipes_dissolving", self.dissolving),
+            ("pipes_deposition", self.deposition),
+        ] {
+            if rate * self.dt > 1.0 {
+                return Err(SettingError::new(
+                    key,
+                    format!(
+                        "{rate} is past 1 / time step = {}: a step would close more than the whole gap to the capacity (range 0 to 1/dt)",
+                        1.0 / self.dt
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The rules with the map, of `relief` (highest minus lowest height). In one step a
+    /// cell loses at most Ks Kc l (dt Ks times the capacity Kc tilt speed share, with the
+    /// tilt and the depth's share at most 1 and the speed clamped at l / dt), and gains
+    /// rain dt of water: more than the relief (or one cell length, on a flatter map) in
+    /// one step digs through or drowns the whole terrain at once, which erodes nothing.
+    pub fn check_relief(&self, relief: f32) -> Result<(), SettingError> {
+        let most = relief.max(self.cell_length);
+        let carve = self.dissolving * self.capacity * self.cell_length;
+        if carve > most {
+            return Err(SettingError::new(
+                "pipes_capacity",
+                format!(
+                    "{} lets one step carve up to Ks Kc l = {carve} height units, past the map's relief {most}: with dissolving rate {} Kc is at most {} (range 0 to relief / (Ks l))",
+                    self.capacity,
+                    self.dissolving,
+                    most / (self.dissolving * self.cell_length)
+                ),
+            ));
+        }
+        if self.rain * self.dt > most {
+            return Err(SettingError::new(
+                "pipes_rain",
+                format!(
+                    "{} rains {} height units a step, past the map's relief {most}: at most {} (range 0 to relief / dt)",
+                    self.rain,
+                    self.rain * self.dt,
+                    most / self.dt
+                ),
+            ));
+        }
         Ok(())
     }
 

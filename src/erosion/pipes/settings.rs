@@ -7,6 +7,7 @@ use super::variant::{Fusion, Packing, PipesVariant, Tiles};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::DeviceInfo;
+use crate::terrain::MapInfo;
 
 /// The grid kernels' settings. Every field is an `erode` flag and a config key.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
@@ -19,7 +20,8 @@ pub struct PipesSettings {
     /// stability limit.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_dt)]
     pub pipes_dt: f32,
-    /// Water depth rained per unit time on every cell.
+    /// Water depth rained per unit time on every cell; a step's rain (rain x dt) at most
+    /// the map's relief.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_rain)]
     pub pipes_rain: f32,
     /// Share of the water evaporating per unit time.
@@ -28,13 +30,15 @@ pub struct PipesSettings {
     /// Cross-section of the virtual pipes.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_area)]
     pub pipes_area: f32,
-    /// Kc: sediment capacity per unit of tilt and speed.
+    /// Kc: sediment capacity per unit of tilt and speed; at most relief / (Ks x cell
+    /// length), past which one step could carve deeper than the map's relief.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_capacity)]
     pub pipes_capacity: f32,
-    /// Ks: dissolving rate.
+    /// Ks: dissolving rate; at most 1/dt (a step closes at most the whole gap to the
+    /// capacity).
     #[arg(long, default_value_t = Self::DEFAULT.pipes_dissolving)]
     pub pipes_dissolving: f32,
-    /// Kd: deposition rate.
+    /// Kd: deposition rate; at most 1/dt.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_deposition)]
     pub pipes_deposition: f32,
     /// How sediment moves with the water: Mei et al.'s semi-Lagrangian advection (it
@@ -105,6 +109,16 @@ impl PipesSettings {
         ("pipes_check_every", "time steps"),
     ];
 
+    /// The keys only the kernels use: the CPU reference is the model's five passes in
+    /// float32, with no counted run to check.
+    pub const GPU_ONLY: &'static [&'static str] = &[
+        "pipes_fusion",
+        "pipes_packing",
+        "pipes_tiles",
+        "pipes_workgroup",
+        "pipes_check_every",
+    ];
+
     /// The virtual-pipe model's parameters.
     pub fn params(&self) -> PipesParams {
         PipesParams {
@@ -130,14 +144,21 @@ impl PipesSettings {
         }
     }
 
-    /// The model's rules, with the device's where there is one. Its fields are reached
-    /// by address: no maxStorageBufferRange, no fixed point.
-    pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+    /// The model's rules, with the map's and the device's where they are known. Its
+    /// fields are reached by address: no maxStorageBufferRange, no fixed point.
+    pub fn check(
+        &self,
+        map: Option<MapInfo>,
+        device: Option<&DeviceInfo>,
+    ) -> Result<(), SettingError> {
         if self.pipes_steps == 0 {
             return Err(SettingError::new("pipes_steps", "must be at least 1"));
         }
         let params = self.params();
         params.check()?;
+        if let Some(map) = map {
+            params.check_relief(map.relief)?;
+        }
         self.variant().check(params.advection, device)
     }
 }

@@ -48,6 +48,14 @@ impl Strategy for Thermal {
         WorkUnit::CellSteps
     }
 
+    fn settings_units(&self) -> &'static [(&'static str, &'static str)] {
+        ThermalSettings::UNITS
+    }
+
+    fn gpu_only_keys(&self) -> &'static [&'static str] {
+        ThermalSettings::GPU_ONLY
+    }
+
     fn dose_key(&self) -> &'static str {
         "thermal_steps"
     }

@@ -70,6 +70,11 @@ impl ThermalSettings {
         ("thermal_check_every", "time steps"),
     ];
 
+    /// The keys only the kernels use: the CPU reference has no passes or workgroups,
+    /// and no counted run to check.
+    pub const GPU_ONLY: &'static [&'static str] =
+        &["thermal_fusion", "thermal_workgroup", "thermal_check_every"];
+
     /// The thermal model's parameters.
     pub fn params(&self) -> ThermalParams {
         ThermalParams {

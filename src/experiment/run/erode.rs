@@ -232,8 +232,12 @@ pub fn run_erosion(
         TerrainSource::File { .. } => settings.check_job(device)?,
     }
     let terrain = prepare_terrain(&request.terrain, &settings.terrain(), gpu)?;
+    // Noise was checked on its map as set (its relief bounds its heights), before it
+    // was generated; a file's rules wait for its heights.
     let map = MapInfo::of(&terrain.heights);
-    settings.check_map(map, device)?;
+    if let TerrainSource::File { .. } = request.terrain {
+        settings.check_map(map, device)?;
+    }
     settings.check_run_length(map, request.allow_long)?;
     let initial = strategy.initial(settings, &terrain.heights)?;
     let run = match (request.engine.cpu(), gpu) {

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::super::{ConfigError, ExperimentError};
 use super::erode::{run_erosion, Engine, ErodeOutcome, ErodeRequest};
-use super::terrain::TerrainSource;
+use super::terrain::{prepare_terrain, TerrainSource};
+use crate::erosion::settings::NoiseSettings;
 use crate::erosion::{Algorithm, ErosionError, RunSettings, STRATEGIES};
 use crate::gpu::Context;
 use crate::table::{Column, Row, Section};
@@ -21,6 +22,7 @@ use crate::terrain::metrics::Landform;
 use crate::terrain::output::slug;
 use crate::terrain::pictures::{erosion_map, side_by_side};
 use crate::terrain::units::{CellSizeSource, GridUnits};
+use crate::terrain::MapInfo;
 
 /// The keys of a strategies config besides its strategies' tables.
 #[derive(Clone, Debug, Deserialize)]
@@ -61,6 +63,8 @@ pub struct Strategies {
 
 pub struct TerrainPlan {
     pub terrain: StrategyTerrain,
+    /// The terrain as read when the config was loaded.
+    pub source: TerrainSource,
     /// Each strategy's settings, in the registry's order.
     pub runs: Vec<RunSettings>,
 }
@@ -150,20 +154,47 @@ impl Strategies {
                     ),
                 ));
             }
+            if let Some([x, y]) = t.cell_size {
+                if t.input.is_none() {
+                    return Err(error(
+                        "terrain.cell_size",
+                        format!(
+                            "{}: a cell size is for an input file without georeferencing; noise is in cells",
+                            t.name
+                        ),
+                    ));
+                }
+                if !(CellSize { x, y }).is_positive() {
+                    return Err(error(
+                        "terrain.cell_size",
+                        format!("{}: [{x}, {y}] must be two positive numbers", t.name),
+                    ));
+                }
+            }
         }
+        let config_dir = path.parent().unwrap_or(Path::new("."));
         let plans = header
             .terrain
             .iter()
             .map(|t| {
+                // Every file read here, so that a missing one stops the run before any
+                // GPU work rather than after the terrains before it.
+                let source = t
+                    .source(config_dir)
+                    .map_err(|e| error("terrain.input", format!("{}: {e}", t.name)))?;
+                let map = t
+                    .map(&source)
+                    .map_err(|e| error("terrain.input", format!("{}: {e}", t.name)))?;
                 let runs = tables
                     .iter()
                     .map(|(algorithm, settings)| {
-                        settings_of(*algorithm, settings, t)
+                        settings_of(*algorithm, settings, t, map)
                             .map_err(|reason| error(algorithm.as_str(), reason))
                     })
                     .collect::<Result<_, ConfigError>>()?;
                 Ok(TerrainPlan {
                     terrain: t.clone(),
+                    source,
                     runs,
                 })
             })
@@ -182,13 +213,34 @@ impl Strategies {
     }
 }
 
-/// The settings of `algorithm` on `terrain`: its table, with the terrain's size and
-/// seed, checked without a device.
+/// The settings of `algorithm` on `terrain` (a file's map where it is one): its table,
+/// with the terrain's size and seed, checked without a device.
 fn settings_of(
     algorithm: Algorithm,
     table: &toml::Table,
     terrain: &StrategyTerrain,
+    file_map: Option<MapInfo>,
 ) -> Result<RunSettings, String> {
+    // A key of another strategy, or of the terrain, would be ignored here.
+    let own = algorithm.strategy().settings_units();
+    if let Some(key) = table.keys().find(|k| !own.iter().any(|(o, _)| o == k)) {
+        let name = algorithm.as_str();
+        return Err(match RunSettings::owner_of(key) {
+            Some(owner) => format!("`{key}` is a setting of {}, not of {name}", owner.as_str()),
+            None if NoiseSettings::UNITS.iter().any(|(k, _)| k == key) => {
+                format!(
+                    "`{key}` is a terrain's setting, which [[terrain]] gives, not one of {name}"
+                )
+            }
+            None if RunSettings::keys().contains(key) => {
+                format!("`{key}` is the table's name here, [{name}]")
+            }
+            None => {
+                let keys: Vec<String> = own.iter().map(|(k, _)| format!("`{k}`")).collect();
+                format!("unknown field `{key}`, expected one of {}", keys.join(", "))
+            }
+        });
+    }
     let mut table = table.clone();
     // The key as configs spell it, from the one serde spelling of Algorithm.
     let spelled = toml::Value::try_from(algorithm).map_err(|e| e.to_string())?;
@@ -199,9 +251,11 @@ fn settings_of(
         }
     }
     let settings = RunSettings::from_table(&table)?;
-    let checked = match terrain.input {
+    let checked = match file_map {
         None => settings.check(None),
-        Some(_) => settings.check_job(None),
+        Some(map) => settings
+            .check_job(None)
+            .and_then(|()| settings.check_map(map, None)),
     };
     checked.map_err(|e| e.to_string())?;
     Ok(settings)
@@ -231,6 +285,19 @@ impl StrategyTerrain {
             dem: Box::new(dem),
             cell_size_source,
         })
+    }
+
+    /// The map of a file's terrain in kernel units, as the strategies will see it;
+    /// `None` for noise, whose map the settings give.
+    fn map(&self, source: &TerrainSource) -> Result<Option<MapInfo>, ExperimentError> {
+        match source {
+            TerrainSource::Noise => Ok(None),
+            TerrainSource::File { .. } => {
+                // The spec is for noise only; a file is read as it is.
+                let prepared = prepare_terrain(source, &RunSettings::DEFAULT.terrain(), None)?;
+                Ok(Some(MapInfo::of(&prepared.heights)))
+            }
+        }
     }
 }
 
@@ -358,13 +425,12 @@ pub fn strategies_columns() -> Vec<Column> {
     row("", None).columns
 }
 
-/// Runs every strategy of the config on every terrain (read from `config_dir`) and
-/// writes into `dir`: `strategies.csv`, and per terrain the erosion maps side by side
-/// and each run's `<algorithm>.json`. Returns a line per run and the files written.
+/// Runs every strategy of the config on every terrain and writes into `dir`:
+/// `strategies.csv`, and per terrain the erosion maps side by side and each run's
+/// `<algorithm>.json`. Returns a line per run and the files written.
 pub fn run_strategies(
     ctx: &Arc<Context>,
     strategies: &Strategies,
-    config_dir: &Path,
     dir: &Path,
     mut say: impl FnMut(String),
 ) -> Result<(Vec<String>, Vec<PathBuf>), ExperimentError> {
@@ -373,7 +439,7 @@ pub fn run_strategies(
     let mut written = Vec::new();
     for plan in &strategies.plans {
         let terrain = &plan.terrain;
-        let source = terrain.source(config_dir)?;
+        let source = &plan.source;
         let folder = dir.join(&terrain.name);
         std::fs::create_dir_all(&folder).map_err(|source| ExperimentError::Io {
             path: folder.clone(),
@@ -384,7 +450,7 @@ pub fn run_strategies(
             let name = settings.algorithm.as_str();
             say(format!("{}: {name}", terrain.name));
             let (dose, gpu_ms, outcome) =
-                at_equal_time(ctx, settings, &source, strategies.gpu_seconds)?;
+                at_equal_time(ctx, settings, source, strategies.gpu_seconds)?;
             let row = row(&terrain.name, Some((settings, dose, gpu_ms, &outcome)));
             lines.push(describe(&terrain.name, settings, dose, gpu_ms, &outcome));
             rows.push(row.values);

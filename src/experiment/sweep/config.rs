@@ -356,16 +356,18 @@ impl ExperimentConfig {
                 labels.push((name.clone(), value_label(value)));
             }
             let settings = settings_from(&table).map_err(|reason| ("axes".into(), reason))?;
-            settings
-                .check(device)
-                .and_then(|()| settings.check_run_length(settings.noise_map(), allow_long))
-                .map_err(|e| {
-                    let key = match labels.iter().find(|(name, _)| name == e.key) {
-                        Some((name, value)) => format!("axes.{name} = {value}"),
-                        None => format!("fixed.{}", e.key),
-                    };
-                    (key, e.reason)
-                })?;
+            let keys: Vec<&String> = table.keys().collect();
+            let checked = settings
+                .check_given(&keys, false)
+                .and_then(|()| settings.check(device))
+                .and_then(|()| settings.check_run_length(settings.noise_map(), allow_long));
+            checked.map_err(|e| {
+                let key = match labels.iter().find(|(name, _)| name == e.key) {
+                    Some((name, value)) => format!("axes.{name} = {value}"),
+                    None => format!("fixed.{}", e.key),
+                };
+                (key, e.reason)
+            })?;
             let unsupported = device.and_then(|d| settings.missing_feature(d));
             points.push(Point {
                 index,
@@ -602,6 +604,16 @@ mod tests {
             "fixed.variant"
         );
         assert_eq!(refused("stagger = \"sometimes\""), "fixed.stagger");
+    }
+
+    #[test]
+    fn another_strategys_key_is_refused_by_name() {
+        let text = "name = \"v\"\ndescription = \"\"\n[fixed]\nalgorithm = \"pipes\"\nvariant = \"fast\"\n";
+        let error = parse(text).unwrap_err();
+        assert_eq!(error.key, "fixed.variant");
+        assert!(error.reason.contains("droplets"), "{error}");
+        let text = "name = \"v\"\ndescription = \"\"\n[fixed]\nalgorithm = \"thermal\"\n[axes]\npipes_steps = [1, 2]\n";
+        assert_eq!(parse(text).unwrap_err().key, "axes.pipes_steps = 1");
     }
 
     #[test]

@@ -39,10 +39,13 @@ pub fn decode_dem(
     let tiff = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
     let dem = if tiff.iter().any(|magic| bytes.starts_with(*magic)) {
         // Classic TIFF or BigTIFF.
+        sized_by_itself(path, "TIFF", raw_size)?;
         tiff_band::read(path, bytes)?
     } else if bytes.starts_with(&openexr::MAGIC) {
+        sized_by_itself(path, "OpenEXR", raw_size)?;
         openexr::read(path, bytes)?
     } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        sized_by_itself(path, "PNG", raw_size)?;
         png16::read(path, bytes)?
     } else if HeightFormat::from_path(path) == Some(HeightFormat::R16) {
         r16::read(path, bytes, raw_size)?
@@ -69,6 +72,23 @@ pub fn decode_dem(
         ));
     }
     Ok(dem)
+}
+
+/// Refuses a raw size for a file that states its own: it would be ignored.
+fn sized_by_itself(
+    path: &Path,
+    format: &str,
+    raw_size: Option<(usize, usize)>,
+) -> Result<(), FormatError> {
+    match raw_size {
+        Some((w, h)) => Err(FormatError::new(
+            path,
+            format!(
+                "a {format} file gives its own size; a width and height ({w} x {h}, --width and --height) are for raw files"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn check_shape(path: &Path, map: &Heightmap) -> Result<(), FormatError> {

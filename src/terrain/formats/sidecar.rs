@@ -112,7 +112,7 @@ impl Sidecar {
             ));
         }
         if let Some([x, y]) = self.cell_size {
-            if !(x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0) {
+            if !(CellSize { x, y }).is_positive() {
                 return Err(format!("cell_size [{x}, {y}] must be two positive numbers"));
             }
         }
