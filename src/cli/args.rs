@@ -465,7 +465,7 @@ fn parse_filter(text: &str) -> Result<(String, String), String> {
 
 fn parse_cell_size(text: &str) -> Result<CellSize, String> {
     let parse = |s: &str| match s.trim().parse::<f32>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) if v.is_finite() && v > 0.0 => CellSize::check_side(v).map(|()| v),
         _ => Err(format!("{s:?} is not a positive number of metres")),
     };
     match text.split_once(',') {

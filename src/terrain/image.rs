@@ -22,6 +22,25 @@ impl Default for CellSize {
     }
 }
 
+impl CellSize {
+    /// The cell sides vkerode takes, in metres: a micrometre to 1000 km. Past them the
+    /// kernel's heights (elevation / cell size) round to nothing or overflow, and the
+    /// number is a slip, not a DEM.
+    pub const RANGE: (f32, f32) = (1e-6, 1e6);
+
+    /// Why `side` is no cell side vkerode takes, if it is not.
+    pub fn check_side(side: f32) -> Result<(), String> {
+        let (low, high) = Self::RANGE;
+        match side.is_finite() && (low..=high).contains(&side) {
+            true => Ok(()),
+            false => Err(format!(
+                "{} is not a cell size from {low:e} to {high:e} metres",
+                crate::readable_number(f64::from(side))
+            )),
+        }
+    }
+}
+
 /// Illumination in [0, 1] per cell, by Horn's 3x3 gradient; edges repeat their cells.
 /// Row 0 is north.
 pub fn hillshade(map: &Heightmap, cell: CellSize) -> Vec<f32> {

@@ -11,6 +11,7 @@ use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::StagedFolder;
 
 pub fn run(options: &ContextOptions, config: &Path, out: Option<&Path>, force: bool) -> Result<()> {
+    vkerode::check_regular_file(config).with_context(|| format!("{}", config.display()))?;
     let strategies = Strategies::load(config)?;
     let ctx = open_device(options)?;
     let out = out.map_or_else(

@@ -42,6 +42,7 @@ fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<C
 pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
     let (config, overrides) = (&args.config, &args.overrides);
     // Syntax, types and values first, with no device; then the device's limits.
+    vkerode::check_regular_file(config).with_context(|| format!("{}", config.display()))?;
     Experiment::load(config, overrides, None)?;
     if args.devices.is_some() && options.device.is_some() {
         bail!("--device picks one device and --devices several: give one of them");

@@ -136,6 +136,7 @@ impl GeoTags {
         if !(x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0) {
             return Err(format!("its cell size {x} x {y} is not positive"));
         }
+        CellSize::check_side(x as f32).and_then(|()| CellSize::check_side(y as f32))?;
         Ok(Some(CellSize {
             x: x as f32,
             y: y as f32,
