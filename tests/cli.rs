@@ -430,3 +430,59 @@ fn a_run_past_the_work_bound_is_refused_before_it_starts_unless_asked_for() {
     let _ = allowed.wait();
     assert!(still_running, "--allow-long-runs let it run");
 }
+
+#[test]
+fn a_bad_relief_is_refused_naming_relief_not_size() {
+    for relief in ["nan", "0", "-1", "inf"] {
+        let flag = format!("--relief={relief}");
+        assert_refused(
+            &["erode", "--size", "32", &flag],
+            "--relief: relief must be finite and positive",
+        );
+    }
+}
+
+#[test]
+fn a_pipes_time_step_too_small_to_move_water_is_refused_with_its_bound() {
+    // Subnormal (1e-40, 1e-45) or with subnormal flux increments (1e-21): GPUs flush
+    // those to zero, so the run changed nothing or failed its balance check.
+    for dt in ["1e-45", "1e-40", "1e-21"] {
+        let flag = format!("--pipes-dt={dt}");
+        assert_refused(
+            &["erode", "--algorithm", "pipes", "--size", "16", &flag],
+            "--pipes-dt: time step",
+        );
+    }
+    let refused = scratch("pipes-tiny-dt");
+    let result = vkerode(&[
+        "erode",
+        "--algorithm",
+        "pipes",
+        "--size",
+        "16",
+        "--pipes-dt=1e-21",
+        "--out",
+        refused.to_str().unwrap(),
+    ]);
+    assert!(
+        text(&result.stderr).contains("at least 7.74"),
+        "{}",
+        text(&result.stderr)
+    );
+    // Just above the bound still runs and passes its balance checks.
+    let out = scratch("pipes-small-dt");
+    let result = vkerode(&[
+        "erode",
+        "--algorithm",
+        "pipes",
+        "--size",
+        "16",
+        "--pipes-dt=1e-20",
+        "--pipes-steps=20",
+        "--pipes-check-every=10",
+        "--no-images",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    common::assert_clean_success(&result);
+}

@@ -356,3 +356,158 @@ fn a_vertical_scale_that_rounds_the_relief_away_is_refused() {
     );
     assert!(!out.exists(), "no output");
 }
+
+#[test]
+fn an_absurd_sidecar_cell_size_is_refused_naming_the_file_and_key() {
+    for (name, cell) in [("huge", "1e30"), ("tiny", "1e-30")] {
+        let path = scratch(&format!("sidecar-cell-{name}")).join("map.raw");
+        let heights: Vec<f32> = (0..16 * 16).map(|i| 100.0 + (i % 16) as f32).collect();
+        std::fs::write(&path, bytemuck::cast_slice(&heights)).unwrap();
+        let sidecar = format!(
+            r#"{{"width": 16, "height": 16, "units": "m", "format": "raw-f32le", "cell_size": [{cell}, {cell}]}}"#
+        );
+        let json = path.with_file_name("map.raw.json");
+        std::fs::write(&json, sidecar).unwrap();
+        // Named by the sidecar's path (which contains the map's) and its key, not
+        // blamed on --vertical-scale or --scale.
+        assert_refused(&path, &[], "map.raw.json: cell_size:");
+        assert_refused(&path, &[], "is not a cell size from 1e-6 to 1e6 metres");
+    }
+    let path = scratch("flag-cell-huge").join("map.raw");
+    std::fs::write(&path, bytemuck::cast_slice(&[3.0f32; 16 * 16])).unwrap();
+    let out = path.parent().unwrap().join("out");
+    let result = vkerode(&[
+        "erode",
+        "--input",
+        path.to_str().unwrap(),
+        "--width=16",
+        "--height=16",
+        "--cell-size=1e30",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--cell-size") && err.contains("not a cell size from"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_tiny_fitting_scale_is_printed_in_digits_not_rounded_to_zero() {
+    let path = scratch("tiny-scale").join("map.raw");
+    let heights: Vec<f32> = (0..16 * 16).map(|i| 100.0 + (i % 16) as f32).collect();
+    std::fs::write(&path, bytemuck::cast_slice(&heights)).unwrap();
+    let out = path.parent().unwrap().join("out");
+    let result = vkerode(&[
+        "erode",
+        "--input",
+        path.to_str().unwrap(),
+        "--width=16",
+        "--height=16",
+        "--vertical-scale=1e30",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(1), "{err}");
+    // 2^30 / 115e30 x 0.999.
+    assert!(
+        err.contains("a scale of at most 9.328e-24 would fit"),
+        "{err}"
+    );
+    assert!(!err.contains("0.000000"), "{err}");
+    assert!(!out.exists());
+}
+
+/// Runs vkerode, killing it if it has not exited within `seconds`: a read that blocks
+/// (a FIFO) or never ends (/dev/zero) fails the test instead of hanging it.
+fn vkerode_within(args: &[&str], seconds: u64) -> std::process::Output {
+    let mut child = common::vkerode_command(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the vkerode binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("vkerode {args:?} still ran after {seconds} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.unwrap().success(), "mkfifo {path:?}");
+}
+
+#[test]
+fn inputs_that_are_not_regular_files_are_refused_before_they_are_opened() {
+    let dir = scratch("not-files");
+    let fifo = dir.join("fifo.tif");
+    mkfifo(&fifo);
+    let toml = dir.join("fifo.toml");
+    mkfifo(&toml);
+    let csv = dir.join("points.csv");
+    mkfifo(&csv);
+    // A raw map whose sidecar is a FIFO.
+    let raw = dir.join("map.raw");
+    std::fs::write(&raw, bytemuck::cast_slice(&[3.0f32; 16 * 16])).unwrap();
+    mkfifo(&dir.join("map.raw.json"));
+    let out = dir.join("out");
+    let (fifo, toml, csv, raw, out) = (
+        fifo.to_str().unwrap(),
+        toml.to_str().unwrap(),
+        csv.to_str().unwrap(),
+        raw.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let folder = dir.to_str().unwrap();
+    let converted = dir.join("converted.tif");
+    let converted = converted.to_str().unwrap();
+    let cases: [(&[&str], &str, &str); 9] = [
+        (&["erode", "--input", fifo, "--out", out], fifo, "a FIFO"),
+        (&["convert", fifo, converted], fifo, "a FIFO"),
+        (
+            &["erode", "--input", folder, "--out", out],
+            folder,
+            "a folder",
+        ),
+        (
+            &["erode", "--input", raw, "--out", out],
+            "map.raw.json",
+            "a FIFO",
+        ),
+        (&["sweep", toml], toml, "a FIFO"),
+        (&["strategies", toml, "--out", out], toml, "a FIFO"),
+        (&["plot", csv, "--x", "size", "--out", out], csv, "a FIFO"),
+        (
+            &["convert", "/dev/zero", converted],
+            "/dev/zero",
+            "a device",
+        ),
+        (
+            &["erode", "--input", "/dev/zero", "--out", out],
+            "/dev/zero",
+            "a device",
+        ),
+    ];
+    for (args, named, what) in cases {
+        let result = vkerode_within(args, 5);
+        let err = stderr(&result);
+        assert_eq!(result.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(named) && err.contains(&format!("{what}, not a regular file")),
+            "{args:?}: {err}"
+        );
+        assert!(!Path::new(out).exists() && !Path::new(converted).exists());
+    }
+}

@@ -290,3 +290,42 @@ fn a_flag_overrides_the_file_and_a_missing_cell_size_is_warned_and_recorded() {
     let report: serde_json::Value = run_report(&out);
     assert_eq!(report["terrain"]["cell_size_source"], "assumed");
 }
+
+#[test]
+fn a_sparse_tiff_bomb_is_refused_with_its_cells_and_bytes_told_apart() {
+    // 40000 x 40000 float32 cells in a few hundred KB: GDAL writes no empty tiles.
+    let dir = common::scratch("geotiff", "bomb");
+    let bomb = dir.join("bomb.tif");
+    let _ = std::fs::remove_file(&bomb);
+    gdal(
+        "gdal_create",
+        &[
+            "-q",
+            "-of",
+            "GTiff",
+            "-outsize",
+            "40000",
+            "40000",
+            "-ot",
+            "Float32",
+            "-co",
+            "TILED=YES",
+            "-co",
+            "SPARSE_OK=TRUE",
+            bomb.to_str().unwrap(),
+        ],
+    );
+    let converted = dir.join("converted.tif");
+    let result = vkerode(&[
+        "convert",
+        bomb.to_str().unwrap(),
+        converted.to_str().unwrap(),
+    ]);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("1600000000 cells of 4 bytes (6400000000 bytes)"),
+        "{err}"
+    );
+    assert!(!converted.exists());
+}

@@ -128,7 +128,11 @@ fn assert_refused_before_the_device(name: &str, config: &str, needles: &[&str]) 
 #[test]
 fn a_cell_size_that_is_not_positive_is_refused() {
     let bad = CONFIG.replace("cell_size = [74.5, 92.6]", "cell_size = [-1, 0]");
-    assert_refused_before_the_device("cell-size", &bad, &["terrain.cell_size", "dem", "positive"]);
+    assert_refused_before_the_device(
+        "cell-size",
+        &bad,
+        &["terrain.cell_size", "dem", "is not a cell size"],
+    );
 }
 
 #[test]

@@ -524,8 +524,8 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 
 fn parse_cell_size(text: &str) -> Result<CellSize, String> {
     let parse = |s: &str| match s.trim().parse::<f32>() {
-        Ok(v) if (CellSize { x: v, y: v }).is_positive() => Ok(v),
-        _ => Err(format!("{s:?} is not a positive number of metres")),
+        Ok(v) => CellSize::check_side(v).map(|()| v),
+        Err(_) => Err(format!("{s:?} is not a number of metres")),
     };
     match text.split_once(',') {
         Some((x, y)) => Ok(CellSize {

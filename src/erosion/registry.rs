@@ -49,7 +49,7 @@ impl RunSettings {
     pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
         self.terrain()
             .validate()
-            .map_err(|e| SettingError::new("size", e.to_string()))?;
+            .map_err(|e| SettingError::new(e.key(), e.to_string()))?;
         self.check_map(self.noise_map(), device)
     }
 

@@ -379,13 +379,19 @@ fn atomic_peaks(ctx: &Arc<Context>, say: &mut impl FnMut(String)) -> Result<Peak
 /// Where a device's peak table is cached: `$VKERODE_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/vkerode`, else `~/.cache/vkerode`.
 pub fn cache_path(info: &DeviceInfo) -> PathBuf {
-    let dir = std::env::var_os("VKERODE_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("vkerode")))
-        .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/vkerode")))
-        .unwrap_or_else(|| PathBuf::from(".vkerode-cache"));
     let driver = slug(&info.driver_info);
-    dir.join(format!("peak-{}-{driver}.json", slug(&info.name)))
+    cache_dir(|name| std::env::var_os(name))
+        .join(format!("peak-{}-{driver}.json", slug(&info.name)))
+}
+
+/// The cache folder from the variables `var` reads. An empty variable counts as unset
+/// (as XDG's do): `VKERODE_CACHE_DIR=` would otherwise cache into the current folder.
+fn cache_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    set("VKERODE_CACHE_DIR")
+        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("vkerode")))
+        .or_else(|| set("HOME").map(|d| d.join(".cache/vkerode")))
+        .unwrap_or_else(|| PathBuf::from(".vkerode-cache"))
 }
 
 /// The cached table of this device and driver, if there is a readable one.
@@ -475,5 +481,31 @@ impl Ceilings {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The variables `pairs` sets, as `std::env::var_os` would read them.
+    fn vars<'a>(
+        pairs: &'a [(&'a str, &'a str)],
+    ) -> impl Fn(&str) -> Option<std::ffi::OsString> + 'a {
+        move |name| Some(pairs.iter().find(|(n, _)| *n == name)?.1.into())
+    }
+
+    #[test]
+    fn an_empty_cache_variable_counts_as_unset() {
+        let home = [
+            ("VKERODE_CACHE_DIR", ""),
+            ("XDG_CACHE_HOME", ""),
+            ("HOME", "/h"),
+        ];
+        assert_eq!(cache_dir(vars(&home)), PathBuf::from("/h/.cache/vkerode"));
+        let xdg = [("VKERODE_CACHE_DIR", ""), ("XDG_CACHE_HOME", "/x")];
+        assert_eq!(cache_dir(vars(&xdg)), PathBuf::from("/x/vkerode"));
+        let own = [("VKERODE_CACHE_DIR", "/c"), ("HOME", "/h")];
+        assert_eq!(cache_dir(vars(&own)), PathBuf::from("/c"));
     }
 }

@@ -33,6 +33,16 @@ pub enum TerrainError {
     Gpu(#[from] GpuError),
 }
 
+impl TerrainError {
+    /// The setting at fault, for messages that name its flag or key.
+    pub fn key(&self) -> &'static str {
+        match self {
+            TerrainError::BadRelief(_) => "relief",
+            _ => "size",
+        }
+    }
+}
+
 /// What terrain to make: its size, seed and relief (in cell units).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct TerrainSpec {

@@ -17,7 +17,7 @@ pub enum HeightmapError {
     },
     #[error("heightmap cell ({x}, {y}) is not finite ({value})")]
     NotFinite { x: usize, y: usize, value: f32 },
-    #[error("the largest height, {largest}, times the fixed-point scale {scale} is {product:.3e}, past the limit of 2^30 (half the int32 range, the rest is headroom for deposition); a scale of at most {fitting_scale:.6} would fit")]
+    #[error("the largest height, {largest}, times the fixed-point scale {scale} is {product:.3e}, past the limit of 2^30 (half the int32 range, the rest is headroom for deposition); a scale of at most {} would fit", crate::readable_number(*.fitting_scale))]
     FixedPointOverflow {
         largest: f32,
         scale: f32,

@@ -23,10 +23,28 @@ impl Default for CellSize {
 }
 
 impl CellSize {
-    /// Both spacings finite and above zero: the rule of every cell size a user gives
-    /// (flag, sidecar, config); a negative one would mirror the slopes.
-    pub fn is_positive(&self) -> bool {
-        self.x.is_finite() && self.y.is_finite() && self.x > 0.0 && self.y > 0.0
+    /// The cell sides vkerode takes, in metres: a micrometre to 1000 km. Past them the
+    /// kernel's heights (elevation / cell size) round to nothing or overflow, and the
+    /// number is a slip, not a DEM.
+    pub const RANGE: (f32, f32) = (1e-6, 1e6);
+
+    /// Why this is no cell size vkerode takes, if it is not: the rule of every cell size
+    /// a user gives (flag, sidecar, config, GeoTIFF tags). A negative one would mirror
+    /// the slopes.
+    pub fn check(&self) -> Result<(), String> {
+        Self::check_side(self.x).and_then(|()| Self::check_side(self.y))
+    }
+
+    /// Why `side` is no cell side vkerode takes, if it is not.
+    pub fn check_side(side: f32) -> Result<(), String> {
+        let (low, high) = Self::RANGE;
+        match side.is_finite() && (low..=high).contains(&side) {
+            true => Ok(()),
+            false => Err(format!(
+                "{} is not a cell size from {low:e} to {high:e} metres",
+                crate::readable_number(f64::from(side))
+            )),
+        }
     }
 }
 

@@ -120,7 +120,7 @@ impl Strategy for Droplets {
                 "vertical_scale",
                 format!(
                     "the relief of {} kernel height units vanishes in the fixed point (every cell is {low}); raise --vertical-scale or --scale",
-                    stats.max - stats.min
+                    crate::readable_number(f64::from(stats.max - stats.min))
                 ),
             )
             .into());

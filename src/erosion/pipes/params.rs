@@ -98,6 +98,16 @@ impl PipesParams {
                 ),
             ));
         }
+        let smallest = self.smallest_moving_dt();
+        if self.dt < smallest {
+            return Err(SettingError::new(
+                "pipes_dt",
+                format!(
+                    "time step {:e} moves no water in float32: the depth a unit of head sends through a pipe in a step, dt^2 pipe area g / cell length^3, must be a normal float32 (GPUs flush smaller numbers to zero): at least {smallest:e}",
+                    self.dt
+                ),
+            ));
+        }
         if self.evaporation * self.dt > 1.0 {
             return Err(SettingError::new(
                 "pipes_evaporation",
@@ -161,6 +171,21 @@ impl PipesParams {
 
     pub fn largest_stable_dt(&self) -> f32 {
         (self.cell_length.powi(3) / (2.0 * self.pipe_area * self.gravity)).sqrt()
+    }
+
+    /// The smallest dt that moves water: below it (or below the smallest normal float32,
+    /// where there are no pipes) the flux step's increments are subnormal, which GPUs
+    /// flush to zero, so the water never moves.
+    pub fn smallest_moving_dt(&self) -> f32 {
+        let tiny = f64::from(f32::MIN_POSITIVE);
+        let per_dt2 = f64::from(self.pipe_area) * f64::from(self.gravity)
+            / f64::from(self.cell_length).powi(3);
+        let moving = if per_dt2 > 0.0 {
+            (tiny / per_dt2).sqrt()
+        } else {
+            0.0
+        };
+        moving.max(tiny) as f32
     }
 }
 

@@ -268,7 +268,7 @@ impl Meta {
 
     pub fn read(dir: &Path) -> Result<Self, ResultsError> {
         let path = dir.join(META_JSON);
-        let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+        let text = crate::read_input_text(&path).map_err(io_error(&path))?;
         serde_json::from_str(&text).map_err(|e| ResultsError::Mismatch {
             path: path.clone(),
             reason: format!("not a vkerode meta.json: {e}"),
@@ -562,6 +562,7 @@ fn append_csv(path: &Path, header: &[String]) -> Result<csv::Writer<File>, Resul
 pub fn read_rows<R: Serialize + Default + DeserializeOwned>(
     path: &Path,
 ) -> Result<Vec<R>, ResultsError> {
+    crate::check_regular_file(path).map_err(io_error(path))?;
     let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
     let headers = reader.headers().map_err(csv_error(path))?;
     if headers

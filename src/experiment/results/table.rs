@@ -19,6 +19,7 @@ pub struct Table {
 impl Table {
     /// Every row of `path` by its header; a row with another number of fields is refused.
     pub fn read(path: &Path) -> Result<Self, ResultsError> {
+        crate::check_regular_file(path).map_err(io_error(path))?;
         let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
         let header: Vec<String> = reader
             .headers()

@@ -85,7 +85,7 @@ impl Strategies {
             key: key.into(),
             reason,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| error("(file)", e.to_string()))?;
+        let text = crate::read_input_text(path).map_err(|e| error("(file)", e.to_string()))?;
         let mut table: toml::Table =
             toml::from_str(&text).map_err(|e| error("(syntax)", e.message().into()))?;
         let tables: Vec<(Algorithm, toml::Table)> = STRATEGIES
@@ -164,11 +164,8 @@ impl Strategies {
                         ),
                     ));
                 }
-                if !(CellSize { x, y }).is_positive() {
-                    return Err(error(
-                        "terrain.cell_size",
-                        format!("{}: [{x}, {y}] must be two positive numbers", t.name),
-                    ));
+                if let Err(reason) = (CellSize { x, y }).check() {
+                    return Err(error("terrain.cell_size", format!("{}: {reason}", t.name)));
                 }
             }
         }

@@ -146,7 +146,7 @@ impl Experiment {
         options: &LoadOptions,
         device: Option<&DeviceInfo>,
     ) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
+        let text = crate::read_input_text(file).map_err(|e| ConfigError {
             file: file.to_path_buf(),
             key: "(file)".into(),
             reason: format!("cannot read: {e}"),

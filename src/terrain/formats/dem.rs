@@ -103,6 +103,8 @@ pub fn sidecar_path(path: &Path) -> PathBuf {
 /// before its pixels are allocated.
 const MAX_PACKING: u64 = 4096;
 
+/// `bytes_per_cell` is what one cell takes uncompressed, so the message gives the cells
+/// and the bytes they would take.
 pub(crate) fn check_declared_size(
     path: &Path,
     width: u64,
@@ -110,12 +112,13 @@ pub(crate) fn check_declared_size(
     bytes_per_cell: u64,
     file_len: usize,
 ) -> Result<(), FormatError> {
-    let claimed = width.saturating_mul(height).saturating_mul(bytes_per_cell);
+    let cells = width.saturating_mul(height);
+    let claimed = cells.saturating_mul(bytes_per_cell);
     if claimed > MAX_PACKING.saturating_mul(file_len as u64).max(1 << 20) {
         return Err(FormatError::new(
             path,
             format!(
-                "its header claims {width} x {height} cells ({claimed} bytes), more than a file of {file_len} bytes can hold at any compression: corrupt"
+                "its header claims {width} x {height} = {cells} cells of {bytes_per_cell} bytes ({claimed} bytes), more than a file of {file_len} bytes can hold at any compression: corrupt"
             ),
         ));
     }

@@ -132,14 +132,12 @@ impl GeoTags {
         let Some(metres) = self.metres_per_unit() else {
             return Ok(None);
         };
-        let (x, y) = (x * metres, y * metres);
-        if !(x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0) {
-            return Err(format!("its cell size {x} x {y} is not positive"));
-        }
-        Ok(Some(CellSize {
-            x: x as f32,
-            y: y as f32,
-        }))
+        let cell_size = CellSize {
+            x: (x * metres) as f32,
+            y: (y * metres) as f32,
+        };
+        cell_size.check()?;
+        Ok(Some(cell_size))
     }
 }
 

@@ -22,7 +22,9 @@ pub use sidecar::Sidecar;
 /// Reads a heightmap. TIFF and PNG are recognised by their signature; anything else
 /// is read as raw float32, whose size comes from `raw_size` or its sidecar.
 pub fn read_dem(path: &Path, raw_size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
-    let bytes = fs::read(path).map_err(|e| FormatError::new(path, format!("cannot read: {e}")))?;
+    let bytes = crate::check_regular_file(path)
+        .and_then(|()| fs::read(path))
+        .map_err(|e| FormatError::new(path, format!("cannot read: {e}")))?;
     decode_dem(path, &bytes, raw_size)
 }
 

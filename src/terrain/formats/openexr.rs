@@ -19,8 +19,9 @@ pub fn read(path: &Path, bytes: &[u8]) -> std::result::Result<Dem, FormatError> 
         .map_err(|e| FormatError::new(path, format!("not a readable OpenEXR image: {e}")))?;
     for header in &meta.headers {
         let (w, h) = (header.layer_size.width(), header.layer_size.height());
-        let channels = header.channels.list.len().max(1) as u64;
-        super::dem::check_declared_size(path, w as u64, h as u64, 4 * channels, bytes.len())?;
+        // Each channel's own sample size (2 bytes for f16, 4 for f32 and u32).
+        let bytes_per_cell = header.channels.bytes_per_pixel.max(1) as u64;
+        super::dem::check_declared_size(path, w as u64, h as u64, bytes_per_cell, bytes.len())?;
     }
     let image = read_first_flat_layer_from_buffered(bytes)
         .map_err(|e| FormatError::new(path, format!("not a readable OpenEXR image: {e}")))?;

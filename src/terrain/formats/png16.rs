@@ -37,7 +37,18 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
             format!("has {depth:?}-bit samples; vkerode reads 8 or 16 bits"),
         ));
     }
-    super::dem::check_declared_size(path, width as u64, height as u64, 2, bytes.len())?;
+    let bytes_per_cell = if depth == png::BitDepth::Sixteen {
+        2
+    } else {
+        1
+    };
+    super::dem::check_declared_size(
+        path,
+        width as u64,
+        height as u64,
+        bytes_per_cell,
+        bytes.len(),
+    )?;
     let mut buffer = vec![0u8; reader.output_buffer_size()];
     let frame = reader
         .next_frame(&mut buffer)

@@ -71,7 +71,7 @@ impl Sidecar {
     }
 
     /// The sidecar of `data_path` (whose bytes are `data`), if there is one, checked like
-    /// flags: a `format` it must declare, a positive finite cell size, min no greater
+    /// flags: a `format` it must declare, a cell size in [`CellSize::RANGE`], min no greater
     /// than max, and the checksum of the data it was written with.
     pub fn read_beside(
         data_path: &Path,
@@ -79,7 +79,8 @@ impl Sidecar {
         format: &str,
     ) -> Result<Option<Self>, FormatError> {
         let path = sidecar_path(data_path);
-        let text = match std::fs::read_to_string(&path) {
+        let read = crate::read_input_text(&path);
+        let text = match read {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(FormatError::new(&path, format!("cannot read: {e}"))),
@@ -112,9 +113,9 @@ impl Sidecar {
             ));
         }
         if let Some([x, y]) = self.cell_size {
-            if !(CellSize { x, y }).is_positive() {
-                return Err(format!("cell_size [{x}, {y}] must be two positive numbers"));
-            }
+            (CellSize { x, y })
+                .check()
+                .map_err(|e| format!("cell_size: {e}"))?;
         }
         match (self.min, self.max) {
             (Some(min), Some(max)) if !(min.is_finite() && max.is_finite() && min <= max) => Err(

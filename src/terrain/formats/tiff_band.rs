@@ -25,12 +25,21 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     let mut decoder =
         Decoder::new(Cursor::new(bytes)).map_err(|e| bad("not a readable TIFF", e))?;
     let (width, height) = decoder.dimensions().map_err(|e| bad("no image size", e))?;
-    super::dem::check_declared_size(path, width.into(), height.into(), 1, bytes.len())?;
     match decoder
         .colortype()
         .map_err(|e| bad("unreadable sample layout", e))?
     {
-        ColorType::Gray(_) => {}
+        ColorType::Gray(bits) => {
+            // Whole bytes per sample, at least one: the decoder unpacks to them.
+            let bytes_per_cell = u64::from(bits).div_ceil(8).max(1);
+            super::dem::check_declared_size(
+                path,
+                width.into(),
+                height.into(),
+                bytes_per_cell,
+                bytes.len(),
+            )?;
+        }
         other => {
             return Err(FormatError::new(
                 path,
