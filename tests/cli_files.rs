@@ -301,12 +301,12 @@ fn bad_sidecar_values_are_refused_like_bad_flags() {
         (
             "cell-zero",
             r#""format": "raw-f32le", "cell_size": [0.0, 10.0]"#,
-            "cell_size [0, 10] must be two positive",
+            "cell_size: 0 is not a cell size from 1e-6 to 1e6 metres",
         ),
         (
             "cell-negative",
             r#""format": "raw-f32le", "cell_size": [-5.0, 5.0]"#,
-            "must be two positive",
+            "cell_size: -5 is not a cell size",
         ),
         (
             "min-above-max",
