@@ -279,6 +279,7 @@ fn heights_past_the_fixed_point_range_are_refused_with_a_scale_that_fits() {
         "erode",
         "--input",
         path.to_str().unwrap(),
+        "--cell-size=1",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -343,6 +344,7 @@ fn a_vertical_scale_that_rounds_the_relief_away_is_refused() {
         "16",
         "--height",
         "16",
+        "--cell-size=1",
         "--vertical-scale",
         "0.00000001",
         "--out",
@@ -407,6 +409,7 @@ fn a_tiny_fitting_scale_is_printed_in_digits_not_rounded_to_zero() {
         path.to_str().unwrap(),
         "--width=16",
         "--height=16",
+        "--cell-size=1",
         "--vertical-scale=1e30",
         "--out",
         out.to_str().unwrap(),

@@ -113,6 +113,8 @@ fn every_json_field_vkerode_writes_is_in_the_results_reference() {
             &[
                 "--input",
                 "tests/data/jacksboro_fault_dem.tif",
+                "--cell-size",
+                "74.5,92.6",
                 "--droplets",
                 "300",
             ],

@@ -227,7 +227,7 @@ fn deflate_output_is_smaller_and_reads_back_as_gdal_reads_the_input() {
 }
 
 #[test]
-fn a_geographic_geotiff_keeps_its_place_and_its_degrees_are_not_taken_for_metres() {
+fn a_geographic_geotiff_keeps_its_place_and_its_degrees_become_metres_as_gdal_measures_them() {
     let dir = common::scratch("geotiff", "geographic");
     let input = dir.join("wgs84.tif");
     gdal(
@@ -255,17 +255,47 @@ fn a_geographic_geotiff_keeps_its_place_and_its_degrees_are_not_taken_for_metres
     assert_placed_like(&info, &converted);
     let out = dir.join("eroded");
     let run = erode(&input, &out, &["--droplets", "2000", "--no-images"]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    assert!(
-        stderr(&run).contains("a geographic CRS in degrees"),
-        "{}",
-        stderr(&run)
-    );
+    assert_clean_success(&run);
     assert_placed_like(&info, &out.join("after.tif"));
+    let report = run_report(&out);
+    let geodesic = &report["terrain"]["cell_size_source"]["geodesic"];
+    let latitude = geodesic["latitude_deg"].as_f64().unwrap();
+    assert!((latitude - 36.35).abs() < 1e-9, "{geodesic}");
+    // GDAL as the judge: true distances from the centre of an azimuthal equidistant
+    // projection there, to one cell east and one cell north.
+    let (dx, dy) = (0.3 / 403.0, 0.3 / 344.0);
+    let points = format!(
+        "-84.15 {}\n{} {}\n-84.15 {}\n",
+        latitude,
+        -84.15 + dx,
+        latitude,
+        latitude + dy
+    );
+    let aeqd = format!("+proj=aeqd +lat_0={latitude} +lon_0=-84.15 +ellps=WGS84 +units=m");
+    let mut transform = Command::new("gdaltransform")
+        .args(["-s_srs", "EPSG:4326", "-t_srs", &aeqd])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut transform.stdin.take().unwrap(), points.as_bytes()).unwrap();
+    let metres: Vec<Vec<f64>> = String::from_utf8(transform.wait_with_output().unwrap().stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().map(|v| v.parse().unwrap()).collect())
+        .collect();
+    let cell = &report["terrain"]["units"]["cell_size"];
+    for (ours, gdal) in [(&cell["x"], metres[1][0]), (&cell["y"], metres[2][1])] {
+        let ours = ours.as_f64().unwrap();
+        assert!(
+            (ours / gdal - 1.0).abs() < 1e-5,
+            "{ours} m against GDAL's {gdal} m"
+        );
+    }
 }
 
 #[test]
-fn a_flag_overrides_the_file_and_a_missing_cell_size_is_warned_and_recorded() {
+fn a_flag_overrides_the_file_and_a_missing_cell_size_is_refused_unless_assumed_by_name() {
     let dir = common::scratch("geotiff", "cell-size");
     let input = projected_input(&dir);
     let out = dir.join("flag");
@@ -278,17 +308,34 @@ fn a_flag_overrides_the_file_and_a_missing_cell_size_is_warned_and_recorded() {
     assert_eq!(report["terrain"]["cell_size_source"], "flag");
     assert_eq!(report["terrain"]["units"]["cell_size"]["x"], 30.0);
 
-    // The test DEM itself has no georeferencing: 1 m is assumed, loudly.
+    // The test DEM itself has no georeferencing: refused, naming both ways out, unless
+    // a cell size is assumed by name.
     let out = dir.join("assumed");
     let run = erode(Path::new(DEM), &out, &["--droplets", "2000", "--no-images"]);
-    assert!(run.status.success(), "{}", stderr(&run));
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(1), "{err}");
     assert!(
-        stderr(&run).contains("declares no cell size; assuming 1 x 1 m cells"),
-        "{}",
-        stderr(&run)
+        err.contains(DEM)
+            && err.contains("states no cell size in metres")
+            && err.contains("--cell-size")
+            && err.contains("--assume-cell-size"),
+        "{err}"
     );
+    assert!(!out.exists(), "nothing written: {err}");
+    assert_clean_success(&erode(
+        Path::new(DEM),
+        &out,
+        &[
+            "--assume-cell-size",
+            "1",
+            "--droplets",
+            "2000",
+            "--no-images",
+        ],
+    ));
     let report: serde_json::Value = run_report(&out);
     assert_eq!(report["terrain"]["cell_size_source"], "assumed");
+    assert_eq!(report["terrain"]["units"]["cell_size"]["x"], 1.0);
 }
 
 #[test]

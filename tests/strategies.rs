@@ -136,6 +136,16 @@ fn a_cell_size_that_is_not_positive_is_refused() {
 }
 
 #[test]
+fn a_file_terrain_without_a_cell_size_is_refused_naming_the_key() {
+    let bad = CONFIG.replace("cell_size = [74.5, 92.6]", "");
+    assert_refused_before_the_device(
+        "no-cell-size",
+        &bad,
+        &["dem", "states no cell size in metres", "cell_size = [x, y]"],
+    );
+}
+
+#[test]
 fn a_cell_size_on_noise_is_refused() {
     let bad = CONFIG.replace("seed = 2", "seed = 2\ncell_size = [5, 5]");
     assert_refused_before_the_device(

@@ -373,7 +373,8 @@ pub struct InputLayout {
     /// Height in cells of a raw float32 input.
     #[arg(long, requires = "width")]
     height: Option<usize>,
-    /// Grid spacing in metres, "X" or "X,Y". Default: the file's sidecar, else 1.
+    /// Grid spacing in metres, "X" or "X,Y". Default: the file's (GeoTIFF tags, in a
+    /// linear unit or in degrees on the CRS's ellipsoid; or the sidecar).
     #[arg(long, value_parser = parse_cell_size)]
     cell_size: Option<CellSize>,
 }
@@ -417,6 +418,11 @@ pub struct ErodeArgs {
     pub input: Option<PathBuf>,
     #[command(flatten)]
     pub layout: InputLayout,
+    /// For an --input that states no cell size in metres (no georeferencing, or a CRS
+    /// vkerode cannot measure): assume square cells of this many metres. Without it, or
+    /// --cell-size, such an input is refused: the cell size scales every height.
+    #[arg(long, value_name = "METRES", requires = "input", conflicts_with = "cell_size", value_parser = parse_cell_side)]
+    pub assume_cell_size: Option<f32>,
     /// Vertical exaggeration applied to --input elevations before erosion.
     #[arg(long, default_value_t = 1.0, requires = "input")]
     pub vertical_scale: f32,
@@ -456,13 +462,20 @@ impl ErodeArgs {
             return Ok(TerrainSource::Noise);
         };
         let dem = self.layout.read(path)?;
-        let cell_size_source = match (self.layout.cell_size, dem.cell_size) {
-            (Some(_), _) => CellSizeSource::Flag,
-            (None, Some(_)) => CellSizeSource::File,
-            (None, None) => CellSizeSource::Assumed,
+        let (cell_size, cell_size_source) = match (
+            dem.cell_size_from(self.layout.cell_size),
+            self.assume_cell_size,
+        ) {
+            (Some(found), _) => found,
+            (None, Some(side)) => (CellSize { x: side, y: side }, CellSizeSource::Assumed),
+            (None, None) => bail!(
+                "{}: states no cell size in metres ({}); give it with --cell-size X[,Y], or assume square cells with --assume-cell-size METRES",
+                path.display(),
+                dem.why_no_cell_size()
+            ),
         };
         let units = GridUnits {
-            cell_size: dem.cell_size.unwrap_or_default(),
+            cell_size,
             vertical_scale: self.vertical_scale,
         };
         Ok(TerrainSource::File {
@@ -522,11 +535,15 @@ fn parse_percent(text: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_cell_size(text: &str) -> Result<CellSize, String> {
-    let parse = |s: &str| match s.trim().parse::<f32>() {
+fn parse_cell_side(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
         Ok(v) => CellSize::check_side(v).map(|()| v),
-        Err(_) => Err(format!("{s:?} is not a number of metres")),
-    };
+        Err(_) => Err(format!("{text:?} is not a number of metres")),
+    }
+}
+
+fn parse_cell_size(text: &str) -> Result<CellSize, String> {
+    let parse = parse_cell_side;
     match text.split_once(',') {
         Some((x, y)) => Ok(CellSize {
             x: parse(x)?,

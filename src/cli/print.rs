@@ -184,17 +184,6 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
 
 /// The heightmap `erode --input` read.
 pub fn print_input(path: &Path, dem: &Dem, units: &GridUnits, source: CellSizeSource) {
-    if source == CellSizeSource::Assumed {
-        let why = if dem.geo.is_some() {
-            "is georeferenced, but not in metres or feet (a geographic CRS in degrees, or another unit)"
-        } else {
-            "declares no cell size"
-        };
-        eprintln!(
-            "warning: {} {why}; assuming 1 x 1 m cells (give --cell-size in metres; run.json records the assumption)",
-            path.display()
-        );
-    }
     say!(
         "read {}: {} x {} cells, cell size {} x {} m ({}), vertical scale {}{}",
         path.display(),
@@ -203,9 +192,14 @@ pub fn print_input(path: &Path, dem: &Dem, units: &GridUnits, source: CellSizeSo
         units.cell_size.x,
         units.cell_size.y,
         match source {
-            CellSizeSource::Flag => "from --cell-size",
-            CellSizeSource::File => "from the file",
-            CellSizeSource::Assumed => "assumed",
+            CellSizeSource::Flag => "from --cell-size".to_string(),
+            CellSizeSource::File => "from the file".to_string(),
+            CellSizeSource::Geodesic(g) => format!(
+                "from the file's degrees on its ellipsoid at {:.4} degrees latitude; the east-west spacing varies by {:.2}% over the map",
+                g.latitude_deg,
+                g.x_spread * 100.0
+            ),
+            CellSizeSource::Assumed => "assumed with --assume-cell-size".to_string(),
         },
         units.vertical_scale,
         if dem.geo.is_some() {

@@ -1,17 +1,20 @@
 //! From a DEM's metres on a grid of metres to the kernel's height units, where one
 //! unit is one cell, and back.
 
+use super::formats::Geodesic;
 use super::image::CellSize;
 
 /// Where a DEM's cell size came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CellSizeSource {
     /// `--cell-size`, over whatever the file says.
     Flag,
-    /// The file: GeoTIFF tags or the sidecar.
+    /// The file: GeoTIFF tags or the sidecar, in a linear unit.
     File,
-    /// Neither: 1 x 1 m was assumed, with a warning.
+    /// The file's geographic CRS: degrees turned into metres on its ellipsoid.
+    Geodesic(Geodesic),
+    /// Neither: the user assumed one by name (`--assume-cell-size`).
     Assumed,
 }
 

@@ -21,7 +21,7 @@ use crate::terrain::image::CellSize;
 use crate::terrain::metrics::Landform;
 use crate::terrain::output::slug;
 use crate::terrain::pictures::{erosion_map, side_by_side};
-use crate::terrain::units::{CellSizeSource, GridUnits};
+use crate::terrain::units::GridUnits;
 use crate::terrain::MapInfo;
 
 /// The keys of a strategies config besides its strategies' tables.
@@ -265,18 +265,21 @@ impl StrategyTerrain {
         };
         let path = config_dir.join(input);
         let mut dem = read_dem(&path, None)?;
-        let cell_size_source = match (self.cell_size, dem.cell_size) {
-            (Some([x, y]), _) => {
-                dem.cell_size = Some(CellSize { x, y });
-                CellSizeSource::Flag
-            }
-            (None, Some(_)) => CellSizeSource::File,
-            (None, None) => CellSizeSource::Assumed,
+        let Some((cell_size, cell_size_source)) =
+            dem.cell_size_from(self.cell_size.map(|[x, y]| CellSize { x, y }))
+        else {
+            return Err(ExperimentError::Run(format!(
+                "{}: {}: states no cell size in metres ({}); give the terrain a cell_size = [x, y]",
+                self.name,
+                path.display(),
+                dem.why_no_cell_size()
+            )));
         };
+        dem.cell_size = Some(cell_size);
         Ok(TerrainSource::File {
             path,
             units: GridUnits {
-                cell_size: dem.cell_size.unwrap_or_default(),
+                cell_size,
                 vertical_scale: 1.0,
             },
             dem: Box::new(dem),

@@ -8,6 +8,7 @@ use thiserror::Error;
 use super::geotiff::GeoTags;
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::image::CellSize;
+use crate::terrain::units::CellSizeSource;
 
 /// A file-level problem, naming the file.
 #[derive(Debug, Error)]
@@ -86,6 +87,28 @@ pub struct Dem {
 }
 
 impl Dem {
+    /// Its cell size and where it comes from: `stated` (a cell size the user gave)
+    /// wins; `None` where neither it nor the file gives one.
+    pub fn cell_size_from(&self, stated: Option<CellSize>) -> Option<(CellSize, CellSizeSource)> {
+        if let Some(cell_size) = stated {
+            return Some((cell_size, CellSizeSource::Flag));
+        }
+        let rows = u32::try_from(self.heights.height()).unwrap_or(u32::MAX);
+        let source = match self.geo.as_ref().and_then(|g| g.geodesic(rows)) {
+            Some((_, how)) => CellSizeSource::Geodesic(how),
+            None => CellSizeSource::File,
+        };
+        Some((self.cell_size?, source))
+    }
+
+    /// Why the file states no cell size vkerode can use, for a refusal.
+    pub fn why_no_cell_size(&self) -> &'static str {
+        match self.geo {
+            Some(_) => "it is georeferenced, but not in metres or feet, nor in degrees on an ellipsoid vkerode knows",
+            None => "it has no georeferencing and no sidecar cell size",
+        }
+    }
+
     pub fn missing_cells(&self) -> usize {
         self.heights.data().iter().filter(|h| h.is_nan()).count()
     }

@@ -29,6 +29,57 @@ const GDAL_METADATA: Tag = Tag::Unknown(42112);
 const GT_MODEL_TYPE: u16 = 1024;
 const PROJ_LINEAR_UNITS: u16 = 3076;
 const MODEL_TYPE_GEOGRAPHIC: u16 = 2;
+const GEOGRAPHIC_TYPE: u16 = 2048;
+const GEOG_ANGULAR_UNITS: u16 = 2054;
+const GEOG_SEMI_MAJOR_AXIS: u16 = 2057;
+const GEOG_INV_FLATTENING: u16 = 2059;
+const ANGULAR_DEGREE: u16 = 9102;
+const USER_DEFINED: u16 = 32767;
+const GEO_DOUBLE_PARAMS: u16 = 34736;
+
+/// An ellipsoid: its semi-major axis in metres and its flattening.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ellipsoid {
+    a: f64,
+    f: f64,
+}
+
+impl Ellipsoid {
+    const WGS84: Self = Self {
+        a: 6_378_137.0,
+        f: 1.0 / 298.257_223_563,
+    };
+    const GRS80: Self = Self {
+        a: 6_378_137.0,
+        f: 1.0 / 298.257_222_101,
+    };
+    const CLARKE_1866: Self = Self {
+        a: 6_378_206.4,
+        f: 1.0 / 294.978_698_214,
+    };
+
+    /// Metres per radian east-west and north-south at `latitude` (radians): the
+    /// parallel's radius N cos(latitude) and the meridian's radius of curvature M. For
+    /// cells of arc-seconds they are the geodesic spacing to a part in 10^7 (GDAL's
+    /// azimuthal equidistant projection agrees: tests below).
+    fn metres_per_radian(self, latitude: f64) -> (f64, f64) {
+        let e2 = self.f * (2.0 - self.f);
+        let w = (1.0 - e2 * latitude.sin().powi(2)).sqrt();
+        let n = self.a / w;
+        (n * latitude.cos(), self.a * (1.0 - e2) / w.powi(3))
+    }
+}
+
+/// How a geographic CRS's cell size in metres was found: on its ellipsoid, at the
+/// map's centre row.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Geodesic {
+    /// The latitude of the centre row, in degrees.
+    pub latitude_deg: f64,
+    /// The east-west spacing's spread over the map, (widest - narrowest) / centre's:
+    /// what one spacing per map neglects.
+    pub x_spread: f64,
+}
 
 /// A tag's value, converted, or `None` where the file lacks the tag.
 fn tag<R: Read + Seek, T>(
@@ -98,11 +149,103 @@ impl GeoTags {
             .map(|k| k[3])
     }
 
+    /// A GeoKey's value where it is stored in GeoDoubleParams.
+    fn double_key(&self, id: u16) -> Option<f64> {
+        let dir = self.key_directory.as_ref()?;
+        let entry = dir
+            .get(4..)?
+            .chunks_exact(4)
+            .find(|k| k[0] == id && k[1] == GEO_DOUBLE_PARAMS)?;
+        self.double_params
+            .as_ref()?
+            .get(usize::from(entry[3]))
+            .copied()
+    }
+
+    fn is_geographic(&self) -> bool {
+        self.key(GT_MODEL_TYPE) == Some(MODEL_TYPE_GEOGRAPHIC)
+    }
+
+    /// The ellipsoid of a geographic CRS in degrees: WGS 84, NAD83 or ETRS89 (GRS 80),
+    /// NAD27 (Clarke 1866), or one the file defines; `None` for any other.
+    fn ellipsoid(&self) -> Option<Ellipsoid> {
+        if self
+            .key(GEOG_ANGULAR_UNITS)
+            .is_some_and(|u| u != ANGULAR_DEGREE)
+        {
+            return None;
+        }
+        match self.key(GEOGRAPHIC_TYPE)? {
+            4326 => Some(Ellipsoid::WGS84),
+            4269 | 4258 => Some(Ellipsoid::GRS80),
+            4267 => Some(Ellipsoid::CLARKE_1866),
+            USER_DEFINED => {
+                let a = self.double_key(GEOG_SEMI_MAJOR_AXIS)?;
+                let inverse = self.double_key(GEOG_INV_FLATTENING)?;
+                (a > 0.0 && inverse > 1.0).then(|| Ellipsoid {
+                    a,
+                    f: 1.0 / inverse,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The grid's scale (x, y, in CRS units per cell) and the model y of the top edge
+    /// of row 0, from ModelPixelScale and a tie point, or a ModelTransformation.
+    fn scale_and_top(&self) -> Option<(f64, f64, Option<f64>)> {
+        match (&self.pixel_scale, &self.transformation) {
+            (Some(scale), _) if scale.len() >= 2 => {
+                let top = self
+                    .tiepoints
+                    .as_ref()
+                    .filter(|t| t.len() >= 6)
+                    .map(|t| t[4] + t[1] * scale[1]);
+                Some((scale[0], scale[1], top))
+            }
+            (_, Some(m)) if m.len() >= 16 => Some((m[0].abs(), m[5].abs(), Some(m[7]))),
+            _ => None,
+        }
+    }
+
+    /// For a geographic CRS on a known ellipsoid, the cell size in metres at the
+    /// centre row of a map of `rows` rows, and how it was found.
+    pub fn geodesic(&self, rows: u32) -> Option<(CellSize, Geodesic)> {
+        if !self.is_geographic() {
+            return None;
+        }
+        let ellipsoid = self.ellipsoid()?;
+        let (dx, dy, top) = self.scale_and_top()?;
+        let top = top?;
+        let latitude_of_row = |r: f64| top - r * dy;
+        let centre = latitude_of_row(f64::from(rows) / 2.0);
+        if !(-90.0..=90.0).contains(&top)
+            || !(-90.0..=90.0).contains(&latitude_of_row(f64::from(rows)))
+        {
+            return None;
+        }
+        let east = |latitude: f64| ellipsoid.metres_per_radian(latitude.to_radians()).0;
+        let (x, y) = ellipsoid.metres_per_radian(centre.to_radians());
+        let edges = [east(top), east(latitude_of_row(f64::from(rows)))];
+        let spread = (edges[0] - edges[1]).abs() / x;
+        let cell_size = CellSize {
+            x: (x * dx.to_radians()) as f32,
+            y: (y * dy.to_radians()) as f32,
+        };
+        Some((
+            cell_size,
+            Geodesic {
+                latitude_deg: centre,
+                x_spread: spread,
+            },
+        ))
+    }
+
     /// Metres per unit of the CRS's linear unit; `None` for a geographic CRS (cells in
-    /// degrees) or a unit other than metre, foot and US survey foot: the cell size is
-    /// then unknown, and `erode` says so.
+    /// degrees, see [`GeoTags::geodesic`]) or a unit other than metre, foot and US
+    /// survey foot.
     fn metres_per_unit(&self) -> Option<f64> {
-        if self.key(GT_MODEL_TYPE) == Some(MODEL_TYPE_GEOGRAPHIC) {
+        if self.is_geographic() {
             return None;
         }
         match self.key(PROJ_LINEAR_UNITS) {
@@ -113,9 +256,11 @@ impl GeoTags {
         }
     }
 
-    /// The cell size in metres: from ModelPixelScale, or a ModelTransformation without
-    /// rotation or shear (refused otherwise). `Ok(None)` where the tags give no scale.
-    pub fn cell_size(&self) -> Result<Option<CellSize>, String> {
+    /// The cell size in metres of a map of `rows` rows: from ModelPixelScale, or a
+    /// ModelTransformation without rotation or shear (refused otherwise), in the CRS's
+    /// linear unit or, for degrees, on its ellipsoid. `Ok(None)` where the tags give no
+    /// scale or no unit vkerode can turn into metres.
+    pub fn cell_size(&self, rows: u32) -> Result<Option<CellSize>, String> {
         let (x, y) = match (&self.pixel_scale, &self.transformation) {
             (Some(scale), _) if scale.len() >= 2 => (scale[0], scale[1]),
             (_, Some(m)) if m.len() >= 16 => {
@@ -129,6 +274,10 @@ impl GeoTags {
             }
             _ => return Ok(None),
         };
+        if let Some((cell_size, _)) = self.geodesic(rows) {
+            cell_size.check()?;
+            return Ok(Some(cell_size));
+        }
         let Some(metres) = self.metres_per_unit() else {
             return Ok(None);
         };
@@ -155,12 +304,12 @@ mod tests {
 
     #[test]
     fn the_cell_size_comes_from_the_scale_in_metres() {
-        let metres = projected(9001).cell_size().unwrap().unwrap();
+        let metres = projected(9001).cell_size(10).unwrap().unwrap();
         assert_eq!((metres.x, metres.y), (74.5, 92.6));
-        let feet = projected(9002).cell_size().unwrap().unwrap();
+        let feet = projected(9002).cell_size(10).unwrap().unwrap();
         assert!((feet.x - 74.5 * 0.3048).abs() < 1e-4);
         assert_eq!(
-            projected(9036).cell_size(),
+            projected(9036).cell_size(10),
             Ok(None),
             "a unit it cannot convert"
         );
@@ -174,18 +323,56 @@ mod tests {
             transformation: Some(m.clone()),
             ..GeoTags::default()
         };
-        assert!(rotated.cell_size().unwrap_err().contains("rotates"));
+        assert!(rotated.cell_size(10).unwrap_err().contains("rotates"));
         m[1] = 0.0;
         let north_up = GeoTags {
             transformation: Some(m),
             ..GeoTags::default()
         };
-        assert_eq!(north_up.cell_size().unwrap().unwrap().y, 30.0);
+        assert_eq!(north_up.cell_size(10).unwrap().unwrap().y, 30.0);
         let geographic = GeoTags {
             pixel_scale: Some(vec![0.001, 0.001, 0.0]),
             key_directory: Some(vec![1, 1, 0, 1, 1024, 0, 1, 2]),
             ..GeoTags::default()
         };
-        assert_eq!(geographic.cell_size(), Ok(None), "degrees are not a length");
+        assert_eq!(
+            geographic.cell_size(10),
+            Ok(None),
+            "degrees are not a length"
+        );
+    }
+
+    /// A 3 arc-second grid in EPSG:4326 whose centre row lies at 36.6 N.
+    fn wgs84_arc_seconds(rows: u32) -> GeoTags {
+        let step = 3.0 / 3600.0;
+        GeoTags {
+            pixel_scale: Some(vec![step, step, 0.0]),
+            tiepoints: Some(vec![
+                0.0,
+                0.0,
+                0.0,
+                -84.0,
+                36.6 + step * f64::from(rows) / 2.0,
+                0.0,
+            ]),
+            key_directory: Some(vec![1, 1, 0, 2, 1024, 0, 1, 2, 2048, 0, 1, 4326]),
+            ..GeoTags::default()
+        }
+    }
+
+    #[test]
+    fn degrees_become_metres_on_the_ellipsoid_as_gdal_measures_them() {
+        let tags = wgs84_arc_seconds(344);
+        let (cell, geodesic) = tags.geodesic(344).unwrap();
+        // `gdaltransform -s_srs EPSG:4326 -t_srs "+proj=aeqd +lat_0=36.6 +lon_0=-84
+        // +ellps=WGS84"` of (-84 + 3", 36.6) and (-84, 36.6 + 3"): true distances from
+        // the projection's centre.
+        let (gdal_x, gdal_y) = (74.563_133_940_6, 92.475_140_813_4);
+        assert!((f64::from(cell.x) / gdal_x - 1.0).abs() < 1e-6, "{cell:?}");
+        assert!((f64::from(cell.y) / gdal_y - 1.0).abs() < 1e-6, "{cell:?}");
+        assert!((geodesic.latitude_deg - 36.6).abs() < 1e-9, "{geodesic:?}");
+        // 344 rows of 3" span 0.287 degrees: cos varies by 0.37% over them.
+        assert!((0.003..0.004).contains(&geodesic.x_spread), "{geodesic:?}");
+        assert_eq!(tags.cell_size(344).unwrap(), Some(cell));
     }
 }

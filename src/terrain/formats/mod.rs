@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use super::heightmap::Heightmap;
 use super::MIN_SIZE;
 pub use dem::{sidecar_path, Dem, FormatError, HeightFormat};
-pub use geotiff::GeoTags;
+pub use geotiff::{GeoTags, Geodesic};
 pub use sidecar::Sidecar;
 
 /// Reads a heightmap. TIFF and PNG are recognised by their signature; anything else

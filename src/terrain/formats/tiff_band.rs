@@ -63,7 +63,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     let geo = GeoTags::read(&mut decoder).map_err(|e| FormatError::new(path, e))?;
     let cell_size = match &geo {
         Some(tags) => tags
-            .cell_size()
+            .cell_size(height)
             .map_err(|e| FormatError::new(path, format!("cannot take its cell size: {e}")))?,
         None => None,
     };
