@@ -339,6 +339,41 @@ fn a_flag_overrides_the_file_and_a_missing_cell_size_is_refused_unless_assumed_b
 }
 
 #[test]
+fn a_cell_size_given_for_an_untagged_input_is_written_into_its_tiffs() {
+    let dir = common::scratch("geotiff", "flag-written");
+    let out = dir.join("flag");
+    assert_clean_success(&erode(
+        Path::new(DEM),
+        &out,
+        &[
+            "--cell-size",
+            "74.5,92.6",
+            "--droplets",
+            "2000",
+            "--no-images",
+        ],
+    ));
+    for tif in ["before.tif", "after.tif", "erosion.tif"] {
+        let info = gdalinfo(&out.join(tif));
+        assert_eq!(
+            info["geoTransform"],
+            serde_json::json!([0.0, 74.5, 0.0, 0.0, 0.0, -92.6]),
+            "{tif}: {info}"
+        );
+    }
+    // Read back, the file now says its cell size itself.
+    let again = dir.join("again");
+    assert_clean_success(&erode(
+        &out.join("after.tif"),
+        &again,
+        &["--droplets", "2000", "--no-images"],
+    ));
+    let report = run_report(&again);
+    assert_eq!(report["terrain"]["cell_size_source"], "file");
+    assert_eq!(report["terrain"]["units"]["cell_size"]["y"], 92.6);
+}
+
+#[test]
 fn a_sparse_tiff_bomb_is_refused_with_its_cells_and_bytes_told_apart() {
     // 40000 x 40000 float32 cells in a few hundred KB: GDAL writes no empty tiles.
     let dir = common::scratch("geotiff", "bomb");

@@ -109,7 +109,10 @@ pub fn prepare_terrain(
                     cell_size_source: *cell_size_source,
                     georeferenced: dem.geo.is_some(),
                 },
-                geo: dem.geo.clone(),
+                geo: match (&dem.geo, cell_size_source) {
+                    (None, CellSizeSource::Flag) => Some(GeoTags::of_cell_size(units.cell_size)),
+                    (geo, _) => geo.clone(),
+                },
                 missing,
                 units: *units,
                 export_units,

@@ -81,6 +81,12 @@ pub struct Geodesic {
     pub x_spread: f64,
 }
 
+/// `v` as the decimal it was written as (92.6, not 92.59999847): the f64 nearest to
+/// the f32's shortest decimal form.
+fn decimal(v: f32) -> f64 {
+    v.to_string().parse().unwrap_or(f64::from(v))
+}
+
 /// A tag's value, converted, or `None` where the file lacks the tag.
 fn tag<R: Read + Seek, T>(
     decoder: &mut Decoder<R>,
@@ -109,6 +115,17 @@ impl GeoTags {
         };
         let placed = tags.pixel_scale.is_some() || tags.transformation.is_some();
         Ok((placed || tags.key_directory.is_some()).then_some(tags))
+    }
+
+    /// Tags that place a grid of `cell_size` metres with its top-left corner at the
+    /// model origin, in no CRS: for a file with no georeferencing of its own whose cell
+    /// size was given on the command line, so GDAL reads that size back.
+    pub fn of_cell_size(cell_size: CellSize) -> Self {
+        Self {
+            pixel_scale: Some(vec![decimal(cell_size.x), decimal(cell_size.y), 0.0]),
+            tiepoints: Some(vec![0.0; 6]),
+            ..Self::default()
+        }
     }
 
     /// Writes the tags into the image directory being encoded.
