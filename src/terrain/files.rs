@@ -39,11 +39,9 @@ where
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    let pid = std::process::id();
     let folder = parent_of(path);
     remove_dead_partials(folder, Some(&name));
-    let partial = path.with_file_name(format!(".{name}.{pid}.{call}{PARTIAL}"));
+    let partial = partial_path(path);
     let result = (|| {
         let file = File::create(&partial)?;
         file.lock()?;
@@ -76,11 +74,23 @@ pub fn check_writable(path: &Path) -> Result<(), WriteError> {
             "is a folder; name a file",
         )));
     }
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    let probe = path.with_file_name(format!(".{name}.{}.{call}{PARTIAL}", std::process::id()));
+    let probe = partial_path(path);
     File::create_new(&probe).map_err(error)?;
     fs::remove_file(&probe).map_err(error)
+}
+
+/// A fresh partial file's path for `path`: `.NAME.PID.CALL.partial` beside it, unique
+/// to this process and call ([`partial_of`] reads it back).
+fn partial_path(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!(".{name}.{}.{call}{PARTIAL}", std::process::id()))
+}
+
+/// Whether `text` is a number of decimal digits, as the process ids and call counts
+/// in leftovers' names are.
+pub(crate) fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The folder `path` is in, `.` for a bare name.
@@ -106,8 +116,7 @@ pub(crate) fn partial_of(file_name: &str) -> Option<&str> {
     let stem = file_name.strip_prefix('.')?.strip_suffix(PARTIAL)?;
     let (rest, call) = stem.rsplit_once('.')?;
     let (name, pid) = rest.rsplit_once('.')?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(call) && digits(pid) && !name.is_empty()).then_some(name)
+    (is_digits(call) && is_digits(pid) && !name.is_empty()).then_some(name)
 }
 
 /// Whether the partial file at `path` was left by a writer that is gone: no one holds

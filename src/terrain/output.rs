@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::files::{parent_of, remove_dead_partials, sync_folder, WriteError};
+use super::files::{is_digits, parent_of, remove_dead_partials, sync_folder, WriteError};
 
 /// The file that marks a folder vkerode made: the one kind `--force` may replace.
 pub const MARKER: &str = ".vkerode-output";
@@ -286,8 +286,7 @@ fn leftover_folder_of(file_name: &str) -> Option<&str> {
     let rest = file_name.strip_prefix('.')?;
     [".staging-", ".replaced-"].iter().find_map(|marker| {
         let (name, pid) = rest.rsplit_once(marker)?;
-        let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
-        (digits && !name.is_empty()).then_some(name)
+        (is_digits(pid) && !name.is_empty()).then_some(name)
     })
 }
 

@@ -234,17 +234,14 @@ impl GeoTags {
         let ellipsoid = self.ellipsoid()?;
         let (dx, dy, top) = self.scale_and_top()?;
         let top = top?;
-        let latitude_of_row = |r: f64| top - r * dy;
-        let centre = latitude_of_row(f64::from(rows) / 2.0);
-        if !(-90.0..=90.0).contains(&top)
-            || !(-90.0..=90.0).contains(&latitude_of_row(f64::from(rows)))
-        {
+        let bottom = top - f64::from(rows) * dy;
+        if ![top, bottom].iter().all(|l| (-90.0..=90.0).contains(l)) {
             return None;
         }
+        let centre = (top + bottom) / 2.0;
         let east = |latitude: f64| ellipsoid.metres_per_radian(latitude.to_radians()).0;
         let (x, y) = ellipsoid.metres_per_radian(centre.to_radians());
-        let edges = [east(top), east(latitude_of_row(f64::from(rows)))];
-        let spread = (edges[0] - edges[1]).abs() / x;
+        let spread = (east(top) - east(bottom)).abs() / x;
         let cell_size = CellSize {
             x: (x * dx.to_radians()) as f32,
             y: (y * dy.to_radians()) as f32,
