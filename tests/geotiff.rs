@@ -411,3 +411,122 @@ fn a_sparse_tiff_bomb_is_refused_with_its_cells_and_bytes_told_apart() {
     );
     assert!(!converted.exists());
 }
+
+/// GDAL's statistics of a file's band: (minimum, maximum, mean, valid cells).
+fn band_statistics(path: &Path) -> (f64, f64, f64, f64) {
+    let out = gdal("gdalinfo", &["-json", "-stats", path.to_str().unwrap()]);
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let metadata = &info["bands"][0]["metadata"][""];
+    let number = |key: &str| -> f64 {
+        metadata[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: no {key} in {metadata}", path.display()))
+            .parse()
+            .unwrap()
+    };
+    let size = &info["size"];
+    let cells =
+        size[0].as_f64().unwrap() * size[1].as_f64().unwrap() * number("STATISTICS_VALID_PERCENT")
+            / 100.0;
+    (
+        number("STATISTICS_MINIMUM"),
+        number("STATISTICS_MAXIMUM"),
+        number("STATISTICS_MEAN"),
+        cells,
+    )
+}
+
+#[test]
+fn run_json_gives_heights_changes_and_masses_in_metres_as_gdal_reads_the_outputs() {
+    let dir = common::scratch("geotiff", "metres");
+    let input = projected_input(&dir);
+    let out = dir.join("out");
+    // An exaggeration, so that kernel units are neither metres nor metres per cell.
+    let output = erode(
+        &input,
+        &out,
+        &[
+            "--engine",
+            "cpu-sequential",
+            "--droplets",
+            "3000",
+            "--vertical-scale",
+            "2",
+            "--no-images",
+        ],
+    );
+    assert_clean_success(&output);
+    let report = run_report(&out);
+    assert_eq!(report["height_unit"]["name"], "m");
+    assert_eq!(report["height_unit"]["per_kernel_unit"], 74.5 / 2.0);
+    let close = |what: &str, ours: f64, gdal: f64, tolerance: f64| {
+        assert!(
+            (ours - gdal).abs() <= tolerance * gdal.abs().max(1.0),
+            "{what}: run.json {ours}, GDAL {gdal}"
+        );
+    };
+    let change = &report["change"];
+    let (min, max, _, _) = band_statistics(&out.join("after.tif"));
+    close(
+        "lowest height after",
+        change["min_after"].as_f64().unwrap(),
+        min,
+        1e-6,
+    );
+    close(
+        "highest height after",
+        change["max_after"].as_f64().unwrap(),
+        max,
+        1e-6,
+    );
+    // The change map's mean over its cells is the total change per cell.
+    let (deepest, highest, mean, cells) = band_statistics(&out.join("erosion.tif"));
+    assert!(
+        deepest < 0.0 && highest > 0.0,
+        "the run eroded and deposited"
+    );
+    close(
+        "deepest erosion",
+        change["deepest_erosion"].as_f64().unwrap(),
+        deepest,
+        1e-5,
+    );
+    close(
+        "highest deposition",
+        change["highest_deposition"].as_f64().unwrap(),
+        highest,
+        1e-5,
+    );
+    let total = change["total_change"].as_f64().unwrap();
+    close(
+        "total change",
+        total,
+        mean * cells,
+        1e-4 * change["eroded"].as_f64().unwrap() / total.abs(),
+    );
+    // A strategy's own masses are in metres too: thermal erosion's heights summed.
+    let thermal = dir.join("thermal");
+    let output = erode(
+        &input,
+        &thermal,
+        &[
+            "--engine",
+            "cpu-sequential",
+            "--algorithm",
+            "thermal",
+            "--vertical-scale",
+            "2",
+            "--no-images",
+        ],
+    );
+    assert_clean_success(&output);
+    let (_, _, mean, cells) = band_statistics(&thermal.join("before.tif"));
+    let summed = run_report(&thermal)["mass"]["before"].as_f64().unwrap();
+    close(
+        "thermal's heights summed before",
+        summed,
+        mean * cells,
+        1e-6,
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

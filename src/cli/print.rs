@@ -13,7 +13,7 @@ use std::path::Path;
 
 use vkerode::terrain::files::write_atomically;
 
-use vkerode::experiment::{Engine, ErodeOutcome, TerrainReport, TimeSource};
+use vkerode::experiment::{Engine, ErodeOutcome, TimeSource};
 use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use vkerode::probes::kernels::KernelStatistics;
 use vkerode::terrain::formats::Dem;
@@ -112,7 +112,8 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
             r.provenance.device
         ),
     }
-    for line in outcome.figures.summary() {
+    let heights = &r.height_unit;
+    for line in outcome.figures.summary(heights) {
         say!("  {line}");
     }
     match (f.time_source, f.gpu_ms) {
@@ -161,24 +162,23 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
         eprintln!("warning: {warning}");
     }
     let c = &r.change;
-    let units = if matches!(r.terrain, TerrainReport::Noise(_)) {
-        "height units (cells)"
-    } else {
-        "kernel height units (cells)"
-    };
     say!(
-        "height change in {units}: total {:.1} (eroded {:.1}, deposited {:.1}), cells changed {:.1}%, channels {:+.4} vs hillslopes {:+.4} on average",
+        "height change summed over cells: total {:.1} {u} (eroded {:.1} {u}, deposited {:.1} {u}), cells changed {:.1}%; mean over channels {:+.4} {u} vs hillslopes {:+.4} {u}",
         c.total_change,
         c.eroded,
         c.deposited,
         c.changed_cells_share * 100.0,
         c.channel_mean_change,
-        c.hillslope_mean_change
+        c.hillslope_mean_change,
+        u = heights.name
     );
     say!(
-        "channel incision: {:.4} before, {:.4} after",
+        "channel incision: {:.4} {u} before, {:.4} {u} after; heights after from {:.3} {u} to {:.3} {u}",
         c.channel_incision_before,
-        c.channel_incision_after
+        c.channel_incision_after,
+        c.min_after,
+        c.max_after,
+        u = heights.name
     );
 }
 

@@ -15,6 +15,7 @@ use super::keys::SettingError;
 use super::settings::RunSettings;
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::Column;
+use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Heightmap, MapInfo};
 
 /// What a strategy counts as one unit of work.
@@ -235,8 +236,9 @@ pub trait Figures: Send {
     /// Its own rates over a run of `seconds` (GPU time; wall time on the CPU), which
     /// run.json's `figures` holds beside the rate in its unit: droplets/s, ms per step.
     fn rates(&self, seconds: f64) -> Vec<(&'static str, f64)>;
-    /// Lines for the console: what the strategy did beyond the common figures.
-    fn summary(&self) -> Vec<String>;
+    /// Lines for the console: what the strategy did beyond the common figures, its
+    /// heights in `unit`.
+    fn summary(&self, unit: &HeightUnit) -> Vec<String>;
     /// Eroded material still in transport at the end (sediment droplets carried when
     /// they died, the grid's suspended sediment), in height units summed over cells.
     fn sediment_left(&self) -> f64;

@@ -3,6 +3,7 @@
 //! test holds the lists to the fields of real files: every field written is listed.
 
 use crate::erosion::STRATEGIES;
+use crate::terrain::units::HEIGHT_UNIT_MEANING;
 
 /// One field of a JSON file: its path (objects joined by `.`, arrays as `[]`).
 #[derive(Clone, Copy)]
@@ -102,6 +103,8 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("run.json", "change.min_after", "height units", "the lowest height after"),
     field("run.json", "change.max_after", "height units", "the highest height after"),
     field("run.json", "warnings[]", "text", "why a figure is missing or a cache was not written"),
+    field("run.json", "height_unit.name", "text", HEIGHT_UNIT_MEANING),
+    field("run.json", "height_unit.per_kernel_unit", "height units", "one kernel height unit (the heights the strategies ran on: the cell's x spacing over the vertical scale)"),
     field("meta.json", "schema_version", "version", "the version of points.csv's columns (1 for sets that do not say)"),
     field("meta.json", "experiment", "text", "the config's name"),
     field("meta.json", "device", "text", "the (first) device"),

@@ -266,8 +266,11 @@ pub fn results_reference() -> String {
         out,
         "A sweep writes `points.csv`, `samples.csv`, `failed.csv` (only where a point failed) and `meta.json` into \
          `results/<experiment>/<device>/`; `erode` writes `run.json`; `strategies` writes `strategies.csv` and one \
-         `<algorithm>.json` (a run.json) per run; `peak` writes `peak.json`. Heights are in height units: one unit is \
-         one cell's width (for a DEM, metres over the x cell size), and sums over cells are in height units x cells. \
+         `<algorithm>.json` (a run.json) per run; `peak` writes `peak.json`. Figures in *height units* are in the \
+         map's vertical unit, which `height_unit` names beside them: metres for a DEM, cells (heights in cell widths) \
+         for generated terrain; sums over cells are in height units x cells (times the cell area for a volume). \
+         Settings in *kernel height units* are what the strategies see: heights over the x cell size, times the \
+         vertical scale (`height_unit.per_kernel_unit` height units each); for generated terrain the two are one. \
          The columns of points.csv are schema version {SCHEMA_VERSION} (meta.json's `schema_version`); older files \
          are read on these columns by name.\n"
     );

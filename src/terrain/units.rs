@@ -50,6 +50,115 @@ impl GridUnits {
     pub fn is_identity(&self) -> bool {
         *self == Self::default()
     }
+
+    /// The map's height units in one kernel height unit.
+    pub fn per_kernel_unit(&self) -> f64 {
+        f64::from(self.cell_size.x) / f64::from(self.vertical_scale)
+    }
+}
+
+/// The unit of every reported height, change and mass: the map's vertical unit (metres
+/// for a DEM, cells for generated terrain). A field or column documented in it is
+/// computed in kernel units and converted on the way out.
+pub const HEIGHT_UNITS: &str = "height units";
+/// What a `height_unit` field or column says, wherever one is documented.
+pub const HEIGHT_UNIT_MEANING: &str = "the unit of every figure given in height units: m for a DEM, cells (heights in cell widths) for generated terrain";
+/// The unit of the kernels' own settings (rain, capacities), which are never converted.
+pub const KERNEL_HEIGHT_UNITS: &str = "kernel height units";
+
+/// The map's vertical unit, and how many of it one kernel height unit is.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct HeightUnit {
+    /// "m" for a DEM, "cells" for generated terrain (heights in cell widths).
+    pub name: String,
+    pub per_kernel_unit: f64,
+}
+
+impl HeightUnit {
+    pub fn new(name: impl Into<String>, units: &GridUnits) -> Self {
+        Self {
+            name: name.into(),
+            per_kernel_unit: units.per_kernel_unit(),
+        }
+    }
+
+    /// Generated terrain's: kernel units are its units.
+    pub fn cells() -> Self {
+        Self::new("cells", &GridUnits::default())
+    }
+
+    /// Whether a documented unit is a height (or a sum, or a rate, of heights) that this
+    /// converts: "height units", "height units x cells", "height units per time unit".
+    pub fn converts(unit: &str) -> bool {
+        unit.starts_with(HEIGHT_UNITS)
+    }
+
+    pub fn of(&self, kernel: f64) -> f64 {
+        kernel * self.per_kernel_unit
+    }
+
+    /// `value` and its unit, for the console: "12.5 m".
+    pub fn show(&self, kernel: f64, decimals: usize) -> String {
+        format!("{:.*} {}", decimals, self.of(kernel), self.name)
+    }
+
+    /// Converts the fields of `report` (run.json) that `fields` (path, unit, meaning)
+    /// document in height units; paths join objects with `.` and mark arrays `[]`.
+    pub fn convert_report(
+        &self,
+        fields: &[(&str, &str, &str)],
+        report: &mut serde_json::Map<String, serde_json::Value>,
+    ) {
+        let mut root = serde_json::Value::Object(std::mem::take(report));
+        for (path, unit, _) in fields {
+            if Self::converts(unit) {
+                let segments: Vec<&str> = path.split('.').collect();
+                self.convert_at(&mut root, &segments);
+            }
+        }
+        if let serde_json::Value::Object(fields) = root {
+            *report = fields;
+        }
+    }
+
+    fn convert_at(&self, value: &mut serde_json::Value, path: &[&str]) {
+        use serde_json::Value;
+        match (path.split_first(), value) {
+            (None, Value::Number(n)) => {
+                if let Some(converted) = n
+                    .as_f64()
+                    .and_then(|v| serde_json::Number::from_f64(self.of(v)))
+                {
+                    *n = converted;
+                }
+            }
+            (Some((segment, rest)), Value::Object(fields)) => {
+                let key = segment.trim_end_matches("[]");
+                match (fields.get_mut(key), segment.ends_with("[]")) {
+                    (Some(Value::Array(items)), true) => {
+                        for item in items {
+                            self.convert_at(item, rest);
+                        }
+                    }
+                    (Some(inner), false) => self.convert_at(inner, rest),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Converts the values of `columns` (points.csv, strategies.csv) documented in
+    /// height units; empty values stay empty.
+    pub fn convert_values(&self, columns: &[crate::table::Column], values: &mut [String]) {
+        for (column, value) in columns.iter().zip(values) {
+            if Self::converts(&column.unit) {
+                if let Ok(v) = value.parse::<f64>() {
+                    *value = self.of(v).to_string();
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -71,5 +180,47 @@ mod tests {
                 "{elevation} -> {back}"
             );
         }
+    }
+
+    #[test]
+    fn documented_heights_are_converted_and_nothing_else() {
+        let unit = HeightUnit::new(
+            "m",
+            &GridUnits {
+                cell_size: CellSize { x: 50.0, y: 60.0 },
+                vertical_scale: 2.0,
+            },
+        );
+        let mut report = serde_json::json!({
+            "mass": {"after": 4.0, "steps": 4},
+            "checks": [{"totals": {"terrain": 1.0}}, {"totals": {"terrain": 2.0}}],
+            "params": {"rain": 1.0},
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let fields = [
+            ("mass.after", "height units x cells", ""),
+            ("mass.steps", "time steps", ""),
+            ("checks[].totals.terrain", "height units", ""),
+            ("params.rain", "kernel height units per time unit", ""),
+        ];
+        unit.convert_report(&fields, &mut report);
+        assert_eq!(
+            serde_json::Value::Object(report),
+            serde_json::json!({
+                "mass": {"after": 100.0, "steps": 4},
+                "checks": [{"totals": {"terrain": 25.0}}, {"totals": {"terrain": 50.0}}],
+                "params": {"rain": 1.0},
+            })
+        );
+        let columns = [
+            crate::table::Column::new("moved", "height units x cells", ""),
+            crate::table::Column::new("cells", "cells", ""),
+            crate::table::Column::new("missing", "height units", ""),
+        ];
+        let mut values = vec!["2".to_string(), "2".to_string(), String::new()];
+        unit.convert_values(&columns, &mut values);
+        assert_eq!(values, ["50", "2", ""]);
     }
 }

@@ -41,6 +41,7 @@ use crate::erosion::{
 };
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
+use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Heightmap, MapInfo, Values};
 use stability::{cached_baseline, judge, ChangeSpread, Judgement};
 
@@ -429,7 +430,7 @@ impl Figures for DropletFigures {
         ]
     }
 
-    fn summary(&self) -> Vec<String> {
+    fn summary(&self, unit: &HeightUnit) -> Vec<String> {
         let job = if self.on_gpu {
             format!(
                 "at most {} per dispatch, workgroup {}, {} atomics, lever {}",
@@ -444,12 +445,12 @@ impl Figures for DropletFigures {
         let mut lines = vec![format!("{} droplets, {job}", self.work.droplets)];
         if let Some(c) = &self.contention {
             lines.push(format!(
-                "contention: busiest cell {} adds, {:.2} subgroup conflicts per 1000 adds, {:.1}% adds of zero; sediment left {:.1} at death, {:.1} off the edge",
+                "contention: busiest cell {} adds, {:.2} subgroup conflicts per 1000 adds, {:.1}% adds of zero; sediment left {} at death, {} off the edge (summed over cells)",
                 c.hits_max,
                 c.subgroup_conflicts_per_1000,
                 100.0 * c.zero_add_share,
-                c.mass_at_death,
-                c.mass_off_edge
+                unit.show(c.mass_at_death, 1),
+                unit.show(c.mass_off_edge, 1)
             ));
         }
         lines
@@ -492,7 +493,7 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
     ("job.params.inertia", "share", "INERTIA"),
     (
         "job.params.capacity",
-        "height units per unit of slope, speed and water",
+        "kernel height units per unit of slope, speed and water",
         "CAPACITY_FACTOR",
     ),
     ("job.params.erosion", "share per step", "EROSION_RATE"),

@@ -31,6 +31,7 @@ use crate::erosion::{
 };
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
+use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Heightmap, MapInfo};
 
 /// The virtual-pipe strategy.
@@ -396,7 +397,7 @@ impl Figures for PipesFigures {
         )]
     }
 
-    fn summary(&self) -> Vec<String> {
+    fn summary(&self, unit: &HeightUnit) -> Vec<String> {
         let b = &self.balance;
         vec![
             format!(
@@ -404,8 +405,13 @@ impl Figures for PipesFigures {
                 self.time_steps, self.params.dt, self.variant
             ),
             format!(
-                "terrain {:.1} -> {:.1}, sediment suspended {:.1}, water {:.1} (rain added {:.1}), advection drift {:.1}",
-                b.terrain_before, b.terrain_after, b.sediment_after, b.water_after, b.rain_added, b.advection_drift
+                "summed over cells: terrain {} -> {}, sediment suspended {}, water {} (rain added {}), advection drift {}",
+                unit.show(b.terrain_before, 1),
+                unit.show(b.terrain_after, 1),
+                unit.show(b.sediment_after, 1),
+                unit.show(b.water_after, 1),
+                unit.show(b.rain_added, 1),
+                unit.show(b.advection_drift, 1)
             ),
         ]
     }
@@ -421,7 +427,7 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
     ("params.dt", "time units", "the time step"),
     (
         "params.rain",
-        "height units per time unit",
+        "kernel height units per time unit",
         "water rained on every cell",
     ),
     (
@@ -438,7 +444,7 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
     ("params.min_tilt", "sine", "lower bound of sin(tilt)"),
     (
         "params.max_erosion_depth",
-        "height units",
+        "kernel height units",
         "water depth from which the capacity is whole",
     ),
     (

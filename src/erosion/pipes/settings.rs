@@ -95,7 +95,7 @@ impl PipesSettings {
     pub const UNITS: &'static [(&'static str, &'static str)] = &[
         ("pipes_steps", "time steps"),
         ("pipes_dt", "time units"),
-        ("pipes_rain", "height units per time unit"),
+        ("pipes_rain", "kernel height units per time unit"),
         ("pipes_evaporation", "share per time unit"),
         ("pipes_area", "cell areas"),
         ("pipes_capacity", "per unit of tilt and speed"),

@@ -31,6 +31,7 @@ use crate::erosion::{
 };
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
+use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Heightmap, MapInfo};
 
 /// The thermal strategy.
@@ -395,7 +396,7 @@ impl Figures for ThermalFigures {
         )]
     }
 
-    fn summary(&self) -> Vec<String> {
+    fn summary(&self, unit: &HeightUnit) -> Vec<String> {
         let p = &self.params;
         let m = &self.mass;
         vec![
@@ -404,14 +405,16 @@ impl Figures for ThermalFigures {
                 self.time_steps, p.talus_degrees, p.rate, p.neighbours, self.variant
             ),
             format!(
-                "moved {:.1}; heights summed {:.3} -> {:.3} (drift {:.3e}, float rounding's bound {:.1e}); {} cells still past the talus (largest excess {:.3e})",
-                self.material_moved,
-                m.before,
-                m.after,
-                m.drift,
-                m.rounding_bound,
+                "moved {}; heights summed {} -> {} (drift {:.3e}, float rounding's bound {:.1e}, in {}); {} cells still past the talus (largest excess {:.3e} {})",
+                unit.show(self.material_moved, 1),
+                unit.show(m.before, 3),
+                unit.show(m.after, 3),
+                unit.of(m.drift),
+                unit.of(m.rounding_bound),
+                unit.name,
                 self.steepness.steep_cells,
-                self.steepness.steepest_excess
+                unit.of(f64::from(self.steepness.steepest_excess)),
+                unit.name
             ),
         ]
     }
@@ -475,7 +478,7 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
     ),
     (
         "steep_slack",
-        "height units",
+        "kernel height units",
         "the excess past which a cell counts as steep",
     ),
     (

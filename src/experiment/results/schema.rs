@@ -13,6 +13,7 @@ use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use crate::probes::gpu_state::{slowed, GpuState};
 use crate::table::{Column, Row, Section};
 use crate::terrain::metrics::Landform;
+use crate::terrain::units::{HeightUnit, HEIGHT_UNIT_MEANING};
 use crate::terrain::Change;
 use crate::terrain::MapInfo;
 
@@ -112,6 +113,7 @@ impl Section for Timing {
 /// The change the counted run made, and how two timed reruns differ.
 #[derive(Clone, Debug, Default, Serialize)]
 struct ChangeColumns {
+    height_unit: String,
     total_height_change: f64,
     max_cell_change: f64,
     rerun_cells_differing: usize,
@@ -120,6 +122,7 @@ struct ChangeColumns {
 
 impl Section for ChangeColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("height_unit", "text", HEIGHT_UNIT_MEANING),
         (
             "total_height_change",
             "height units x cells",
@@ -244,9 +247,11 @@ pub struct PointValues<'a> {
     pub work: u64,
     pub ceiling: Option<CeilingShare>,
     pub figures: &'a dyn Figures,
-    /// The counted run's change, and the difference of two timed reruns.
+    /// The counted run's change, and the difference of two timed reruns, in kernel
+    /// height units; reported in `height_unit`.
     pub change: Change,
     pub rerun: Change,
+    pub height_unit: HeightUnit,
     /// The terrain's landform before and after the counted run.
     pub landform: (Landform, Landform),
     /// NVML's reads around the timed repetitions, where there is NVML.
@@ -318,16 +323,22 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
     }
     row.push(point.and_then(|p| p.ceiling.as_ref()));
     for strategy in STRATEGIES.iter() {
-        let values = own(*strategy).map(|p| p.figures.values(p.measurement.gpu_ms.median / 1e3));
-        row.push_columns(strategy.figures_columns(), values);
+        let columns = strategy.figures_columns();
+        let values = own(*strategy).map(|p| {
+            let mut values = p.figures.values(p.measurement.gpu_ms.median / 1e3);
+            p.height_unit.convert_values(&columns, &mut values);
+            values
+        });
+        row.push_columns(columns, values);
     }
     row.push(
         point
             .map(|p| ChangeColumns {
-                total_height_change: p.change.total,
-                max_cell_change: p.change.max_abs(),
+                height_unit: p.height_unit.name.clone(),
+                total_height_change: p.height_unit.of(p.change.total),
+                max_cell_change: p.height_unit.of(p.change.max_abs()),
                 rerun_cells_differing: p.rerun.changed,
-                rerun_max_difference: p.rerun.max_abs(),
+                rerun_max_difference: p.height_unit.of(p.rerun.max_abs()),
             })
             .as_ref(),
     );

@@ -108,7 +108,7 @@ pub fn read_points(path: &Path) -> Result<Table, ResultsError> {
 /// Columns added after results were committed, with the value that every run before
 /// them had: there was one behaviour then. A column a file lacks that is not here stays
 /// empty: its value is unknown.
-const IMPLIED: [(&str, &str); 6] = [
+const IMPLIED: [(&str, &str); 7] = [
     // One strategy, on one device.
     ("algorithm", "droplets"),
     ("worker", "0"),
@@ -119,6 +119,8 @@ const IMPLIED: [(&str, &str); 6] = [
     ("pipes_advection", "semi-lagrangian"),
     // Deterministic mode was spelled only as `atomics = "deterministic"`.
     ("deterministic", "off"),
+    // Sweeps ran on generated terrain alone.
+    ("height_unit", "cells"),
 ];
 
 /// An older points.csv on the current columns, by name. Rows of schema 1 had one

@@ -19,7 +19,7 @@ use crate::terrain::metrics::Landform;
 use crate::terrain::pictures::{
     erosion_map, relief_with_legend, shaded_relief, side_by_side, RgbImage,
 };
-use crate::terrain::units::GridUnits;
+use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
 use crate::terrain::{Cells, Heightmap};
 
@@ -98,6 +98,8 @@ pub struct ErodeReport {
     pub change: ChangeFigures,
     /// Why a figure is missing or a cache was not written, if one is or was not.
     pub warnings: Vec<String>,
+    /// The unit of every figure documented in height units, the strategy's own too.
+    pub height_unit: HeightUnit,
     /// The strategy's own fields.
     #[serde(flatten)]
     pub strategy: serde_json::Map<String, serde_json::Value>,
@@ -265,6 +267,9 @@ pub fn run_erosion(
         (None, _) => None,
     };
     let (before_map, after_map) = (initial.heightmap(), run.after.heightmap());
+    let height_unit = terrain.height_unit();
+    let mut strategy_report = run.figures.report();
+    height_unit.convert_report(strategy.report_fields(), &mut strategy_report);
     let report = ErodeReport {
         provenance: run.provenance,
         engine: request.engine,
@@ -277,10 +282,11 @@ pub fn run_erosion(
         figures: run.run,
         ceiling,
         landform: LandformChange::between(&before_map, &after_map),
-        change: ChangeFigures::between(&initial, &run.after)
+        change: ChangeFigures::between(&initial, &run.after, &height_unit)
             .ok_or_else(|| ExperimentError::Run("the run changed the map's shape".into()))?,
         warnings,
-        strategy: run.figures.report(),
+        height_unit,
+        strategy: strategy_report,
     };
     Ok(ErodeOutcome {
         before: initial,

@@ -11,6 +11,7 @@ use crate::probes::ProbeError;
 use crate::table::Section;
 use crate::terrain::drainage::{channel_incision, channel_mask};
 use crate::terrain::metrics::{INCISION_RADIUS, INCISION_SHARE};
+use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Change};
 
 /// Which clock the throughput figures are divided by.
@@ -163,7 +164,7 @@ impl CeilingShare {
     }
 }
 
-/// What erosion did, in height units (cells for generated terrain).
+/// What erosion did, in the map's height units ([`HeightUnit`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct ChangeFigures {
     /// Sum of (after - before) over all cells.
@@ -183,32 +184,42 @@ pub struct ChangeFigures {
     /// map's own channels).
     pub channel_incision_before: f64,
     pub channel_incision_after: f64,
-    pub min_after: f32,
-    pub max_after: f32,
+    pub min_after: f64,
+    pub max_after: f64,
 }
 
 impl ChangeFigures {
-    /// From `before` to `after`, one map in one arithmetic; `None` otherwise.
-    pub fn between(before: &Cells, after: &Cells) -> Option<Self> {
+    /// From `before` to `after` (kernel heights), one map in one arithmetic, in `unit`;
+    /// `None` otherwise.
+    pub fn between(before: &Cells, after: &Cells, unit: &HeightUnit) -> Option<Self> {
         let (before_map, after_map) = (before.heightmap(), after.heightmap());
         let channels = channel_mask(&before_map, INCISION_SHARE);
         let [hillslopes, channel, all] = Change::split(before, after, &channels)?;
         let stats = after_map.stats();
         let share = |n: usize| n as f64 / all.cells.max(1) as f64;
+        let of = |kernel: f64| unit.of(kernel);
         Some(Self {
-            total_change: all.total,
-            eroded: all.eroded,
-            deposited: all.deposited,
-            mean_abs_change: all.mean_abs,
+            total_change: of(all.total),
+            eroded: of(all.eroded),
+            deposited: of(all.deposited),
+            mean_abs_change: of(all.mean_abs),
             changed_cells_share: share(all.changed),
-            deepest_erosion: all.deepest,
-            highest_deposition: all.highest,
-            channel_mean_change: channel.mean(),
-            hillslope_mean_change: hillslopes.mean(),
-            channel_incision_before: channel_incision(&before_map, INCISION_SHARE, INCISION_RADIUS),
-            channel_incision_after: channel_incision(&after_map, INCISION_SHARE, INCISION_RADIUS),
-            min_after: stats.min,
-            max_after: stats.max,
+            deepest_erosion: of(all.deepest),
+            highest_deposition: of(all.highest),
+            channel_mean_change: of(channel.mean()),
+            hillslope_mean_change: of(hillslopes.mean()),
+            channel_incision_before: of(channel_incision(
+                &before_map,
+                INCISION_SHARE,
+                INCISION_RADIUS,
+            )),
+            channel_incision_after: of(channel_incision(
+                &after_map,
+                INCISION_SHARE,
+                INCISION_RADIUS,
+            )),
+            min_after: of(f64::from(stats.min)),
+            max_after: of(f64::from(stats.max)),
         })
     }
 }

@@ -21,7 +21,7 @@ use crate::terrain::image::CellSize;
 use crate::terrain::metrics::Landform;
 use crate::terrain::output::slug;
 use crate::terrain::pictures::{erosion_map, side_by_side};
-use crate::terrain::units::GridUnits;
+use crate::terrain::units::{GridUnits, HEIGHT_UNIT_MEANING};
 use crate::terrain::MapInfo;
 
 /// The keys of a strategies config besides its strategies' tables.
@@ -314,6 +314,7 @@ struct StrategyColumns {
     gpu_ms: f64,
     unit: String,
     steps_per_s: f64,
+    height_unit: String,
     eroded: f64,
     deposited: f64,
     net_change: f64,
@@ -330,6 +331,7 @@ impl Section for StrategyColumns {
         ("gpu_ms", "ms", "GPU time of the run (timestamps)"),
         ("unit", "text", "what steps_per_s counts: droplet-steps or cell-steps"),
         ("steps_per_s", "unit/s", "the run's steps per GPU second, in its own unit"),
+        ("height_unit", "text", HEIGHT_UNIT_MEANING),
         ("eroded", "height units x cells", "sum of the lowering of the cells that went down"),
         ("deposited", "height units x cells", "sum of the raising of the cells that went up"),
         ("net_change", "height units x cells", "deposited - eroded"),
@@ -392,10 +394,14 @@ fn row(terrain: &str, run: Option<(&RunSettings, u64, f64, &ErodeOutcome)>) -> R
             gpu_ms,
             unit: figures.unit.name().into(),
             steps_per_s: figures.steps_per_s,
+            height_unit: outcome.report.height_unit.name.clone(),
             eroded: change.eroded,
             deposited: change.deposited,
             net_change: change.deposited - change.eroded,
-            sediment_left: outcome.figures.sediment_left(),
+            sediment_left: outcome
+                .report
+                .height_unit
+                .of(outcome.figures.sediment_left()),
         }
     });
     row.push(common.as_ref());
@@ -414,7 +420,11 @@ fn row(terrain: &str, run: Option<(&RunSettings, u64, f64, &ErodeOutcome)>) -> R
         let columns: Vec<Column> = strategy.figures_columns();
         let values = run
             .filter(|(s, ..)| s.algorithm == strategy.algorithm())
-            .map(|(_, _, gpu_ms, o)| o.figures.values(gpu_ms / 1e3));
+            .map(|(_, _, gpu_ms, o)| {
+                let mut values = o.figures.values(gpu_ms / 1e3);
+                o.report.height_unit.convert_values(&columns, &mut values);
+                values
+            });
         row.push_columns(columns, values);
     }
     row

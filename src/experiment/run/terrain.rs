@@ -10,7 +10,7 @@ use super::super::ExperimentError;
 use crate::gpu::Context;
 use crate::terrain::formats::{Dem, GeoTags};
 use crate::terrain::nodata::fill_missing;
-use crate::terrain::units::{CellSizeSource, GridUnits};
+use crate::terrain::units::{CellSizeSource, GridUnits, HeightUnit};
 use crate::terrain::{generate_on_cpu, generate_on_gpu, Heightmap, TerrainSpec};
 
 /// Where the terrain comes from.
@@ -53,13 +53,21 @@ pub struct PreparedTerrain {
     /// Cells the input had no data for; filled for the kernel, nodata again on export.
     pub missing: Vec<bool>,
     pub units: GridUnits,
-    /// Label of the exported height units: "m" for a DEM with a cell size, else "cells".
+    /// The map's vertical unit, as exports label it: "m" for a DEM (or the unit its
+    /// file names), "cells" for generated terrain.
     pub export_units: String,
     /// The input's nodata value, reused on export.
     pub nodata: Option<f32>,
     /// The input's georeferencing, kept in every TIFF written.
     pub geo: Option<GeoTags>,
     pub report: TerrainReport,
+}
+
+impl PreparedTerrain {
+    /// The unit reports give heights in.
+    pub fn height_unit(&self) -> HeightUnit {
+        HeightUnit::new(&self.export_units, &self.units)
+    }
 }
 
 pub fn prepare_terrain(
@@ -91,12 +99,11 @@ pub fn prepare_terrain(
         } => {
             let mut elevations = dem.heights.clone();
             let missing = fill_missing(&mut elevations);
-            let export_units = if units.is_identity() && !dem.units.is_empty() {
-                dem.units.clone()
-            } else if units.is_identity() {
-                "cells".into()
-            } else {
-                "m".into()
+            // Every file's cell size is in metres by now (stated, read or assumed), so
+            // its heights are too, unless the file names its own unit.
+            let export_units = match dem.units.as_str() {
+                "" => "m".into(),
+                named => named.into(),
             };
             Ok(PreparedTerrain {
                 heights: elevations.map(|e| units.to_kernel(e)),

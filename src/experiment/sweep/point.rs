@@ -15,6 +15,7 @@ use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
 use crate::probes::gpu_state::GpuMonitor;
 use crate::terrain::metrics::Landform;
+use crate::terrain::units::HeightUnit;
 use crate::terrain::MapInfo;
 use crate::terrain::{generate_on_gpu, Cells, Change, Heightmap, TerrainSpec};
 
@@ -117,6 +118,7 @@ impl PointContext<'_> {
             figures: counted.figures.as_ref(),
             change: change(&initial, &counted.cells)?,
             rerun: change(&first, &second)?,
+            height_unit: HeightUnit::cells(),
             landform: (
                 terrain.landform(&initial),
                 Landform::of(&counted.cells.heightmap()),
