@@ -271,7 +271,7 @@ fn parameters_and_variants_that_cannot_run_are_refused_by_their_setting() {
     };
     let error = params.check().unwrap_err();
     assert_eq!(error.key, "pipes_dt");
-    assert!(error.reason.contains("at most 0.05"), "{error}");
+    assert!(error.reason.contains("at most 0.03569"), "{error}");
     assert!(PipesParams::DEFAULT.check().is_ok());
     let negative = PipesParams {
         rain: -1.0,
@@ -325,4 +325,75 @@ fn parameters_and_variants_that_cannot_run_are_refused_by_their_setting() {
     assert_eq!("8x4".parse::<WorkgroupShape>().unwrap().y, 4);
     assert!("8by4".parse::<WorkgroupShape>().is_err());
     assert!("0x4".parse::<WorkgroupShape>().is_err());
+}
+
+/// A flat bed under `depth` of water, each cell off by up to `perturbation`
+/// (xorshift, so the test is the same everywhere).
+fn perturbed_lake(side: usize, depth: f32, perturbation: f32) -> PipesState {
+    let mut lake = PipesState::dry(side, side, vec![0.0; side * side]);
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for w in &mut lake.water {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let unit = (x >> 40) as f32 / (1u64 << 24) as f32;
+        *w = depth + perturbation * (2.0 * unit - 1.0);
+    }
+    lake
+}
+
+/// The largest departure from the mean depth after `time` time units, over the
+/// perturbation it started with, and the cells that ran dry.
+fn lake_after(dt: f32, time: f32) -> (f64, usize) {
+    let params = PipesParams {
+        dt,
+        rain: 0.0,
+        evaporation: 0.0,
+        capacity: 0.0,
+        ..PipesParams::DEFAULT
+    };
+    let perturbation = 1e-3;
+    let mut lake = perturbed_lake(48, 0.3, perturbation);
+    run_pipes_on_cpu(&mut lake, &params, (time / dt).ceil() as u32);
+    let mean = lake.water.iter().map(|&w| f64::from(w)).sum::<f64>() / lake.water.len() as f64;
+    let departure = lake
+        .water
+        .iter()
+        .map(|&w| (f64::from(w) - mean).abs())
+        .fold(0.0, f64::max);
+    let dry = lake.water.iter().filter(|&&w| w <= 0.0).count();
+    (departure / f64::from(perturbation), dry)
+}
+
+#[test]
+fn a_lake_at_rest_stays_at_rest_at_every_accepted_time_step_and_not_past_them() {
+    let largest = PipesParams::DEFAULT.largest_stable_dt();
+    let accepted = PipesParams {
+        dt: largest,
+        ..PipesParams::DEFAULT
+    };
+    assert!(
+        accepted.check().is_ok(),
+        "the largest stable dt is accepted"
+    );
+    let past = PipesParams {
+        dt: largest * 1.01,
+        ..PipesParams::DEFAULT
+    };
+    let refusal = past.check().unwrap_err();
+    assert_eq!(refusal.key, "pipes_dt", "{refusal}");
+    for dt in [PipesParams::DEFAULT.dt, largest] {
+        let (growth, dry) = lake_after(dt, 150.0);
+        assert!(
+            growth <= 1.0 && dry == 0,
+            "dt {dt}: the perturbation grew {growth:.2}-fold, {dry} cells dry"
+        );
+    }
+    // The bound is the model's own: just past it the lake does not stay at rest.
+    let (growth, dry) = lake_after(largest * 1.01, 150.0);
+    assert!(
+        growth > 100.0 && dry > 0,
+        "dt {}: the perturbation grew only {growth:.2}-fold ({dry} cells dry)",
+        largest * 1.01
+    );
 }

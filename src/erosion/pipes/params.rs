@@ -55,11 +55,14 @@ impl PipesParams {
         advection: Advection::SemiLagrangian,
     };
 
-    /// The flux and depth updates form a symplectic Euler step of surface waves whose
-    /// fastest grid mode has angular frequency sqrt(8 A g / l^3); the step is stable for
-    /// dt at most 2 over that, `dt <= sqrt(l^3 / (2 A g))` (the model's CFL condition).
-    /// A larger dt is refused, naming the largest stable one. Errors name the setting
-    /// (`pipes_dt`, ...).
+    /// The flux and depth updates form a symplectic Euler step of surface waves. With
+    /// one flux per pair of cells its fastest grid mode has angular frequency
+    /// sqrt(8 A g / l^3), stable for `dt <= sqrt(l^3 / (2 A g))`; but each pair has two
+    /// one-way pipes, and once both carry water (as they do where flow reverses) a
+    /// step's drop moves their net flow twice, which halves the bound on dt^2:
+    /// `dt <= sqrt(l^3 / (4 A g))`. A lake at rest, perturbed, stays at rest up to that
+    /// dt and blows up just past it (tests/pipes.rs). A larger dt is refused, naming the
+    /// largest stable one. Errors name the setting (`pipes_dt`, ...).
     pub fn check(&self) -> Result<(), SettingError> {
         let named = [
             ("pipes_dt", self.dt),
@@ -93,7 +96,7 @@ impl PipesParams {
             return Err(SettingError::new(
                 "pipes_dt",
                 format!(
-                    "time step {} breaks the flux step's stability (dt <= sqrt(cell length^3 / (2 pipe area g))): at most {largest}",
+                    "time step {} breaks the flux step's stability (dt <= sqrt(cell length^3 / (4 pipe area g)), with both one-way pipes of a pair flowing): at most {largest}",
                     self.dt
                 ),
             ));
@@ -170,7 +173,7 @@ impl PipesParams {
     }
 
     pub fn largest_stable_dt(&self) -> f32 {
-        (self.cell_length.powi(3) / (2.0 * self.pipe_area * self.gravity)).sqrt()
+        (self.cell_length.powi(3) / (4.0 * self.pipe_area * self.gravity)).sqrt()
     }
 
     /// The smallest dt that moves water: below it (or below the smallest normal float32,

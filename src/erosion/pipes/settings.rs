@@ -16,7 +16,7 @@ pub struct PipesSettings {
     /// Time steps of the virtual-pipe model.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_steps)]
     pub pipes_steps: u32,
-    /// Its time step; at most sqrt(cell length^3 / (2 pipe area g)), the flux step's
+    /// Its time step; at most sqrt(cell length^3 / (4 pipe area g)), the flux step's
     /// stability limit.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_dt)]
     pub pipes_dt: f32,
