@@ -42,6 +42,28 @@ fn erode_writes_heightmaps_pictures_and_a_report_with_validation_silent() {
     assert_eq!(report["work"]["droplets"], 5000);
     assert!(report["work"]["steps"].as_u64().unwrap() > 5000);
     assert!(report["figures"]["steps_per_s"].as_f64().unwrap() > 0.0);
+    // The mass balance is the instrumented run's; run.json says how far the heights
+    // written lie from it.
+    let instrumented = &report["instrumented_run"];
+    let number = |v: &serde_json::Value| v.as_f64().unwrap();
+    assert_eq!(
+        instrumented["written_total_change"],
+        report["change"]["total_change"]
+    );
+    let (counted, written) = (
+        number(&instrumented["total_change"]),
+        number(&instrumented["written_total_change"]),
+    );
+    let relative = number(&instrumented["relative_difference"]);
+    assert!(
+        (relative - (written - counted) / counted.abs()).abs() < 1e-12,
+        "{instrumented}"
+    );
+    let received = number(&report["contention"]["mass_received"]);
+    assert!(
+        (received - counted).abs() < 1e-6 * counted.abs(),
+        "{instrumented}: the balance's run"
+    );
 }
 
 /// Runs vkerode expecting failure; the message must name `needle`, and no output

@@ -180,6 +180,17 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
         c.max_after,
         u = heights.name
     );
+    if let Some(i) = &r.instrumented_run {
+        say!(
+            "the strategy's own figures are of the instrumented run: total change {:.1} {u}, against {:.1} {u} written by the timed run ({:+.3}%, {} cells differ, by up to {:.4} {u})",
+            i.total_change,
+            i.written_total_change,
+            i.relative_difference * 100.0,
+            i.cells_differing,
+            i.max_cell_difference,
+            u = heights.name
+        );
+    }
 }
 
 /// The heightmap `erode --input` read.

@@ -21,7 +21,7 @@ use crate::terrain::pictures::{
 };
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
-use crate::terrain::{Cells, Heightmap};
+use crate::terrain::{Cells, Change, Heightmap};
 
 /// What runs the strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -71,6 +71,45 @@ impl LandformChange {
     }
 }
 
+/// On the GPU the strategy's own figures (its mass balance) come from the instrumented
+/// run, and the heights written (and `change`) from the timed run: two runs of one job,
+/// which race differently. How far apart they ended, in the map's height units.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct InstrumentedRun {
+    /// The instrumented run's sum of (after - before).
+    pub total_change: f64,
+    /// The same of the heights written.
+    pub written_total_change: f64,
+    /// (written - instrumented) / |instrumented|; 0 where both are 0.
+    pub relative_difference: f64,
+    pub cells_differing: usize,
+    pub max_cell_difference: f64,
+}
+
+impl InstrumentedRun {
+    fn against(
+        initial: &Cells,
+        counted: &Cells,
+        written: &Cells,
+        unit: &HeightUnit,
+    ) -> Option<Self> {
+        let total = Change::between(initial, counted)?.total;
+        let written_total = Change::between(initial, written)?.total;
+        let apart = Change::between(counted, written)?;
+        let difference = written_total - total;
+        Some(Self {
+            total_change: unit.of(total),
+            written_total_change: unit.of(written_total),
+            relative_difference: match difference {
+                0.0 => 0.0,
+                d => d / total.abs(),
+            },
+            cells_differing: apart.changed,
+            max_cell_difference: unit.of(apart.max_abs()),
+        })
+    }
+}
+
 /// Everything an erosion run measured, as written to `run.json`: the common figures,
 /// then the strategy's own.
 #[derive(Clone, Debug, Serialize)]
@@ -98,6 +137,8 @@ pub struct ErodeReport {
     pub change: ChangeFigures,
     /// Why a figure is missing or a cache was not written, if one is or was not.
     pub warnings: Vec<String>,
+    /// Where the strategy's own figures come from a run other than the heights written.
+    pub instrumented_run: Option<InstrumentedRun>,
     /// The unit of every figure documented in height units, the strategy's own too.
     pub height_unit: HeightUnit,
     /// The strategy's own fields.
@@ -145,6 +186,8 @@ impl ErodeOutcome {
 /// common ones.
 struct EngineRun {
     after: Cells,
+    /// The instrumented run's heights, where it is not the run whose heights are kept.
+    counted_after: Option<Cells>,
     figures: Box<dyn Figures>,
     run: RunFigures,
     kernel: Option<String>,
@@ -174,6 +217,7 @@ fn run_on_gpu(
         after: timed.cells.ok_or(ExperimentError::Run(
             "the timed run read no heights back".into(),
         ))?,
+        counted_after: Some(counted.cells),
         run: RunFigures::new(
             source,
             timed.gpu_time,
@@ -208,6 +252,7 @@ fn run_on_cpu(
         )
         .with_rates(run.figures.as_ref()),
         after: run.cells,
+        counted_after: None,
         figures: run.figures,
         kernel: None,
         compiler_statistics: Vec::new(),
@@ -285,6 +330,10 @@ pub fn run_erosion(
         change: ChangeFigures::between(&initial, &run.after, &height_unit)
             .ok_or_else(|| ExperimentError::Run("the run changed the map's shape".into()))?,
         warnings,
+        instrumented_run: match &run.counted_after {
+            Some(counted) => InstrumentedRun::against(&initial, counted, &run.after, &height_unit),
+            None => None,
+        },
         height_unit,
         strategy: strategy_report,
     };
