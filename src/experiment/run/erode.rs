@@ -63,10 +63,14 @@ pub struct LandformChange {
 }
 
 impl LandformChange {
-    pub fn between(before: &Heightmap, after: &Heightmap) -> Self {
+    /// Of maps in kernel units, taken in the DEM's own: heights back in metres on its
+    /// grid of metres (cells on cells for generated terrain).
+    pub fn between(before: &Heightmap, after: &Heightmap, units: &GridUnits) -> Self {
+        let of =
+            |map: &Heightmap| Landform::of(&map.map(|h| units.from_kernel(h)), units.cell_size);
         Self {
-            before: Landform::of(before),
-            after: Landform::of(after),
+            before: of(before),
+            after: of(after),
         }
     }
 }
@@ -93,7 +97,8 @@ pub struct ErodeReport {
     pub figures: RunFigures,
     /// The throughput against the strategy's ceiling (GPU runs with timestamps).
     pub ceiling: Option<CeilingShare>,
-    /// Landform metrics of the terrain before and after, in kernel units (cells).
+    /// Landform metrics of the terrain before and after, in the exported units (metres
+    /// for a DEM, cells for generated terrain).
     pub landform: LandformChange,
     pub change: ChangeFigures,
     /// Why a figure is missing or a cache was not written, if one is or was not.
@@ -276,8 +281,8 @@ pub fn run_erosion(
         submissions: run.submissions,
         figures: run.run,
         ceiling,
-        landform: LandformChange::between(&before_map, &after_map),
-        change: ChangeFigures::between(&initial, &run.after)
+        landform: LandformChange::between(&before_map, &after_map, &terrain.units),
+        change: ChangeFigures::between(&initial, &run.after, terrain.units.kernel_spacing())
             .ok_or_else(|| ExperimentError::Run("the run changed the map's shape".into()))?,
         warnings,
         strategy: run.figures.report(),
@@ -343,7 +348,7 @@ pub fn write_outcome(
             ("after_relief.png", legend(&after_relief)),
             (
                 "erosion.png",
-                erosion_map(&before.heights, &after.heights, export_units),
+                erosion_map(&before.heights, &after.heights, cell, export_units),
             ),
             (
                 "before_after.png",

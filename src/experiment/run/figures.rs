@@ -188,10 +188,15 @@ pub struct ChangeFigures {
 }
 
 impl ChangeFigures {
-    /// From `before` to `after`, one map in one arithmetic; `None` otherwise.
-    pub fn between(before: &Cells, after: &Cells) -> Option<Self> {
+    /// From `before` to `after`, one map in one arithmetic, its channels routed on a
+    /// grid of `spacing` (in the maps' units); `None` otherwise.
+    pub fn between(
+        before: &Cells,
+        after: &Cells,
+        spacing: crate::terrain::image::CellSize,
+    ) -> Option<Self> {
         let (before_map, after_map) = (before.heightmap(), after.heightmap());
-        let channels = channel_mask(&before_map, INCISION_SHARE);
+        let channels = channel_mask(&before_map, spacing, INCISION_SHARE);
         let [hillslopes, channel, all] = Change::split(before, after, &channels)?;
         let stats = after_map.stats();
         let share = |n: usize| n as f64 / all.cells.max(1) as f64;
@@ -205,8 +210,18 @@ impl ChangeFigures {
             highest_deposition: all.highest,
             channel_mean_change: channel.mean(),
             hillslope_mean_change: hillslopes.mean(),
-            channel_incision_before: channel_incision(&before_map, INCISION_SHARE, INCISION_RADIUS),
-            channel_incision_after: channel_incision(&after_map, INCISION_SHARE, INCISION_RADIUS),
+            channel_incision_before: channel_incision(
+                &before_map,
+                spacing,
+                INCISION_SHARE,
+                INCISION_RADIUS,
+            ),
+            channel_incision_after: channel_incision(
+                &after_map,
+                spacing,
+                INCISION_SHARE,
+                INCISION_RADIUS,
+            ),
             min_after: stats.min,
             max_after: stats.max,
         })

@@ -462,7 +462,12 @@ pub fn run_strategies(
             written.push(path);
             let (before, after) = (outcome.before.heightmap(), outcome.after.heightmap());
             maps.push((
-                erosion_map(&before, &after, &outcome.terrain.export_units),
+                erosion_map(
+                    &before,
+                    &after,
+                    outcome.units().cell_size,
+                    &outcome.terrain.export_units,
+                ),
                 name,
             ));
         }
