@@ -8,21 +8,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{assert_clean_success, stderr, vkerode};
+use common::{assert_clean_success, gdal, stderr, vkerode};
 
 const DEM: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/jacksboro_fault_dem.tif"
 );
-
-fn gdal(program: &str, args: &[&str]) -> std::process::Output {
-    let out = Command::new(program)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{program} runs (gdal-bin, installed by make deps): {e}"));
-    assert!(out.status.success(), "{program} {args:?}: {}", stderr(&out));
-    out
-}
 
 /// The test DEM placed in UTM zone 17N at its true 74.5 m x 92.6 m cells, nodata -9999.
 fn projected_input(dir: &Path) -> PathBuf {

@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use super::image::CellSize;
+
 /// Fixed-point heights must stay below this magnitude: half the int32 range is kept
 /// free for deposition to pile up without wrapping.
 pub const FIXED_POINT_LIMIT: f64 = (1u64 << 30) as f64;
@@ -179,18 +181,18 @@ impl Heightmap {
         self.data[y * self.width + x]
     }
 
-    /// Mean gradient magnitude in height units per cell (central differences, interior).
-    pub fn mean_slope(&self) -> f64 {
-        let (w, h) = (self.width, self.height);
-        let mut total = 0.0f64;
-        for y in 1..h - 1 {
-            for x in 1..w - 1 {
-                let dx = (self.at(x + 1, y) - self.at(x - 1, y)) * 0.5;
-                let dy = (self.at(x, y + 1) - self.at(x, y - 1)) * 0.5;
-                total += f64::from((dx * dx + dy * dy).sqrt());
-            }
-        }
-        total / ((w - 2) * (h - 2)).max(1) as f64
+    /// The gradient (dz/dx eastward, dz/dy southward, in height units per unit of
+    /// `spacing`) at (x, y) by Horn's 3x3 weighted differences, as `gdaldem` computes
+    /// it; beyond the map's edges the edge cells repeat.
+    pub fn horn_gradient(&self, x: usize, y: usize, spacing: CellSize) -> (f64, f64) {
+        let (n, s) = (y.saturating_sub(1), (y + 1).min(self.height - 1));
+        let (w, e) = (x.saturating_sub(1), (x + 1).min(self.width - 1));
+        let z = |xx, yy| f64::from(self.at(xx, yy));
+        let dzdx = ((z(e, n) + 2.0 * z(e, y) + z(e, s)) - (z(w, n) + 2.0 * z(w, y) + z(w, s)))
+            / (8.0 * f64::from(spacing.x));
+        let dzdy = ((z(w, s) + 2.0 * z(x, s) + z(e, s)) - (z(w, n) + 2.0 * z(x, n) + z(e, n)))
+            / (8.0 * f64::from(spacing.y));
+        (dzdx, dzdy)
     }
 
     /// Minimum, maximum and mean of the finite cells (gaps are NaN and left out).

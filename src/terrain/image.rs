@@ -18,11 +18,15 @@ pub struct CellSize {
 
 impl Default for CellSize {
     fn default() -> Self {
-        Self { x: 1.0, y: 1.0 }
+        Self::UNIT
     }
 }
 
 impl CellSize {
+    /// Square cells of one unit: the grid of generated terrain, whose heights are in
+    /// cells.
+    pub const UNIT: CellSize = CellSize { x: 1.0, y: 1.0 };
+
     /// The cell sides vkerode takes, in metres: a micrometre to 1000 km. Past them the
     /// kernel's heights (elevation / cell size) round to nothing or overflow, and the
     /// number is a slip, not a DEM.
@@ -48,8 +52,8 @@ impl CellSize {
     }
 }
 
-/// Illumination in [0, 1] per cell, by Horn's 3x3 gradient; edges repeat their cells.
-/// Row 0 is north.
+/// Illumination in [0, 1] per cell, by Horn's 3x3 gradient over the grid's spacing in x
+/// and y; edges repeat their cells. Row 0 is north.
 pub fn hillshade(map: &Heightmap, cell: CellSize) -> Vec<f32> {
     let (w, h) = (map.width(), map.height());
     let zenith = (90.0 - SUN_ALTITUDE_DEG).to_radians();
@@ -58,16 +62,9 @@ pub fn hillshade(map: &Heightmap, cell: CellSize) -> Vec<f32> {
         .to_radians();
     let mut shade = Vec::with_capacity(w * h);
     for y in 0..h {
-        let (n, s) = (y.saturating_sub(1), (y + 1).min(h - 1));
         for x in 0..w {
-            let (wx, ex) = (x.saturating_sub(1), (x + 1).min(w - 1));
-            let z = |xx, yy| map.at(xx, yy);
-            let dzdx = ((z(ex, n) + 2.0 * z(ex, y) + z(ex, s))
-                - (z(wx, n) + 2.0 * z(wx, y) + z(wx, s)))
-                / (8.0 * cell.x);
-            let dzdy = ((z(wx, s) + 2.0 * z(x, s) + z(ex, s))
-                - (z(wx, n) + 2.0 * z(x, n) + z(ex, n)))
-                / (8.0 * cell.y);
+            let (dzdx, dzdy) = map.horn_gradient(x, y, cell);
+            let (dzdx, dzdy) = (dzdx as f32, dzdy as f32);
             let slope = (dzdx * dzdx + dzdy * dzdy).sqrt().atan();
             let aspect = dzdy.atan2(-dzdx);
             let lit =

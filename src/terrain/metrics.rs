@@ -1,14 +1,16 @@
 //! Geomorphic metrics of a heightmap, on the CPU: what a landscape looks like, to tell
-//! a variant that erodes differently from one that only runs faster. Lengths and
-//! heights are in the map's own units (cells for generated terrain).
+//! a variant that erodes differently from one that only runs faster. They are taken on
+//! the grid's real spacing (cells need not be square), with heights in the unit of its
+//! lengths: metres on a DEM's metres, cells for generated terrain (spacing 1 x 1).
 
 use serde::Serialize;
 
-use super::drainage::{channel_incision, flow_accumulation, steepest_descent};
+use super::drainage::{channel_incision, flow_accumulation, steepest_descent, FlowStep};
 use super::heightmap::Heightmap;
+use super::image::CellSize;
 
 /// Cells draining through a cell that make it a channel, for drainage density and the
-/// slope-area fit.
+/// slope-area fit. A count of cells, whatever their size.
 pub const CHANNEL_AREA_CELLS: u32 = 100;
 /// The channel share and window radius of the incision (as `ChangeFigures`).
 pub const INCISION_SHARE: f64 = 0.05;
@@ -18,16 +20,20 @@ pub const INCISION_RADIUS: usize = 3;
 pub struct Landform {
     /// (mean - min) / (max - min): 1/3 for a cone, 1/2 for a plane.
     pub hypsometric_integral: f64,
-    /// Mean gradient magnitude (central differences over interior cells).
+    /// Mean gradient magnitude, rise over run, by Horn's method over interior cells
+    /// (what `gdaldem slope` gives, as a tangent).
     pub mean_slope: f64,
-    /// Channel length per unit area: D8 channel cells (upstream area at least
-    /// CHANNEL_AREA_CELLS) times the cell length, over the map's area; per cell length.
+    /// Channel length per unit area, per length unit: the D8 flow steps (dx, dy or the
+    /// diagonal) of the cells with an upstream area of at least CHANNEL_AREA_CELLS
+    /// cells, over the map's area.
     pub drainage_density: f64,
-    /// The concavity theta of the slope-area relation S ~ A^-theta, from a log-log
-    /// least-squares fit over channel cells with a downhill slope; `None` with fewer
-    /// than 3 such cells or areas that do not vary.
+    /// The concavity theta of the slope-area relation S ~ A^-theta (A in area units, S
+    /// the D8 drop per distance), from a log-log least-squares fit over channel cells
+    /// with a downhill slope; `None` with fewer than 3 such cells or areas that do not
+    /// vary.
     pub concavity: Option<f64>,
-    /// How far channels (top 5% upstream area) lie below their 7x7 surroundings.
+    /// How far channels (top 5% upstream area) lie below their 7x7 surroundings, in
+    /// height units.
     pub channel_incision: f64,
 }
 
@@ -40,48 +46,73 @@ impl crate::table::Section for Landform {
         ),
         (
             "mean_slope",
-            "height units per cell",
-            "mean gradient magnitude (central differences over interior cells)",
+            "rise over run",
+            "mean gradient magnitude by Horn's 3x3 method (as gdaldem slope) over interior cells, on the grid's real spacing",
         ),
         (
             "drainage_density",
-            "channel cells per cell",
-            "D8 channel cells (upstream area at least 100 cells) over all cells",
+            "per length unit (1/m for a DEM, 1/cell for generated terrain)",
+            "D8 channel length (each channel cell's flow step: dx, dy or the diagonal) over the map's area; channels drain at least 100 cells",
         ),
         (
             "concavity",
             "exponent",
-            "theta of the slope-area relation S ~ A^-theta over channel cells (empty with too few)",
+            "theta of the slope-area relation S ~ A^-theta over channel cells, A in area units (empty with too few)",
         ),
         (
             "channel_incision",
-            "height units",
+            "height units (m for a DEM, cells for generated terrain)",
             "how far channels (top 5% upstream area) lie below their 7x7 surroundings",
         ),
     ];
 }
 
 impl Landform {
-    pub fn of(map: &Heightmap) -> Self {
-        let area = flow_accumulation(map);
-        let channels: Vec<usize> = (0..area.len())
+    /// The metrics of `map` on a grid of `spacing`, in the unit of `map`'s heights.
+    pub fn of(map: &Heightmap, spacing: CellSize) -> Self {
+        let area = flow_accumulation(map, spacing);
+        let cell_area = f64::from(spacing.x) * f64::from(spacing.y);
+        // Channel cells with somewhere to drain: pits and flats have no step.
+        let channel_steps: Vec<(u32, FlowStep)> = (0..area.len())
             .filter(|&i| area[i] >= CHANNEL_AREA_CELLS)
+            .filter_map(|i| Some((area[i], steepest_descent(map, spacing, i)?)))
             .collect();
-        let points: Vec<(f64, f64)> = channels
+        let channel_length: f64 = channel_steps
             .iter()
-            .filter_map(|&i| {
-                let slope = steepest_descent(map, i)?;
-                (slope > 0.0).then(|| (f64::from(area[i]).ln(), f64::from(slope).ln()))
+            .map(|(_, step)| f64::from(step.length))
+            .sum();
+        let points: Vec<(f64, f64)> = channel_steps
+            .iter()
+            .map(|(cells, step)| {
+                let drained = f64::from(*cells) * cell_area;
+                (drained.ln(), f64::from(step.slope).ln())
             })
             .collect();
         Self {
             hypsometric_integral: hypsometric_integral(map),
-            mean_slope: map.mean_slope(),
-            drainage_density: channels.len() as f64 / area.len() as f64,
+            mean_slope: mean_slope(map, spacing),
+            drainage_density: channel_length / (area.len() as f64 * cell_area),
             concavity: fit_slope(&points).map(|s| -s),
-            channel_incision: channel_incision(map, INCISION_SHARE, INCISION_RADIUS),
+            channel_incision: channel_incision(map, spacing, INCISION_SHARE, INCISION_RADIUS),
         }
     }
+}
+
+/// Mean gradient magnitude (rise over run) of the interior cells on a grid of `spacing`,
+/// by Horn's method: the mean of `gdaldem slope`'s tangents, which leaves the edges out.
+pub fn mean_slope(map: &Heightmap, spacing: CellSize) -> f64 {
+    let (w, h) = (map.width(), map.height());
+    if w < 3 || h < 3 {
+        return 0.0;
+    }
+    let mut total = 0.0f64;
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let (dzdx, dzdy) = map.horn_gradient(x, y, spacing);
+            total += dzdx.hypot(dzdy);
+        }
+    }
+    total / ((w - 2) * (h - 2)) as f64
 }
 
 fn hypsometric_integral(map: &Heightmap) -> f64 {
@@ -123,7 +154,7 @@ mod tests {
     #[test]
     fn a_tilted_plane_has_half_its_relief_on_average_a_constant_slope_and_no_channels() {
         let plane = map(64, 64, |_, y| 0.5 * y);
-        let f = Landform::of(&plane);
+        let f = Landform::of(&plane, CellSize::default());
         assert!((f.hypsometric_integral - 0.5).abs() < 1e-6, "{f:?}");
         assert!((f.mean_slope - 0.5).abs() < 1e-5, "{f:?}");
         // Parallel flow down the columns: no cell gathers 100 cells of area.
@@ -141,7 +172,7 @@ mod tests {
             let d = ((x - 128.0).powi(2) + (y - 128.0).powi(2)).sqrt();
             (top * (1.0 - d / r)).max(0.0)
         });
-        let f = Landform::of(&cone);
+        let f = Landform::of(&cone, CellSize::default());
         let pi = std::f64::consts::PI;
         assert!((f.hypsometric_integral - pi / 12.0).abs() < 0.005, "{f:?}");
         let slope = top / r * pi / 4.0;
@@ -149,19 +180,44 @@ mod tests {
     }
 
     #[test]
-    fn a_v_valley_drains_into_one_channel_of_constant_slope() {
-        // Sides rising 1 per cell from column 32; the floor falling 0.05 per row.
+    fn a_plane_on_oblong_cells_has_its_analytic_slope() {
+        // z = a x + b y in metres on 74.5 m x 92.6 m cells: the gradient is (a, b).
+        let (a, b) = (0.3, -0.2);
+        let cell = CellSize { x: 74.5, y: 92.6 };
+        let plane = map(40, 30, |x, y| {
+            a * x * f64::from(cell.x) + b * y * f64::from(cell.y)
+        });
+        let slope = mean_slope(&plane, cell);
+        let exact = f64::hypot(a, b);
+        assert!((slope - exact).abs() < 1e-5 * exact, "{slope} for {exact}");
+        // Taken as square cells of 74.5 m, the rows' rise is read 24% too steep.
+        let square = mean_slope(&plane, CellSize { x: 74.5, y: 74.5 });
+        assert!(square > exact * 1.05, "{square} for {exact}");
+    }
+
+    #[test]
+    fn a_v_valley_on_oblong_cells_has_its_channels_length_over_its_area() {
+        // Sides rising 1 per unit length from column 32; the floor falling 0.05 per unit
+        // length down the rows; cells 2 wide and 3 long.
         let (w, h) = (65, 200);
-        let valley = map(w, h, |x, y| (x - 32.0).abs() + 0.05 * (h as f64 - y));
-        let f = Landform::of(&valley);
+        let cell = CellSize { x: 2.0, y: 3.0 };
+        let (dx, dy) = (f64::from(cell.x), f64::from(cell.y));
+        let valley = map(w, h, |x, y| {
+            (x - 32.0).abs() * dx + 0.05 * (h as f64 - 1.0 - y) * dy
+        });
+        let f = Landform::of(&valley, cell);
         // Linear in each direction, symmetric: the mean sits halfway up.
         assert!((f.hypsometric_integral - 0.5).abs() < 0.01, "{f:?}");
-        // One channel along the floor, from where 100 cells have gathered to the
-        // outlet: nearly one column of the map.
-        let density = f.drainage_density * w as f64;
+        // Every side cell drains sideways into the floor, so the floor cell of row r
+        // gathers (r + 1) rows of 65 cells: a channel from row 1 on, one dy step a row
+        // to the outlet, which has no lower neighbour.
+        let length = (h - 2) as f64 * dy;
+        let area = (w * h) as f64 * dx * dy;
         assert!(
-            (0.9..=1.0).contains(&density),
-            "{density} columns of channel"
+            (f.drainage_density - length / area).abs() < 1e-12,
+            "{} per unit length, {} expected",
+            f.drainage_density,
+            length / area
         );
         // The floor's slope does not change with area: concavity 0.
         let theta = f.concavity.expect("a channel");

@@ -73,18 +73,24 @@ impl RgbImage {
 
     /// Box-filtered by the smallest whole factor that brings both sides to `max_side`.
     pub fn shrunk_to(&self, max_side: usize) -> RgbImage {
-        let factor = self.width.max(self.height).div_ceil(max_side).max(1);
-        if factor == 1 {
+        let factor = self.width.max(self.height).div_ceil(max_side);
+        self.shrunk_by(factor, factor)
+    }
+
+    /// Box-filtered by whole factors across and down (0 counts as 1).
+    fn shrunk_by(&self, across: usize, down: usize) -> RgbImage {
+        let (fx, fy) = (across.max(1), down.max(1));
+        if (fx, fy) == (1, 1) {
             return self.clone();
         }
-        let (w, h) = (self.width.div_ceil(factor), self.height.div_ceil(factor));
+        let (w, h) = (self.width.div_ceil(fx), self.height.div_ceil(fy));
         let mut out = RgbImage::filled(w, h, WHITE_RGB);
         for y in 0..h {
             for x in 0..w {
                 let mut sum = [0u32; 3];
                 let mut n = 0;
-                for sy in y * factor..((y + 1) * factor).min(self.height) {
-                    for sx in x * factor..((x + 1) * factor).min(self.width) {
+                for sy in y * fy..((y + 1) * fy).min(self.height) {
+                    for sx in x * fx..((x + 1) * fx).min(self.width) {
                         let i = (sy * self.width + sx) * 3;
                         for (total, &p) in sum.iter_mut().zip(&self.pixels[i..i + 3]) {
                             *total += u32::from(p);
@@ -93,6 +99,52 @@ impl RgbImage {
                     }
                 }
                 out.put(x, y, sum.map(|s| (s / n.max(1)) as u8));
+            }
+        }
+        out
+    }
+
+    /// Resampled to `width` x `height` by bilinear interpolation between pixel centres.
+    fn resampled(&self, width: usize, height: usize) -> RgbImage {
+        if (width, height) == (self.width, self.height) {
+            return self.clone();
+        }
+        if self.width == 0 || self.height == 0 {
+            return RgbImage::filled(width, height, WHITE_RGB);
+        }
+        // Per output column (and row): the two source pixels around it and the weight of
+        // the second.
+        let taps = |out: usize, source: usize| -> Vec<(usize, usize, f32)> {
+            let scale = source as f64 / out as f64;
+            (0..out)
+                .map(|i| {
+                    let at = ((i as f64 + 0.5) * scale - 0.5).clamp(0.0, (source - 1) as f64);
+                    let first = at.floor() as usize;
+                    (
+                        first,
+                        (first + 1).min(source - 1),
+                        (at - first as f64) as f32,
+                    )
+                })
+                .collect()
+        };
+        let (columns, rows) = (taps(width, self.width), taps(height, self.height));
+        let mut out = RgbImage::filled(width, height, WHITE_RGB);
+        let pixel = |x: usize, y: usize| {
+            let i = (y * self.width + x) * 3;
+            [0, 1, 2].map(|c| f32::from(self.pixels[i + c]))
+        };
+        for (y, &(top, bottom, ky)) in rows.iter().enumerate() {
+            for (x, &(left, right, kx)) in columns.iter().enumerate() {
+                let lerp =
+                    |a: [f32; 3], b: [f32; 3], k: f32| [0, 1, 2].map(|c| a[c] + (b[c] - a[c]) * k);
+                let upper = lerp(pixel(left, top), pixel(right, top), kx);
+                let lower = lerp(pixel(left, bottom), pixel(right, bottom), kx);
+                out.put(
+                    x,
+                    y,
+                    lerp(upper, lower, ky).map(|c| c.round().clamp(0.0, 255.0) as u8),
+                );
             }
         }
         out
@@ -121,6 +173,30 @@ impl RgbImage {
             &self.pixels,
         )
     }
+}
+
+/// The size in pixels a map of `width` x `height` cells of `cell` is shown at: as much
+/// ground across a pixel as down it, one pixel per cell at the finer spacing, the longer
+/// side at most MAX_PANEL pixels.
+fn display_size(width: usize, height: usize, cell: CellSize) -> (usize, usize) {
+    let (dx, dy) = (f64::from(cell.x), f64::from(cell.y));
+    let (across, down) = (width as f64 * dx, height as f64 * dy);
+    let ground_per_pixel = dx.min(dy).max(across.max(down) / MAX_PANEL as f64);
+    let pixels = |length: f64| ((length / ground_per_pixel).round() as usize).max(1);
+    (pixels(across), pixels(down))
+}
+
+/// A picture of one pixel per cell of `cell`, for display only: resampled so that a
+/// pixel covers as much ground across as down (the rows stretched by dy / dx, or the
+/// columns by dx / dy), at most MAX_PANEL pixels a side. The heights written as data are
+/// never resampled.
+pub fn at_true_aspect(cells: &RgbImage, cell: CellSize) -> RgbImage {
+    let (width, height) = display_size(cells.width, cells.height, cell);
+    // A box filter first, by the whole factors that keep each side at least its display
+    // size, so that the bilinear step shrinks by less than 2 and skips no source pixel.
+    cells
+        .shrunk_by(cells.width / width, cells.height / height)
+        .resampled(width, height)
 }
 
 /// Diverging colours from erosion (red) through no change (white) to deposition (blue).
@@ -177,9 +253,9 @@ fn format_height(v: f32) -> String {
     }
 }
 
-/// After minus before, in the maps' own units, with a colour bar. Missing cells are
-/// grey.
-pub fn erosion_map(before: &Heightmap, after: &Heightmap, units: &str) -> RgbImage {
+/// After minus before, in the maps' own units, with a colour bar, drawn at the true
+/// aspect of cells of `cell`. Missing cells are grey.
+pub fn erosion_map(before: &Heightmap, after: &Heightmap, cell: CellSize, units: &str) -> RgbImage {
     let changes: Vec<f32> = before
         .data()
         .iter()
@@ -194,7 +270,7 @@ pub fn erosion_map(before: &Heightmap, after: &Heightmap, units: &str) -> RgbIma
             map.put(i % w, i / w, diverging(d / limit));
         }
     }
-    let map = map.shrunk_to(MAX_PANEL);
+    let map = at_true_aspect(&map, cell);
 
     let legend_width = 170;
     let bar_height = map.height.clamp(120, 400);
@@ -263,8 +339,9 @@ pub fn erosion_map(before: &Heightmap, after: &Heightmap, units: &str) -> RgbIma
 }
 
 /// A relief picture with its elevation legend (the tint from `range.0` to `range.1`,
-/// in `units`) and a scale bar: `cell` is the length of one cell of the `map_width`-cell
-/// map, in `units` of length ("m", or "cells" for generated terrain).
+/// in `units`) and a scale bar: `cell` is the length across one cell of the
+/// `map_width`-cell map, in `units` of length ("m", or "cells" for generated terrain).
+/// The bar is measured across, so it holds for a picture stretched to its true aspect.
 pub fn relief_with_legend(
     relief: &RgbImage,
     range: (f32, f32),
@@ -321,13 +398,15 @@ pub fn relief_with_legend(
     canvas
 }
 
-/// Shaded relief as an image; cells with no data are grey.
+/// Shaded relief as a picture at the true aspect of cells of `cell` (at most MAX_PANEL
+/// pixels a side); cells with no data are grey.
 pub fn shaded_relief(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> RgbImage {
-    RgbImage::from_pixels(
+    let cells = RgbImage::from_pixels(
         map.width(),
         map.height(),
         shaded_relief_rgb(map, cell, range),
-    )
+    );
+    at_true_aspect(&cells, cell)
 }
 
 /// Pictures side by side, left to right, each under its title.
@@ -388,6 +467,74 @@ mod tests {
         let expected = (5000.0 / (74.5 * 403.0 / 400.0)) as usize;
         assert!(
             dark.abs_diff(expected) <= 2,
+            "{dark} dark pixels for {expected}"
+        );
+    }
+
+    /// The test DEM's grid: 403 x 344 cells of 74.5 m x 92.6 m.
+    const JACKSBORO_CELL: CellSize = CellSize { x: 74.5, y: 92.6 };
+
+    /// Panel height over width against the ground's, in pixels of the panel's height.
+    fn aspect_error(panel: &RgbImage, cells: (usize, usize), cell: CellSize) -> f64 {
+        let across = cells.0 as f64 * f64::from(cell.x);
+        let down = cells.1 as f64 * f64::from(cell.y);
+        (panel.height as f64 - panel.width as f64 * down / across).abs()
+    }
+
+    #[test]
+    fn pictures_of_oblong_cells_are_stretched_to_the_grounds_aspect() {
+        let flat = |w: usize, h: usize| Heightmap::new(w, h, vec![1.0; w * h]).unwrap();
+        let wide = CellSize { x: 92.6, y: 74.5 };
+        for (cells, cell) in [
+            ((403, 344), JACKSBORO_CELL),
+            ((403, 344), wide),
+            ((1500, 1200), CellSize { x: 1.0, y: 2.0 }),
+            ((64, 48), CellSize::UNIT),
+        ] {
+            let panel = shaded_relief(&flat(cells.0, cells.1), cell, (0.0, 2.0));
+            assert!(
+                aspect_error(&panel, cells, cell) <= 1.0,
+                "{cells:?} cells of {cell:?} shown {} x {}",
+                panel.width,
+                panel.height
+            );
+            assert!(panel.width.max(panel.height) <= MAX_PANEL, "{panel:?}");
+        }
+        // Stretched, not shrunk: rows by dy / dx, or columns by dx / dy.
+        let tall = shaded_relief(&flat(403, 344), JACKSBORO_CELL, (0.0, 2.0));
+        assert_eq!((tall.width, tall.height), (403, 428));
+        let wide = shaded_relief(&flat(403, 344), wide, (0.0, 2.0));
+        assert_eq!((wide.width, wide.height), (501, 344));
+        // Square cells are left alone.
+        let square = RgbImage::filled(64, 48, [1, 2, 3]);
+        assert_eq!(at_true_aspect(&square, CellSize::UNIT), square);
+    }
+
+    #[test]
+    fn stretching_interpolates_between_the_rows_it_spreads() {
+        // Two rows, black over white, three times as far apart as the columns.
+        let mut cells = RgbImage::filled(2, 2, WHITE_RGB);
+        cells.put(0, 0, [0, 0, 0]);
+        cells.put(1, 0, [0, 0, 0]);
+        let shown = at_true_aspect(&cells, CellSize { x: 1.0, y: 3.0 });
+        assert_eq!((shown.width, shown.height), (2, 6));
+        let column: Vec<u8> = (0..6).map(|y| shown.pixels[y * 2 * 3]).collect();
+        assert_eq!(column, [0, 0, 85, 170, 255, 255]);
+    }
+
+    #[test]
+    fn the_scale_bar_of_a_stretched_relief_measures_the_ground() {
+        let map = Heightmap::new(403, 344, vec![500.0; 403 * 344]).unwrap();
+        let relief = shaded_relief(&map, JACKSBORO_CELL, (236.0, 1076.0));
+        let figure = relief_with_legend(&relief, (236.0, 1076.0), "m", 403, 74.5);
+        // One pixel is 74.5 m across and down: a quarter of 30 km rounds to 5 km.
+        let row = relief.height + 22 + 2;
+        let dark = (0..figure.width)
+            .filter(|&x| figure.pixels[(row * figure.width + x) * 3] == 0)
+            .count();
+        let expected = (5000.0f32 / 74.5).round() as usize;
+        assert!(
+            dark.abs_diff(expected) <= 1,
             "{dark} dark pixels for {expected}"
         );
     }

@@ -47,6 +47,15 @@ impl GridUnits {
         height * self.cell_size.x / self.vertical_scale
     }
 
+    /// The grid spacing in kernel units of length (the x spacing): 1 across, dy / dx
+    /// down.
+    pub fn kernel_spacing(&self) -> CellSize {
+        CellSize {
+            x: 1.0,
+            y: self.cell_size.y / self.cell_size.x,
+        }
+    }
+
     pub fn is_identity(&self) -> bool {
         *self == Self::default()
     }

@@ -76,6 +76,16 @@ pub fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// A GDAL tool (gdal-bin), which must be there and succeed: the independent judge.
+pub fn gdal(program: &str, args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} runs (gdal-bin, installed by make deps): {e}"));
+    assert!(out.status.success(), "{program} {args:?}: {}", stderr(&out));
+    out
+}
+
 /// Every file `vkerode erode` writes with pictures on.
 pub fn assert_erode_outputs(out: &std::path::Path) {
     for file in [

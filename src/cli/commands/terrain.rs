@@ -10,6 +10,7 @@ use vkerode::erosion::settings::NoiseSettings;
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::formats::{Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
+use vkerode::terrain::metrics::mean_slope;
 use vkerode::terrain::{generate_on_cpu, generate_on_gpu};
 
 pub fn run(
@@ -26,7 +27,10 @@ pub fn run(
     } else {
         generate_on_gpu(&open_device(options)?, &spec)?
     };
-    say!("mean slope {:.3} per cell", heights.mean_slope());
+    say!(
+        "mean slope {:.3} per cell",
+        mean_slope(&heights, CellSize::UNIT)
+    );
     let dem = Dem {
         geo: None,
         heights,

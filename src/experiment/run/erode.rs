@@ -63,10 +63,14 @@ pub struct LandformChange {
 }
 
 impl LandformChange {
-    pub fn between(before: &Heightmap, after: &Heightmap) -> Self {
+    /// Of maps in kernel units, taken in the DEM's own: heights back in metres on its
+    /// grid of metres (cells on cells for generated terrain).
+    pub fn between(before: &Heightmap, after: &Heightmap, units: &GridUnits) -> Self {
+        let of =
+            |map: &Heightmap| Landform::of(&map.map(|h| units.from_kernel(h)), units.cell_size);
         Self {
-            before: Landform::of(before),
-            after: Landform::of(after),
+            before: of(before),
+            after: of(after),
         }
     }
 }
@@ -132,7 +136,8 @@ pub struct ErodeReport {
     pub figures: RunFigures,
     /// The throughput against the strategy's ceiling (GPU runs with timestamps).
     pub ceiling: Option<CeilingShare>,
-    /// Landform metrics of the terrain before and after, in kernel units (cells).
+    /// Landform metrics of the terrain before and after, in the exported units (metres
+    /// for a DEM, cells for generated terrain).
     pub landform: LandformChange,
     pub change: ChangeFigures,
     /// Why a figure is missing or a cache was not written, if one is or was not.
@@ -160,7 +165,7 @@ pub struct ErodeOutcome {
 
 impl ErodeOutcome {
     /// `map` in export units, with the missing cells missing again.
-    fn exported(&self, map: &Heightmap) -> Dem {
+    pub(super) fn exported(&self, map: &Heightmap) -> Dem {
         let t = &self.terrain;
         let mut heights = map.map(|h| t.units.from_kernel(h));
         for (h, &missing) in heights.data_mut().iter_mut().zip(&t.missing) {
@@ -326,9 +331,14 @@ pub fn run_erosion(
         submissions: run.submissions,
         figures: run.run,
         ceiling,
-        landform: LandformChange::between(&before_map, &after_map),
-        change: ChangeFigures::between(&initial, &run.after, &height_unit)
-            .ok_or_else(|| ExperimentError::Run("the run changed the map's shape".into()))?,
+        landform: LandformChange::between(&before_map, &after_map, &terrain.units),
+        change: ChangeFigures::between(
+            &initial,
+            &run.after,
+            terrain.units.kernel_spacing(),
+            &height_unit,
+        )
+        .ok_or_else(|| ExperimentError::Run("the run changed the map's shape".into()))?,
         warnings,
         instrumented_run: match &run.counted_after {
             Some(counted) => InstrumentedRun::against(&initial, counted, &run.after, &height_unit),
@@ -398,7 +408,7 @@ pub fn write_outcome(
             ("after_relief.png", legend(&after_relief)),
             (
                 "erosion.png",
-                erosion_map(&before.heights, &after.heights, export_units),
+                erosion_map(&before.heights, &after.heights, cell, export_units),
             ),
             (
                 "before_after.png",

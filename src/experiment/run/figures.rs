@@ -189,11 +189,17 @@ pub struct ChangeFigures {
 }
 
 impl ChangeFigures {
-    /// From `before` to `after` (kernel heights), one map in one arithmetic, in `unit`;
-    /// `None` otherwise.
-    pub fn between(before: &Cells, after: &Cells, unit: &HeightUnit) -> Option<Self> {
+    /// From `before` to `after` (kernel heights), one map in one arithmetic, its
+    /// channels routed on a grid of `spacing` (in kernel units), in `unit`; `None`
+    /// otherwise.
+    pub fn between(
+        before: &Cells,
+        after: &Cells,
+        spacing: crate::terrain::image::CellSize,
+        unit: &HeightUnit,
+    ) -> Option<Self> {
         let (before_map, after_map) = (before.heightmap(), after.heightmap());
-        let channels = channel_mask(&before_map, INCISION_SHARE);
+        let channels = channel_mask(&before_map, spacing, INCISION_SHARE);
         let [hillslopes, channel, all] = Change::split(before, after, &channels)?;
         let stats = after_map.stats();
         let share = |n: usize| n as f64 / all.cells.max(1) as f64;
@@ -210,11 +216,13 @@ impl ChangeFigures {
             hillslope_mean_change: of(hillslopes.mean()),
             channel_incision_before: of(channel_incision(
                 &before_map,
+                spacing,
                 INCISION_SHARE,
                 INCISION_RADIUS,
             )),
             channel_incision_after: of(channel_incision(
                 &after_map,
+                spacing,
                 INCISION_SHARE,
                 INCISION_RADIUS,
             )),

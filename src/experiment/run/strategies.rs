@@ -470,9 +470,16 @@ pub fn run_strategies(
                     .map_err(std::io::Error::other)
             })?;
             written.push(path);
-            let (before, after) = (outcome.before.heightmap(), outcome.after.heightmap());
+            // In the map's units, as its legend says.
+            let [before, after] =
+                [&outcome.before, &outcome.after].map(|c| outcome.exported(&c.heightmap()).heights);
             maps.push((
-                erosion_map(&before, &after, &outcome.terrain.export_units),
+                erosion_map(
+                    &before,
+                    &after,
+                    outcome.units().cell_size,
+                    &outcome.terrain.export_units,
+                ),
                 name,
             ));
         }

@@ -14,6 +14,7 @@ use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
 use crate::probes::gpu_state::GpuMonitor;
+use crate::terrain::image::CellSize;
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::HeightUnit;
 use crate::terrain::MapInfo;
@@ -40,13 +41,14 @@ impl TerrainCache {
         Ok(&self.heights.as_ref().expect("generated above").1)
     }
 
-    /// The landform of `initial`, as its strategy holds it.
+    /// The landform of `initial`, as its strategy holds it: erosion noise, on cells of
+    /// one unit.
     fn landform(&mut self, initial: &Cells) -> Landform {
         let key = initial.checksum();
         match self.landform {
             Some((k, landform)) if k == key => landform,
             _ => {
-                let landform = Landform::of(&initial.heightmap());
+                let landform = Landform::of(&initial.heightmap(), CellSize::UNIT);
                 self.landform = Some((key, landform));
                 landform
             }
@@ -121,7 +123,7 @@ impl PointContext<'_> {
             height_unit: HeightUnit::cells(),
             landform: (
                 terrain.landform(&initial),
-                Landform::of(&counted.cells.heightmap()),
+                Landform::of(&counted.cells.heightmap(), CellSize::UNIT),
             ),
             gpu_before,
             gpu_after,

@@ -1,0 +1,227 @@
+//! Landform figures and pictures of a DEM whose cells are not square: the test DEM at
+//! its 74.5 m x 92.6 m cells. GDAL's `gdaldem slope` (Horn's method) judges the slope;
+//! the pictures must show the ground at its true aspect.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{assert_clean_success, assert_erode_outputs, gdal, vkerode};
+use vkerode::terrain::formats::read_dem;
+use vkerode::terrain::image::CellSize;
+use vkerode::terrain::metrics::Landform;
+
+const DEM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/jacksboro_fault_dem.tif"
+);
+/// The cell's sides in metres, as GDAL takes them (in double precision).
+const DX: f64 = 74.5;
+const DY: f64 = 92.6;
+const CELL: CellSize = CellSize {
+    x: DX as f32,
+    y: DY as f32,
+};
+const COLUMNS: usize = 403;
+const ROWS: usize = 344;
+
+/// The test DEM placed in UTM zone 14N at its true cells, origin at (0, 0).
+fn placed_dem(dir: &Path) -> PathBuf {
+    let path = dir.join("placed.tif");
+    let (east, north) = (
+        (COLUMNS as f64 * DX).to_string(),
+        (ROWS as f64 * DY).to_string(),
+    );
+    gdal(
+        "gdal_translate",
+        &[
+            "-q",
+            "-a_srs",
+            "EPSG:32614",
+            "-a_ullr",
+            "0",
+            &north,
+            &east,
+            "0",
+            DEM,
+            path.to_str().unwrap(),
+        ],
+    );
+    let info: serde_json::Value =
+        serde_json::from_slice(&gdal("gdalinfo", &["-json", path.to_str().unwrap()]).stdout)
+            .unwrap();
+    let transform: Vec<f64> = info["geoTransform"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(
+        (transform[1] - DX).abs() < 1e-9 && (transform[5] + DY).abs() < 1e-9,
+        "GDAL's pixel size: {transform:?}"
+    );
+    path
+}
+
+/// `gdaldem slope` of `dem` as tangents (its percent over 100), row-major, NaN where it
+/// gives none: GDAL leaves the edge cells out.
+fn gdal_slopes(dem: &Path, dir: &Path) -> Vec<f64> {
+    let slope = dir.join("slope.tif");
+    let raw = dir.join("slope.envi");
+    gdal(
+        "gdaldem",
+        &[
+            "slope",
+            "-p",
+            "-q",
+            dem.to_str().unwrap(),
+            slope.to_str().unwrap(),
+        ],
+    );
+    gdal(
+        "gdal_translate",
+        &[
+            "-q",
+            "-of",
+            "ENVI",
+            "-ot",
+            "Float32",
+            slope.to_str().unwrap(),
+            raw.to_str().unwrap(),
+        ],
+    );
+    std::fs::read(raw)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        .map(|percent| match percent {
+            -9999.0 => f64::NAN,
+            _ => percent / 100.0,
+        })
+        .collect()
+}
+
+fn interior(i: usize) -> bool {
+    let (x, y) = (i % COLUMNS, i / COLUMNS);
+    (1..COLUMNS - 1).contains(&x) && (1..ROWS - 1).contains(&y)
+}
+
+/// The mean of GDAL's slopes over the cells it computes, which must be the interior.
+fn gdal_mean_slope(slopes: &[f64]) -> f64 {
+    assert_eq!(slopes.len(), COLUMNS * ROWS);
+    assert!(
+        (0..slopes.len()).all(|i| slopes[i].is_finite() == interior(i)),
+        "GDAL computes the interior cells, and only those"
+    );
+    let finite: Vec<f64> = slopes.iter().copied().filter(|s| s.is_finite()).collect();
+    finite.iter().sum::<f64>() / finite.len() as f64
+}
+
+#[test]
+fn the_mean_slope_is_gdaldems_horn_slope_on_the_real_spacing() {
+    let dir = common::scratch("landform", "gdaldem");
+    let placed = placed_dem(&dir);
+    let slopes = gdal_slopes(&placed, &dir);
+    let gdal_mean = gdal_mean_slope(&slopes);
+    // vkerode reads the spacing from the placed file's tags.
+    let dem = read_dem(&placed, None).unwrap();
+    assert_eq!(dem.cell_size, Some(CELL));
+    // Cell by cell, Horn's gradient is GDAL's.
+    let worst = (0..slopes.len())
+        .filter(|&i| interior(i))
+        .map(|i| {
+            let (dzdx, dzdy) = dem.heights.horn_gradient(i % COLUMNS, i / COLUMNS, CELL);
+            (dzdx.hypot(dzdy) - slopes[i]).abs()
+        })
+        .fold(0.0f64, f64::max);
+    assert!(
+        worst < 1e-5,
+        "a cell's slope differs from GDAL's by {worst}"
+    );
+    let ours = Landform::of(&dem.heights, CELL).mean_slope;
+    assert!(
+        (ours - gdal_mean).abs() < 1e-6 * gdal_mean,
+        "mean slope {ours}, GDAL's {gdal_mean}"
+    );
+    // Square cells of 74.5 m would read the rows' rise 24% too steep.
+    let square = Landform::of(&dem.heights, CellSize { x: 74.5, y: 74.5 }).mean_slope;
+    assert!(square > 1.05 * gdal_mean, "{square} on square cells");
+}
+
+/// The size of the picture panel whose top-left corner is at `corner` in a PNG: how far
+/// its first row and column run before the white canvas (relief and change colours are
+/// never pure white).
+fn panel_size(png: &Path, corner: (usize, usize)) -> (usize, usize) {
+    let decoder = png::Decoder::new(std::fs::File::open(png).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(frame.color_type, png::ColorType::Rgb, "{}", png.display());
+    let width = frame.width as usize;
+    let white = |x: usize, y: usize| {
+        let i = (y * width + x) * 3;
+        pixels[i..i + 3] == [255, 255, 255]
+    };
+    let (x0, y0) = corner;
+    let across = (x0..width).take_while(|&x| !white(x, y0)).count();
+    let down = (y0..frame.height as usize)
+        .take_while(|&y| !white(x0, y))
+        .count();
+    (across, down)
+}
+
+#[test]
+fn an_erode_of_oblong_cells_reports_metres_and_draws_the_ground_at_its_aspect() {
+    let dir = common::scratch("landform", "erode");
+    let out = dir.join("out");
+    assert_clean_success(&vkerode(&[
+        "erode",
+        "--input",
+        DEM,
+        "--cell-size",
+        "74.5,92.6",
+        "--engine",
+        "cpu-sequential",
+        "--droplets",
+        "2000",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert_erode_outputs(&out);
+
+    // The landform before is the DEM's, in metres on its 74.5 m x 92.6 m grid (the
+    // kernel's fixed point rounds heights to 7.45 cm).
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let before = &report["landform"]["before"];
+    let gdal_mean = gdal_mean_slope(&gdal_slopes(&placed_dem(&dir), &dir));
+    let reported = before["mean_slope"].as_f64().unwrap();
+    assert!(
+        (reported - gdal_mean).abs() < 1e-3 * gdal_mean,
+        "run.json's mean slope {reported}, GDAL's {gdal_mean}"
+    );
+    let dem = read_dem(Path::new(DEM), None).unwrap();
+    let direct = Landform::of(&dem.heights, CELL);
+    let density = before["drainage_density"].as_f64().unwrap();
+    assert!(
+        (density - direct.drainage_density).abs() < 0.01 * direct.drainage_density,
+        "run.json's drainage density {density} per metre, {} from the DEM",
+        direct.drainage_density
+    );
+
+    // Every picture's map panel covers as much ground across a pixel as down it.
+    let ground = (ROWS as f64 * DY) / (COLUMNS as f64 * DX);
+    for (png, corner) in [
+        ("before_relief.png", (10, 10)),
+        ("after_relief.png", (10, 10)),
+        ("erosion.png", (10, 10)),
+        ("before_after.png", (12, 30)),
+    ] {
+        let (across, down) = panel_size(&out.join(png), corner);
+        assert!(
+            (down as f64 - across as f64 * ground).abs() <= 1.0,
+            "{png}: a {across} x {down} panel for {COLUMNS} x {ROWS} cells of {CELL:?}"
+        );
+        assert_eq!(across, COLUMNS, "{png}: one pixel per 74.5 m across");
+    }
+}
