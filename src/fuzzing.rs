@@ -28,17 +28,19 @@ pub fn config(data: &[u8]) {
     }
 }
 
-/// A heightmap file: TIFF, PNG and OpenEXR by their signature; the first byte picks
-/// what the name says for the others (raw float32, r16), and the next two their size.
+/// A heightmap file: TIFF, PNG, OpenEXR and PFM by their signature; the first byte
+/// picks what the name says for the others: raw float32 (the next two bytes its size),
+/// r16 or r32 (square).
 pub fn heightmap(data: &[u8]) {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
     // A folder that does not exist: no sidecar is found beside the file.
     let dir = Path::new("/nonexistent-vkerode-fuzz");
-    let (name, size) = match (pick % 3, rest) {
+    let (name, size) = match (pick % 4, rest) {
         (0, [w, h, ..]) => ("map.raw", Some((usize::from(*w), usize::from(*h)))),
         (1, _) => ("map.r16", None),
+        (2, _) => ("map.r32", None),
         _ => ("map.tif", None),
     };
     let _ = decode_dem(&dir.join(name), rest, size);

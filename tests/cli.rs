@@ -208,8 +208,10 @@ fn a_reused_out_folder_is_refused_or_with_force_replaced_whole() {
         [
             ".vkerode-output",
             "after.png",
+            "after.png.aux.xml",
             "after.png.json",
             "before.png",
+            "before.png.aux.xml",
             "before.png.json",
             "erosion.tif",
             "run.json"

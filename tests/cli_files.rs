@@ -262,6 +262,31 @@ fn a_two_by_two_image_is_refused() {
 }
 
 #[test]
+fn colour_and_truncated_pfm_files_are_refused_and_pfm_is_not_written() {
+    let dir = scratch("pfm");
+    let colour = dir.join("colour.pfm");
+    let mut bytes = b"PF\n4 4\n-1.0\n".to_vec();
+    bytes.extend(std::iter::repeat_n(0u8, 4 * 4 * 3 * 4));
+    std::fs::write(&colour, &bytes).unwrap();
+    assert_refused(&colour, &[], "three-channel colour PFM");
+    let cut = dir.join("cut.pfm");
+    let mut bytes = b"Pf\n8 8\n-1.0\n".to_vec();
+    bytes.extend(std::iter::repeat_n(0u8, 8 * 8 * 4 - 5));
+    std::fs::write(&cut, &bytes).unwrap();
+    assert_refused(
+        &cut,
+        &[],
+        "truncated: its header says 8 x 8 cells (256 bytes), but 251",
+    );
+    // Read only: no output is taken to be a PFM.
+    let out = dir.join("out.pfm");
+    let result = vkerode(&["convert", JACKSBORO, out.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(1));
+    assert!(stderr(&result).contains("cannot tell the format from the name"));
+    assert!(!out.exists());
+}
+
+#[test]
 fn a_raw_file_of_the_wrong_size_is_refused() {
     let path = scratch("raw-size").join("heights.raw");
     std::fs::write(&path, vec![0u8; 4 * 30 * 30 - 4]).unwrap();

@@ -7,6 +7,7 @@ use vkerode::erosion::droplets::cpu::{erode_parallel, erode_sequential};
 use vkerode::erosion::droplets::{AtomicMode, FixedHeightfield, RunMode};
 use vkerode::experiment::ChangeFigures;
 use vkerode::terrain::image::CellSize;
+use vkerode::terrain::units::HeightUnit;
 use vkerode::terrain::{Cells, Values};
 use vkerode::terrain::{Heightmap, FIXED_POINT_LIMIT};
 
@@ -103,8 +104,20 @@ fn a_hundred_thousand_droplets_stay_in_range_lower_hillslopes_and_fill_channels(
         Cells::new(size, size, values).unwrap()
     };
     let start = cells(&initial);
-    let gpu_change = ChangeFigures::between(&start, &cells(&gpu.cells), CellSize::UNIT).unwrap();
-    let cpu_change = ChangeFigures::between(&start, &cells(&reference), CellSize::UNIT).unwrap();
+    let gpu_change = ChangeFigures::between(
+        &start,
+        &cells(&gpu.cells),
+        CellSize::UNIT,
+        &HeightUnit::cells(),
+    )
+    .unwrap();
+    let cpu_change = ChangeFigures::between(
+        &start,
+        &cells(&reference),
+        CellSize::UNIT,
+        &HeightUnit::cells(),
+    )
+    .unwrap();
     let gross = cpu_change.mean_abs_change * (size * size) as f64;
     assert!(
         (gpu_change.total_change - cpu_change.total_change).abs() < 0.03 * gross,

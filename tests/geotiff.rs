@@ -1,19 +1,19 @@
 //! Georeferenced DEMs, with GDAL as the independent judge: inputs are made by
 //! `gdal_translate` from the test DEM, and every TIFF vkerode writes must open in GDAL
 //! without a warning, in the input's CRS, at its geotransform, with its nodata value,
-//! and (for `convert`) with its cells.
+//! and (for `convert`) with its cells. The other formats: tests/gdal_placement.rs.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{assert_clean_success, gdal, stderr, vkerode};
+use common::{assert_clean_success, gdal, gdalinfo, stderr, vkerode, TEST_DEM as DEM};
 
-const DEM: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/jacksboro_fault_dem.tif"
-);
+/// The cells as GDAL reads them, raw float32.
+fn cells(path: &Path, dir: &Path) -> Vec<u8> {
+    common::gdal_cells(path, dir, &[])
+}
 
 /// The test DEM placed in UTM zone 17N at its true 74.5 m x 92.6 m cells, nodata -9999.
 fn projected_input(dir: &Path) -> PathBuf {
@@ -35,18 +35,6 @@ fn projected_input(dir: &Path) -> PathBuf {
     path
 }
 
-/// What GDAL says of a file, with the check that it said it without a warning.
-fn gdalinfo(path: &Path) -> serde_json::Value {
-    let out = gdal("gdalinfo", &["-json", path.to_str().unwrap()]);
-    assert!(
-        stderr(&out).trim().is_empty(),
-        "GDAL warns on {}: {}",
-        path.display(),
-        stderr(&out)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 fn assert_placed_like(input: &serde_json::Value, output: &Path) {
     let got = gdalinfo(output);
     let name = output.display();
@@ -62,27 +50,6 @@ fn assert_placed_like(input: &serde_json::Value, output: &Path) {
         got["bands"][0]["noDataValue"], input["bands"][0]["noDataValue"],
         "{name}: nodata"
     );
-}
-
-/// The cells as GDAL reads them: raw float32 through ENVI.
-fn cells(path: &Path, dir: &Path) -> Vec<u8> {
-    let raw = dir.join(format!(
-        "{}.envi",
-        path.file_stem().unwrap().to_str().unwrap()
-    ));
-    gdal(
-        "gdal_translate",
-        &[
-            "-q",
-            "-of",
-            "ENVI",
-            "-ot",
-            "Float32",
-            path.to_str().unwrap(),
-            raw.to_str().unwrap(),
-        ],
-    );
-    std::fs::read(raw).unwrap()
 }
 
 /// `vkerode erode --input input ... --out out`.

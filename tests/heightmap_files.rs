@@ -69,7 +69,7 @@ fn png16_round_trips_within_one_quantisation_step() {
     let dem = sample_dem();
     let path = scratch("png").join("map.png");
     let files = write_dem(&path, HeightFormat::Png16, &dem).unwrap();
-    assert_eq!(files.len(), 2, "the PNG and its sidecar");
+    assert_eq!(files.len(), 3, "the PNG, GDAL's .aux.xml and the sidecar");
     let back = read_dem(&path, None).unwrap();
     assert_within_one_step(&dem, &back);
     assert_eq!(back.units, "m");
@@ -81,7 +81,11 @@ fn r16_round_trips_within_one_quantisation_step_and_reads_headerless_squares() {
     let dem = sample_dem();
     let path = scratch("r16").join("map.r16");
     let files = write_dem(&path, HeightFormat::R16, &dem).unwrap();
-    assert_eq!(files.len(), 2, "the r16 and its sidecar");
+    assert_eq!(
+        files.len(),
+        4,
+        "the r16, GDAL's .hdr and .aux.xml, and the sidecar"
+    );
     let back = read_dem(&path, None).unwrap();
     assert_within_one_step(&dem, &back);
     assert_eq!(back.cell_size, dem.cell_size);
@@ -101,8 +105,11 @@ fn single_channel_openexr_round_trips_bit_exactly() {
     dem.heights.data_mut()[5] = f32::NAN;
     let path = scratch("exr").join("map.exr");
     let written = write_dem(&path, HeightFormat::Exr, &dem).unwrap();
-    assert_eq!(written.len(), 1, "no sidecar");
-    assert_eq!(written[0], path);
+    assert_eq!(
+        written,
+        [path.clone(), path.with_extension("exr.vrt")],
+        "and GDAL's VRT"
+    );
     let back = read_dem(&path, None).unwrap();
     assert_eq!(height_bits(&back), height_bits(&dem));
     assert_eq!(back.missing_cells(), 1);
@@ -246,4 +253,27 @@ fn a_header_claiming_more_pixels_than_its_file_can_hold_is_refused_before_alloca
     assert_refused_as_corrupt("png-header-claims-3.5-gb-crc-fixed", "map.png");
     // And an OpenEXR header whose layer would take 6 GB.
     assert_refused_as_corrupt("exr-layer-claims-6-gb", "map.exr");
+}
+
+#[test]
+fn gdals_header_never_replaces_a_file_vkerode_did_not_write() {
+    // GDAL finds an ESRI header by the data file's name with `.hdr` for its extension:
+    // a name the user did not give, which may hold another dataset's ENVI header.
+    let dir = scratch("foreign-hdr");
+    let envi = "ENVI\nsamples = 4\nlines = 4\n";
+    std::fs::write(dir.join("map.hdr"), envi).unwrap();
+    let path = dir.join("map.raw");
+    let error = write_dem(&path, HeightFormat::Raw, &sample_dem())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("map.hdr: exists and is not a header vkerode wrote"),
+        "{error}"
+    );
+    assert!(!path.exists(), "refused before any data was written");
+    assert_eq!(std::fs::read_to_string(dir.join("map.hdr")).unwrap(), envi);
+    // Its own header it replaces, writing the map again.
+    std::fs::remove_file(dir.join("map.hdr")).unwrap();
+    write_dem(&path, HeightFormat::Raw, &sample_dem()).unwrap();
+    write_dem(&path, HeightFormat::Raw, &sample_dem()).unwrap();
 }

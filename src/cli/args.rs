@@ -173,7 +173,8 @@ pub enum Command {
         #[arg(long, default_value = "experiments")]
         experiments: PathBuf,
     },
-    /// Convert a heightmap between TIFF, 16-bit PNG and raw float32.
+    /// Convert a heightmap between TIFF, 16-bit PNG, raw float32 (.raw, .r32), r16 and
+    /// OpenEXR (PFM: read only).
     Convert {
         #[command(flatten)]
         input: InputArgs,
@@ -356,8 +357,9 @@ impl PlotArgs {
 /// How to read a heightmap file.
 #[derive(Args)]
 pub struct InputArgs {
-    /// Heightmap file: single-band TIFF/GeoTIFF (float32, int16, uint16, uint8),
-    /// grayscale PNG (8 or 16 bits), or raw little-endian float32.
+    /// Heightmap file: single-band TIFF/GeoTIFF (float32, float64, 8, 16 or 32-bit
+    /// integers), grayscale PNG (8 or 16 bits), OpenEXR, one-channel PFM, r16, or raw
+    /// little-endian float32 (.raw, or Gaea's square .r32).
     #[arg(value_name = "INPUT")]
     pub path: PathBuf,
     #[command(flatten)]
@@ -390,8 +392,13 @@ impl InputLayout {
 }
 
 impl InputArgs {
+    /// The file as `convert` writes it: a --cell-size also goes into its georeferencing.
     pub fn read(&self) -> Result<Dem> {
-        self.layout.read(&self.path)
+        let mut dem = self.layout.read(&self.path)?;
+        if let Some(cell_size) = self.layout.cell_size {
+            dem.geo = Some(dem.geo_with_cell_size(cell_size));
+        }
+        Ok(dem)
     }
 }
 

@@ -76,16 +76,6 @@ pub fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// A GDAL tool (gdal-bin), which must be there and succeed: the independent judge.
-pub fn gdal(program: &str, args: &[&str]) -> std::process::Output {
-    let out = std::process::Command::new(program)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{program} runs (gdal-bin, installed by make deps): {e}"));
-    assert!(out.status.success(), "{program} {args:?}: {}", stderr(&out));
-    out
-}
-
 /// Every file `vkerode erode` writes with pictures on.
 pub fn assert_erode_outputs(out: &std::path::Path) {
     for file in [
@@ -256,4 +246,47 @@ pub fn assert_only_its_own_columns_are_filled(
         .filter(|(c, v)| owner_of(c).is_some_and(|o| o.as_str() == mine) && !v.is_empty())
         .count();
     assert!(own > 3, "a {mine} row fills its own columns");
+}
+
+/// The committed test DEM: 403 x 344 cells, no georeferencing.
+pub const TEST_DEM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/jacksboro_fault_dem.tif"
+);
+
+/// Runs a GDAL tool, which must succeed: gdal-bin is installed wherever tests run.
+pub fn gdal(program: &str, args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} runs (gdal-bin, installed by make deps): {e}"));
+    assert!(out.status.success(), "{program} {args:?}: {}", stderr(&out));
+    out
+}
+
+/// What GDAL says of a file, with the check that it said it without a warning.
+pub fn gdalinfo(path: &std::path::Path) -> serde_json::Value {
+    let out = gdal("gdalinfo", &["-json", path.to_str().unwrap()]);
+    assert!(
+        stderr(&out).trim().is_empty(),
+        "GDAL warns on {}: {}",
+        path.display(),
+        stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The cells of `path` as GDAL reads them (`options` for gdal_translate, e.g.
+/// "-unscale"), as raw float32 written through ENVI into `dir`: not the folder of a raw
+/// or r16 file, whose ESRI header ENVI's would replace.
+pub fn gdal_cells(path: &std::path::Path, dir: &std::path::Path, options: &[&str]) -> Vec<u8> {
+    let raw = dir.join(format!(
+        "{}.envi",
+        path.file_stem().unwrap().to_str().unwrap()
+    ));
+    let mut args = vec!["-q", "-of", "ENVI", "-ot", "Float32"];
+    args.extend_from_slice(options);
+    args.extend([path.to_str().unwrap(), raw.to_str().unwrap()]);
+    gdal("gdal_translate", &args);
+    std::fs::read(raw).unwrap()
 }

@@ -6,7 +6,7 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::args::InputArgs;
 use crate::cli::print::say_wrote;
-use vkerode::terrain::formats::{write_dem, Dem, HeightFormat};
+use vkerode::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
 
 pub fn run(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Result<()> {
     let format = output_format(output, format)?;
@@ -19,7 +19,7 @@ pub fn output_format(path: &Path, format: Option<HeightFormat>) -> Result<Height
         .or_else(|| HeightFormat::from_path(path))
         .with_context(|| {
             format!(
-                "{}: cannot tell the format from the name; use .tif, .png or .raw, or --format",
+                "{}: cannot tell the format from the name; use .tif, .png, .raw, .r32, .r16 or .exr, or --format (PFM is read only)",
                 path.display()
             )
         })
@@ -28,6 +28,9 @@ pub fn output_format(path: &Path, format: Option<HeightFormat>) -> Result<Height
 /// Writes `dem` and says what it holds.
 pub fn write_heightmap(out: &Path, format: HeightFormat, dem: &Dem) -> Result<()> {
     say_wrote(write_dem(out, format, dem)?);
+    if let Some(warning) = export_warning(dem, format) {
+        eprintln!("warning: {warning}");
+    }
     let stats = dem.heights.stats();
     let units = if dem.units.is_empty() {
         String::new()

@@ -35,7 +35,7 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         Engine::Gpu => Some(open_device(options)?),
         Engine::Cpu | Engine::CpuSequential => None,
     };
-    let outcome = run_erosion(ctx.as_ref(), &request).with_context(|| match &args.input {
+    let mut outcome = run_erosion(ctx.as_ref(), &request).with_context(|| match &args.input {
         Some(path) => format!("eroding {}", path.display()),
         None => "eroding the generated terrain".into(),
     })?;
@@ -43,7 +43,7 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         format: args.format,
         images: !args.no_images,
     };
-    let files = write_outcome(staged.path(), &outcome, output)?;
+    let files = write_outcome(staged.path(), &mut outcome, output)?;
     let files = staged.publish(files)?;
     print_outcome(&outcome);
     say_wrote(files);

@@ -14,7 +14,7 @@ use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
 use crate::gpu::{CompilerStatistic, Context};
 use crate::probes::ceilings::Ceilings;
 use crate::terrain::files::write_atomically;
-use crate::terrain::formats::{write_dem, Dem, HeightFormat};
+use crate::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
 use crate::terrain::metrics::Landform;
 use crate::terrain::pictures::{
     erosion_map, relief_with_legend, shaded_relief, side_by_side, RgbImage,
@@ -365,10 +365,11 @@ pub struct OutputOptions {
 }
 
 /// Writes the heightmaps before and after (in export units, nodata restored), the
-/// change as data, the pictures, and `run.json`; returns the files written.
+/// change as data, the pictures, and `run.json`; returns the files written. What the
+/// heightmaps' format leaves out joins the report's warnings.
 pub fn write_outcome(
     dir: &Path,
-    outcome: &ErodeOutcome,
+    outcome: &mut ErodeOutcome,
     options: OutputOptions,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
     std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {
@@ -377,6 +378,10 @@ pub fn write_outcome(
     })?;
     let before = outcome.exported(&outcome.before.heightmap());
     let after = outcome.exported(&outcome.after.heightmap());
+    outcome
+        .report
+        .warnings
+        .extend(export_warning(&before, options.format));
     let mut written = Vec::new();
     for (name, dem) in [("before", &before), ("after", &after)] {
         let path = dir.join(format!("{name}.{}", options.format.extension()));

@@ -116,9 +116,9 @@ pub fn prepare_terrain(
                     cell_size_source: *cell_size_source,
                     georeferenced: dem.geo.is_some(),
                 },
-                geo: match (&dem.geo, cell_size_source) {
-                    (None, CellSizeSource::Flag) => Some(GeoTags::of_cell_size(units.cell_size)),
-                    (geo, _) => geo.clone(),
+                geo: match cell_size_source {
+                    CellSizeSource::Flag => Some(dem.geo_with_cell_size(units.cell_size)),
+                    _ => dem.geo.clone(),
                 },
                 missing,
                 units: *units,

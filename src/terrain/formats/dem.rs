@@ -35,14 +35,17 @@ pub enum HeightFormat {
     Tif,
     /// The same TIFF, deflate-compressed.
     TifDeflate,
-    /// 16-bit grayscale PNG mapping [min, max] to [0, 65535], with a JSON sidecar.
+    /// 16-bit grayscale PNG mapping [min, max] to [0, 65535], with a JSON sidecar and
+    /// GDAL's FILE.aux.xml.
     Png16,
-    /// Raw little-endian float32, row-major, with a JSON sidecar.
+    /// Raw little-endian float32, row-major (also .r32), with a JSON sidecar, an ESRI
+    /// .hdr and GDAL's FILE.aux.xml.
     Raw,
-    /// Single-channel float32 OpenEXR, lossless.
+    /// Single-channel float32 OpenEXR, lossless, uncompressed, with a GDAL VRT
+    /// (FILE.vrt) over it.
     Exr,
     /// Raw unsigned 16-bit little-endian (Unity, Gaea, World Machine), mapped as PNG16,
-    /// with a JSON sidecar.
+    /// with a JSON sidecar, an ESRI .hdr and GDAL's FILE.aux.xml.
     R16,
 }
 
@@ -63,7 +66,8 @@ impl HeightFormat {
         match ext.as_str() {
             "tif" | "tiff" => Some(HeightFormat::Tif),
             "png" => Some(HeightFormat::Png16),
-            "raw" | "f32" | "bin" => Some(HeightFormat::Raw),
+            // Gaea's .r32 is raw float32 (square by convention when read).
+            "raw" | "f32" | "bin" | "r32" => Some(HeightFormat::Raw),
             "r16" => Some(HeightFormat::R16),
             "exr" => Some(HeightFormat::Exr),
             _ => None,
@@ -78,7 +82,7 @@ pub struct Dem {
     pub heights: Heightmap,
     /// The value the file used to mark missing cells, if it declared one.
     pub nodata: Option<f32>,
-    /// Height units, where the file says ("m", "cells"); empty when unknown.
+    /// Height units where the source says ("m", "cells"); empty where it does not.
     pub units: String,
     /// Grid spacing, where the file says.
     pub cell_size: Option<CellSize>,
@@ -112,12 +116,57 @@ impl Dem {
     pub fn missing_cells(&self) -> usize {
         self.heights.data().iter().filter(|h| h.is_nan()).count()
     }
+
+    /// The value its missing cells are written as in float32 files, where one is needed:
+    /// the file's own nodata, or NaN where it declared none but has missing cells.
+    pub fn nodata_written(&self) -> Option<f32> {
+        let has_missing = self.heights.data().iter().any(|h| h.is_nan());
+        self.nodata.or(has_missing.then_some(f32::NAN))
+    }
+
+    /// The georeferencing its outputs carry when the user stated its cell size: its
+    /// tags with that spacing (see [`GeoTags::with_cell_size`]), or, where it had none,
+    /// that spacing at the origin in no CRS.
+    pub fn geo_with_cell_size(&self, cell_size: CellSize) -> GeoTags {
+        match &self.geo {
+            Some(tags) => tags.with_cell_size(cell_size),
+            None => GeoTags::of_cell_size(cell_size),
+        }
+    }
 }
 
-/// The sidecar path of a PNG16 or raw heightmap: the file name plus ".json".
+/// A nodata value as GDAL reads it (GDAL_NODATA, PAM, VRT): "nan" for NaN.
+pub(crate) fn nodata_text(value: f32) -> String {
+    if value.is_nan() {
+        "nan".into()
+    } else {
+        value.to_string()
+    }
+}
+
+/// The side of a headerless map of `cells` cells that is a square (r16 and r32, as
+/// Unity and Gaea write them), or a refusal that asks for its size.
+pub(crate) fn square_side(path: &Path, cells: usize) -> Result<usize, FormatError> {
+    let side = (cells as f64).sqrt().round() as usize;
+    if side.checked_mul(side) == Some(cells) {
+        Ok(side)
+    } else {
+        Err(FormatError::new(
+            path,
+            format!("its {cells} cells are not a square; give --width and --height"),
+        ))
+    }
+}
+
+/// The sidecar path of a PNG16, raw or r16 heightmap: the file name plus ".json".
 pub fn sidecar_path(path: &Path) -> PathBuf {
+    beside(path, ".json")
+}
+
+/// `path` with `suffix` added to its file name: where a file's sidecars go.
+pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".json");
+    name.push(suffix);
     path.with_file_name(name)
 }
 

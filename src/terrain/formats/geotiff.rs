@@ -12,22 +12,46 @@ use tiff::tags::Tag;
 
 use crate::terrain::image::CellSize;
 
-/// The georeferencing tags of a GeoTIFF, as the file had them.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The georeferencing tags of a GeoTIFF, as the file had them (and as sidecars keep
+/// them, so that a TIFF made from a sidecar's file lies where its source did).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GeoTags {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pixel_scale: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiepoints: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transformation: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_directory: Option<Vec<u16>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub double_params: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ascii_params: Option<String>,
     /// GDAL's own metadata (XML), kept for GDAL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gdal_metadata: Option<String>,
+}
+
+/// A GeoTIFF's CRS as it can be told to GDAL without a CRS database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crs {
+    /// Named by its EPSG code in the GeoKeys.
+    Epsg(u16),
+    /// Defined by parameters (user-defined) or by keys vkerode does not read: it has
+    /// no name to give GDAL, and only TIFF outputs, which keep the keys, carry it.
+    Unnamed,
 }
 
 const GDAL_METADATA: Tag = Tag::Unknown(42112);
 const GT_MODEL_TYPE: u16 = 1024;
+const GT_RASTER_TYPE: u16 = 1025;
+const RASTER_PIXEL_IS_POINT: u16 = 2;
+const PROJECTED_CS_TYPE: u16 = 3072;
 const PROJ_LINEAR_UNITS: u16 = 3076;
+const VERTICAL_UNITS: u16 = 4099;
+const MODEL_TYPE_PROJECTED: u16 = 1;
 const MODEL_TYPE_GEOGRAPHIC: u16 = 2;
 const GEOGRAPHIC_TYPE: u16 = 2048;
 const GEOG_ANGULAR_UNITS: u16 = 2054;
@@ -302,6 +326,96 @@ impl GeoTags {
         cell_size.check()?;
         Ok(Some(cell_size))
     }
+
+    /// The CRS the GeoKeys state, or `None` where they state none: the projected CRS's
+    /// code for a projected model, the geographic CRS's for a geographic one.
+    pub fn crs(&self) -> Option<Crs> {
+        let model = self.key(GT_MODEL_TYPE);
+        let code = match model {
+            Some(MODEL_TYPE_PROJECTED) => self.key(PROJECTED_CS_TYPE),
+            Some(MODEL_TYPE_GEOGRAPHIC) => self.key(GEOGRAPHIC_TYPE),
+            Some(_) => None,
+            None => self
+                .key(PROJECTED_CS_TYPE)
+                .or_else(|| self.key(GEOGRAPHIC_TYPE)),
+        };
+        match code {
+            // 0 is "undefined" and 32767 "user-defined" in every GeoKey.
+            Some(code) if (1..USER_DEFINED).contains(&code) => Some(Crs::Epsg(code)),
+            _ if model.is_some() || code.is_some() => Some(Crs::Unnamed),
+            _ => None,
+        }
+    }
+
+    /// The CRS as GDAL is told it by name, "EPSG:n", where the GeoKeys give its code.
+    pub fn epsg_name(&self) -> Option<String> {
+        match self.crs()? {
+            Crs::Epsg(code) => Some(format!("EPSG:{code}")),
+            Crs::Unnamed => None,
+        }
+    }
+
+    /// GDAL's geotransform of the grid, as GDAL reads it from these tags: the corner of
+    /// cell (0, 0), then x and y per column and per row. From ModelPixelScale and the
+    /// first tie point (a negative y scale taken as north-up, as GDAL does), or else a
+    /// ModelTransformation; half a cell to the corner where the raster is PixelIsPoint.
+    pub fn geotransform(&self) -> Option<[f64; 6]> {
+        let mut gt = match (&self.pixel_scale, &self.tiepoints, &self.transformation) {
+            (Some(s), Some(t), _) if s.len() >= 2 && s[0] != 0.0 && s[1] != 0.0 && t.len() >= 6 => {
+                let dy = -s[1].abs();
+                [t[3] - t[0] * s[0], s[0], 0.0, t[4] - t[1] * dy, 0.0, dy]
+            }
+            (_, _, Some(m)) if m.len() == 16 => [m[3], m[0], m[1], m[7], m[4], m[5]],
+            _ => return None,
+        };
+        if self.key(GT_RASTER_TYPE) == Some(RASTER_PIXEL_IS_POINT) {
+            gt[0] -= 0.5 * (gt[1] + gt[2]);
+            gt[3] -= 0.5 * (gt[4] + gt[5]);
+        }
+        Some(gt)
+    }
+
+    /// These tags with the grid's spacing replaced by `cell_size` metres, in the CRS's
+    /// linear unit, keeping the CRS and the place of cell (0, 0). Tags in degrees (or a
+    /// unit vkerode cannot convert), or with no north-up spacing of their own, come back
+    /// as they are: metres are no spacing in degrees, and a spacing with no anchor
+    /// would place the grid nowhere.
+    pub fn with_cell_size(&self, cell_size: CellSize) -> Self {
+        let Some(metres) = self.metres_per_unit() else {
+            return self.clone();
+        };
+        let (x, y) = (decimal(cell_size.x) / metres, decimal(cell_size.y) / metres);
+        let mut tags = self.clone();
+        match (&self.pixel_scale, &self.tiepoints, &self.transformation) {
+            (Some(s), Some(t), _) if s.len() >= 2 && t.len() >= 6 => {
+                // The tie point moved to cell (0, 0), so the new spacing keeps it there.
+                let (x0, y0) = (t[3] - t[0] * s[0], t[4] + t[1] * s[1].abs());
+                let mut tiepoint = t[..6].to_vec();
+                tiepoint[..2].copy_from_slice(&[0.0, 0.0]);
+                tiepoint[3..5].copy_from_slice(&[x0, y0]);
+                let mut scale = s.clone();
+                scale[..2].copy_from_slice(&[x, y.copysign(s[1])]);
+                (tags.pixel_scale, tags.tiepoints) = (Some(scale), Some(tiepoint));
+            }
+            (None, _, Some(m)) if m.len() == 16 && m[1] == 0.0 && m[4] == 0.0 => {
+                let mut m = m.clone();
+                (m[0], m[5]) = (x.copysign(m[0]), y.copysign(m[5]));
+                tags.transformation = Some(m);
+            }
+            _ => {}
+        }
+        tags
+    }
+
+    /// The heights' unit where VerticalUnitsGeoKey names metres or feet.
+    pub fn vertical_units(&self) -> Option<&'static str> {
+        match self.key(VERTICAL_UNITS)? {
+            9001 => Some("m"),
+            9002 => Some("ft"),
+            9003 => Some("US survey ft"),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -353,6 +467,74 @@ mod tests {
             geographic.cell_size(10),
             Ok(None),
             "degrees are not a length"
+        );
+    }
+
+    /// UTM 14N cells of 74.5 x 92.6 m, tied at cell (2, 1), in `unit` (9001: metre).
+    fn utm_14n(unit: u16, raster_type: u16) -> GeoTags {
+        GeoTags {
+            pixel_scale: Some(vec![74.5, 92.6, 0.0]),
+            tiepoints: Some(vec![2.0, 1.0, 0.0, 500_149.0, 3_999_907.4, 0.0]),
+            key_directory: Some(
+                [
+                    [1, 1, 0, 4],
+                    [1024, 0, 1, 1],
+                    [1025, 0, 1, raster_type],
+                    [3072, 0, 1, 32614],
+                    [3076, 0, 1, unit],
+                ]
+                .concat(),
+            ),
+            ..GeoTags::default()
+        }
+    }
+
+    #[test]
+    fn the_crs_and_geotransform_are_what_gdal_reads_from_the_tags() {
+        let area = utm_14n(9001, 1);
+        assert_eq!(area.crs(), Some(Crs::Epsg(32614)));
+        let gt = area.geotransform().unwrap();
+        assert!((gt[0] - 500_000.0).abs() < 1e-9 && (gt[3] - 4_000_000.0).abs() < 1e-9);
+        assert_eq!((gt[1], gt[2], gt[4], gt[5]), (74.5, 0.0, 0.0, -92.6));
+        // PixelIsPoint ties cell centres: the corner is half a cell up and left.
+        let point = utm_14n(9001, 2).geotransform().unwrap();
+        assert!((point[0] - (gt[0] - 37.25)).abs() < 1e-9);
+        assert!((point[3] - (gt[3] + 46.3)).abs() < 1e-9);
+
+        let mut user_defined = area.clone();
+        user_defined.key_directory.as_mut().unwrap()[15] = USER_DEFINED;
+        assert_eq!(user_defined.crs(), Some(Crs::Unnamed));
+        assert_eq!(
+            GeoTags::of_cell_size(CellSize { x: 1.0, y: 1.0 }).crs(),
+            None
+        );
+        let geographic = wgs84_arc_seconds(10);
+        assert_eq!(geographic.crs(), Some(Crs::Epsg(4326)));
+    }
+
+    #[test]
+    fn a_stated_cell_size_replaces_the_spacing_in_the_crs_unit_and_keeps_the_corner() {
+        let cell = CellSize { x: 30.0, y: 25.0 };
+        let metres = utm_14n(9001, 1);
+        let gt = metres.with_cell_size(cell).geotransform().unwrap();
+        let before = metres.geotransform().unwrap();
+        assert!((gt[0] - before[0]).abs() < 1e-9 && (gt[3] - before[3]).abs() < 1e-9);
+        assert_eq!((gt[1], gt[5]), (30.0, -25.0));
+        assert_eq!(metres.with_cell_size(cell).crs(), metres.crs());
+        let feet = utm_14n(9002, 1).with_cell_size(cell);
+        assert!((feet.pixel_scale.unwrap()[0] - 30.0 / 0.3048).abs() < 1e-9);
+        // Degrees cannot take metres: the tags stay as they are.
+        let degrees = wgs84_arc_seconds(10);
+        assert_eq!(degrees.with_cell_size(cell), degrees);
+        let mut m = vec![0.0; 16];
+        (m[0], m[3], m[5], m[7], m[15]) = (10.0, 7.0, -10.0, 9.0, 1.0);
+        let matrix = GeoTags {
+            transformation: Some(m),
+            ..GeoTags::default()
+        };
+        assert_eq!(
+            matrix.with_cell_size(cell).geotransform(),
+            Some([7.0, 30.0, 0.0, 9.0, 0.0, -25.0])
         );
     }
 

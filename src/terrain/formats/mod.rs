@@ -1,9 +1,12 @@
-//! Heightmap files: single-band TIFF/GeoTIFF, 16-bit grayscale PNG and raw float32,
-//! read and written with the metadata each needs (nodata, units, cell size).
+//! Heightmap files: single-band TIFF/GeoTIFF, 16-bit grayscale PNG, raw float32 and
+//! 16-bit, OpenEXR and (read only) PFM, read and written with the metadata each needs
+//! (nodata, units, cell size, georeferencing), and GDAL's files beside the non-TIFF ones.
 
 mod dem;
+mod gdal;
 mod geotiff;
 mod openexr;
+mod pfm;
 mod png16;
 mod r16;
 mod raw;
@@ -16,11 +19,12 @@ use std::path::{Path, PathBuf};
 use super::heightmap::Heightmap;
 use super::MIN_SIZE;
 pub use dem::{sidecar_path, Dem, FormatError, HeightFormat};
-pub use geotiff::{GeoTags, Geodesic};
+pub use geotiff::{Crs, GeoTags, Geodesic};
 pub use sidecar::Sidecar;
 
-/// Reads a heightmap. TIFF and PNG are recognised by their signature; anything else
-/// is read as raw float32, whose size comes from `raw_size` or its sidecar.
+/// Reads a heightmap. TIFF, OpenEXR, PNG and PFM are recognised by their signature,
+/// r16 and raw float32 (.raw, .r32) by their extension or a `raw_size`; a raw size
+/// comes from `raw_size` or the sidecar (or, for r16 and r32, a square).
 pub fn read_dem(path: &Path, raw_size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
     let bytes = crate::check_regular_file(path)
         .and_then(|()| fs::read(path))
@@ -51,12 +55,20 @@ pub fn decode_dem(
         png16::read(path, bytes)?
     } else if HeightFormat::from_path(path) == Some(HeightFormat::R16) {
         r16::read(path, bytes, raw_size)?
-    } else if HeightFormat::from_path(path) == Some(HeightFormat::Raw) || raw_size.is_some() {
-        raw::read(path, bytes, raw_size)?
+    } else if HeightFormat::from_path(path) == Some(HeightFormat::Raw) {
+        let r32 = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("r32"));
+        raw::read(path, bytes, raw_size, r32)?
+    } else if pfm::is_pfm(bytes) {
+        sized_by_itself(path, "PFM", raw_size)?;
+        pfm::read(path, bytes)?
+    } else if raw_size.is_some() {
+        raw::read(path, bytes, raw_size, false)?
     } else {
         return Err(FormatError::new(
             path,
-            "not a TIFF or PNG file; for raw float32 use a .raw name or give --width and --height",
+            "not a TIFF, PNG, OpenEXR or PFM file; for raw float32 use a .raw or .r32 name or give --width and --height",
         ));
     };
     // +-Inf marks no height as NaN does: missing, never a statistic.
@@ -108,8 +120,9 @@ fn check_shape(path: &Path, map: &Heightmap) -> Result<(), FormatError> {
     Ok(())
 }
 
-/// Writes `dem` in `format`; returns every file written (the heightmap, and the
-/// sidecar where the format has one). Missing cells (NaN) are written as nodata.
+/// Writes `dem` in `format`; returns every file written (the heightmap, its sidecar
+/// where the format has one, and GDAL's files beside the non-TIFF formats). Missing
+/// cells (NaN) are written as nodata.
 pub fn write_dem(
     path: &Path,
     format: HeightFormat,
@@ -123,11 +136,21 @@ pub fn write_dem(
         HeightFormat::Png16 => png16::write(path, dem),
         HeightFormat::Raw => raw::write(path, dem),
         HeightFormat::R16 => r16::write(path, dem),
-        HeightFormat::Exr => {
-            openexr::write(path, dem)?;
-            Ok(vec![path.to_path_buf()])
-        }
+        HeightFormat::Exr => openexr::write(path, dem),
     }
+}
+
+/// What `dem` written as `format` leaves out, for a warning: a CRS with no EPSG code,
+/// which GDAL's files beside a non-TIFF heightmap cannot name (TIFFs keep it whole).
+pub fn export_warning(dem: &Dem, format: HeightFormat) -> Option<String> {
+    let tiff = matches!(format, HeightFormat::Tif | HeightFormat::TifDeflate);
+    let unnamed = dem.geo.as_ref().and_then(GeoTags::crs) == Some(Crs::Unnamed);
+    (unnamed && !tiff).then(|| {
+        format!(
+            "the input's CRS has no EPSG code: GDAL's files beside a .{} heightmap give its geotransform but no CRS (a TIFF keeps it whole)",
+            format.extension()
+        )
+    })
 }
 
 #[cfg(test)]

@@ -1,12 +1,13 @@
 //! Single-channel OpenEXR (the `exr` crate): float32, float16 or uint32 in, float32 out
-//! in one channel "Y", missing cells as NaN.
+//! in one channel "Y", uncompressed, missing cells as NaN, with a GDAL VRT beside it.
 
 use std::io::Cursor;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use exr::prelude::*;
 
 use super::dem::{Dem, FormatError};
+use super::gdal::{vrt_source_name, write_vrt, Band, RawLayout, Sample};
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 
@@ -67,21 +68,64 @@ fn read_first_flat_layer_from_buffered(
         .from_buffered(Cursor::new(bytes))
 }
 
-pub fn write(path: &Path, dem: &Dem) -> std::result::Result<(), FormatError> {
+/// Writes the heights uncompressed, one scanline per chunk, so that GDAL, which has no
+/// OpenEXR driver, reads them through the VRT written beside it.
+pub fn write(path: &Path, dem: &Dem) -> std::result::Result<Vec<PathBuf>, FormatError> {
+    vrt_source_name(path)?;
     let map = &dem.heights;
     let channel = AnyChannel::new("Y", FlatSamples::F32(map.data().to_vec()));
     let layer = Layer::new(
         (map.width(), map.height()),
         LayerAttributes::named("heights"),
-        Encoding::SMALL_LOSSLESS,
+        Encoding::UNCOMPRESSED,
         AnyChannels::sort(vec![channel].into()),
     );
-    let image = Image::from_layer(layer);
-    write_atomically(path, |out| {
-        image
-            .write()
-            .to_buffered(out)
-            .map_err(std::io::Error::other)
+    let mut bytes = Vec::new();
+    Image::from_layer(layer)
+        .write()
+        .non_parallel()
+        .to_buffered(Cursor::new(&mut bytes))
+        .map_err(|e| FormatError::new(path, format!("cannot encode: {e}")))?;
+    let layout = scanline_layout(&bytes, map.width(), map.height()).ok_or_else(|| {
+        FormatError::new(
+            path,
+            "the OpenEXR encoder did not lay out uncompressed scanlines in order; no VRT can read it",
+        )
+    })?;
+    write_atomically(path, |out| std::io::Write::write_all(out, &bytes))
+        .map_err(|e| FormatError::new(path, e.source.to_string()))?;
+    let band = Band {
+        dem,
+        sample: Sample::Float32,
+        // The heights go in as they are: missing cells are NaN.
+        nodata: dem.nodata_written().map(|_| f32::NAN),
+        scale_offset: None,
+    };
+    Ok(vec![path.to_path_buf(), write_vrt(path, &band, &layout)?])
+}
+
+/// Where the cells of an uncompressed single-channel float32 scanline OpenEXR lie: each
+/// row is one chunk (a 4-byte y and a 4-byte size, then the row), the chunks run in
+/// order to the end of the file, and the offset table before them points at each.
+/// `None` where the bytes are laid out otherwise.
+fn scanline_layout(bytes: &[u8], width: usize, height: usize) -> Option<RawLayout> {
+    let row = 4 * width;
+    let chunk = 8 + row;
+    let first = bytes.len().checked_sub(height.checked_mul(chunk)?)?;
+    let table = first.checked_sub(8 * height)?;
+    let word = |at: usize, n: usize| bytes.get(at..at + n);
+    for y in 0..height {
+        let at = first + y * chunk;
+        let offset = u64::from_le_bytes(word(table + 8 * y, 8)?.try_into().ok()?);
+        let chunk_y = i32::from_le_bytes(word(at, 4)?.try_into().ok()?);
+        let size = i32::from_le_bytes(word(at + 4, 4)?.try_into().ok()?);
+        let expected = (at as u64, i32::try_from(y).ok()?, i32::try_from(row).ok()?);
+        if (offset, chunk_y, size) != expected {
+            return None;
+        }
+    }
+    Some(RawLayout {
+        image_offset: (first + 8) as u64,
+        line_offset: chunk as u64,
     })
-    .map_err(|e| FormatError::new(path, e.source.to_string()))
 }

@@ -5,6 +5,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use super::dem::{Dem, FormatError};
+use super::gdal::{write_pam, Band, Sample};
 use super::sidecar::Sidecar;
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::image::write_png;
@@ -88,6 +89,47 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     Ok(Sidecar::dem(sidecar.as_ref(), heights, None))
 }
 
+/// The linear map from pixel values to heights a sidecar records.
+pub(super) struct PixelMap {
+    /// The height of pixel value `first`.
+    min: f32,
+    /// The lowest valid pixel value: 1 where 0 marks missing cells, else 0.
+    first: f32,
+    /// Height per pixel step.
+    span: f32,
+}
+
+impl PixelMap {
+    /// The sidecar's map for pixels whose highest value is `top` (65535, or 255 for
+    /// 8-bit PNG).
+    pub(super) fn of(path: &Path, sidecar: &Sidecar, top: f32) -> Result<Self, FormatError> {
+        let (min, max) = sidecar
+            .min
+            .zip(sidecar.max)
+            .ok_or_else(|| FormatError::new(path, "its sidecar gives no min and max heights"))?;
+        let first = if sidecar.nodata_pixel.is_some() {
+            1.0
+        } else {
+            0.0
+        };
+        Ok(Self {
+            min,
+            first,
+            span: (max - min) / (top - first),
+        })
+    }
+
+    fn height(&self, pixel: u16) -> f32 {
+        self.min + (f32::from(pixel) - self.first) * self.span
+    }
+
+    /// GDAL's (scale, offset) for the same map: height = offset + scale x pixel.
+    pub(super) fn scale_offset(&self) -> (f64, f64) {
+        let span = f64::from(self.span);
+        (span, f64::from(self.min) - f64::from(self.first) * span)
+    }
+}
+
 /// Heights of 16-bit pixels through a sidecar's [min, max] mapping; `top` is the
 /// highest pixel value (65535, or 255 for 8-bit PNG).
 pub(super) fn heights_of(
@@ -96,23 +138,29 @@ pub(super) fn heights_of(
     sidecar: &Sidecar,
     top: f32,
 ) -> Result<Vec<f32>, FormatError> {
-    let (min, max) = sidecar
-        .min
-        .zip(sidecar.max)
-        .ok_or_else(|| FormatError::new(path, "its sidecar gives no min and max heights"))?;
-    let first = if sidecar.nodata_pixel.is_some() {
-        1.0
-    } else {
-        0.0
-    };
-    let span = (max - min) / (top - first);
+    let map = PixelMap::of(path, sidecar, top)?;
     Ok(pixels
         .iter()
         .map(|&p| match sidecar.nodata_pixel {
             Some(nodata) if p == nodata => f32::NAN,
-            _ => min + (f32::from(p) - first) * span,
+            _ => map.height(p),
         })
         .collect())
+}
+
+/// What GDAL is told of 16-bit pixels written with `sidecar`'s mapping.
+pub(super) fn gdal_band<'a>(
+    path: &Path,
+    dem: &'a Dem,
+    sidecar: &Sidecar,
+) -> Result<Band<'a>, FormatError> {
+    let map = PixelMap::of(path, sidecar, 65535.0)?;
+    Ok(Band {
+        dem,
+        sample: Sample::UInt16,
+        nodata: sidecar.nodata_pixel.map(f32::from),
+        scale_offset: Some(map.scale_offset()),
+    })
 }
 
 /// The heights as 16-bit pixels mapping [min, max] to [0, 65535] (to [1, 65535] when
@@ -150,9 +198,12 @@ pub(super) fn pixels_of(dem: &Dem, format: &str) -> (Vec<u16>, Sidecar) {
     (pixels, sidecar)
 }
 
+/// Writes the PNG, then GDAL's PAM file (placement, and the scale and offset that turn
+/// pixels into heights), then the sidecar.
 pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
     let map = &dem.heights;
     let (pixels, sidecar) = pixels_of(dem, "png16");
+    let band = gdal_band(path, dem, &sidecar)?;
     let bytes: Vec<u8> = pixels.iter().flat_map(|p| p.to_be_bytes()).collect();
     sidecar.write_with(path, || {
         write_png(
@@ -163,6 +214,7 @@ pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
             png::BitDepth::Sixteen,
             &bytes,
         )
-        .map_err(|e| FormatError::new(path, e.source.to_string()))
+        .map_err(|e| FormatError::new(path, e.source.to_string()))?;
+        Ok(vec![path.to_path_buf(), write_pam(path, &band)?])
     })
 }

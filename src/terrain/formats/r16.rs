@@ -1,12 +1,13 @@
 //! The 16-bit raw heightmap of Unity, Gaea and World Machine (`.r16`): unsigned
-//! little-endian, row-major, no header. vkerode writes it with the PNG16 mapping and a
-//! sidecar; a file without one is read as its pixel values, its size from the flags or,
-//! as those tools make them, a square.
+//! little-endian, row-major, no header. vkerode writes it with the PNG16 mapping, a
+//! sidecar, and GDAL's header and PAM file; a file without a sidecar is read as its
+//! pixel values, its size from the flags or, as those tools make them, a square.
 
 use std::path::{Path, PathBuf};
 
-use super::dem::{Dem, FormatError};
-use super::png16::{heights_of, pixels_of};
+use super::dem::{square_side, Dem, FormatError};
+use super::gdal::{esri_header_path, write_esri_header, write_pam};
+use super::png16::{gdal_band, heights_of, pixels_of};
 use super::sidecar::Sidecar;
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
@@ -22,16 +23,12 @@ pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<D
         ));
     }
     let cells = bytes.len() / 2;
-    let square = (cells as f64).sqrt() as usize;
     let (width, height) = match (size, &sidecar) {
         (Some(size), _) => size,
         (None, Some(s)) => (s.width, s.height),
-        (None, None) if square * square == cells => (square, square),
         (None, None) => {
-            return Err(FormatError::new(
-                path,
-                format!("its {cells} cells are not a square; give --width and --height"),
-            ))
+            let side = square_side(path, cells)?;
+            (side, side)
         }
     };
     if width.checked_mul(height) != Some(cells) {
@@ -39,7 +36,7 @@ pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<D
             path,
             format!(
                 "holds {cells} cells, but {width} x {height} needs {}",
-                width * height
+                width.saturating_mul(height)
             ),
         ));
     }
@@ -56,13 +53,22 @@ pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<D
     Ok(Sidecar::dem(sidecar.as_ref(), heights, None))
 }
 
+/// Writes the pixels, then GDAL's header and PAM file (placement, and the scale and
+/// offset that turn pixels into heights), then the sidecar.
 pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
+    let header = esri_header_path(path)?;
     let (pixels, sidecar) = pixels_of(dem, FORMAT);
+    let band = gdal_band(path, dem, &sidecar)?;
     sidecar.write_with(path, || {
         write_atomically(path, |out| {
             let bytes: Vec<u8> = pixels.iter().flat_map(|p| p.to_le_bytes()).collect();
             std::io::Write::write_all(out, &bytes)
         })
-        .map_err(|e| FormatError::new(path, e.source.to_string()))
+        .map_err(|e| FormatError::new(path, e.source.to_string()))?;
+        Ok(vec![
+            path.to_path_buf(),
+            write_esri_header(&header, &band)?,
+            write_pam(path, &band)?,
+        ])
     })
 }

@@ -1,18 +1,37 @@
-//! Raw little-endian float32, row-major, with a sidecar that gives its size.
+//! Raw little-endian float32, row-major (`.raw`, and Gaea's `.r32`), with a sidecar that
+//! gives its size, and GDAL's header and PAM file beside it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::dem::{Dem, FormatError};
+use super::dem::{square_side, Dem, FormatError};
+use super::gdal::{esri_header_path, write_esri_header, write_pam, Band, Sample};
 use super::sidecar::Sidecar;
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
 
-pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<Dem, FormatError> {
+/// Reads raw float32; `square`: the format is square by convention (`.r32`), so a file
+/// with no size given and no sidecar is read as a square.
+pub fn read(
+    path: &Path,
+    bytes: &[u8],
+    size: Option<(usize, usize)>,
+    square: bool,
+) -> Result<Dem, FormatError> {
     let sidecar = Sidecar::read_beside(path, bytes, "raw-f32le")?;
     let (width, height) = match (size, &sidecar) {
         (Some(size), _) => size,
         (None, Some(s)) => (s.width, s.height),
+        (None, None) if square => {
+            if !bytes.len().is_multiple_of(4) {
+                return Err(FormatError::new(
+                    path,
+                    format!("holds {} bytes, not whole float32 cells", bytes.len()),
+                ));
+            }
+            let side = square_side(path, bytes.len() / 4)?;
+            (side, side)
+        }
         (None, None) => {
             return Err(FormatError::new(
                 path,
@@ -42,8 +61,12 @@ pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<D
     Ok(Sidecar::dem(sidecar.as_ref(), heights, nodata))
 }
 
+/// Writes the cells, missing ones as the DEM's nodata (NaN if it had none), then GDAL's
+/// header and PAM file, then the sidecar.
 pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
-    let fill = dem.nodata.unwrap_or(f32::NAN);
+    let header = esri_header_path(path)?;
+    let nodata = dem.nodata_written();
+    let fill = nodata.unwrap_or(f32::NAN);
     let mut sidecar = Sidecar::describing(dem, "raw-f32le");
     sidecar.nodata = dem.nodata;
     sidecar.write_with(path, || {
@@ -53,6 +76,17 @@ pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
             }
             Ok(())
         })
-        .map_err(|e| FormatError::new(path, e.source.to_string()))
+        .map_err(|e| FormatError::new(path, e.source.to_string()))?;
+        let band = Band {
+            dem,
+            sample: Sample::Float32,
+            nodata,
+            scale_offset: None,
+        };
+        Ok(vec![
+            path.to_path_buf(),
+            write_esri_header(&header, &band)?,
+            write_pam(path, &band)?,
+        ])
     })
 }

@@ -1,10 +1,12 @@
-//! The JSON written beside PNG16 and raw heightmaps: what their pixels mean.
+//! The JSON written beside PNG16, raw and r16 heightmaps: what their pixels mean, and
+//! where they lie.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::dem::{sidecar_path, Dem, FormatError};
+use super::geotiff::GeoTags;
 use crate::hash::fnv1a64;
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
@@ -15,9 +17,10 @@ use crate::terrain::image::CellSize;
 pub struct Sidecar {
     pub width: usize,
     pub height: usize,
-    /// "png16" or "raw-f32le".
+    /// "png16", "raw-f32le" or "r16".
     pub format: String,
-    /// Height units ("m", "cells"); empty when unknown.
+    /// The heights' unit: "m" for a DEM eroded in metres, "cells" for generated
+    /// terrain, the source's own where it names one; empty where the source did not say.
     pub units: String,
     /// Grid spacing [x, y], in the units of the heights' horizontal grid.
     #[serde(default)]
@@ -33,6 +36,18 @@ pub struct Sidecar {
     /// raw: the value that marks missing cells (absent: NaN marks them).
     #[serde(default)]
     pub nodata: Option<f32>,
+    /// The CRS as GDAL is told it ("EPSG:32614"), where the georeferencing names one
+    /// by code: for people and other tools, written from `geotiff`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crs: Option<String>,
+    /// GDAL's geotransform (the corner of cell (0, 0), x and y per column and per row),
+    /// written from `geotiff` like `crs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geotransform: Option<[f64; 6]>,
+    /// The GeoTIFF tags of the source's georeferencing, verbatim: what vkerode reads
+    /// back, so that a TIFF made from this file lies where its source did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geotiff: Option<GeoTags>,
     /// FNV-1a 64 of the data file this sidecar was written with (hex), so that a sidecar
     /// beside another version of its file is refused; absent in older sidecars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,6 +66,9 @@ impl Sidecar {
             max: None,
             nodata_pixel: None,
             nodata: None,
+            crs: dem.geo.as_ref().and_then(GeoTags::epsg_name),
+            geotransform: dem.geo.as_ref().and_then(GeoTags::geotransform),
+            geotiff: dem.geo.clone(),
             data_fnv1a64: None,
         }
     }
@@ -58,7 +76,7 @@ impl Sidecar {
     /// A DEM of `heights` with the units and cell size this sidecar (if any) gives.
     pub fn dem(sidecar: Option<&Sidecar>, heights: Heightmap, nodata: Option<f32>) -> Dem {
         Dem {
-            geo: None,
+            geo: sidecar.and_then(|s| s.geotiff.clone()),
             heights,
             nodata,
             units: sidecar.map(|s| s.units.clone()).unwrap_or_default(),
@@ -117,23 +135,41 @@ impl Sidecar {
                 .check()
                 .map_err(|e| format!("cell_size: {e}"))?;
         }
-        match (self.min, self.max) {
-            (Some(min), Some(max)) if !(min.is_finite() && max.is_finite() && min <= max) => Err(
-                format!("min {min} and max {max} must be finite with min <= max"),
-            ),
-            _ => Ok(()),
+        if let (Some(min), Some(max)) = (self.min, self.max) {
+            if !(min.is_finite() && max.is_finite() && min <= max) {
+                return Err(format!(
+                    "min {min} and max {max} must be finite with min <= max"
+                ));
+            }
         }
+        // vkerode reads `geotiff`; a `crs` or `geotransform` edited apart from it would
+        // be ignored, so it is refused.
+        let tags = self.geotiff.as_ref();
+        let stated = (self.crs.as_deref(), self.geotransform);
+        let from_tags = tags.and_then(GeoTags::epsg_name);
+        if stated != (from_tags.as_deref(), tags.and_then(GeoTags::geotransform)) {
+            return Err(format!(
+                "its crs ({}) and geotransform ({}) are not what its geotiff tags give \
+                 (crs {}, geotransform {}); vkerode places the file by the tags",
+                shown(&self.crs),
+                shown(&self.geotransform),
+                shown(&from_tags),
+                shown(&tags.and_then(GeoTags::geotransform)),
+            ));
+        }
+        Ok(())
     }
 
-    /// Writes the data file through `write_data`, then this sidecar beside it with the
-    /// data's checksum: data before sidecar, so that a sidecar never describes data that
-    /// is not there, and a kill between the two leaves a pair the reader refuses.
+    /// Writes the data file (and GDAL's files beside it) through `write_data`, which
+    /// returns the files it wrote, then this sidecar with the data's checksum: data
+    /// before sidecar, so that a sidecar never describes data that is not there, and a
+    /// kill between the two leaves a pair the reader refuses.
     pub fn write_with(
         mut self,
         data_path: &Path,
-        write_data: impl FnOnce() -> Result<(), FormatError>,
+        write_data: impl FnOnce() -> Result<Vec<PathBuf>, FormatError>,
     ) -> Result<Vec<PathBuf>, FormatError> {
-        write_data()?;
+        let mut written = write_data()?;
         let data = std::fs::read(data_path)
             .map_err(|e| FormatError::new(data_path, format!("cannot read back: {e}")))?;
         self.data_fnv1a64 = Some(checksum(&data));
@@ -142,10 +178,55 @@ impl Sidecar {
             serde_json::to_writer_pretty(&mut *out, &self).map_err(std::io::Error::other)
         })
         .map_err(|e| FormatError::new(&path, e.source.to_string()))?;
-        Ok(vec![data_path.to_path_buf(), path])
+        written.push(path);
+        Ok(written)
     }
+}
+
+fn shown<T: std::fmt::Debug>(value: &Option<T>) -> String {
+    value
+        .as_ref()
+        .map_or_else(|| "none".into(), |v| format!("{v:?}"))
 }
 
 fn checksum(data: &[u8]) -> String {
     format!("{:016x}", fnv1a64(data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sidecar(place: &str) -> String {
+        format!(r#"{{"width": 4, "height": 4, "format": "raw-f32le", "units": "m"{place}}}"#)
+    }
+
+    #[test]
+    fn the_place_comes_from_the_geotiff_tags_and_must_agree_with_what_it_says() {
+        let tags = r#""geotiff": {"pixel_scale": [30.0, 30.0, 0.0],
+            "tiepoints": [0.0, 0.0, 0.0, 500000.0, 4000000.0, 0.0],
+            "key_directory": [1, 1, 0, 2, 1024, 0, 1, 1, 3072, 0, 1, 32614]}"#;
+        let agreeing = format!(
+            r#", "crs": "EPSG:32614", "geotransform": [500000.0, 30.0, 0.0, 4000000.0, 0.0, -30.0], {tags}"#
+        );
+        let read = Sidecar::parse(&sidecar(&agreeing), &[], "raw-f32le").unwrap();
+        let dem = Sidecar::dem(
+            Some(&read),
+            Heightmap::new(4, 4, vec![0.0; 16]).unwrap(),
+            None,
+        );
+        assert_eq!(
+            dem.geo.as_ref().and_then(GeoTags::epsg_name).as_deref(),
+            Some("EPSG:32614")
+        );
+
+        let edited = agreeing.replace("EPSG:32614", "EPSG:32615");
+        let refused = Sidecar::parse(&sidecar(&edited), &[], "raw-f32le").unwrap_err();
+        assert!(
+            refused.contains("not what its geotiff tags give (crs \"EPSG:32614\""),
+            "{refused}"
+        );
+        // An older sidecar, with no place at all, still reads.
+        assert!(Sidecar::parse(&sidecar(""), &[], "raw-f32le").is_ok());
+    }
 }

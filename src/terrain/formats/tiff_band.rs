@@ -10,7 +10,7 @@ use tiff::encoder::{colortype::Gray32Float, Compression, DeflateLevel, TiffEncod
 use tiff::tags::Tag;
 use tiff::ColorType;
 
-use super::dem::{Dem, FormatError};
+use super::dem::{nodata_text, Dem, FormatError};
 use super::geotiff::GeoTags;
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
@@ -109,7 +109,11 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     Ok(Dem {
         heights,
         nodata,
-        units: String::new(),
+        units: geo
+            .as_ref()
+            .and_then(GeoTags::vertical_units)
+            .unwrap_or_default()
+            .into(),
         cell_size,
         geo,
     })
@@ -166,20 +170,14 @@ fn needs_bigtiff(data_bytes: u64) -> bool {
 /// georeferencing is the input's.
 pub fn write(path: &Path, dem: &Dem, deflate: bool) -> Result<(), FormatError> {
     let map = &dem.heights;
-    let fill = dem.nodata.unwrap_or(f32::NAN);
+    let nodata = dem.nodata_written();
+    let fill = nodata.unwrap_or(f32::NAN);
     let values: Vec<f32> = map
         .data()
         .iter()
         .map(|&h| if h.is_nan() { fill } else { h })
         .collect();
-    let has_missing = map.data().iter().any(|h| h.is_nan());
-    let nodata_tag = (has_missing || dem.nodata.is_some()).then(|| {
-        if fill.is_nan() {
-            "nan".to_string()
-        } else {
-            fill.to_string()
-        }
-    });
+    let nodata_tag = nodata.map(nodata_text);
     let image = Band {
         width: map.width() as u32,
         height: map.height() as u32,
