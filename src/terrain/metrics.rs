@@ -61,7 +61,7 @@ impl crate::table::Section for Landform {
         ),
         (
             "channel_incision",
-            "height units (m for a DEM, cells for generated terrain)",
+            "m for a DEM (one in feet too), cells for generated terrain",
             "how far channels (top 5% upstream area) lie below their 7x7 surroundings",
         ),
     ];

@@ -66,6 +66,16 @@ impl GridUnits {
     }
 }
 
+/// Metres in one of a file's vertical units: feet convert, so that the kernel sees
+/// heights and cells in one unit; any other (metres, cells, unnamed) is taken as is.
+pub fn metres_per_vertical_unit(unit: &str) -> f32 {
+    match unit {
+        "ft" => 0.3048,
+        "US survey ft" => 1200.0 / 3937.0,
+        _ => 1.0,
+    }
+}
+
 /// The unit of every reported height, change and mass: the map's vertical unit (metres
 /// for a DEM, cells for generated terrain). A field or column documented in it is
 /// computed in kernel units and converted on the way out.

@@ -167,7 +167,7 @@ impl ErodeOutcome {
     /// `map` in export units, with the missing cells missing again.
     pub(super) fn exported(&self, map: &Heightmap) -> Dem {
         let t = &self.terrain;
-        let mut heights = map.map(|h| t.units.from_kernel(h));
+        let mut heights = map.map(|h| t.from_kernel(h));
         for (h, &missing) in heights.data_mut().iter_mut().zip(&t.missing) {
             if missing {
                 *h = f32::NAN;
