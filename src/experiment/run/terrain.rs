@@ -186,6 +186,9 @@ mod tests {
         }
         let unit = terrain.height_unit();
         assert_eq!(unit.name, "ft");
-        assert!((unit.of(1.0) / (30.0 / 0.3048) - 1.0).abs() < 1e-6, "{unit:?}");
+        assert!(
+            (unit.of(1.0) / (30.0 / 0.3048) - 1.0).abs() < 1e-6,
+            "{unit:?}"
+        );
     }
 }
