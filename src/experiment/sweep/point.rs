@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::config::{Experiment, Point};
 use super::measure::measure_runs;
 use crate::erosion::ErosionError;
-use crate::experiment::results::{point_row, PointValues, ResultsWriter, SampleRow};
+use crate::experiment::results::{point_row, InputRecord, PointValues, ResultsWriter, SampleRow};
 use crate::experiment::run::CeilingShare;
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
@@ -82,7 +82,11 @@ impl PointContext<'_> {
     ) -> Result<(), ExperimentError> {
         let (ctx, s) = (self.ctx, &point.settings);
         let strategy = s.strategy();
-        let heights = terrain.heights(ctx, s.terrain())?;
+        let heights = match &point.input {
+            // Read and prepared at load, for every point that shares it.
+            Some(input) => &input.heights,
+            None => terrain.heights(ctx, s.terrain())?,
+        };
         let map = MapInfo::of(heights);
         let initial = strategy.initial(s, heights)?;
         let mut prepared = strategy.prepare(ctx, s, &initial)?;
@@ -107,6 +111,10 @@ impl PointContext<'_> {
             worker: self.worker,
             device: ctx.info(),
             settings: s,
+            input: point.input.as_ref().map(|input| InputRecord {
+                path: &input.written,
+                hash: &input.hash,
+            }),
             map,
             kernel: prepared.kernel(),
             compiler_statistics: prepared.statistics(),
