@@ -118,6 +118,102 @@ fn config_errors_name_the_file_and_key_before_any_gpu_work() {
     );
 }
 
+/// tests/data's DEM: untagged, 403 x 344 cells of 74.5 x 92.6 m.
+const JACKSBORO: &str = "tests/data/jacksboro_fault_dem.tif";
+
+#[test]
+fn input_keys_are_refused_naming_the_key_and_the_file() {
+    let head = "name = \"bad\"\ndescription = \"\"\n[fixed]\n";
+    let dem = std::fs::canonicalize(JACKSBORO).unwrap();
+    let dem = dem.to_str().unwrap();
+    assert_config_refused(
+        &format!("{head}input = \"nope.tif\"\ncell_size = [74.5, 92.6]\n"),
+        &["fixed.input", "nope.tif", "cannot read"],
+    );
+    assert_config_refused(
+        &format!("{head}input = {dem:?}\n"),
+        &[
+            "fixed.input",
+            dem,
+            "states no cell size in metres",
+            "cell_size = [x, y]",
+            "assume_cell_size = METRES",
+        ],
+    );
+    assert_config_refused(
+        &format!("{head}input = {dem:?}\ncell_size = [74.5, 92.6]\nsize = 64\n"),
+        &[
+            "fixed.size",
+            "sets the noise terrain",
+            dem,
+            "come from the file",
+        ],
+    );
+}
+
+#[test]
+fn a_sweep_on_an_input_dem_records_it_and_refuses_to_resume_once_the_file_changed() {
+    let dir = scratch("dem");
+    let dem = dir.join("dem.tif");
+    std::fs::copy(JACKSBORO, &dem).unwrap();
+    let config = dir.join("dem.toml");
+    std::fs::write(
+        &config,
+        "name = \"dem\"\ndescription = \"test\"\n[fixed]\ninput = \"dem.tif\"\ncell_size = [74.5, 92.6]\n\
+         droplets = 2000\n[measure]\nwarmup = 0\nmin_reps = 2\nmax_reps = 2\n",
+    )
+    .unwrap();
+    let root = dir.join("results");
+    sweep_into(&config, &root, &[]);
+    let results = results_dir(&root, "dem");
+    let (headers, rows) = read_csv(&results.join("points.csv"));
+    assert_eq!(headers, point_header());
+    let [row] = &rows[..] else {
+        panic!("one point: {rows:?}");
+    };
+    assert_eq!(row["input"], "dem.tif");
+    assert_eq!(
+        (row["width"].as_str(), row["height"].as_str()),
+        ("403", "344")
+    );
+    assert_eq!(row["size"], "", "no noise");
+    assert!(row["droplet_steps"].parse::<u64>().unwrap() > 2000);
+    // Figures in the DEM's metres, the strategy's own columns too: the heightmap
+    // received what the counted run's change sums.
+    assert_eq!(row["height_unit"], "m");
+    let number = |key: &str| -> f64 {
+        row[key]
+            .parse()
+            .unwrap_or_else(|_| panic!("{key}: {row:?}"))
+    };
+    let (total, received) = (number("total_height_change"), number("mass_received"));
+    assert!(
+        (total - received).abs() <= 1e-6 * total.abs().max(1.0),
+        "{total} m against {received}"
+    );
+    // Horn's slope on the real 74.5 x 92.6 m cells (gdaldem gives 0.23159: tests/landform.rs).
+    let slope = number("mean_slope_before");
+    assert!((slope - 0.23159).abs() < 1e-4, "mean slope {slope}");
+    let hash = &row["input_hash"];
+    assert_eq!(hash.len(), 16, "{hash}");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["config"]["input_hashes"]["dem.tif"], hash.as_str());
+    // The same file: nothing left to measure.
+    sweep_into(&config, &root, &["--resume"]);
+    // The first elevation (uncompressed float32 from byte 272), one metre higher.
+    let mut bytes = std::fs::read(&dem).unwrap();
+    let first = f32::from_le_bytes(bytes[272..276].try_into().unwrap());
+    bytes[272..276].copy_from_slice(&(first + 1.0).to_le_bytes());
+    std::fs::write(&dem, bytes).unwrap();
+    let out = common::sweep(&config, &root, &["--resume"]);
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("input_hashes.dem.tif"), "{err}");
+    let (_, after) = read_csv(&results.join("points.csv"));
+    assert_eq!(after.len(), 1, "no row added");
+}
+
 #[test]
 fn a_sweep_writes_the_stable_schema_and_full_metadata() {
     let dir = scratch("schema");

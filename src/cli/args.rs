@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, Parser, Subcommand, ValueEnum};
 
@@ -14,11 +14,10 @@ use vkerode::erosion::RunSettings;
 use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
 use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
 use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
-use vkerode::experiment::{Engine, TerrainSource};
+use vkerode::experiment::{Engine, InputError, InputUnits, TerrainSource};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
-use vkerode::terrain::units::{CellSizeSource, GridUnits};
 
 /// A Vulkan compute research harness for GPU hydraulic erosion.
 #[derive(Parser)]
@@ -382,8 +381,13 @@ pub struct InputLayout {
 }
 
 impl InputLayout {
+    /// The cells of a headerless raw file, where given.
+    fn raw_size(&self) -> Option<(usize, usize)> {
+        self.width.zip(self.height)
+    }
+
     pub fn read(&self, path: &std::path::Path) -> Result<Dem> {
-        let mut dem = read_dem(path, self.width.zip(self.height))?;
+        let mut dem = read_dem(path, self.raw_size())?;
         if let Some(cell) = self.cell_size {
             dem.cell_size = Some(cell);
         }
@@ -431,7 +435,7 @@ pub struct ErodeArgs {
     #[arg(long, value_name = "METRES", requires = "input", conflicts_with = "cell_size", value_parser = parse_cell_side)]
     pub assume_cell_size: Option<f32>,
     /// Vertical exaggeration applied to --input elevations before erosion.
-    #[arg(long, default_value_t = 1.0, requires = "input")]
+    #[arg(long, default_value_t = InputUnits::DEFAULT.vertical_scale, requires = "input")]
     pub vertical_scale: f32,
     /// What runs the strategy: its kernels on the GPU, or its CPU reference.
     #[arg(long, value_enum, default_value_t = Engine::Gpu)]
@@ -468,29 +472,21 @@ impl ErodeArgs {
         let Some(path) = &self.input else {
             return Ok(TerrainSource::Noise);
         };
-        let dem = self.layout.read(path)?;
-        let (cell_size, cell_size_source) = match (
-            dem.cell_size_from(self.layout.cell_size),
-            self.assume_cell_size,
-        ) {
-            (Some(found), _) => found,
-            (None, Some(side)) => (CellSize { x: side, y: side }, CellSizeSource::Assumed),
-            (None, None) => bail!(
-                "{}: states no cell size in metres ({}); give it with --cell-size X[,Y], or assume square cells with --assume-cell-size METRES",
-                path.display(),
-                dem.why_no_cell_size()
+        TerrainSource::read(path, self.layout.raw_size(), self.input_units()).map_err(|e| match e {
+            InputError::NoCellSize { .. } => anyhow!(
+                "{e}; give it with --cell-size X[,Y], or assume square cells with --assume-cell-size METRES"
             ),
-        };
-        let units = GridUnits {
-            cell_size,
-            vertical_scale: self.vertical_scale,
-        };
-        Ok(TerrainSource::File {
-            path: path.clone(),
-            dem: Box::new(dem),
-            units,
-            cell_size_source,
+            e => e.into(),
         })
+    }
+
+    /// What turns --input's elevations into kernel heights.
+    fn input_units(&self) -> InputUnits {
+        InputUnits {
+            cell_size: self.layout.cell_size,
+            assume_cell_size: self.assume_cell_size,
+            vertical_scale: self.vertical_scale,
+        }
     }
 
     /// The settings, checked before any device is opened; errors name the flag.
@@ -515,11 +511,8 @@ impl ErodeArgs {
         if self.input.is_none() && self.layout != InputLayout::default() {
             bail!("--width, --height and --cell-size describe an --input file");
         }
-        if !(self.vertical_scale.is_finite() && self.vertical_scale > 0.0) {
-            bail!(
-                "--vertical-scale must be a positive number, got {}",
-                self.vertical_scale
-            );
+        if let Err(e) = self.input_units().check() {
+            bail!("{}: {}", e.flag(), e.reason);
         }
         Ok(s)
     }

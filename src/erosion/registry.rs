@@ -119,10 +119,9 @@ impl RunSettings {
         Ok(())
     }
 
-    /// What the device lacks to run these settings on their noise map, if anything.
-    pub fn missing_feature(&self, device: &DeviceInfo) -> Option<String> {
-        self.strategy()
-            .missing_feature(self, self.noise_map(), device)
+    /// What the device lacks to run these settings on `map`, if anything.
+    pub fn missing_feature(&self, map: MapInfo, device: &DeviceInfo) -> Option<String> {
+        self.strategy().missing_feature(self, map, device)
     }
 }
 

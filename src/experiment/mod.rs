@@ -10,7 +10,8 @@ pub mod sweep;
 
 pub use run::{
     run_erosion, write_outcome, ChangeFigures, Engine, ErodeOutcome, ErodeReport, ErodeRequest,
-    OutputOptions, Provenance, RunFigures, TerrainReport, TerrainSource, TimeSource,
+    InputError, InputUnits, OutputOptions, Provenance, RunFigures, TerrainReport, TerrainSource,
+    TimeSource,
 };
 
 use std::path::PathBuf;

@@ -127,6 +127,7 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("meta.json", "config_file", "path", "the config file"),
     field("meta.json", "config_hash", "FNV-1a hex", "the config as vkerode understood it, description aside: equal for equal experiments"),
     field("meta.json", "config.*", "as configs", "the config as read, with --set overrides applied (docs/config.md)"),
+    field("meta.json", "config.input_hashes.*", "FNV-1a hex", "each input's content hash, by its path as the config wrote it (absent without inputs): part of config_hash"),
     field("meta.json", "host", "text", "the machine"),
     field("meta.json", "started_at", "UTC, RFC 3339", "when the sweep began"),
     field("meta.json", "shard", "i/n", "the shard, for a sharded sweep (null otherwise)"),

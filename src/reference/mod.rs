@@ -15,7 +15,9 @@ use crate::erosion::keys::columns_of;
 use crate::erosion::{RunSettings, STRATEGIES};
 use crate::experiment::results::{point_columns, FailedRow, SampleRow, SCHEMA_VERSION};
 use crate::experiment::run::strategies::{strategies_columns, Strategies};
+use crate::experiment::run::InputUnits;
 use crate::experiment::sweep::config::{Experiment, MeasureSettings, STRATEGIES_KEY};
+use crate::experiment::sweep::input::INPUT_KEYS;
 use crate::experiment::ConfigError;
 use crate::table::{Column, Section};
 
@@ -216,6 +218,21 @@ pub fn config_reference() -> String {
         .collect();
     out.push_str("## The terrain and the strategy\n\n");
     table(&mut out, &head, key_rows(terrain, &defaults));
+    out.push_str(
+        "## A heightmap instead of noise\n\nFixed or axes, as the settings; each is also an `erode` flag (`--input`, \
+         `--cell-size X[,Y]`, ...). Every file is read and checked as `erode --input` checks it (its cell size, \
+         the strategy's rules on its map) before any GPU work; points.csv records each point's input and its hash, \
+         and the config hash includes every input's, so `--resume` refuses a set whose input files changed.\n\n",
+    );
+    let input_defaults = [(
+        "vertical_scale".to_string(),
+        InputUnits::DEFAULT.vertical_scale.to_string(),
+    )];
+    let input_keys: Vec<Column> = INPUT_KEYS
+        .iter()
+        .map(|&(name, unit, meaning)| Column::new(name, unit, meaning))
+        .collect();
+    table(&mut out, &head, key_rows(input_keys, &input_defaults));
     for strategy in STRATEGIES.iter() {
         let _ = writeln!(
             out,

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::drainage::{channel_incision, flow_accumulation, steepest_descent, FlowStep};
 use super::heightmap::Heightmap;
 use super::image::CellSize;
+use super::units::GridUnits;
 
 /// Cells draining through a cell that make it a channel, for drainage density and the
 /// slope-area fit. A count of cells, whatever their size.
@@ -69,6 +70,12 @@ impl crate::table::Section for Landform {
 
 impl Landform {
     /// The metrics of `map` on a grid of `spacing`, in the unit of `map`'s heights.
+    /// Of a map in kernel units, in the map's own: heights back in metres on its grid
+    /// of metres (cells on cells for generated terrain).
+    pub fn of_kernel(map: &Heightmap, units: &GridUnits) -> Self {
+        Self::of(&map.map(|h| units.from_kernel(h)), units.cell_size)
+    }
+
     pub fn of(map: &Heightmap, spacing: CellSize) -> Self {
         let area = flow_accumulation(map, spacing);
         let cell_area = f64::from(spacing.x) * f64::from(spacing.y);

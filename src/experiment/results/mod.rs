@@ -11,8 +11,8 @@ mod table;
 
 pub use measurement::{median_interval, Measurement, Sample, StopReason, Summary};
 pub use schema::{
-    owner_of, point_columns, point_header, point_row, FailedRow, PointValues, SampleRow,
-    SCHEMA_VERSION,
+    owner_of, point_columns, point_header, point_row, FailedRow, InputRecord, PointValues,
+    SampleRow, SCHEMA_VERSION,
 };
 pub use store::{config_hash_of, merge, read_rows, Meta, ResultsWriter, SweepSource, WorkerDevice};
 pub use table::{read_points, Table};

@@ -50,7 +50,7 @@ impl Section for Identity {
     ];
 }
 
-/// The terrain's settings, as the run used them.
+/// The noise terrain's settings, as the run used them; empty for an input.
 #[derive(Clone, Debug, Default, Serialize)]
 struct TerrainColumns {
     size: u32,
@@ -60,14 +60,55 @@ struct TerrainColumns {
 
 impl Section for TerrainColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("size", "cells", "side of the square erosion-noise map"),
-        ("seed", "seed", "the terrain's seed"),
+        (
+            "size",
+            "cells",
+            "side of the square erosion-noise map (empty for an input)",
+        ),
+        (
+            "seed",
+            "seed",
+            "the noise terrain's seed (empty for an input)",
+        ),
         (
             "relief",
             "height units",
-            "noise heights in [0, 1] times this (default 2 x size)",
+            "noise heights in [0, 1] times this (default 2 x size; empty for an input)",
         ),
     ];
+}
+
+/// The map a point ran on: its shape, and the heightmap file it came from.
+#[derive(Clone, Debug, Default, Serialize)]
+struct MapColumns {
+    width: u32,
+    height: u32,
+    input: String,
+    input_hash: String,
+}
+
+impl Section for MapColumns {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("width", "cells", "the map's width: size for noise, the file's for an input"),
+        ("height", "cells", "the map's height"),
+        (
+            "input",
+            "path",
+            "the heightmap the point eroded, as the config wrote it (relative to its folder); empty for noise",
+        ),
+        (
+            "input_hash",
+            "FNV-1a hex",
+            "the file's shape, elevations and stated cell size, hashed (as meta.json's config.input_hashes); empty for noise",
+        ),
+    ];
+}
+
+/// A heightmap input as points.csv records it.
+pub struct InputRecord<'a> {
+    /// As the config wrote it.
+    pub path: &'a str,
+    pub hash: &'a str,
 }
 
 /// The timed repetitions.
@@ -238,6 +279,8 @@ pub struct PointValues<'a> {
     pub worker: usize,
     pub device: &'a DeviceInfo,
     pub settings: &'a RunSettings,
+    /// The heightmap the point eroded instead of noise, if any.
+    pub input: Option<InputRecord<'a>>,
     pub map: MapInfo,
     pub kernel: String,
     pub compiler_statistics: &'a [CompilerStatistic],
@@ -262,7 +305,6 @@ pub struct PointValues<'a> {
 /// The row of a measured point, or with `None` the columns alone.
 pub fn point_row(point: Option<&PointValues>) -> Row {
     let mut row = Row::default();
-    let s = point.map(|p| p.settings);
     row.push(
         point
             .map(|p| Identity {
@@ -277,12 +319,24 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
             .as_ref(),
     );
     row.push(
-        s.map(|s| TerrainColumns {
-            size: s.noise.size,
-            seed: s.noise.seed,
-            relief: s.terrain().relief,
-        })
-        .as_ref(),
+        point
+            .filter(|p| p.input.is_none())
+            .map(|p| TerrainColumns {
+                size: p.settings.noise.size,
+                seed: p.settings.noise.seed,
+                relief: p.settings.terrain().relief,
+            })
+            .as_ref(),
+    );
+    row.push(
+        point
+            .map(|p| MapColumns {
+                width: p.map.width,
+                height: p.map.height,
+                input: p.input.as_ref().map(|i| i.path.into()).unwrap_or_default(),
+                input_hash: p.input.as_ref().map(|i| i.hash.into()).unwrap_or_default(),
+            })
+            .as_ref(),
     );
     let own = |strategy: &dyn crate::erosion::Strategy| {
         point.filter(|p| p.settings.algorithm == strategy.algorithm())

@@ -181,6 +181,12 @@ impl Meta {
             (old != now).then(|| format!("was made with {what} {old}; this run has {now}"))
         };
         differs("config", self.config_hash.clone(), new.config_hash.clone())
+            .map(
+                |reason| match config_differences(&self.config, &new.config) {
+                    entries if entries.is_empty() => reason,
+                    entries => format!("{reason} (they differ in {})", entries.join(", ")),
+                },
+            )
             .or_else(|| differs("device", self.device.clone(), new.device.clone()))
             .or_else(|| {
                 differs(
@@ -640,6 +646,40 @@ pub fn config_hash_of(config: &serde_json::Value) -> String {
     }
     let canonical = serde_json::to_string(&measured).expect("a JSON value serializes");
     format!("{:016x}", crate::hash::fnv1a64(canonical.as_bytes()))
+}
+
+/// The entries two recorded configs differ in, two levels deep (`fixed.size`,
+/// `input_hashes.dem.tif` where an input file changed), the description aside as
+/// [`config_hash_of`] has it.
+fn config_differences(old: &serde_json::Value, new: &serde_json::Value) -> Vec<String> {
+    let entries = |v: &serde_json::Value| v.as_object().cloned().unwrap_or_default();
+    let (old, new) = (entries(old), entries(new));
+    let keys: BTreeSet<&String> = old
+        .keys()
+        .chain(new.keys())
+        .filter(|k| *k != "description")
+        .collect();
+    let mut differences = Vec::new();
+    for key in keys {
+        let (a, b) = (old.get(key), new.get(key));
+        match (
+            a.and_then(serde_json::Value::as_object),
+            b.and_then(serde_json::Value::as_object),
+        ) {
+            (Some(a), Some(b)) => {
+                let inner: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+                differences.extend(
+                    inner
+                        .into_iter()
+                        .filter(|k| a.get(*k) != b.get(*k))
+                        .map(|k| format!("{key}.{k}")),
+                );
+            }
+            _ if a != b => differences.push(key.clone()),
+            _ => {}
+        }
+    }
+    differences
 }
 
 /// The number of points of a recorded config: the product of its axes' lengths.

@@ -66,11 +66,9 @@ impl LandformChange {
     /// Of maps in kernel units, taken in the DEM's own: heights back in metres on its
     /// grid of metres (cells on cells for generated terrain).
     pub fn between(before: &Heightmap, after: &Heightmap, units: &GridUnits) -> Self {
-        let of =
-            |map: &Heightmap| Landform::of(&map.map(|h| units.from_kernel(h)), units.cell_size);
         Self {
-            before: of(before),
-            after: of(after),
+            before: Landform::of_kernel(before, units),
+            after: Landform::of_kernel(after, units),
         }
     }
 }

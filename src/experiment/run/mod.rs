@@ -15,4 +15,6 @@ pub use erode::{
 };
 pub use figures::{CeilingShare, ChangeFigures, RunFigures, TimeSource};
 pub use provenance::Provenance;
-pub use terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};
+pub use terrain::{
+    prepare_terrain, InputError, InputUnits, PreparedTerrain, TerrainReport, TerrainSource,
+};

@@ -10,18 +10,17 @@ use serde::{Deserialize, Serialize};
 
 use super::super::{ConfigError, ExperimentError};
 use super::erode::{run_erosion, Engine, ErodeOutcome, ErodeRequest};
-use super::terrain::{prepare_terrain, TerrainSource};
+use super::terrain::{prepare_terrain, InputError, InputUnits, TerrainSource};
 use crate::erosion::settings::NoiseSettings;
 use crate::erosion::{Algorithm, ErosionError, RunSettings, STRATEGIES};
 use crate::gpu::Context;
 use crate::table::{Column, Row, Section};
 use crate::terrain::files::write_atomically;
-use crate::terrain::formats::read_dem;
 use crate::terrain::image::CellSize;
 use crate::terrain::metrics::Landform;
 use crate::terrain::output::slug;
 use crate::terrain::pictures::{erosion_map, side_by_side};
-use crate::terrain::units::{GridUnits, HEIGHT_UNIT_MEANING};
+use crate::terrain::units::HEIGHT_UNIT_MEANING;
 use crate::terrain::MapInfo;
 
 /// The keys of a strategies config besides its strategies' tables.
@@ -263,27 +262,17 @@ impl StrategyTerrain {
         let Some(input) = &self.input else {
             return Ok(TerrainSource::Noise);
         };
-        let path = config_dir.join(input);
-        let mut dem = read_dem(&path, None)?;
-        let Some((cell_size, cell_size_source)) =
-            dem.cell_size_from(self.cell_size.map(|[x, y]| CellSize { x, y }))
-        else {
-            return Err(ExperimentError::Run(format!(
-                "{}: {}: states no cell size in metres ({}); give the terrain a cell_size = [x, y]",
-                self.name,
-                path.display(),
-                dem.why_no_cell_size()
-            )));
+        let units = InputUnits {
+            cell_size: self.cell_size.map(|[x, y]| CellSize { x, y }),
+            ..InputUnits::DEFAULT
         };
-        dem.cell_size = Some(cell_size);
-        Ok(TerrainSource::File {
-            path,
-            units: GridUnits {
-                cell_size,
-                vertical_scale: 1.0,
-            },
-            dem: Box::new(dem),
-            cell_size_source,
+        TerrainSource::read(&config_dir.join(input), None, units).map_err(|e| match e {
+            InputError::NoCellSize { .. } => ExperimentError::Run(format!(
+                "{}: {e}; give the terrain a cell_size = [x, y]",
+                self.name
+            )),
+            InputError::Format(e) => e.into(),
+            InputError::Units(e) => e.into(),
         })
     }
 

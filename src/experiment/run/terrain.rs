@@ -1,14 +1,18 @@
 //! Where a run's terrain comes from: erosion noise, or a heightmap file with its units,
 //! georeferencing and missing cells; and the terrain ready for a strategy.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
+use thiserror::Error;
 
 use super::super::ExperimentError;
+use crate::erosion::SettingError;
 use crate::gpu::Context;
-use crate::terrain::formats::{Dem, GeoTags};
+use crate::hash::fnv1a64;
+use crate::terrain::formats::{read_dem, Dem, FormatError, GeoTags};
+use crate::terrain::image::CellSize;
 use crate::terrain::nodata::fill_missing;
 use crate::terrain::units::{metres_per_vertical_unit, CellSizeSource, GridUnits, HeightUnit};
 use crate::terrain::{generate_on_cpu, generate_on_gpu, Heightmap, TerrainSpec};
@@ -26,6 +30,119 @@ pub enum TerrainSource {
         units: GridUnits,
         cell_size_source: CellSizeSource,
     },
+}
+
+/// What turns a heightmap's elevations into kernel heights, as the user states it:
+/// `erode --cell-size`, `--assume-cell-size` and `--vertical-scale`, a sweep's keys
+/// of the same names, a strategies terrain's `cell_size`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InputUnits {
+    /// Metres per cell east-west and north-south, over whatever the file says.
+    pub cell_size: Option<CellSize>,
+    /// Square cells of this many metres, for a file that states no cell size.
+    pub assume_cell_size: Option<f32>,
+    /// Multiplies the elevations before erosion (vertical exaggeration).
+    pub vertical_scale: f32,
+}
+
+impl InputUnits {
+    /// The file's cell size, its elevations as they are.
+    pub const DEFAULT: InputUnits = InputUnits {
+        cell_size: None,
+        assume_cell_size: None,
+        vertical_scale: 1.0,
+    };
+
+    /// Why these fit no file, if they do not; the key is the setting's config key
+    /// (the flag with dashes).
+    pub fn check(&self) -> Result<(), SettingError> {
+        if let Some(cell_size) = self.cell_size {
+            cell_size
+                .check()
+                .map_err(|reason| SettingError::new("cell_size", reason))?;
+            if self.assume_cell_size.is_some() {
+                return Err(SettingError::new(
+                    "assume_cell_size",
+                    "is for a file that states no cell size, and cell_size is stated over the file's: give one of them",
+                ));
+            }
+        }
+        if let Some(side) = self.assume_cell_size {
+            CellSize::check_side(side)
+                .map_err(|reason| SettingError::new("assume_cell_size", reason))?;
+        }
+        let scale = self.vertical_scale;
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(SettingError::new(
+                "vertical_scale",
+                format!("must be a positive number, got {scale}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Why a heightmap cannot be a run's terrain.
+#[derive(Debug, Error)]
+pub enum InputError {
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    #[error(transparent)]
+    Units(#[from] SettingError),
+    /// Callers add how their users state one (flags or keys).
+    #[error("{}: states no cell size in metres ({why})", path.display())]
+    NoCellSize { path: PathBuf, why: &'static str },
+}
+
+impl TerrainSource {
+    /// `path` read as a heightmap (`raw_size`: the cells of a headerless raw file), with
+    /// its cell size from `units`, the file, or the assumption, in that order. The one
+    /// way `erode --input`, strategies and sweeps turn a file into a terrain.
+    pub fn read(
+        path: &Path,
+        raw_size: Option<(usize, usize)>,
+        units: InputUnits,
+    ) -> Result<Self, InputError> {
+        units.check()?;
+        let dem = read_dem(path, raw_size)?;
+        let (cell_size, cell_size_source) =
+            match (dem.cell_size_from(units.cell_size), units.assume_cell_size) {
+                (Some(found), _) => found,
+                (None, Some(side)) => (CellSize { x: side, y: side }, CellSizeSource::Assumed),
+                (None, None) => {
+                    return Err(InputError::NoCellSize {
+                        path: path.to_path_buf(),
+                        why: dem.why_no_cell_size(),
+                    })
+                }
+            };
+        Ok(TerrainSource::File {
+            path: path.to_path_buf(),
+            dem: Box::new(dem),
+            units: GridUnits {
+                cell_size,
+                vertical_scale: units.vertical_scale,
+            },
+            cell_size_source,
+        })
+    }
+
+    /// A file's content as a run uses it, hashed (FNV-1a, hex): its shape, elevations
+    /// and the cell size it states. `None` for noise, which its settings describe.
+    pub fn content_hash(&self) -> Option<String> {
+        let TerrainSource::File { dem, .. } = self else {
+            return None;
+        };
+        let heights = &dem.heights;
+        let elevations = fnv1a64(bytemuck::cast_slice(heights.data()));
+        let stated = dem.cell_size.map(|c| (c.x.to_bits(), c.y.to_bits()));
+        let canonical = format!(
+            "{}x{} {elevations:016x} {stated:?}",
+            heights.width(),
+            heights.height()
+        );
+        Some(format!("{:016x}", fnv1a64(canonical.as_bytes())))
+    }
 }
 
 /// The terrain as `run.json` records it.

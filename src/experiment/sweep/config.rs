@@ -2,14 +2,18 @@
 //! product is the sweep, and how to measure each point. Every point is built and
 //! checked before any GPU work.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::super::results::config_hash_of;
 use super::super::ConfigError;
+use super::input::{check_input_keys, without_input, InputLoader, KeyRefusal, PointInput};
 use crate::erosion::RunSettings;
 use crate::gpu::DeviceInfo;
+use crate::terrain::MapInfo;
 
 /// The key that marks a strategies config (experiment/strategies.rs), not a sweep.
 pub const STRATEGIES_KEY: &str = "gpu_seconds";
@@ -28,6 +32,15 @@ pub struct ExperimentConfig {
     pub axes: toml::Table,
     #[serde(default)]
     pub measure: MeasureSettings,
+    /// The content hash of every `input` of the points, by the path the config wrote:
+    /// found at load, never written in a config, so that the config hash changes with
+    /// the files.
+    #[serde(
+        default,
+        skip_deserializing,
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub input_hashes: BTreeMap<String, String>,
 }
 
 /// How to measure a point, after nvbench: warm-up, then repetitions until the relative
@@ -94,6 +107,8 @@ pub struct Point {
     /// (axis, value as written), in the config's axis order.
     pub axes: Vec<(String, String)>,
     pub settings: RunSettings,
+    /// The heightmap it erodes instead of the settings' noise, if any.
+    pub input: Option<Arc<PointInput>>,
 }
 
 impl Point {
@@ -101,6 +116,13 @@ impl Point {
     pub fn label(&self) -> String {
         let pairs: Vec<String> = self.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
         pairs.join(" ")
+    }
+
+    /// The map it erodes: its input's, or its settings' noise.
+    pub fn map(&self) -> MapInfo {
+        self.input
+            .as_ref()
+            .map_or_else(|| self.settings.noise_map(), |input| input.map)
     }
 }
 
@@ -192,14 +214,21 @@ impl Experiment {
             apply_override(&mut table, assignment)
                 .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
         }
-        let config =
+        let mut config =
             ExperimentConfig::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
         let refused = |(key, reason): Refusal| error(&key, reason);
         config.check_header().map_err(refused)?;
         let axes = config.checked_axes(options.max_points).map_err(refused)?;
+        // Inputs are relative to the config's folder, as a strategies config's are.
+        let config_dir = file.parent().unwrap_or(Path::new("."));
         let points = config
-            .points(&axes, device, options.allow_long)
+            .points(&axes, config_dir, device, options.allow_long)
             .map_err(refused)?;
+        config.input_hashes = points
+            .iter()
+            .filter_map(|p| p.input.as_ref())
+            .map(|input| (input.written.clone(), input.hash.clone()))
+            .collect();
         Ok(Self {
             file: file.to_path_buf(),
             config,
@@ -293,6 +322,7 @@ impl ExperimentConfig {
                 ),
             ));
         }
+        check_input_keys(&self.fixed).map_err(|(key, reason)| (format!("fixed.{key}"), reason))?;
         settings_from(&self.fixed).map_err(|reason| {
             let key = key_named_in(&reason).map_or("fixed".into(), |k| format!("fixed.{k}"));
             (key, reason)
@@ -315,7 +345,9 @@ impl ExperimentConfig {
                 }
                 let mut table = self.fixed.clone();
                 table.insert(name.clone(), value.clone());
-                settings_from(&table).map_err(|reason| (format!("{key}[{i}]"), reason))?;
+                let at = || format!("{key}[{i}]");
+                check_input_keys(&table).map_err(|(_, reason)| (at(), reason))?;
+                settings_from(&table).map_err(|reason| (at(), reason))?;
             }
             axes.push((name.clone(), values.clone()));
         }
@@ -339,14 +371,17 @@ impl ExperimentConfig {
         Ok(axes)
     }
 
-    /// Every point of the product, checked (with a device, against its limits).
+    /// Every point of the product, checked (with a device, against its limits), each
+    /// input read from `config_dir` once.
     fn points(
         &self,
         axes: &[Axis],
+        config_dir: &Path,
         device: Option<&DeviceInfo>,
         allow_long: bool,
     ) -> Result<Vec<Point>, Refusal> {
         let mut points = Vec::new();
+        let mut inputs = InputLoader::default();
         for (index, combination) in product(axes).into_iter().enumerate() {
             let mut table = self.fixed.clone();
             let mut labels = Vec::new();
@@ -355,26 +390,44 @@ impl ExperimentConfig {
                 table.insert(name.clone(), value.clone());
                 labels.push((name.clone(), value_label(value)));
             }
+            // Where the point's `key` is set: its axis value, else the fixed table.
+            let config_key = |key: &str| match labels.iter().find(|(name, _)| name == key) {
+                Some((name, value)) => format!("axes.{name} = {value}"),
+                None => format!("fixed.{key}"),
+            };
             let settings = settings_from(&table).map_err(|reason| ("axes".into(), reason))?;
-            let keys: Vec<&String> = table.keys().collect();
-            let checked = settings
-                .check_given(&keys, false)
-                .and_then(|()| settings.check(device))
-                .and_then(|()| settings.check_run_length(settings.noise_map(), allow_long));
-            checked.map_err(|e| {
-                let key = match labels.iter().find(|(name, _)| name == e.key) {
-                    Some((name, value)) => format!("axes.{name} = {value}"),
-                    None => format!("fixed.{}", e.key),
-                };
-                (key, e.reason)
-            })?;
-            let unsupported = device.and_then(|d| settings.missing_feature(d));
-            points.push(Point {
+            let input = inputs
+                .point_input(&table, config_dir)
+                .map_err(|(key, reason): KeyRefusal| (config_key(key), reason))?;
+            let mut point = Point {
                 index,
-                unsupported,
-                axes: labels,
+                unsupported: None,
+                axes: labels.clone(),
                 settings,
-            });
+                input,
+            };
+            let (s, map) = (&point.settings, point.map());
+            let keys: Vec<&String> = table.keys().collect();
+            let checked = s
+                .check_given(&keys, false)
+                .and_then(|()| match &point.input {
+                    None => s.check(device),
+                    // A file's map rules, as `erode --input` checks them.
+                    Some(_) => s.check_job(device).and_then(|()| s.check_map(map, device)),
+                })
+                .and_then(|()| s.check_run_length(map, allow_long));
+            checked.map_err(|e| {
+                let reason = match &point.input {
+                    Some(input) => format!(
+                        "{} (on input {:?}, a {}x{} map)",
+                        e.reason, input.written, map.width, map.height
+                    ),
+                    None => e.reason,
+                };
+                (config_key(e.key), reason)
+            })?;
+            point.unsupported = device.and_then(|d| s.missing_feature(map, d));
+            points.push(point);
         }
         Ok(points)
     }
@@ -420,8 +473,9 @@ fn key_named_in(reason: &str) -> Option<String> {
     quoted(" in `").or_else(|| quoted("unknown field `"))
 }
 
+/// The settings of a point's table, its input keys aside.
 fn settings_from(table: &toml::Table) -> Result<RunSettings, String> {
-    RunSettings::from_table(table)
+    RunSettings::from_table(&without_input(table))
 }
 
 fn value_label(value: &toml::Value) -> String {
@@ -662,6 +716,141 @@ mod tests {
         let e = parse("name = \"one\"\ndescription = \"\"\n").unwrap();
         assert_eq!(e.points.len(), 1);
         assert!(e.points[0].axes.is_empty());
+    }
+
+    /// A config in tests/, beside tests/data's Jacksboro DEM (403 x 344, untagged).
+    fn on_the_dem(text: &str) -> Result<Experiment, ConfigError> {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dem.toml");
+        let text = format!("name = \"dem\"\ndescription = \"\"\n{text}");
+        Experiment::parse(&file, &text, None)
+    }
+
+    const DEM: &str = "input = \"data/jacksboro_fault_dem.tif\"\ncell_size = [74.5, 92.6]\n";
+
+    #[test]
+    fn points_on_an_input_share_one_read_of_it_and_take_its_map() {
+        let e = on_the_dem(&format!("[fixed]\n{DEM}[axes]\nworkgroup = [32, 64]\n")).unwrap();
+        let inputs: Vec<&Arc<PointInput>> =
+            e.points.iter().map(|p| p.input.as_ref().unwrap()).collect();
+        assert!(Arc::ptr_eq(inputs[0], inputs[1]), "read once");
+        let map = e.points[0].map();
+        assert_eq!((map.width, map.height), (403, 344));
+        assert_eq!(inputs[0].written, "data/jacksboro_fault_dem.tif");
+        assert_eq!(
+            e.config.input_hashes,
+            BTreeMap::from([(inputs[0].written.clone(), inputs[0].hash.clone())])
+        );
+        // Kernel heights: metres over the x cell size.
+        let scaled = on_the_dem(&format!("[fixed]\n{DEM}vertical_scale = 2\n")).unwrap();
+        let (one, two) = (inputs[0].map, scaled.points[0].map());
+        assert!(
+            (two.highest / one.highest - 2.0).abs() < 1e-5,
+            "{one:?} {two:?}"
+        );
+    }
+
+    #[test]
+    fn the_config_hash_follows_the_input_keys_and_the_files_content() {
+        let hash = |text: &str| on_the_dem(text).unwrap().config_hash();
+        let base = hash(&format!("[fixed]\n{DEM}"));
+        assert_ne!(base, hash(&format!("[fixed]\n{DEM}vertical_scale = 2\n")));
+        assert_ne!(
+            base,
+            hash("[fixed]\ninput = \"data/jacksboro_fault_dem.tif\"\nassume_cell_size = 74.5\n")
+        );
+        let dir = std::env::temp_dir().join(format!("vkerode-input-hash-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dem = dir.join("dem.tif");
+        let original =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jacksboro_fault_dem.tif");
+        let mut bytes = std::fs::read(original).unwrap();
+        let hash_of_copy = |bytes: &[u8]| {
+            std::fs::write(&dem, bytes).unwrap();
+            let text = "name = \"dem\"\ndescription = \"\"\n[fixed]\ninput = \"dem.tif\"\ncell_size = [74.5, 92.6]\n";
+            Experiment::parse(&dir.join("dem.toml"), text, None).unwrap()
+        };
+        let copy = hash_of_copy(&bytes);
+        assert_eq!(
+            copy.config.input_hashes["dem.tif"],
+            on_the_dem(&format!("[fixed]\n{DEM}"))
+                .unwrap()
+                .config
+                .input_hashes["data/jacksboro_fault_dem.tif"],
+            "the same content hashes the same wherever it lies"
+        );
+        // The first elevation (uncompressed float32 from byte 272), one metre higher.
+        let first = f32::from_le_bytes(bytes[272..276].try_into().unwrap());
+        bytes[272..276].copy_from_slice(&(first + 1.0).to_le_bytes());
+        let edited = hash_of_copy(&bytes);
+        assert_ne!(copy.config_hash(), edited.config_hash());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn input_keys_are_refused_by_key_and_file_before_any_gpu_work() {
+        let refused = |text: &str| {
+            let e = on_the_dem(text).unwrap_err();
+            (e.key, e.reason)
+        };
+        let (key, reason) = refused("[fixed]\ninput = \"data/nope.tif\"\n");
+        assert_eq!(key, "fixed.input");
+        assert!(
+            reason.contains("nope.tif") && reason.contains("cannot read"),
+            "{reason}"
+        );
+        let (key, reason) = refused("[fixed]\ninput = \"data/jacksboro_fault_dem.tif\"\n");
+        assert_eq!(key, "fixed.input");
+        for needle in [
+            "jacksboro_fault_dem.tif",
+            "states no cell size",
+            "cell_size = [x, y]",
+            "assume_cell_size",
+        ] {
+            assert!(reason.contains(needle), "{needle}: {reason}");
+        }
+        let (key, reason) = refused(&format!("[fixed]\n{DEM}[axes]\nsize = [64, 128]\n"));
+        assert_eq!(key, "axes.size = 64");
+        assert!(reason.contains("data/jacksboro_fault_dem.tif"), "{reason}");
+        let (key, reason) = refused(&format!("[fixed]\n{DEM}seed = 3\n"));
+        assert_eq!(key, "fixed.seed");
+        assert!(reason.contains("droplet_seed"), "{reason}");
+        assert_eq!(
+            refused("[fixed]\ncell_size = [5, 5]\n").0,
+            "fixed.cell_size"
+        );
+        assert_eq!(
+            refused("[axes]\nvertical_scale = [1, 2]\n").0,
+            "axes.vertical_scale = 1"
+        );
+        assert_eq!(
+            refused(&format!("[fixed]\n{DEM}vertical_scale = 0\n")).0,
+            "fixed.vertical_scale"
+        );
+        assert_eq!(
+            refused(&format!("[fixed]\n{DEM}assume_cell_size = 30\n")).0,
+            "fixed.assume_cell_size"
+        );
+        assert_eq!(refused("[fixed]\ninput = 3\n").0, "fixed.input");
+        let (key, reason) = refused(
+            "[fixed]\ncell_size = [74.5, 92.6]\n[axes]\ninput = [\"data/jacksboro_fault_dem.tif\", \"data/nope.tif\"]\n",
+        );
+        assert_eq!(key, "axes.input = data/nope.tif");
+        assert!(reason.contains("nope.tif"), "{reason}");
+        // 4 colours of 512-cell tiles need 1024 x 1024 cells; the file has 403 x 344.
+        let (key, reason) = refused(&format!(
+            "[fixed]\n{DEM}spawn = \"tiled\"\ntile = 512\nphases = 4\n"
+        ));
+        assert_eq!(key, "fixed.tile");
+        assert!(
+            reason.contains("on input \"data/jacksboro_fault_dem.tif\", a 403x344 map"),
+            "{reason}"
+        );
+        // The hashes are found, never written.
+        let unknown = refused("input_hashes = 1\n");
+        assert!(
+            unknown.1.contains("unknown field `input_hashes`"),
+            "{unknown:?}"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! what a sweep would do.
 
 pub mod config;
+pub mod input;
 mod measure;
 mod options;
 mod point;
@@ -167,12 +168,18 @@ pub fn dry_run(experiment: &Experiment, device: &DeviceInfo, options: &SweepOpti
         } else {
             axes.join(" ")
         };
-        let work = s.strategy().plan(s, s.noise_map(), device);
+        let map = point.map();
+        let work = s.strategy().plan(s, map, device);
+        let input = point
+            .input
+            .as_ref()
+            .map(|input| format!(" of {}", input.written))
+            .unwrap_or_default();
         out += &format!(
-            "  [{}] {axes}: {}x{} map, {work}; {estimate}{}\n",
+            "  [{}] {axes}: {}x{} map{input}, {work}; {estimate}{}\n",
             point.index,
-            s.noise.size,
-            s.noise.size,
+            map.width,
+            map.height,
             point
                 .unsupported
                 .as_ref()

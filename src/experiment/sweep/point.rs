@@ -8,15 +8,14 @@ use std::sync::{Arc, Mutex};
 use super::config::{Experiment, Point};
 use super::measure::measure_runs;
 use crate::erosion::ErosionError;
-use crate::experiment::results::{point_row, PointValues, ResultsWriter, SampleRow};
+use crate::experiment::results::{point_row, InputRecord, PointValues, ResultsWriter, SampleRow};
 use crate::experiment::run::CeilingShare;
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
 use crate::probes::gpu_state::GpuMonitor;
-use crate::terrain::image::CellSize;
 use crate::terrain::metrics::Landform;
-use crate::terrain::units::HeightUnit;
+use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
 use crate::terrain::{generate_on_gpu, Cells, Change, Heightmap, TerrainSpec};
 
@@ -41,14 +40,13 @@ impl TerrainCache {
         Ok(&self.heights.as_ref().expect("generated above").1)
     }
 
-    /// The landform of `initial`, as its strategy holds it: erosion noise, on cells of
-    /// one unit.
-    fn landform(&mut self, initial: &Cells) -> Landform {
+    /// The landform of `initial` (kernel units), in the map's units.
+    fn landform(&mut self, initial: &Cells, units: &GridUnits) -> Landform {
         let key = initial.checksum();
         match self.landform {
             Some((k, landform)) if k == key => landform,
             _ => {
-                let landform = Landform::of(&initial.heightmap(), CellSize::UNIT);
+                let landform = Landform::of_kernel(&initial.heightmap(), units);
                 self.landform = Some((key, landform));
                 landform
             }
@@ -85,8 +83,16 @@ impl PointContext<'_> {
     ) -> Result<(), ExperimentError> {
         let (ctx, s) = (self.ctx, &point.settings);
         let strategy = s.strategy();
-        let heights = terrain.heights(ctx, s.terrain())?;
+        let heights = match &point.input {
+            // Read and prepared at load, for every point that shares it.
+            Some(input) => &input.heights,
+            None => terrain.heights(ctx, s.terrain())?,
+        };
         let map = MapInfo::of(heights);
+        let (units, height_unit) = match &point.input {
+            Some(input) => (input.units, input.height_unit.clone()),
+            None => (GridUnits::default(), HeightUnit::cells()),
+        };
         let initial = strategy.initial(s, heights)?;
         let mut prepared = strategy.prepare(ctx, s, &initial)?;
         let gpu_before = self.monitor.and_then(GpuMonitor::read);
@@ -110,6 +116,10 @@ impl PointContext<'_> {
             worker: self.worker,
             device: ctx.info(),
             settings: s,
+            input: point.input.as_ref().map(|input| InputRecord {
+                path: &input.written,
+                hash: &input.hash,
+            }),
             map,
             kernel: prepared.kernel(),
             compiler_statistics: prepared.statistics(),
@@ -120,10 +130,10 @@ impl PointContext<'_> {
             figures: counted.figures.as_ref(),
             change: change(&initial, &counted.cells)?,
             rerun: change(&first, &second)?,
-            height_unit: HeightUnit::cells(),
+            height_unit,
             landform: (
-                terrain.landform(&initial),
-                Landform::of(&counted.cells.heightmap(), CellSize::UNIT),
+                terrain.landform(&initial, &units),
+                Landform::of_kernel(&counted.cells.heightmap(), &units),
             ),
             gpu_before,
             gpu_after,
