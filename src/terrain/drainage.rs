@@ -7,24 +7,13 @@ use rayon::prelude::*;
 
 use super::heightmap::Heightmap;
 use super::image::CellSize;
-
-/// The eight neighbours' offsets (x, y), row 0 north.
-const OFFSETS: [(isize, isize); 8] = [
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-    (-1, 0),
-    (1, 0),
-    (-1, 1),
-    (0, 1),
-    (1, 1),
-];
+use super::nodata::NEIGHBOURS;
 
 /// Each neighbour's offset with its distance on a grid of `spacing`: dx across, dy
 /// down, the diagonal between.
 fn neighbours(spacing: CellSize) -> [(isize, isize, f32); 8] {
     let diagonal = spacing.x.hypot(spacing.y);
-    OFFSETS.map(|(dx, dy)| {
+    NEIGHBOURS.map(|(dx, dy)| {
         let distance = match (dx, dy) {
             (_, 0) => spacing.x,
             (0, _) => spacing.y,

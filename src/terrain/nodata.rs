@@ -4,7 +4,8 @@ use std::collections::VecDeque;
 
 use super::heightmap::Heightmap;
 
-const NEIGHBOURS: [(isize, isize); 8] = [
+/// The eight neighbours' offsets (x, y), row 0 north.
+pub(super) const NEIGHBOURS: [(isize, isize); 8] = [
     (-1, -1),
     (0, -1),
     (1, -1),

@@ -91,6 +91,23 @@ pub struct Dem {
 }
 
 impl Dem {
+    /// Heights alone, from a format that says nothing else of them.
+    pub(crate) fn bare(
+        path: &Path,
+        width: usize,
+        height: usize,
+        values: Vec<f32>,
+    ) -> Result<Self, FormatError> {
+        Ok(Self {
+            heights: Heightmap::new(width, height, values)
+                .map_err(|e| FormatError::new(path, e.to_string()))?,
+            nodata: None,
+            units: String::new(),
+            cell_size: None,
+            geo: None,
+        })
+    }
+
     /// Its cell size and where it comes from: `stated` (a cell size the user gave)
     /// wins; `None` where neither it nor the file gives one.
     pub fn cell_size_from(&self, stated: Option<CellSize>) -> Option<(CellSize, CellSizeSource)> {

@@ -9,7 +9,6 @@ use exr::prelude::*;
 use super::dem::{Dem, FormatError};
 use super::gdal::{vrt_source_name, write_vrt, Band, RawLayout, Sample};
 use crate::terrain::files::write_atomically;
-use crate::terrain::heightmap::Heightmap;
 
 pub const MAGIC: [u8; 4] = [0x76, 0x2f, 0x31, 0x01];
 
@@ -45,15 +44,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> std::result::Result<Dem, FormatError> 
         FlatSamples::U32(v) => v.iter().map(|&h| h as f32).collect(),
     };
     let (width, height) = (layer.size.width(), layer.size.height());
-    let heights =
-        Heightmap::new(width, height, values).map_err(|e| FormatError::new(path, e.to_string()))?;
-    Ok(Dem {
-        heights,
-        nodata: None,
-        units: String::new(),
-        cell_size: None,
-        geo: None,
-    })
+    Dem::bare(path, width, height, values)
 }
 
 fn read_first_flat_layer_from_buffered(

@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use super::dem::{Dem, FormatError};
-use crate::terrain::heightmap::Heightmap;
 
 /// Whether `bytes` open like a PFM: "Pf" (one channel) or "PF" (colour), then a space.
 pub fn is_pfm(bytes: &[u8]) -> bool {
@@ -101,15 +100,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
         .rev()
         .flat_map(|row| row.chunks_exact(4).map(sample))
         .collect();
-    let heights =
-        Heightmap::new(width, height, values).map_err(|e| FormatError::new(path, e.to_string()))?;
-    Ok(Dem {
-        heights,
-        nodata: None,
-        units: String::new(),
-        cell_size: None,
-        geo: None,
-    })
+    Dem::bare(path, width, height, values)
 }
 
 #[cfg(test)]
