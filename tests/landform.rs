@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use common::{assert_clean_success, assert_erode_outputs, gdal, vkerode};
 use vkerode::terrain::formats::read_dem;
-use vkerode::terrain::image::CellSize;
+use vkerode::terrain::image::{horn_gradient, CellSize};
 use vkerode::terrain::metrics::Landform;
 
 const DEM: &str = concat!(
@@ -130,7 +130,7 @@ fn the_mean_slope_is_gdaldems_horn_slope_on_the_real_spacing() {
     let worst = (0..slopes.len())
         .filter(|&i| interior(i))
         .map(|i| {
-            let (dzdx, dzdy) = dem.heights.horn_gradient(i % COLUMNS, i / COLUMNS, CELL);
+            let (dzdx, dzdy) = horn_gradient(&dem.heights, i % COLUMNS, i / COLUMNS, CELL);
             (dzdx.hypot(dzdy) - slopes[i]).abs()
         })
         .fold(0.0f64, f64::max);

@@ -2,8 +2,6 @@
 
 use thiserror::Error;
 
-use super::image::CellSize;
-
 /// Fixed-point heights must stay below this magnitude: half the int32 range is kept
 /// free for deposition to pile up without wrapping.
 pub const FIXED_POINT_LIMIT: f64 = (1u64 << 30) as f64;
@@ -179,20 +177,6 @@ impl Heightmap {
 
     pub fn at(&self, x: usize, y: usize) -> f32 {
         self.data[y * self.width + x]
-    }
-
-    /// The gradient (dz/dx eastward, dz/dy southward, in height units per unit of
-    /// `spacing`) at (x, y) by Horn's 3x3 weighted differences, as `gdaldem` computes
-    /// it; beyond the map's edges the edge cells repeat.
-    pub fn horn_gradient(&self, x: usize, y: usize, spacing: CellSize) -> (f64, f64) {
-        let (n, s) = (y.saturating_sub(1), (y + 1).min(self.height - 1));
-        let (w, e) = (x.saturating_sub(1), (x + 1).min(self.width - 1));
-        let z = |xx, yy| f64::from(self.at(xx, yy));
-        let dzdx = ((z(e, n) + 2.0 * z(e, y) + z(e, s)) - (z(w, n) + 2.0 * z(w, y) + z(w, s)))
-            / (8.0 * f64::from(spacing.x));
-        let dzdy = ((z(w, s) + 2.0 * z(x, s) + z(e, s)) - (z(w, n) + 2.0 * z(x, n) + z(e, n)))
-            / (8.0 * f64::from(spacing.y));
-        (dzdx, dzdy)
     }
 
     /// Minimum, maximum and mean of the finite cells (gaps are NaN and left out).

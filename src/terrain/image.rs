@@ -52,6 +52,20 @@ impl CellSize {
     }
 }
 
+/// The gradient (dz/dx eastward, dz/dy southward, in height units per unit of
+/// `spacing`) at (x, y) by Horn's 3x3 weighted differences, as `gdaldem` computes
+/// it; beyond the map's edges the edge cells repeat.
+pub fn horn_gradient(map: &Heightmap, x: usize, y: usize, spacing: CellSize) -> (f64, f64) {
+    let (n, s) = (y.saturating_sub(1), (y + 1).min(map.height() - 1));
+    let (w, e) = (x.saturating_sub(1), (x + 1).min(map.width() - 1));
+    let z = |xx, yy| f64::from(map.at(xx, yy));
+    let dzdx = ((z(e, n) + 2.0 * z(e, y) + z(e, s)) - (z(w, n) + 2.0 * z(w, y) + z(w, s)))
+        / (8.0 * f64::from(spacing.x));
+    let dzdy = ((z(w, s) + 2.0 * z(x, s) + z(e, s)) - (z(w, n) + 2.0 * z(x, n) + z(e, n)))
+        / (8.0 * f64::from(spacing.y));
+    (dzdx, dzdy)
+}
+
 /// Illumination in [0, 1] per cell, by Horn's 3x3 gradient over the grid's spacing in x
 /// and y; edges repeat their cells. Row 0 is north.
 pub fn hillshade(map: &Heightmap, cell: CellSize) -> Vec<f32> {
@@ -63,7 +77,7 @@ pub fn hillshade(map: &Heightmap, cell: CellSize) -> Vec<f32> {
     let mut shade = Vec::with_capacity(w * h);
     for y in 0..h {
         for x in 0..w {
-            let (dzdx, dzdy) = map.horn_gradient(x, y, cell);
+            let (dzdx, dzdy) = horn_gradient(map, x, y, cell);
             let (dzdx, dzdy) = (dzdx as f32, dzdy as f32);
             let slope = (dzdx * dzdx + dzdy * dzdy).sqrt().atan();
             let aspect = dzdy.atan2(-dzdx);

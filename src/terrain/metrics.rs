@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::drainage::{channel_incision, flow_accumulation, steepest_descent, FlowStep};
 use super::heightmap::Heightmap;
-use super::image::CellSize;
+use super::image::{horn_gradient, CellSize};
 use super::units::GridUnits;
 
 /// Cells draining through a cell that make it a channel, for drainage density and the
@@ -115,7 +115,7 @@ pub fn mean_slope(map: &Heightmap, spacing: CellSize) -> f64 {
     let mut total = 0.0f64;
     for y in 1..h - 1 {
         for x in 1..w - 1 {
-            let (dzdx, dzdy) = map.horn_gradient(x, y, spacing);
+            let (dzdx, dzdy) = horn_gradient(map, x, y, spacing);
             total += dzdx.hypot(dzdy);
         }
     }
