@@ -94,10 +94,13 @@ pub struct HeightUnit {
 }
 
 impl HeightUnit {
+    /// Heights in `name` that `units` turned into kernel units (feet through metres).
     pub fn new(name: impl Into<String>, units: &GridUnits) -> Self {
+        let name = name.into();
+        let metres = f64::from(metres_per_vertical_unit(&name));
         Self {
-            name: name.into(),
-            per_kernel_unit: units.per_kernel_unit(),
+            per_kernel_unit: units.per_kernel_unit() / metres,
+            name,
         }
     }
 

@@ -173,8 +173,6 @@ pub struct PreparedTerrain {
     /// The map's vertical unit, as exports label it: "m" for a DEM (or the unit its
     /// file names), "cells" for generated terrain.
     pub export_units: String,
-    /// Metres in one of its heights' units: 0.3048 for a DEM in feet, else 1.
-    pub metres_per_height_unit: f32,
     /// The input's nodata value, reused on export.
     pub nodata: Option<f32>,
     /// The input's georeferencing, kept in every TIFF written.
@@ -185,16 +183,12 @@ pub struct PreparedTerrain {
 impl PreparedTerrain {
     /// The unit reports give heights in.
     pub fn height_unit(&self) -> HeightUnit {
-        let metres = HeightUnit::new(&self.export_units, &self.units);
-        HeightUnit {
-            per_kernel_unit: metres.per_kernel_unit / f64::from(self.metres_per_height_unit),
-            ..metres
-        }
+        HeightUnit::new(&self.export_units, &self.units)
     }
 
     /// Kernel heights back in the input's units.
     pub fn from_kernel(&self, height: f32) -> f32 {
-        self.units.from_kernel(height) / self.metres_per_height_unit
+        self.units.from_kernel(height) / metres_per_vertical_unit(&self.export_units)
     }
 }
 
@@ -214,7 +208,6 @@ pub fn prepare_terrain(
                 heights,
                 units: GridUnits::default(),
                 export_units: "cells".into(),
-                metres_per_height_unit: 1.0,
                 nodata: None,
                 geo: None,
                 report: TerrainReport::Noise(*spec),
@@ -231,11 +224,11 @@ pub fn prepare_terrain(
             // Every file's cell size is in metres by now (stated, read or assumed), so
             // its heights are too, unless the file names its own unit (feet are turned
             // into metres for the kernel, and back on export).
-            let export_units = match dem.units.as_str() {
+            let export_units: String = match dem.units.as_str() {
                 "" => "m".into(),
                 named => named.into(),
             };
-            let metres = metres_per_vertical_unit(&dem.units);
+            let metres = metres_per_vertical_unit(&export_units);
             Ok(PreparedTerrain {
                 heights: elevations.map(|e| units.to_kernel(e * metres)),
                 report: TerrainReport::File {
@@ -254,7 +247,6 @@ pub fn prepare_terrain(
                 missing,
                 units: *units,
                 export_units,
-                metres_per_height_unit: metres,
                 nodata: dem.nodata,
             })
         }
