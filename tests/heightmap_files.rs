@@ -129,10 +129,7 @@ fn raw_float32_round_trips_bit_exactly_with_its_sidecar() {
 #[test]
 fn elevations_in_metres_survive_cell_units_and_fixed_point() {
     let dem = sample_dem();
-    let units = GridUnits {
-        cell_size: CellSize { x: 30.0, y: 27.5 },
-        vertical_scale: 1.0,
-    };
+    let units = GridUnits::metres(CellSize { x: 30.0, y: 27.5 }, 1.0);
     let scale = 1000.0;
     let cells = dem.heights.map(|e| units.to_kernel(e));
     let fixed = cells.to_fixed(scale).unwrap();

@@ -1,15 +1,19 @@
 //! Landform figures and pictures of a DEM whose cells are not square: the test DEM at
 //! its 74.5 m x 92.6 m cells. GDAL's `gdaldem slope` (Horn's method) judges the slope;
-//! the pictures must show the ground at its true aspect.
+//! the pictures must show the ground at its true aspect. pysheds, an independent
+//! implementation, judges the depression filling and the channels
+//! (tests/data/jacksboro_pysheds.json, made by tools/fixtures/pysheds_landform.py).
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use common::{assert_clean_success, assert_erode_outputs, gdal, vkerode};
+use vkerode::terrain::drainage::Drainage;
 use vkerode::terrain::formats::read_dem;
 use vkerode::terrain::image::{horn_gradient, CellSize};
 use vkerode::terrain::metrics::Landform;
+use vkerode::terrain::units::LengthUnit;
 
 const DEM: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -138,14 +142,92 @@ fn the_mean_slope_is_gdaldems_horn_slope_on_the_real_spacing() {
         worst < 1e-5,
         "a cell's slope differs from GDAL's by {worst}"
     );
-    let ours = Landform::of(&dem.heights, CELL).mean_slope;
+    let ours = Landform::of(&dem.heights, CELL, LengthUnit::Metres).mean_slope;
     assert!(
         (ours - gdal_mean).abs() < 1e-6 * gdal_mean,
         "mean slope {ours}, GDAL's {gdal_mean}"
     );
     // Square cells of 74.5 m would read the rows' rise 24% too steep.
-    let square = Landform::of(&dem.heights, CellSize { x: 74.5, y: 74.5 }).mean_slope;
+    let square = Landform::of(
+        &dem.heights,
+        CellSize { x: 74.5, y: 74.5 },
+        LengthUnit::Metres,
+    )
+    .mean_slope;
     assert!(square > 1.05 * gdal_mean, "{square} on square cells");
+}
+
+/// pysheds' figures of the test DEM on its true cells.
+#[derive(serde::Deserialize)]
+struct Pysheds {
+    pits_and_flats: u64,
+    depression_volume_m3: f64,
+    /// (cell, filled height) of every cell the filling raised.
+    raised: Vec<(usize, f32)>,
+    channel_threshold_cells: f64,
+    /// (cell, upstream cells) of every interior channel cell.
+    channels: Vec<(usize, u32)>,
+}
+
+#[test]
+fn depressions_fill_and_channels_route_as_pysheds_finds_them() {
+    let fixture: Pysheds = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/jacksboro_pysheds.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let dem = read_dem(Path::new(DEM), None).unwrap();
+    let heights = dem.heights.data();
+    // The priority flood fills to exactly pysheds' heights, cell by cell.
+    let drainage = Drainage::of(&dem.heights, CELL);
+    let mut theirs = heights.to_vec();
+    for &(i, h) in &fixture.raised {
+        theirs[i] = h;
+    }
+    let differing = (0..theirs.len())
+        .filter(|&i| drainage.filled.data()[i] != theirs[i])
+        .count();
+    assert_eq!(differing, 0, "cells filled otherwise than by pysheds");
+    let figures = Landform::of(&dem.heights, CELL, LengthUnit::Metres);
+    assert_eq!(figures.pits, fixture.pits_and_flats);
+    // The same heights: only the cell's area differs, 92.6 m held in f32 (1.6e-8).
+    let volume = fixture.depression_volume_m3;
+    assert!(
+        (figures.depression_volume - volume).abs() < 1e-7 * volume,
+        "{} m3 filled, pysheds {volume}",
+        figures.depression_volume
+    );
+    // The channels: the same D8 on the filled heights, and across flats the same
+    // gradients of Barnes et al. (2014).
+    let threshold = LengthUnit::Metres.channel_area() / (DX * DY);
+    assert!((threshold - fixture.channel_threshold_cells).abs() < 1e-9);
+    let ours: std::collections::BTreeSet<usize> = (0..heights.len())
+        .filter(|&i| interior(i) && f64::from(drainage.area[i]) >= threshold)
+        .collect();
+    let theirs: std::collections::BTreeSet<usize> = fixture.channels.iter().map(|c| c.0).collect();
+    let shared = ours.intersection(&theirs).count() as f64;
+    let jaccard = shared / ours.union(&theirs).count() as f64;
+    let same_area = fixture
+        .channels
+        .iter()
+        .filter(|&&(i, cells)| {
+            (f64::from(drainage.area[i]) - f64::from(cells)).abs() <= 0.01 * f64::from(cells)
+        })
+        .count() as f64
+        / fixture.channels.len() as f64;
+    eprintln!(
+        "channels: {} ours, {} pysheds, Jaccard {jaccard}, upstream area within 1% {same_area}",
+        ours.len(),
+        theirs.len()
+    );
+    // 2 of 8,485 channel cells differ, and 3% of their areas (by a cell or a few):
+    // ties between equal falls that pysheds, in f64 on heights raised by 1e-5 per step
+    // of the gradient, breaks otherwise than exact integers do.
+    assert!(jaccard > 0.999, "channel cells agree {jaccard}");
+    assert!(same_area > 0.99, "upstream areas within 1% on {same_area}");
 }
 
 /// The size of the picture panel whose top-left corner is at `corner` in a PNG: how far
@@ -201,7 +283,7 @@ fn an_erode_of_oblong_cells_reports_metres_and_draws_the_ground_at_its_aspect() 
         "run.json's mean slope {reported}, GDAL's {gdal_mean}"
     );
     let dem = read_dem(Path::new(DEM), None).unwrap();
-    let direct = Landform::of(&dem.heights, CELL);
+    let direct = Landform::of(&dem.heights, CELL, LengthUnit::Metres);
     let density = before["drainage_density"].as_f64().unwrap();
     assert!(
         (density - direct.drainage_density).abs() < 0.01 * direct.drainage_density,

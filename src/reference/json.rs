@@ -3,6 +3,8 @@
 //! test holds the lists to the fields of real files: every field written is listed.
 
 use crate::erosion::STRATEGIES;
+use crate::table::Section;
+use crate::terrain::metrics::Landform;
 use crate::terrain::units::HEIGHT_UNIT_MEANING;
 
 /// One field of a JSON file: its path (objects joined by `.`, arrays as `[]`).
@@ -55,6 +57,7 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("run.json", "terrain.units.cell_size.x", "m", "file: grid spacing east-west"),
     field("run.json", "terrain.units.cell_size.y", "m", "file: grid spacing north-south"),
     field("run.json", "terrain.units.vertical_scale", "ratio", "file: vertical exaggeration applied before erosion"),
+    field("run.json", "terrain.units.length_unit", "text", "file: metres, the grid's unit of length (generated terrain's is cells), which sets the channel threshold and the unit of drainage density"),
     field("run.json", "terrain.cell_size_source", "text", "file: where the cell size came from: flag, file or assumed; for a geographic CRS, an object `geodesic` instead"),
     field("run.json", "terrain.cell_size_source.geodesic.latitude_deg", "degrees", "file in degrees: the centre row's latitude, where the cell size was taken on the CRS's ellipsoid"),
     field("run.json", "terrain.cell_size_source.geodesic.x_spread", "ratio", "file in degrees: (widest - narrowest) / centre east-west spacing over the map, what one spacing per map neglects"),
@@ -79,16 +82,6 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("run.json", "ceiling.peak_copy_bytes_per_s", "bytes/s", "streaming-copy: the copy's bytes read and written per second"),
     field("run.json", "ceiling.peak_steps_per_s", "figures.unit per s", "the ceiling in the strategy's own unit: the walk's rate, or the copy's bandwidth over bytes_per_cell_step"),
     field("run.json", "ceiling.percent_of_peak", "%", "the rate over the ceiling"),
-    field("run.json", "landform.before.hypsometric_integral", "ratio", "(mean - min) / (max - min) of the heights before"),
-    field("run.json", "landform.before.mean_slope", "rise over run", "mean gradient magnitude before (Horn's method, as gdaldem slope, on the real cell spacing)"),
-    field("run.json", "landform.before.drainage_density", "1/m for a DEM, 1/cell for generated terrain", "D8 channel length (flow steps of the cells draining at least 100 cells) over the map's area, before"),
-    field("run.json", "landform.before.concavity", "exponent", "theta of S ~ A^-theta over channel cells before (null with too few)"),
-    field("run.json", "landform.before.channel_incision", "m for a DEM, cells for generated terrain", "how far channels (top 5% area) lie below their 7x7 surroundings, before"),
-    field("run.json", "landform.after.hypsometric_integral", "ratio", "(mean - min) / (max - min) of the heights after"),
-    field("run.json", "landform.after.mean_slope", "rise over run", "mean gradient magnitude after (Horn's method, as gdaldem slope, on the real cell spacing)"),
-    field("run.json", "landform.after.drainage_density", "1/m for a DEM, 1/cell for generated terrain", "D8 channel length (flow steps of the cells draining at least 100 cells) over the map's area, after"),
-    field("run.json", "landform.after.concavity", "exponent", "theta of S ~ A^-theta over channel cells after (null with too few)"),
-    field("run.json", "landform.after.channel_incision", "m for a DEM, cells for generated terrain", "how far channels (top 5% area) lie below their 7x7 surroundings, after"),
     field("run.json", "change.total_change", "height units x cells", "sum of (after - before)"),
     field("run.json", "change.eroded", "height units x cells", "sum of the lowering of the cells that went down"),
     field("run.json", "change.deposited", "height units x cells", "sum of the raising of the cells that went up"),
@@ -176,8 +169,29 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("peak.json", "copy.gpu_ms", "ms", "median GPU time of a copy"),
 ];
 
-/// Every field: the common ones, then each strategy's run.json fields.
+/// The landform figures before and after, from their one list (`Landform::COLUMNS`).
+fn landform_fields() -> impl Iterator<Item = JsonField> {
+    let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+    ["before", "after"].into_iter().flat_map(move |when| {
+        Landform::COLUMNS
+            .iter()
+            .map(move |&(name, unit, meaning)| JsonField {
+                file: "run.json",
+                path: leak(format!("landform.{when}.{name}")),
+                unit,
+                meaning: leak(format!("{meaning}; {when} the run")),
+                strategy: None,
+            })
+    })
+}
+
+/// Every field: the common ones, the landform's, then each strategy's run.json fields.
 pub fn json_fields() -> Vec<JsonField> {
+    static FIELDS: std::sync::OnceLock<Vec<JsonField>> = std::sync::OnceLock::new();
+    FIELDS.get_or_init(all_fields).clone()
+}
+
+fn all_fields() -> Vec<JsonField> {
     let own = STRATEGIES.iter().flat_map(|s| {
         s.report_fields()
             .iter()
@@ -195,6 +209,7 @@ pub fn json_fields() -> Vec<JsonField> {
             strategy: None,
             ..*f
         })
+        .chain(landform_fields())
         .chain(own)
         .collect()
 }

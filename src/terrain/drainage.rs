@@ -1,10 +1,13 @@
-//! D8 flow accumulation: how many cells drain through each cell when every cell passes
-//! its water to the neighbour with the steepest drop per distance, on a grid of real
-//! spacing (dx across, dy down, the diagonal between). Used to find a terrain's
-//! channels.
+//! D8 flow accumulation (O'Callaghan and Mark 1984) on a conditioned map: how many cells
+//! drain through each cell when every cell passes its water to the neighbour with the
+//! steepest drop per distance, on a grid of real spacing (dx across, dy down, the
+//! diagonal between), once depressions are filled and flats resolved. Used to find a
+//! terrain's channels.
 
 use rayon::prelude::*;
 
+use super::flats::flat_gradient;
+use super::flood::fill_depressions;
 use super::heightmap::Heightmap;
 use super::image::CellSize;
 use super::nodata::NEIGHBOURS;
@@ -32,62 +35,113 @@ pub struct FlowStep {
     pub slope: f32,
 }
 
-/// Upstream area of every cell in cells, itself included, routed over the grid's
-/// `spacing` (times dx * dy for an area). The receivers and the order from high to low
-/// are found in parallel (maps reach 2^31 cells); only the accumulation down that order
-/// is sequential. Cells of equal height never drain into each other, so their order
-/// among themselves does not matter.
-pub fn flow_accumulation(map: &Heightmap, spacing: CellSize) -> Vec<u32> {
-    let heights = map.data();
-    let neighbours = neighbours(spacing);
-    let receivers: Vec<u32> = (0..heights.len())
-        .into_par_iter()
-        .map(|i| steepest(map, &neighbours, i).map_or(NO_RECEIVER, |step| step.receiver as u32))
-        .collect();
-    // Height and cell in one key, sorted directly: no indirect loads while sorting.
-    let mut order: Vec<u64> = heights
-        .par_iter()
-        .enumerate()
-        .map(|(i, &h)| (u64::from(ascending_bits(h)) << 32) | i as u64)
-        .collect();
-    order.par_sort_unstable();
-    let mut area = vec![1u32; heights.len()];
-    for &key in order.iter().rev() {
-        let i = key as u32;
-        let j = receivers[i as usize];
-        if j != NO_RECEIVER {
-            area[j as usize] += area[i as usize];
+/// A map's D8 drainage after hydrological conditioning: every depression filled by the
+/// priority flood ([`fill_depressions`]), each cell draining to its steepest lower
+/// neighbour on the filled heights, and a flat's cells (a filled depression's among
+/// them) down its drainage gradient ([`flat_gradient`]) to its outlet. Every cell so
+/// drains to the map's edge, where water leaves.
+pub struct Drainage {
+    /// The heights with every depression filled.
+    pub filled: Heightmap,
+    /// Each cell's step; `None` for an outlet on the edge.
+    steps: Vec<Option<FlowStep>>,
+    /// Upstream area of every cell in cells, itself included (times dx * dy for an
+    /// area).
+    pub area: Vec<u32>,
+}
+
+impl Drainage {
+    /// The drainage of `map` on a grid of `spacing`. The steps are found in parallel
+    /// (maps reach 2^31 cells); the filling and the accumulation are sequential.
+    pub fn of(map: &Heightmap, spacing: CellSize) -> Self {
+        let filled = fill_depressions(map);
+        let gradient = flat_gradient(&filled);
+        let neighbours = neighbours(spacing);
+        let (w, h) = (map.width(), map.height());
+        let steps: Vec<Option<FlowStep>> = (0..w * h)
+            .into_par_iter()
+            .map(|i| {
+                steepest(&filled, &neighbours, i)
+                    .or_else(|| down_the_flat(&filled, &gradient, &neighbours, i))
+            })
+            .collect();
+        let area = accumulate(&steps);
+        Self {
+            filled,
+            steps,
+            area,
+        }
+    }
+
+    /// Where cell `i` drains, how far and how steeply on the filled heights (0 across a
+    /// flat); `None` for an outlet.
+    pub fn step(&self, i: usize) -> Option<FlowStep> {
+        self.steps[i]
+    }
+}
+
+/// The step of flat cell `i` to the same-height neighbour with the steepest fall of
+/// the drainage `gradient` per distance; `None` off a flat.
+fn down_the_flat(
+    filled: &Heightmap,
+    gradient: &[u32],
+    neighbours: &[(isize, isize, f32); 8],
+    i: usize,
+) -> Option<FlowStep> {
+    let heights = filled.data();
+    let mut best: Option<(f32, FlowStep)> = None;
+    for (j, length) in around(filled, neighbours, i) {
+        let fall = gradient[i] as f32 - gradient[j] as f32;
+        if heights[j] != heights[i] || gradient[j] == 0 || fall <= 0.0 {
+            continue;
+        }
+        let per_length = fall / length;
+        if best.is_none_or(|(b, _)| per_length > b) {
+            best = Some((
+                per_length,
+                FlowStep {
+                    receiver: j,
+                    length,
+                    slope: 0.0,
+                },
+            ));
+        }
+    }
+    best.map(|(_, step)| step)
+}
+
+/// Upstream cells of every cell along `steps`, itself included: each cell passes its
+/// area on once all its donors have passed theirs (Kahn's order).
+fn accumulate(steps: &[Option<FlowStep>]) -> Vec<u32> {
+    let mut donors = vec![0u32; steps.len()];
+    for step in steps.iter().flatten() {
+        donors[step.receiver] += 1;
+    }
+    let mut area = vec![1u32; steps.len()];
+    let mut ready: Vec<usize> = (0..steps.len()).filter(|&i| donors[i] == 0).collect();
+    while let Some(i) = ready.pop() {
+        if let Some(step) = steps[i] {
+            let j = step.receiver;
+            area[j] += area[i];
+            donors[j] -= 1;
+            if donors[j] == 0 {
+                ready.push(j);
+            }
         }
     }
     area
 }
 
-/// The bits of `h`, ordered as `f32::total_cmp` orders the floats.
-fn ascending_bits(h: f32) -> u32 {
-    let bits = h.to_bits();
-    if bits >> 31 == 1 {
-        !bits
-    } else {
-        bits | 1 << 31
-    }
+/// Upstream area of every cell in cells, itself included, on the conditioned drainage
+/// ([`Drainage`]) over the grid's `spacing`.
+pub fn flow_accumulation(map: &Heightmap, spacing: CellSize) -> Vec<u32> {
+    Drainage::of(map, spacing).area
 }
 
-/// A pit's or a flat's receiver.
-const NO_RECEIVER: u32 = u32::MAX;
-
-/// The step of cell `i` to the neighbour with the steepest drop per distance; `None`
-/// for a pit or a flat.
 fn steepest(map: &Heightmap, neighbours: &[(isize, isize, f32); 8], i: usize) -> Option<FlowStep> {
-    let (w, h) = (map.width(), map.height());
     let heights = map.data();
-    let (x, y) = ((i % w) as isize, (i / w) as isize);
     let mut best: Option<FlowStep> = None;
-    for &(dx, dy, length) in neighbours {
-        let (nx, ny) = (x + dx, y + dy);
-        if nx < 0 || ny < 0 || nx >= w as isize || ny >= h as isize {
-            continue;
-        }
-        let j = ny as usize * w + nx as usize;
+    for (j, length) in around(map, neighbours, i) {
         let slope = (heights[i] - heights[j]) / length;
         if slope > best.map_or(0.0, |b| b.slope) {
             best = Some(FlowStep {
@@ -100,28 +154,42 @@ fn steepest(map: &Heightmap, neighbours: &[(isize, isize, f32); 8], i: usize) ->
     best
 }
 
+/// The neighbours of cell `i` inside the map, in `neighbours`' order, with their
+/// distances.
+fn around<'a>(
+    map: &Heightmap,
+    neighbours: &'a [(isize, isize, f32); 8],
+    i: usize,
+) -> impl Iterator<Item = (usize, f32)> + 'a {
+    let (w, h) = (map.width() as isize, map.height() as isize);
+    let (x, y) = (i as isize % w, i as isize / w);
+    neighbours.iter().filter_map(move |&(dx, dy, length)| {
+        let (nx, ny) = (x + dx, y + dy);
+        (nx >= 0 && ny >= 0 && nx < w && ny < h).then_some(((ny * w + nx) as usize, length))
+    })
+}
+
 /// The D8 step of cell `i` on a grid of `spacing`: where it drains, how far and how
 /// steeply; `None` for a pit or a flat.
 pub fn steepest_descent(map: &Heightmap, spacing: CellSize, i: usize) -> Option<FlowStep> {
     steepest(map, &neighbours(spacing), i)
 }
 
-/// The cells whose upstream area is in the top `share` (0..1) of the map, routed over
-/// the grid's `spacing`: its channels.
-pub fn channel_mask(map: &Heightmap, spacing: CellSize, share: f64) -> Vec<bool> {
-    let area = flow_accumulation(map, spacing);
-    let mut sorted = area.clone();
+/// The cells whose upstream `area` is in the top `share` (0..1) of the map: its
+/// channels.
+pub fn channel_mask(area: &[u32], share: f64) -> Vec<bool> {
+    let mut sorted = area.to_vec();
     sorted.par_sort_unstable();
     let cut = ((1.0 - share) * sorted.len() as f64) as usize;
     let threshold = sorted[cut.min(sorted.len() - 1)].max(2);
     area.iter().map(|&a| a >= threshold).collect()
 }
 
-/// Mean incision of a map's own channels (routed over `spacing`): how far each channel
-/// cell lies below the mean of the (2r+1)^2-cell window around it, averaged over the
-/// channel cells, in height units.
-pub fn channel_incision(map: &Heightmap, spacing: CellSize, share: f64, radius: usize) -> f64 {
-    let mask = channel_mask(map, spacing, share);
+/// Mean incision of a map's own channels (the top `share` of its upstream `area`): how
+/// far each channel cell lies below the mean of the (2r+1)^2-cell window around it,
+/// averaged over the channel cells, in height units.
+pub fn channel_incision(map: &Heightmap, area: &[u32], share: f64, radius: usize) -> f64 {
+    let mask = channel_mask(area, share);
     let (w, h) = (map.width(), map.height());
     let mut total = 0.0f64;
     let mut count = 0usize;
@@ -162,12 +230,40 @@ mod tests {
         let map = Heightmap::new(5, 5, data).unwrap();
         let area = flow_accumulation(&map, CellSize::default());
         assert_eq!(area[4 * w + 2], 25, "the outlet drains the whole map");
-        let channel = channel_mask(&map, CellSize::default(), 0.2);
+        let channel = channel_mask(&area, 0.2);
         assert!(
             (0..5).all(|y| channel[y * w + 2]),
             "the floor is the channel"
         );
         assert!(!channel[0], "a corner is not");
+    }
+
+    #[test]
+    fn a_pitted_map_drains_every_cell_to_its_edge() {
+        // A bowl with a pit in it and a flat floor: without filling, D8 stops at the pit
+        // and on the flat; filled, the whole map (the rim drains inward) reaches the one
+        // low edge cell.
+        #[rustfmt::skip]
+        let data = vec![
+            9.0, 9.0, 9.0, 9.0, 9.0, 9.0,
+            9.0, 4.0, 4.0, 4.0, 4.0, 9.0,
+            9.0, 4.0, 2.0, 4.0, 4.0, 5.0,
+            9.0, 4.0, 4.0, 4.0, 4.0, 9.0,
+            9.0, 9.0, 9.0, 9.0, 9.0, 9.0,
+        ];
+        let map = Heightmap::new(6, 5, data).unwrap();
+        let drainage = Drainage::of(&map, CellSize::default());
+        let outlet = 2 * 6 + 5;
+        assert_eq!(drainage.area[outlet], 30);
+        assert!(
+            drainage.filled.data()[8] == 5.0,
+            "the floor fills to the spill"
+        );
+        let mut cell = 14; // the pit
+        while let Some(step) = drainage.step(cell) {
+            cell = step.receiver;
+        }
+        assert_eq!(cell, outlet);
     }
 
     /// A 3x3 map at 20 but for its centre (10) and the given neighbours.

@@ -5,37 +5,35 @@
 
 use serde::Serialize;
 
-use super::drainage::{channel_incision, flow_accumulation, steepest_descent, FlowStep};
+use super::drainage::{channel_incision, Drainage};
+use super::flood::is_edge;
 use super::heightmap::Heightmap;
 use super::image::{horn_gradient, CellSize};
-use super::units::GridUnits;
+use super::nodata::in_bounds_neighbours;
+use super::units::{GridUnits, LengthUnit};
 
-/// Cells draining through a cell that make it a channel, for drainage density and the
-/// slope-area fit. A count of cells, whatever their size.
-pub const CHANNEL_AREA_CELLS: u32 = 100;
 /// The channel share and window radius of the incision (as `ChangeFigures`).
 pub const INCISION_SHARE: f64 = 0.05;
 pub const INCISION_RADIUS: usize = 3;
+/// The slope-area bins: a tenth of a decade of upstream area each, and the channel
+/// cells a bin needs to count.
+const BINS_PER_DECADE: f64 = 10.0;
+const MIN_CELLS_PER_BIN: usize = 5;
 
+/// The figures of a terrain's form, on its hydrologically conditioned drainage
+/// ([`Drainage`]: depressions filled, flats resolved), over its interior: the outer ring
+/// of cells, which is every strategy's boundary and which the droplet kernel never
+/// touches, is left out of every figure (it still takes the water that leaves).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Landform {
-    /// (mean - min) / (max - min): 1/3 for a cone, 1/2 for a plane.
     pub hypsometric_integral: f64,
-    /// Mean gradient magnitude, rise over run, by Horn's method over interior cells
-    /// (what `gdaldem slope` gives, as a tangent).
     pub mean_slope: f64,
-    /// Channel length per unit area, per length unit: the D8 flow steps (dx, dy or the
-    /// diagonal) of the cells with an upstream area of at least CHANNEL_AREA_CELLS
-    /// cells, over the map's area.
     pub drainage_density: f64,
-    /// The concavity theta of the slope-area relation S ~ A^-theta (A in area units, S
-    /// the D8 drop per distance), from a log-log least-squares fit over channel cells
-    /// with a downhill slope; `None` with fewer than 3 such cells or areas that do not
-    /// vary.
     pub concavity: Option<f64>,
-    /// How far channels (top 5% upstream area) lie below their 7x7 surroundings, in
-    /// height units.
+    pub concavity_se: Option<f64>,
     pub channel_incision: f64,
+    pub pits: u64,
+    pub depression_volume: f64,
 }
 
 impl crate::table::Section for Landform {
@@ -43,64 +41,109 @@ impl crate::table::Section for Landform {
         (
             "hypsometric_integral",
             "ratio",
-            "(mean - min) / (max - min) of the heights: 1/3 for a cone, 1/2 for a plane",
+            "(mean - min) / (max - min) of the interior's heights: 1/3 for a cone, 1/2 for a plane (Strahler 1952)",
         ),
         (
             "mean_slope",
             "rise over run",
-            "mean gradient magnitude by Horn's 3x3 method (as gdaldem slope) over interior cells, on the grid's real spacing",
+            "mean gradient magnitude by Horn's 3x3 method (as gdaldem slope) over the interior, on the grid's real spacing",
         ),
         (
             "drainage_density",
-            "per length unit (1/m for a DEM, 1/cell for generated terrain)",
-            "D8 channel length (each channel cell's flow step: dx, dy or the diagonal) over the map's area; channels drain at least 100 cells",
+            "1/km for a DEM, 1/cell for generated terrain",
+            "channel length over the interior's area: each interior channel cell's D8 step (dx, dy or the diagonal) on the filled map; a channel drains at least 0.5 km2 on a DEM, 100 cells on generated terrain",
         ),
         (
             "concavity",
             "exponent",
-            "theta of the slope-area relation S ~ A^-theta over channel cells, A in area units (empty with too few)",
+            "theta of S ~ A^-theta (Flint 1974): least squares of mean ln S on mean ln A over bins of a tenth of a decade of A with 5 channel cells or more, S the D8 drop per distance on the filled map (cells of a filled depression left out); empty with fewer than 3 bins",
+        ),
+        (
+            "concavity_se",
+            "exponent",
+            "standard error of the concavity from the bins' scatter about the fit; empty with fewer than 4 bins",
         ),
         (
             "channel_incision",
             "m for a DEM (one in feet too), cells for generated terrain",
-            "how far channels (top 5% upstream area) lie below their 7x7 surroundings",
+            "how far channels (top 5% upstream area on the filled map) lie below their 7x7 surroundings",
+        ),
+        (
+            "pits",
+            "cells",
+            "interior cells with no lower neighbour, pits and flats: where D8 would stop without the filling",
+        ),
+        (
+            "depression_volume",
+            "height unit x area unit (m3 for a DEM, cells3 for generated terrain)",
+            "what priority-flood filling adds: the sum over the interior of (filled - height) times the cell's area (Barnes, Lehman and Mulla 2014)",
         ),
     ];
 }
 
 impl Landform {
-    /// The metrics of `map` on a grid of `spacing`, in the unit of `map`'s heights.
     /// Of a map in kernel units, in the map's own: heights back in metres on its grid
     /// of metres (cells on cells for generated terrain).
     pub fn of_kernel(map: &Heightmap, units: &GridUnits) -> Self {
-        Self::of(&map.map(|h| units.from_kernel(h)), units.cell_size)
+        Self::of(
+            &map.map(|h| units.from_kernel(h)),
+            units.cell_size,
+            units.length_unit,
+        )
     }
 
-    pub fn of(map: &Heightmap, spacing: CellSize) -> Self {
-        let area = flow_accumulation(map, spacing);
+    /// The figures of `map` on a grid of `spacing` in `lengths`, in the unit of `map`'s
+    /// heights.
+    pub fn of(map: &Heightmap, spacing: CellSize, lengths: LengthUnit) -> Self {
+        let (w, h) = (map.width(), map.height());
+        let drainage = Drainage::of(map, spacing);
         let cell_area = f64::from(spacing.x) * f64::from(spacing.y);
-        // Channel cells with somewhere to drain: pits and flats have no step.
-        let channel_steps: Vec<(u32, FlowStep)> = (0..area.len())
-            .filter(|&i| area[i] >= CHANNEL_AREA_CELLS)
-            .filter_map(|i| Some((area[i], steepest_descent(map, spacing, i)?)))
-            .collect();
-        let channel_length: f64 = channel_steps
+        let interior: Vec<usize> = (0..w * h).filter(|&i| !is_edge(i, w, h)).collect();
+        let threshold_cells = lengths.channel_area() / cell_area;
+        let channel_steps: Vec<(u32, f32, f32)> = interior
             .iter()
-            .map(|(_, step)| f64::from(step.length))
-            .sum();
-        let points: Vec<(f64, f64)> = channel_steps
-            .iter()
-            .map(|(cells, step)| {
-                let drained = f64::from(*cells) * cell_area;
-                (drained.ln(), f64::from(step.slope).ln())
+            .filter(|&&i| f64::from(drainage.area[i]) >= threshold_cells)
+            .filter_map(|&i| {
+                drainage
+                    .step(i)
+                    .map(|s| (drainage.area[i], s.length, s.slope))
             })
             .collect();
+        let channel_length: f64 = channel_steps.iter().map(|c| f64::from(c.1)).sum();
+        let interior_area = interior.len() as f64 * cell_area;
+        let points: Vec<(f64, f64)> = channel_steps
+            .iter()
+            .filter(|c| c.2 > 0.0)
+            .map(|&(cells, _, slope)| ((f64::from(cells) * cell_area).ln(), f64::from(slope).ln()))
+            .collect();
+        let fit = binned_fit(&points);
+        let heights = map.data();
+        let filled = drainage.filled.data();
         Self {
-            hypsometric_integral: hypsometric_integral(map),
+            hypsometric_integral: hypsometric_integral(interior.iter().map(|&i| heights[i])),
             mean_slope: mean_slope(map, spacing),
-            drainage_density: channel_length / (area.len() as f64 * cell_area),
-            concavity: fit_slope(&points).map(|s| -s),
-            channel_incision: channel_incision(map, spacing, INCISION_SHARE, INCISION_RADIUS),
+            drainage_density: if interior.is_empty() {
+                0.0
+            } else {
+                channel_length / interior_area * lengths.per_density_unit()
+            },
+            concavity: fit.map(|f| -f.slope),
+            concavity_se: fit.and_then(|f| f.standard_error),
+            channel_incision: channel_incision(
+                map,
+                &drainage.area,
+                INCISION_SHARE,
+                INCISION_RADIUS,
+            ),
+            pits: interior
+                .iter()
+                .filter(|&&i| in_bounds_neighbours(i, w, h).all(|j| heights[j] >= heights[i]))
+                .count() as u64,
+            depression_volume: interior
+                .iter()
+                .map(|&i| f64::from(filled[i]) - f64::from(heights[i]))
+                .sum::<f64>()
+                * cell_area,
         }
     }
 }
@@ -122,18 +165,46 @@ pub fn mean_slope(map: &Heightmap, spacing: CellSize) -> f64 {
     total / ((w - 2) * (h - 2)) as f64
 }
 
-fn hypsometric_integral(map: &Heightmap) -> f64 {
-    let stats = map.stats();
-    let range = f64::from(stats.max) - f64::from(stats.min);
-    if range > 0.0 {
-        (stats.mean - f64::from(stats.min)) / range
+fn hypsometric_integral(heights: impl Iterator<Item = f32>) -> f64 {
+    let (min, max, sum, n) = heights.filter(|h| h.is_finite()).fold(
+        (f32::INFINITY, f32::NEG_INFINITY, 0.0f64, 0usize),
+        |(lo, hi, sum, n), h| (lo.min(h), hi.max(h), sum + f64::from(h), n + 1),
+    );
+    let range = f64::from(max) - f64::from(min);
+    if n > 0 && range > 0.0 {
+        (sum / n as f64 - f64::from(min)) / range
     } else {
         0.0
     }
 }
 
-/// The least-squares slope of y on x.
-fn fit_slope(points: &[(f64, f64)]) -> Option<f64> {
+/// A least-squares line and the standard error of its slope.
+#[derive(Clone, Copy, Debug)]
+struct Fit {
+    slope: f64,
+    /// `None` with fewer than 4 points (2 degrees of freedom).
+    standard_error: Option<f64>,
+}
+
+/// The line through the means of `points` (ln A, ln S) binned by x, a tenth of a decade
+/// per bin, over the bins of at least MIN_CELLS_PER_BIN points.
+fn binned_fit(points: &[(f64, f64)]) -> Option<Fit> {
+    let width = std::f64::consts::LN_10 / BINS_PER_DECADE;
+    let mut bins: std::collections::BTreeMap<i64, (f64, f64, usize)> = Default::default();
+    for &(x, y) in points {
+        let bin = bins.entry((x / width).floor() as i64).or_default();
+        *bin = (bin.0 + x, bin.1 + y, bin.2 + 1);
+    }
+    let means: Vec<(f64, f64)> = bins
+        .values()
+        .filter(|b| b.2 >= MIN_CELLS_PER_BIN)
+        .map(|&(x, y, n)| (x / n as f64, y / n as f64))
+        .collect();
+    fit_line(&means)
+}
+
+/// The least-squares line of y on x, with its slope's standard error.
+fn fit_line(points: &[(f64, f64)]) -> Option<Fit> {
     if points.len() < 3 {
         return None;
     }
@@ -144,7 +215,18 @@ fn fit_slope(points: &[(f64, f64)]) -> Option<f64> {
     let (sxy, sxx) = points.iter().fold((0.0, 0.0), |(sxy, sxx), (x, y)| {
         (sxy + (x - mx) * (y - my), sxx + (x - mx) * (x - mx))
     });
-    (sxx > 1e-12).then(|| sxy / sxx)
+    if sxx <= 1e-12 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let residuals: f64 = points
+        .iter()
+        .map(|(x, y)| (y - my - slope * (x - mx)).powi(2))
+        .sum();
+    Some(Fit {
+        slope,
+        standard_error: (points.len() >= 4).then(|| (residuals / (n - 2.0) / sxx).sqrt()),
+    })
 }
 
 #[cfg(test)]
@@ -161,7 +243,7 @@ mod tests {
     #[test]
     fn a_tilted_plane_has_half_its_relief_on_average_a_constant_slope_and_no_channels() {
         let plane = map(64, 64, |_, y| 0.5 * y);
-        let f = Landform::of(&plane, CellSize::default());
+        let f = Landform::of(&plane, CellSize::default(), LengthUnit::Cells);
         assert!((f.hypsometric_integral - 0.5).abs() < 1e-6, "{f:?}");
         assert!((f.mean_slope - 0.5).abs() < 1e-5, "{f:?}");
         // Parallel flow down the columns: no cell gathers 100 cells of area.
@@ -179,7 +261,7 @@ mod tests {
             let d = ((x - 128.0).powi(2) + (y - 128.0).powi(2)).sqrt();
             (top * (1.0 - d / r)).max(0.0)
         });
-        let f = Landform::of(&cone, CellSize::default());
+        let f = Landform::of(&cone, CellSize::default(), LengthUnit::Cells);
         let pi = std::f64::consts::PI;
         assert!((f.hypsometric_integral - pi / 12.0).abs() < 0.005, "{f:?}");
         let slope = top / r * pi / 4.0;
@@ -204,28 +286,27 @@ mod tests {
 
     #[test]
     fn a_v_valley_on_oblong_cells_has_its_channels_length_over_its_area() {
-        // Sides rising 1 per unit length from column 32; the floor falling 0.05 per unit
-        // length down the rows; cells 2 wide and 3 long.
-        let (w, h) = (65, 200);
-        let cell = CellSize { x: 2.0, y: 3.0 };
+        // Sides rising 1 per metre from column 4; the floor falling 0.05 per metre down
+        // the rows; cells 200 m wide and 300 m long, so 0.5 km2 is 8.3 cells.
+        let (w, h) = (9, 200);
+        let cell = CellSize { x: 200.0, y: 300.0 };
         let (dx, dy) = (f64::from(cell.x), f64::from(cell.y));
         let valley = map(w, h, |x, y| {
-            (x - 32.0).abs() * dx + 0.05 * (h as f64 - 1.0 - y) * dy
+            (x - 4.0).abs() * dx + 0.05 * (h as f64 - 1.0 - y) * dy
         });
-        let f = Landform::of(&valley, cell);
-        // Linear in each direction, symmetric: the mean sits halfway up.
-        assert!((f.hypsometric_integral - 0.5).abs() < 0.01, "{f:?}");
-        // Every side cell drains sideways into the floor, so the floor cell of row r
-        // gathers (r + 1) rows of 65 cells: a channel from row 1 on, one dy step a row
-        // to the outlet, which has no lower neighbour.
+        let f = Landform::of(&valley, cell, LengthUnit::Metres);
+        // Every side cell drains sideways into the floor (gathering 4 cells at most),
+        // so the floor cell of row r gathers (r + 1) rows of 9 cells: a channel on every
+        // interior row, one dy step a row, over the interior's area, per km.
         let length = (h - 2) as f64 * dy;
-        let area = (w * h) as f64 * dx * dy;
+        let area = ((w - 2) * (h - 2)) as f64 * dx * dy;
+        let per_km = length / area * 1000.0;
         assert!(
-            (f.drainage_density - length / area).abs() < 1e-12,
-            "{} per unit length, {} expected",
+            (f.drainage_density - per_km).abs() < 1e-12,
+            "{} per km, {per_km} expected",
             f.drainage_density,
-            length / area
         );
+        assert_eq!((f.pits, f.depression_volume), (0, 0.0), "{f:?}");
         // The floor's slope does not change with area: concavity 0.
         let theta = f.concavity.expect("a channel");
         assert!(theta.abs() < 0.05, "{f:?}");
@@ -240,6 +321,8 @@ mod tests {
                 (a.ln(), (3.0 * a.powf(-0.45)).ln())
             })
             .collect();
-        assert!((fit_slope(&points).unwrap() + 0.45).abs() < 1e-9);
+        let fit = fit_line(&points).unwrap();
+        assert!((fit.slope + 0.45).abs() < 1e-9, "{fit:?}");
+        assert!(fit.standard_error.unwrap() < 1e-9, "{fit:?}");
     }
 }

@@ -5,6 +5,8 @@ mod cells;
 mod change;
 pub mod drainage;
 pub mod files;
+pub mod flats;
+pub mod flood;
 pub mod formats;
 mod generate;
 mod heightmap;

@@ -4,17 +4,28 @@ use std::collections::VecDeque;
 
 use super::heightmap::Heightmap;
 
-/// The eight neighbours' offsets (x, y), row 0 north.
+/// The eight neighbours' offsets (x, y), row 0 north, clockwise from north: the order
+/// in which D8 breaks ties between equal drops (as pysheds and ArcGIS number them).
 pub(super) const NEIGHBOURS: [(isize, isize); 8] = [
-    (-1, -1),
     (0, -1),
     (1, -1),
-    (-1, 0),
     (1, 0),
-    (-1, 1),
-    (0, 1),
     (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
 ];
+
+/// The cells next to cell `i` of a `w` x `h` map, in [`NEIGHBOURS`] order.
+pub(super) fn in_bounds_neighbours(i: usize, w: usize, h: usize) -> impl Iterator<Item = usize> {
+    let (x, y) = ((i % w) as isize, (i / w) as isize);
+    NEIGHBOURS.iter().filter_map(move |&(dx, dy)| {
+        let (nx, ny) = (x + dx, y + dy);
+        (nx >= 0 && ny >= 0 && nx < w as isize && ny < h as isize)
+            .then_some(ny as usize * w + nx as usize)
+    })
+}
 
 /// Fills every NaN cell with the mean of its already-known 8-neighbours, growing
 /// breadth-first from the edges of each gap inward. Returns the mask of filled cells.
@@ -25,14 +36,7 @@ pub fn fill_missing(map: &mut Heightmap) -> Vec<bool> {
     let mut known: Vec<bool> = missing.iter().map(|&m| !m).collect();
     let mut queued = known.clone();
     let mut queue = VecDeque::new();
-    let neighbours = |i: usize| {
-        let (x, y) = ((i % w) as isize, (i / w) as isize);
-        NEIGHBOURS.iter().filter_map(move |&(dx, dy)| {
-            let (nx, ny) = (x + dx, y + dy);
-            (nx >= 0 && ny >= 0 && nx < w as isize && ny < h as isize)
-                .then_some(ny as usize * w + nx as usize)
-        })
-    };
+    let neighbours = |i: usize| in_bounds_neighbours(i, w, h);
     for i in (0..w * h).filter(|&i| missing[i]) {
         if neighbours(i).any(|j| known[j]) {
             queued[i] = true;

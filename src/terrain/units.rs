@@ -18,12 +18,53 @@ pub enum CellSizeSource {
     Assumed,
 }
 
+/// What a grid's lengths are measured in: a DEM's metres, or generated terrain's cells.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LengthUnit {
+    #[default]
+    Cells,
+    Metres,
+}
+
+impl LengthUnit {
+    /// The upstream area from which a cell is a channel, in this unit squared: 0.5 km2 on
+    /// a DEM (72 cells of an 80 m DEM, 556 of a 30 m one), 100 cells on generated terrain.
+    pub fn channel_area(self) -> f64 {
+        match self {
+            Self::Cells => 100.0,
+            Self::Metres => 500_000.0,
+        }
+    }
+
+    /// Per-length figures (drainage density) in this unit's reported unit: per km for
+    /// metres, per cell for cells.
+    pub fn per_density_unit(self) -> f64 {
+        match self {
+            Self::Cells => 1.0,
+            Self::Metres => 1000.0,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct GridUnits {
     /// Grid spacing in the DEM's horizontal units (metres).
     pub cell_size: CellSize,
     /// Multiplies elevations before the conversion (vertical exaggeration).
     pub vertical_scale: f32,
+    pub length_unit: LengthUnit,
+}
+
+impl GridUnits {
+    /// A DEM's: `cell_size` in metres, heights scaled by `vertical_scale`.
+    pub fn metres(cell_size: CellSize, vertical_scale: f32) -> Self {
+        Self {
+            cell_size,
+            vertical_scale,
+            length_unit: LengthUnit::Metres,
+        }
+    }
 }
 
 impl Default for GridUnits {
@@ -32,6 +73,7 @@ impl Default for GridUnits {
         Self {
             cell_size: CellSize::default(),
             vertical_scale: 1.0,
+            length_unit: LengthUnit::Cells,
         }
     }
 }
@@ -54,10 +96,6 @@ impl GridUnits {
             x: 1.0,
             y: self.cell_size.y / self.cell_size.x,
         }
-    }
-
-    pub fn is_identity(&self) -> bool {
-        *self == Self::default()
     }
 
     /// The map's height units in one kernel height unit.
@@ -189,10 +227,7 @@ mod tests {
 
     #[test]
     fn metres_survive_the_trip_to_cells_and_back() {
-        let units = GridUnits {
-            cell_size: CellSize { x: 74.5, y: 92.6 },
-            vertical_scale: 2.0,
-        };
+        let units = GridUnits::metres(CellSize { x: 74.5, y: 92.6 }, 2.0);
         for elevation in [-10_911.0f32, 0.0, 236.25, 1076.0, 8848.86] {
             let cells = units.to_kernel(elevation);
             assert!((cells - elevation * 2.0 / 74.5).abs() <= 1e-4 * cells.abs().max(1.0));
@@ -206,13 +241,7 @@ mod tests {
 
     #[test]
     fn documented_heights_are_converted_and_nothing_else() {
-        let unit = HeightUnit::new(
-            "m",
-            &GridUnits {
-                cell_size: CellSize { x: 50.0, y: 60.0 },
-                vertical_scale: 2.0,
-            },
-        );
+        let unit = HeightUnit::new("m", &GridUnits::metres(CellSize { x: 50.0, y: 60.0 }, 2.0));
         let mut report = serde_json::json!({
             "mass": {"after": 4.0, "steps": 4},
             "checks": [{"totals": {"terrain": 1.0}}, {"totals": {"terrain": 2.0}}],

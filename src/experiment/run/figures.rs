@@ -9,7 +9,7 @@ use crate::erosion::{Ceiling, Figures, WorkUnit};
 use crate::probes::ceilings::Ceilings;
 use crate::probes::ProbeError;
 use crate::table::Section;
-use crate::terrain::drainage::{channel_incision, channel_mask};
+use crate::terrain::drainage::{channel_incision, channel_mask, flow_accumulation};
 use crate::terrain::metrics::{INCISION_RADIUS, INCISION_SHARE};
 use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Change};
@@ -176,7 +176,8 @@ pub struct ChangeFigures {
     pub changed_cells_share: f64,
     pub deepest_erosion: f64,
     pub highest_deposition: f64,
-    /// Mean change over the channel cells of the initial terrain (D8, top 5% area).
+    /// Mean change over the channel cells of the initial terrain (D8 on the filled map,
+    /// top 5% area).
     pub channel_mean_change: f64,
     /// Mean change over all other cells.
     pub hillslope_mean_change: f64,
@@ -199,7 +200,11 @@ impl ChangeFigures {
         unit: &HeightUnit,
     ) -> Option<Self> {
         let (before_map, after_map) = (before.heightmap(), after.heightmap());
-        let channels = channel_mask(&before_map, spacing, INCISION_SHARE);
+        let (area_before, area_after) = (
+            flow_accumulation(&before_map, spacing),
+            flow_accumulation(&after_map, spacing),
+        );
+        let channels = channel_mask(&area_before, INCISION_SHARE);
         let [hillslopes, channel, all] = Change::split(before, after, &channels)?;
         let stats = after_map.stats();
         let share = |n: usize| n as f64 / all.cells.max(1) as f64;
@@ -216,13 +221,13 @@ impl ChangeFigures {
             hillslope_mean_change: of(hillslopes.mean()),
             channel_incision_before: of(channel_incision(
                 &before_map,
-                spacing,
+                &area_before,
                 INCISION_SHARE,
                 INCISION_RADIUS,
             )),
             channel_incision_after: of(channel_incision(
                 &after_map,
-                spacing,
+                &area_after,
                 INCISION_SHARE,
                 INCISION_RADIUS,
             )),

@@ -119,10 +119,7 @@ impl TerrainSource {
         Ok(TerrainSource::File {
             path: path.to_path_buf(),
             dem: Box::new(dem),
-            units: GridUnits {
-                cell_size,
-                vertical_scale: units.vertical_scale,
-            },
+            units: GridUnits::metres(cell_size, units.vertical_scale),
             cell_size_source,
         })
     }
@@ -268,10 +265,7 @@ mod tests {
             cell_size: None,
             geo: None,
         };
-        let units = GridUnits {
-            cell_size: CellSize { x: 30.0, y: 30.0 },
-            vertical_scale: 1.0,
-        };
+        let units = GridUnits::metres(CellSize { x: 30.0, y: 30.0 }, 1.0);
         let source = TerrainSource::File {
             path: "dem.tif".into(),
             dem: Box::new(dem),
