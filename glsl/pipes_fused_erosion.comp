@@ -62,12 +62,14 @@ void main() {
     vec4 top = fluxAt(c + ivec2(0, -1));
     vec4 bottom = fluxAt(c + ivec2(0, 1));
 #ifdef UPWIND
+    countOutflow(i, c, out_, concentrationAt(c));
     float s = transported(sedimentA.v[i], concentrationAt(c), out_,
                           concentrationAt(c + ivec2(-1, 0)) * left.y,
                           concentrationAt(c + ivec2(1, 0)) * right.x,
                           concentrationAt(c + ivec2(0, -1)) * top.w,
                           concentrationAt(c + ivec2(0, 1)) * bottom.z);
 #else
+    countOutflow(i, c, out_, 0.0);
     float s = sedimentA.v[i];
 #endif
     vec2 v;

@@ -20,4 +20,6 @@ void main() {
                            fluxAt(c + ivec2(0, -1)), fluxAt(c + ivec2(0, 1)), v);
     writeVelocity(velocity, i, v);
     writeFlux(fluxA, i, out_);
+    // The semi-Lagrangian advection keeps the sediment on the map.
+    countOutflow(i, c, out_, 0.0);
 }

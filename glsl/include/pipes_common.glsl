@@ -3,8 +3,8 @@
 // terrain b, water depth d, suspended sediment s, outflow flux f to the left, right,
 // top and bottom neighbours, velocity v. The fields are float32 buffers reached by
 // address (no descriptor, so no 4 GiB maxStorageBufferRange: maps past 32768^2 fit).
-// src/erosion/pipes.rs drives the passes and says which buffer is which in each;
-// src/erosion/pipes_cpu.rs mirrors the model; include/pipes_model.glsl is its
+// src/erosion/pipes/runner.rs drives the passes and says which buffer is which in each;
+// src/erosion/pipes/cpu.rs mirrors the model; include/pipes_model.glsl is its
 // arithmetic, shared by the plain and the fused passes.
 #ifndef VKERODE_PIPES_COMMON_GLSL
 #define VKERODE_PIPES_COMMON_GLSL
@@ -16,6 +16,7 @@
 layout(local_size_x = 16, local_size_x_id = 1, local_size_y = 16, local_size_y_id = 2, local_size_z = 1) in;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Pairs { vec2 v[]; };
 
 #ifdef PACK_HALF
 // The packed fields: flux as four halves (8 bytes, not 16), velocity as two (4, not 8).
@@ -43,7 +44,7 @@ void writeVelocity(Velocities f, int i, vec2 value) { f.v[i] = value; }
 const float OUTFLOW_MARGIN = 1.0;
 #endif
 
-// The model's parameters, fixed for a kernel: specialization constants 3 to 13, set by
+// The model's parameters, fixed for a kernel: specialization constants 3 to 18, set by
 // src/erosion/pipes/kernel.rs (the defaults here are PipesParams::DEFAULT's).
 layout(constant_id = 3) const float DT = 0.02;              // time step
 layout(constant_id = 4) const float RAIN = 0.012;           // water depth added per unit time
@@ -56,9 +57,14 @@ layout(constant_id = 10) const float DEPOSITION = 1.0;      // Kd
 layout(constant_id = 11) const float EVAPORATION = 0.015;   // Ke
 layout(constant_id = 12) const float MIN_TILT = 0.05;       // lower bound of sin(tilt), so flat cells still carry
 layout(constant_id = 13) const float MAX_EROSION_DEPTH = 0.1; // water depth from which the capacity is whole
+layout(constant_id = 14) const float FLUX_KEPT = 1.0;       // share of the flux a step keeps: 1 - friction dt
+layout(constant_id = 15) const bool OPEN_EDGES = false;     // edge cells drain into a sea at BASE_LEVEL
+layout(constant_id = 16) const float BASE_LEVEL = 0.0;      // the sea's surface past open edges
+layout(constant_id = 17) const bool CAPPED = false;         // suspended sediment capped at SEDIMENT_CAP
+layout(constant_id = 18) const float SEDIMENT_CAP = 1.0;    // sediment per volume of water at most
 
 // The matching Rust struct is PipesPushConstants (src/erosion/pipes/kernel.rs), after
-// the ten field addresses.
+// the eleven field addresses.
 layout(push_constant) uniform PipesFields {
     Floats terrainA;
     Floats terrainB;
@@ -70,6 +76,7 @@ layout(push_constant) uniform PipesFields {
     Fluxes fluxB;
     Velocities velocity;
     Floats evaporated;     // the counted build's running sum of evaporation per cell
+    Pairs drained;         // the counted build's: water and sediment out past open edges, per cell
     int WIDTH;
     int HEIGHT;
     int FLAGS;             // the fused passes' STEP_* bits
@@ -91,6 +98,26 @@ ivec2 clampToMap(ivec2 c) {
 void countEvaporation(int i, float before, float after) {
 #ifdef COUNT_BALANCE
     evaporated.v[i] += before - after;
+#endif
+}
+
+// What cell c's outflows `out_` send off the map (only open edges have pipes there).
+float offMap(ivec2 c, vec4 out_) {
+    return (c.x == 0 ? out_.x : 0.0) + (c.x == WIDTH - 1 ? out_.y : 0.0)
+         + (c.y == 0 ? out_.z : 0.0) + (c.y == HEIGHT - 1 ? out_.w : 0.0);
+}
+
+// The counted build's record of the water (a depth over the cell) and sediment that
+// cell c's outflows carry past the open edges in a step; `concentration` is the
+// sediment per volume of the water they carry (0 where the sediment stays on the map).
+void countOutflow(int i, ivec2 c, vec4 out_, float concentration) {
+#ifdef COUNT_BALANCE
+    if (OPEN_EDGES) {
+        float off = offMap(c, out_);
+        if (off > 0.0) {
+            drained.v[i] += vec2(DT * off / (CELL_LENGTH * CELL_LENGTH), DT * concentration * off);
+        }
+    }
 #endif
 }
 

@@ -9,7 +9,7 @@
 
 #include "pipes_model.glsl"
 
-// FLAGS bits, set by src/erosion/pipes.rs.
+// FLAGS bits, set by src/erosion/pipes/runner.rs.
 const int STEP_FIRST = 1;   // the water buffer holds the state's depths; nothing to advect
 const int STEP_FINISH = 2;  // advect and evaporate into the state; no flux
 

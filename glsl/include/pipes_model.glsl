@@ -14,10 +14,13 @@ float evaporate(float depth) {
     return depth * (1.0 - EVAPORATION * DT);
 }
 
-// Outflow through one pipe, from the difference of water surfaces; none leaves the map.
+// Outflow through one pipe, from the difference of water surfaces: the previous flux,
+// of which friction leaves FLUX_KEPT, plus the head's push. Past a closed edge there is
+// no pipe; past an open one the pipe leads to a sea whose surface is BASE_LEVEL.
 float pipeFlow(float previous, float surface, float neighbourSurface, bool inside) {
-    if (!inside) return 0.0;
-    return max(0.0, previous + DT * PIPE_AREA * GRAVITY * (surface - neighbourSurface) / CELL_LENGTH);
+    if (!inside && !OPEN_EDGES) return 0.0;
+    float other = inside ? neighbourSurface : BASE_LEVEL;
+    return max(0.0, previous * FLUX_KEPT + DT * PIPE_AREA * GRAVITY * (surface - other) / CELL_LENGTH);
 }
 
 // The four outflows, scaled so that the cell sends no more water than it holds.
@@ -59,7 +62,17 @@ vec2 erodeCell(float b, float left, float right, float top, float bottom, vec2 v
     change *= DT;
     // Never more sediment deposited than is suspended.
     change = max(change, -s);
-    return vec2(b - change, s + change);
+    float carried = s + change;
+    // Never more suspended than the cap times the water that holds it after
+    // evaporation: the excess is deposited here.
+    if (CAPPED) {
+        float held = SEDIMENT_CAP * evaporate(depth) * (CELL_LENGTH * CELL_LENGTH);
+        if (carried > held) {
+            change = held - s;
+            carried = held;
+        }
+    }
+    return vec2(b - change, carried);
 }
 
 // Semi-Lagrangian advection: where cell c's sediment comes from, at most one cell back

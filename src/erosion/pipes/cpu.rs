@@ -1,7 +1,7 @@
 //! The virtual-pipe shallow-water model on the CPU, sequential and in f32, pass for
 //! pass as the plain glsl/pipes_*.comp: the reference the GPU driver is tested against.
 
-use super::{Advection, PipesParams, PipesState};
+use super::{Advection, Boundary, PipesParams, PipesState};
 
 /// One cell's neighbours: left, right, top, bottom.
 const NEIGHBOURS: [(isize, isize); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
@@ -32,6 +32,8 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
     let mut terrain_out = vec![0.0f32; n];
     let mut sediment_out = vec![0.0f32; n];
     let area = p.cell_length * p.cell_length;
+    let open = p.boundary == Boundary::Open;
+    let kept = p.flux_kept();
     for _ in 0..steps {
         for w in &mut state.water {
             *w += p.dt * p.rain;
@@ -42,9 +44,14 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 let surface = state.terrain[i] + state.water[i];
                 let mut next = [0.0f32; 4];
                 for (k, d) in NEIGHBOURS.iter().enumerate() {
-                    if let Some(j) = grid.at(x, y, *d) {
-                        let drop = surface - (state.terrain[j] + state.water[j]);
-                        next[k] = (state.flux[i][k]
+                    // Past an open edge, the sea at the base level.
+                    let other = match grid.at(x, y, *d) {
+                        Some(j) => Some(state.terrain[j] + state.water[j]),
+                        None => open.then_some(p.base_level),
+                    };
+                    if let Some(other) = other {
+                        let drop = surface - other;
+                        next[k] = (state.flux[i][k] * kept
                             + p.dt * p.pipe_area * p.gravity * drop / p.cell_length)
                             .max(0.0);
                     }
@@ -60,7 +67,7 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
             }
         }
         if p.advection == Advection::Upwind {
-            transport(&grid, state, &flux_out, p);
+            state.left.sediment_outflow += transport(&grid, state, &flux_out, p);
         }
         for y in 0..grid.height {
             for x in 0..grid.width {
@@ -77,6 +84,7 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                     0.5 * (top[3] - out[2] + out[3] - bottom[2]),
                 ];
                 water_out[i] = depth;
+                state.left.outflow += f64::from(p.dt * off_map(&grid, x, y, out) / area);
                 velocity[i] = if mean > 1e-4 {
                     passing.map(|v| v / (p.cell_length * mean))
                 } else {
@@ -105,15 +113,25 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 } else {
                     -p.deposition * (s - capacity)
                 };
-                let change = (change * p.dt).max(-s);
+                let mut change = (change * p.dt).max(-s);
+                let mut carried = s + change;
+                // At most the cap times the water that holds it after evaporation.
+                if let Some(cap) = p.sediment_cap {
+                    let held = cap * (water_out[i] * (1.0 - p.evaporation * p.dt)) * area;
+                    if carried > held {
+                        change = held - s;
+                        carried = held;
+                    }
+                }
                 terrain_out[i] = b - change;
-                sediment_out[i] = s + change;
+                sediment_out[i] = carried;
             }
         }
         if p.advection == Advection::Upwind {
             for i in 0..n {
                 state.sediment[i] = sediment_out[i];
                 state.water[i] = water_out[i] * (1.0 - p.evaporation * p.dt);
+                state.left.evaporated += f64::from(water_out[i] - state.water[i]);
                 state.terrain[i] = terrain_out[i];
             }
             continue;
@@ -138,16 +156,29 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 let bottom = mix(sediment_at(bx, by + 1), sediment_at(bx + 1, by + 1), fx);
                 state.sediment[i] = mix(top, bottom, fy);
                 state.water[i] = water_out[i] * (1.0 - p.evaporation * p.dt);
+                state.left.evaporated += f64::from(water_out[i] - state.water[i]);
                 state.terrain[i] = terrain_out[i];
             }
         }
     }
 }
 
+/// The flux of `out`, a cell's outflows, through its pipes off the map (open edges).
+fn off_map(grid: &Grid, x: usize, y: usize, out: [f32; 4]) -> f32 {
+    let mut off = 0.0;
+    for (k, d) in NEIGHBOURS.iter().enumerate() {
+        if grid.at(x, y, *d).is_none() {
+            off += out[k];
+        }
+    }
+    off
+}
+
 /// The upwind transport of the sediment along this step's outflows `flux` (the fused
 /// erosion pass's, before the water update): each outflow carries its share of its
-/// cell's sediment, so what one cell sends another receives.
-fn transport(grid: &Grid, state: &mut PipesState, flux: &[[f32; 4]], p: &PipesParams) {
+/// cell's sediment, so what one cell sends another receives. Returns what the outflows
+/// past the open edges carried off the map.
+fn transport(grid: &Grid, state: &mut PipesState, flux: &[[f32; 4]], p: &PipesParams) -> f64 {
     let area = p.cell_length * p.cell_length;
     let concentration: Vec<f32> = state
         .sediment
@@ -156,6 +187,7 @@ fn transport(grid: &Grid, state: &mut PipesState, flux: &[[f32; 4]], p: &PipesPa
         .map(|(&s, &d)| if d > 0.0 { s / (d * area) } else { 0.0 })
         .collect();
     let mut moved = state.sediment.clone();
+    let mut carried_off = 0.0;
     for y in 0..grid.height {
         for x in 0..grid.width {
             let i = y * grid.width + x;
@@ -167,7 +199,9 @@ fn transport(grid: &Grid, state: &mut PipesState, flux: &[[f32; 4]], p: &PipesPa
             let sent = concentration[i] * (out[0] + out[1] + out[2] + out[3]);
             let received = from((-1, 0), 1) + from((1, 0), 0) + from((0, -1), 3) + from((0, 1), 2);
             moved[i] = (state.sediment[i] + p.dt * (received - sent)).max(0.0);
+            carried_off += f64::from(p.dt * concentration[i] * off_map(grid, x, y, out));
         }
     }
     state.sediment = moved;
+    carried_off
 }

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use super::params::PipesParams;
+use super::params::{Boundary, PipesParams};
 use super::variant::PipesVariant;
 use crate::erosion::ErosionError;
 use crate::gpu::{ComputePipeline, Context, PipelineDesc, SpecConstant, SpecValue};
 
-/// The push-constant block after the ten field addresses
+/// The push-constant block after the eleven field addresses
 /// (glsl/include/pipes_common.glsl); the model's parameters are specialization constants.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -18,8 +18,8 @@ pub(super) struct PipesPushConstants {
     pub flags: i32,
 }
 
-/// The ten fields the push-constant block addresses, in its order.
-pub(super) const FIELDS: u32 = 10;
+/// The eleven fields the push-constant block addresses, in its order.
+pub(super) const FIELDS: u32 = 11;
 /// FLAGS bits of the fused passes (glsl/include/pipes_fused.glsl).
 pub(super) const STEP_FIRST: i32 = 1;
 pub(super) const STEP_FINISH: i32 = 2;
@@ -58,10 +58,21 @@ impl PipesKernel {
             p.evaporation,
             p.min_tilt,
             p.max_erosion_depth,
+        ]
+        .map(SpecValue::F32);
+        let shape = [variant.workgroup.x, variant.workgroup.y].map(SpecValue::U32);
+        // Booleans are 32-bit (VkBool32).
+        let flag = |on: bool| SpecValue::U32(u32::from(on));
+        let edges_and_cap = [
+            SpecValue::F32(p.flux_kept()),
+            flag(p.boundary == Boundary::Open),
+            SpecValue::F32(p.base_level),
+            flag(p.sediment_cap.is_some()),
+            SpecValue::F32(p.sediment_cap.unwrap_or(1.0)),
         ];
-        let shape = [variant.workgroup.x, variant.workgroup.y];
-        let spec: Vec<SpecConstant> = (shape.iter().map(|&n| SpecValue::U32(n)))
-            .chain(floats.iter().map(|&v| SpecValue::F32(v)))
+        let spec: Vec<SpecConstant> = (shape.into_iter())
+            .chain(floats)
+            .chain(edges_and_cap)
             .zip(1..)
             .map(|(value, id)| SpecConstant { id, value })
             .collect();

@@ -14,7 +14,7 @@ mod variant;
 pub use crate::erosion::workgroup::WorkgroupShape;
 pub use cpu::run_pipes_on_cpu;
 pub use kernel::PipesKernel;
-pub use params::{Advection, PipesParams, PipesState, Totals};
+pub use params::{Advection, Boundary, Drained, PipesParams, PipesState, Totals};
 pub use runner::{BalanceCheck, PipesFields, PipesRunner};
 pub use settings::PipesSettings;
 pub use variant::{Fusion, Packing, PipesVariant, Tiles};
@@ -143,7 +143,7 @@ impl Strategy for Pipes {
         run_pipes_on_cpu(&mut state, &params, p.pipes_steps);
         let wall_time = started.elapsed();
         let after = state.totals();
-        let figures = PipesFigures::new(p, start, after, Vec::new(), w * h);
+        let figures = PipesFigures::new(p, start, after, Some(state.left), Vec::new(), w * h);
         Ok(CpuRun {
             cells: float_state(w, h, state.terrain)?,
             work: cell_steps(w * h, p.pipes_steps),
@@ -246,7 +246,12 @@ impl Prepared for PipesPrepared {
             pipes_check_every: self.check_every,
             ..settings_of(kernel.variant(), kernel.params())
         };
-        let figures = PipesFigures::new(&settings, start, fields.totals(), checks, cells);
+        let left = checks.last().map(|c| Drained {
+            evaporated: c.evaporated,
+            outflow: c.outflow,
+            sediment_outflow: c.sediment_outflow,
+        });
+        let figures = PipesFigures::new(&settings, start, fields.totals(), left, checks, cells);
         Ok(CountedRun {
             cells: float_state(fields.width, fields.height, fields.terrain)?,
             work: cell_steps(cells, self.steps),
@@ -266,6 +271,11 @@ fn settings_of(variant: PipesVariant, params: &PipesParams) -> PipesSettings {
         pipes_dissolving: params.dissolving,
         pipes_deposition: params.deposition,
         pipes_advection: params.advection,
+        pipes_friction: params.friction,
+        pipes_boundary: params.boundary,
+        pipes_base_level: params.base_level,
+        pipes_sediment_cap: params.sediment_cap,
+        pipes_min_tilt: params.min_tilt,
         pipes_fusion: variant.fusion,
         pipes_packing: variant.packing,
         pipes_tiles: variant.tiles,
@@ -280,7 +290,7 @@ pub fn check_water(checks: &[BalanceCheck], start_water: f64) -> Result<(), Eros
         let scale = start_water + c.rain;
         if c.water_error.abs() > WATER_TOLERANCE * scale.max(f64::MIN_POSITIVE) {
             return Err(ErosionError::Balance(format!(
-                "after {} steps the water is {:.6e}, not initial + rain - evaporation ({:.6e}): the flux lost or made water",
+                "after {} steps the water is {:.6e}, not initial + rain - evaporation - outflow ({:.6e}): the flux lost or made water",
                 c.step,
                 c.totals.water,
                 c.totals.water - c.water_error
@@ -299,10 +309,18 @@ pub struct PipesBalance {
     /// Still suspended at the end.
     pub sediment_after: f64,
     pub water_after: f64,
-    /// Rain added over the run; evaporation took the rest of it beyond `water_after`.
+    /// Rain added over the run: water_before + rain_added = water_after + evaporated +
+    /// outflow, to float rounding.
     pub rain_added: f64,
-    /// (terrain + sediment) after minus terrain before: the semi-Lagrangian advection's
-    /// drift, the only term that breaks the balance of terrain and sediment.
+    /// Evaporated over the run (None where no counted run summed it).
+    pub evaporated: Option<f64>,
+    /// Water that left past the open edges, and the sediment it carried (0 with closed
+    /// edges; None where no counted run summed them).
+    pub outflow: Option<f64>,
+    pub sediment_outflow: Option<f64>,
+    /// (terrain + sediment + sediment outflow) after minus terrain before: the
+    /// semi-Lagrangian advection's drift, the only term that breaks the balance of
+    /// terrain and sediment.
     pub advection_drift: f64,
 }
 
@@ -324,6 +342,7 @@ impl PipesFigures {
         settings: &PipesSettings,
         before: Totals,
         after: Totals,
+        left: Option<Drained>,
         balance_checks: Vec<BalanceCheck>,
         cells: usize,
     ) -> Self {
@@ -341,7 +360,14 @@ impl PipesFigures {
                 sediment_after: after.sediment,
                 water_after: after.water,
                 rain_added,
-                advection_drift: after.terrain + after.sediment - before.terrain - before.sediment,
+                evaporated: left.map(|l| l.evaporated),
+                outflow: left.map(|l| l.outflow),
+                sediment_outflow: left.map(|l| l.sediment_outflow),
+                advection_drift: after.terrain
+                    + after.sediment
+                    + left.map_or(0.0, |l| l.sediment_outflow)
+                    - before.terrain
+                    - before.sediment,
             },
             balance_checks,
         }
@@ -354,6 +380,7 @@ struct PipesColumns {
     water_error: Option<f64>,
     advection_drift: Option<f64>,
     sediment_suspended: Option<f64>,
+    water_outflow: Option<f64>,
 }
 
 impl Section for PipesColumns {
@@ -361,17 +388,22 @@ impl Section for PipesColumns {
         (
             "water_error",
             "height units x cells",
-            "the counted run's last check: water - (initial + rain - evaporation); only float rounding and the clamp of depths at zero may make it",
+            "the counted run's last check: water - (initial + rain - evaporation - outflow); only float rounding and the clamp of depths at zero may make it",
         ),
         (
             "advection_drift",
             "height units x cells",
-            "(terrain + sediment) at the end minus at the start: what the sediment transport made or lost (the semi-Lagrangian advection does not conserve)",
+            "(terrain + sediment + sediment carried off the map) at the end minus at the start: what the sediment transport made or lost (the semi-Lagrangian advection does not conserve)",
         ),
         (
             "sediment_suspended",
             "height units x cells",
             "sediment still suspended in the water at the end of the counted run",
+        ),
+        (
+            "water_outflow",
+            "height units x cells",
+            "water that left past the open edges over the counted run (0 with closed ones; empty without a counted run)",
         ),
     ];
 }
@@ -387,6 +419,7 @@ impl Figures for PipesFigures {
             water_error: last.map(|c| c.water_error),
             advection_drift: Some(self.balance.advection_drift),
             sediment_suspended: Some(self.balance.sediment_after),
+            water_outflow: self.balance.outflow,
         })
     }
 
@@ -399,7 +432,7 @@ impl Figures for PipesFigures {
 
     fn summary(&self, unit: &HeightUnit) -> Vec<String> {
         let b = &self.balance;
-        vec![
+        let mut lines = vec![
             format!(
                 "{} time steps of dt {} ({})",
                 self.time_steps, self.params.dt, self.variant
@@ -413,7 +446,17 @@ impl Figures for PipesFigures {
                 unit.show(b.rain_added, 1),
                 unit.show(b.advection_drift, 1)
             ),
-        ]
+        ];
+        if let (Some(outflow), Some(carried)) = (b.outflow, b.sediment_outflow) {
+            if self.params.boundary == Boundary::Open {
+                lines.push(format!(
+                    "past the open edges: water {}, sediment {}",
+                    unit.show(outflow, 1),
+                    unit.show(carried, 1)
+                ));
+            }
+        }
+        lines
     }
 
     fn sediment_left(&self) -> f64 {
@@ -442,6 +485,22 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
     ("params.deposition", "per time unit", "Kd"),
     ("params.evaporation", "share per time unit", "Ke"),
     ("params.min_tilt", "sine", "lower bound of sin(tilt)"),
+    (
+        "params.friction",
+        "per time unit",
+        "linear drag on the flux: a step keeps 1 - friction dt of it",
+    ),
+    ("params.boundary", "text", "closed or open edges"),
+    (
+        "params.base_level",
+        "kernel height units",
+        "the sea's surface past open edges",
+    ),
+    (
+        "params.sediment_cap",
+        "sediment volume per water volume",
+        "suspended sediment per volume of water at most (null: no cap)",
+    ),
     (
         "params.max_erosion_depth",
         "kernel height units",
@@ -491,9 +550,24 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
         "rain added over the run",
     ),
     (
+        "balance.evaporated",
+        "height units x cells",
+        "evaporated over the run (null without a counted run)",
+    ),
+    (
+        "balance.outflow",
+        "height units x cells",
+        "water out past the open edges (null without a counted run)",
+    ),
+    (
+        "balance.sediment_outflow",
+        "height units x cells",
+        "sediment the outflow carried off the map (null without a counted run)",
+    ),
+    (
         "balance.advection_drift",
         "height units x cells",
-        "(terrain + sediment) after minus terrain before",
+        "(terrain + sediment + sediment outflow) after minus terrain before",
     ),
     (
         "balance_checks[].step",
@@ -526,14 +600,24 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
         "evaporation so far",
     ),
     (
+        "balance_checks[].outflow",
+        "height units x cells",
+        "water out past the open edges so far",
+    ),
+    (
+        "balance_checks[].sediment_outflow",
+        "height units x cells",
+        "sediment carried off the map so far",
+    ),
+    (
         "balance_checks[].water_error",
         "height units x cells",
-        "water - (initial + rain - evaporation)",
+        "water - (initial + rain - evaporation - outflow)",
     ),
     (
         "balance_checks[].advection_drift",
         "height units x cells",
-        "(terrain + sediment) - initial",
+        "(terrain + sediment + sediment outflow) - initial",
     ),
 ];
 

@@ -17,11 +17,41 @@ pub struct PipesParams {
     pub dissolving: f32,
     pub deposition: f32,
     pub evaporation: f32,
+    /// Lower bound of sin(tilt) in the capacity, so that water on flat cells still
+    /// carries sediment (open implementations' 0.05). On a flat bed it lets any moving
+    /// water dissolve the bed: see docs/kernel.md.
     pub min_tilt: f32,
     /// Water depth from which the capacity is whole; shallower water carries less.
     pub max_erosion_depth: f32,
     /// How the suspended sediment moves with the water.
     pub advection: Advection,
+    /// Linear drag on the pipes' flux, per time unit: each step keeps 1 - friction dt of
+    /// the previous flux before the head adds to it, so a free oscillation of the water
+    /// decays as exp(-friction t / 2). 0 is Mei et al.'s frictionless model.
+    pub friction: f32,
+    /// What lies past the map's edges.
+    pub boundary: Boundary,
+    /// With open boundaries, the water surface past the edges, in kernel height units:
+    /// an edge cell whose surface stands above it drains through its edge pipes.
+    pub base_level: f32,
+    /// Suspended sediment per volume of water at most (None: no cap). Past it, the
+    /// excess is deposited where it is.
+    pub sediment_cap: Option<f32>,
+}
+
+/// What lies past the map's edges.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Boundary {
+    /// Walls: no pipe leads off the map, so water leaves only by evaporation (Mei et
+    /// al.'s).
+    #[default]
+    Closed,
+    /// A sea at the base level: each edge cell has a one-way pipe to it per side off the
+    /// map, through which water (and the sediment it carries) leaves; none comes back.
+    Open,
 }
 
 /// How the suspended sediment moves with the water.
@@ -53,6 +83,10 @@ impl PipesParams {
         min_tilt: 0.05,
         max_erosion_depth: 0.1,
         advection: Advection::SemiLagrangian,
+        friction: 0.0,
+        boundary: Boundary::Closed,
+        base_level: 0.0,
+        sediment_cap: None,
     };
 
     /// The flux and depth updates form a symplectic Euler step of surface waves. With
@@ -74,10 +108,18 @@ impl PipesParams {
             ("pipes_dissolving", self.dissolving),
             ("pipes_deposition", self.deposition),
             ("pipes_evaporation", self.evaporation),
-            ("min_tilt", self.min_tilt),
+            ("pipes_min_tilt", self.min_tilt),
             ("max_erosion_depth", self.max_erosion_depth),
+            ("pipes_friction", self.friction),
+            // No cap is always valid.
+            ("pipes_sediment_cap", self.sediment_cap.unwrap_or(1.0)),
         ];
-        let positive = ["pipes_dt", "cell_length", "max_erosion_depth"];
+        let positive = [
+            "pipes_dt",
+            "cell_length",
+            "max_erosion_depth",
+            "pipes_sediment_cap",
+        ];
         for (key, value) in named {
             if !value.is_finite() || value < 0.0 || (value == 0.0 && positive.contains(&key)) {
                 let wanted = if positive.contains(&key) {
@@ -90,6 +132,18 @@ impl PipesParams {
                     format!("must be {wanted}, got {value}"),
                 ));
             }
+        }
+        if self.min_tilt > 1.0 {
+            return Err(SettingError::new(
+                "pipes_min_tilt",
+                format!("is a sine: at most 1, got {}", self.min_tilt),
+            ));
+        }
+        if !self.base_level.is_finite() {
+            return Err(SettingError::new(
+                "pipes_base_level",
+                format!("must be a finite height, got {}", self.base_level),
+            ));
         }
         let largest = self.largest_stable_dt();
         if self.dt > largest {
@@ -117,6 +171,16 @@ impl PipesParams {
                 format!(
                     "{} times the time step {} evaporates more than all the water in a step",
                     self.evaporation, self.dt
+                ),
+            ));
+        }
+        if self.friction * self.dt > 1.0 {
+            return Err(SettingError::new(
+                "pipes_friction",
+                format!(
+                    "{} is past 1 / time step = {}: a step would take more than the whole flux, reversing it (range 0 to 1/dt)",
+                    self.friction,
+                    1.0 / self.dt
                 ),
             ));
         }
@@ -172,6 +236,12 @@ impl PipesParams {
         Ok(())
     }
 
+    /// The share of the previous flux a step keeps, 1 - friction dt: computed once, so
+    /// that the CPU reference and the kernels (a specialization constant) use one float.
+    pub fn flux_kept(&self) -> f32 {
+        1.0 - self.friction * self.dt
+    }
+
     pub fn largest_stable_dt(&self) -> f32 {
         (self.cell_length.powi(3) / (4.0 * self.pipe_area * self.gravity)).sqrt()
     }
@@ -202,6 +272,20 @@ pub struct PipesState {
     pub sediment: Vec<f32>,
     /// Outflow to the left, right, top and bottom neighbour.
     pub flux: Vec<[f32; 4]>,
+    /// What left the map since the state was made: evaporated, and drained past the
+    /// open edges (water and the sediment it carried).
+    pub left: Drained,
+}
+
+/// What left the map, summed over cells (volumes of one cell's area).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Drained {
+    pub evaporated: f64,
+    /// Water that flowed past the open edges.
+    pub outflow: f64,
+    /// Sediment the outflow carried (the upwind transport's; the semi-Lagrangian
+    /// advection keeps it on the map).
+    pub sediment_outflow: f64,
 }
 
 impl PipesState {
@@ -215,6 +299,7 @@ impl PipesState {
             water: vec![0.0; n],
             sediment: vec![0.0; n],
             flux: vec![[0.0; 4]; n],
+            left: Drained::default(),
         }
     }
 

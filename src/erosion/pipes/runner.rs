@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::kernel::{
     PipesKernel, PipesPushConstants, ASSUMED_BYTES_PER_S, FIELDS, STEP_FINISH, STEP_FIRST,
 };
-use super::params::{Advection, Totals};
+use super::params::{Advection, Boundary, Totals};
 use super::variant::{Fusion, Packing};
 use crate::erosion::steps::{download_f32, StepClock};
 use crate::erosion::ErosionError;
@@ -36,11 +36,15 @@ pub struct BalanceCheck {
     /// Rain added and evaporation taken since the start.
     pub rain: f64,
     pub evaporated: f64,
-    /// water - (initial water + rain - evaporation): what the flux broke, which only
-    /// float rounding and the clamp of depths at zero may.
+    /// Water, and the sediment it carried, that left past the open edges since the
+    /// start (0 with closed ones).
+    pub outflow: f64,
+    pub sediment_outflow: f64,
+    /// water - (initial water + rain - evaporation - outflow): what the flux broke,
+    /// which only float rounding and the clamp of depths at zero may.
     pub water_error: f64,
-    /// (terrain + sediment) - initial terrain and sediment: the semi-Lagrangian
-    /// advection's drift.
+    /// (terrain + sediment + sediment outflow) - initial terrain and sediment: the
+    /// semi-Lagrangian advection's drift.
     pub advection_drift: f64,
 }
 
@@ -57,6 +61,9 @@ pub struct PipesRunner {
     flux: [Buffer; 2],
     velocity: Buffer,
     evaporated: Buffer,
+    /// Water and sediment out past the open edges per cell (a placeholder with closed
+    /// ones, which the shaders never touch).
+    drained: Buffer,
     /// Which of each pair holds the state's fields after the last run.
     state: StateBuffers,
     clock: StepClock,
@@ -93,6 +100,7 @@ impl PipesRunner {
         }
         let ctx = &std::sync::Arc::clone(&kernel.ctx);
         let fused = kernel.variant.fusion == Fusion::Fused;
+        let open = kernel.params.boundary == Boundary::Open;
         let bytes = cells as u64;
         let (flux_bytes, velocity_bytes) = match kernel.variant.packing {
             Packing::F32 => (16, 8),
@@ -118,6 +126,11 @@ impl PipesRunner {
             flux: [field("fluxA", flux_bytes)?, second("fluxB", flux_bytes)?],
             velocity: field("velocity", velocity_bytes)?,
             evaporated: field("evaporated", 4)?,
+            drained: if open {
+                field("drained", 8)?
+            } else {
+                Buffer::new(ctx, "drained", 8, BufferKind::Addressed)?
+            },
             state: StateBuffers::default(),
             clock: StepClock::new(ctx)?,
             start: Totals::of(terrain, &[], water.unwrap_or(&[])),
@@ -182,11 +195,16 @@ impl PipesRunner {
         let params = &self.kernel.params;
         let fields = self.read()?;
         let totals = Totals::of(&fields.terrain, &fields.sediment, &fields.water);
-        let evaporated = self
-            .download(&self.evaporated)?
-            .iter()
-            .map(|&x| f64::from(x))
-            .sum::<f64>();
+        let sum = |v: &[f32]| v.iter().map(|&x| f64::from(x)).sum::<f64>();
+        let evaporated = sum(&self.download(&self.evaporated)?);
+        let (mut outflow, mut sediment_outflow) = (0.0, 0.0);
+        if params.boundary == Boundary::Open {
+            let drained = download_f32(&self.kernel.ctx, &self.drained, 2 * self.cells())?;
+            for cell in drained.chunks_exact(2) {
+                outflow += f64::from(cell[0]);
+                sediment_outflow += f64::from(cell[1]);
+            }
+        }
         let rain =
             f64::from(params.rain) * f64::from(params.dt) * self.cells() as f64 * f64::from(step);
         Ok(BalanceCheck {
@@ -194,8 +212,10 @@ impl PipesRunner {
             totals,
             rain,
             evaporated,
-            water_error: totals.water - (self.start.water + rain - evaporated),
-            advection_drift: totals.terrain + totals.sediment
+            outflow,
+            sediment_outflow,
+            water_error: totals.water - (self.start.water + rain - evaporated - outflow),
+            advection_drift: totals.terrain + totals.sediment + sediment_outflow
                 - (self.start.terrain + self.start.sediment),
         })
     }
@@ -264,6 +284,7 @@ impl PipesRunner {
                 &this.flux[1],
                 &this.velocity,
                 &this.evaporated,
+                &this.drained,
             ]
         };
         let mut stream = CommandStream::new(&kernel.ctx)?;
@@ -318,6 +339,7 @@ impl PipesRunner {
         rec.fill_zero(&self.velocity);
         if counted {
             rec.fill_zero(&self.evaporated);
+            rec.fill_zero(&self.drained);
         }
         rec.barrier(Hazard::TransferToCompute);
     }

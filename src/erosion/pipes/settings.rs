@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::params::{Advection, PipesParams};
+use super::params::{Advection, Boundary, PipesParams};
 use super::variant::{Fusion, Packing, PipesVariant, Tiles};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
@@ -41,6 +41,28 @@ pub struct PipesSettings {
     /// Kd: deposition rate; at most 1/dt.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_deposition)]
     pub pipes_deposition: f32,
+    /// Linear drag on the pipes' flux: each step keeps 1 - friction x dt of the previous
+    /// flux, so that water stops sloshing (a basin's slosh decays as about exp(-0.66
+    /// friction t)); 0, Mei et al.'s frictionless model, sloshes without end; at most
+    /// 1/dt.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_friction)]
+    pub pipes_friction: f32,
+    /// What lies past the map's edges: walls (closed, Mei et al.'s), or a sea at
+    /// pipes_base_level that water and the sediment it carries drain into (open).
+    #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_boundary)]
+    pub pipes_boundary: Boundary,
+    /// With open boundaries, the sea's surface past the edges: an edge cell whose water
+    /// stands above it drains off the map.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_base_level)]
+    pub pipes_base_level: f32,
+    /// Suspended sediment per volume of water at most; past it the excess is deposited
+    /// where it is. Default: no cap.
+    #[arg(long)]
+    pub pipes_sediment_cap: Option<f32>,
+    /// Lower bound of sin(tilt) in the capacity Kc sin(tilt) |v|: above 0, water on a
+    /// flat bed dissolves it wherever it moves.
+    #[arg(long, default_value_t = Self::DEFAULT.pipes_min_tilt)]
+    pub pipes_min_tilt: f32,
     /// How sediment moves with the water: Mei et al.'s semi-Lagrangian advection (it
     /// does not conserve sediment), or upwind along the pipes (conserving; fused passes).
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_advection)]
@@ -81,6 +103,14 @@ impl PipesSettings {
         pipes_capacity: PipesParams::DEFAULT.capacity,
         pipes_dissolving: PipesParams::DEFAULT.dissolving,
         pipes_deposition: PipesParams::DEFAULT.deposition,
+        pipes_friction: PipesParams::DEFAULT.friction,
+        pipes_boundary: PipesParams::DEFAULT.boundary,
+        pipes_base_level: PipesParams::DEFAULT.base_level,
+        pipes_sediment_cap: PipesParams::DEFAULT.sediment_cap,
+        // Not the open implementations' 0.05 (PipesParams::DEFAULT): with it, water
+        // moving on a flat bed dissolves it, and a bed of 0.007 relief under rain grows
+        // without bound (docs/kernel.md, tests/pipes.rs).
+        pipes_min_tilt: 0.0,
         // Not Mei et al.'s semi-Lagrangian advection (PipesParams::DEFAULT): it loses the
         // sediment it moves, and long runs erode without bound (docs/findings).
         pipes_advection: Advection::Upwind,
@@ -101,6 +131,11 @@ impl PipesSettings {
         ("pipes_capacity", "per unit of tilt and speed"),
         ("pipes_dissolving", "per time unit"),
         ("pipes_deposition", "per time unit"),
+        ("pipes_friction", "per time unit"),
+        ("pipes_boundary", "choice"),
+        ("pipes_base_level", "kernel height units"),
+        ("pipes_sediment_cap", "sediment volume per water volume"),
+        ("pipes_min_tilt", "sine of the tilt"),
         ("pipes_advection", "choice"),
         ("pipes_fusion", "choice"),
         ("pipes_packing", "choice"),
@@ -130,6 +165,11 @@ impl PipesSettings {
             dissolving: self.pipes_dissolving,
             deposition: self.pipes_deposition,
             advection: self.pipes_advection,
+            friction: self.pipes_friction,
+            boundary: self.pipes_boundary,
+            base_level: self.pipes_base_level,
+            sediment_cap: self.pipes_sediment_cap,
+            min_tilt: self.pipes_min_tilt,
             ..PipesParams::DEFAULT
         }
     }

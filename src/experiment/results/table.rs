@@ -108,7 +108,7 @@ pub fn read_points(path: &Path) -> Result<Table, ResultsError> {
 /// Columns added after results were committed, with the value that every run before
 /// them had: there was one behaviour then. A column a file lacks that is not here stays
 /// empty: its value is unknown.
-const IMPLIED: [(&str, &str); 7] = [
+const IMPLIED: [(&str, &str); 11] = [
     // One strategy, on one device.
     ("algorithm", "droplets"),
     ("worker", "0"),
@@ -117,6 +117,11 @@ const IMPLIED: [(&str, &str); 7] = [
     ("rounding", "trunc"),
     // Mei et al.'s advection, before the upwind transport.
     ("pipes_advection", "semi-lagrangian"),
+    // The virtual pipes' flat-bed clamp, frictionless flux and closed edges.
+    ("pipes_min_tilt", "0.05"),
+    ("pipes_friction", "0"),
+    ("pipes_boundary", "closed"),
+    ("pipes_base_level", "0"),
     // Deterministic mode was spelled only as `atomics = "deterministic"`.
     ("deterministic", "off"),
     // Sweeps ran on generated terrain alone.
