@@ -880,6 +880,17 @@ fn a_grid_sweep_records_cell_steps_bandwidth_and_balance_per_variant() {
         // No atomics: two timed runs end at the same state.
         assert_eq!(row["rerun_cells_differing"], "0");
         assert_eq!(row["unstable"], "", "no droplet baseline for the grid");
+        for column in [
+            "droplets_in_flight",
+            "concurrency_reference",
+            "net_change_vs_sequential",
+            "change_map_rmse_vs_sequential",
+        ] {
+            assert_eq!(
+                row[column], "",
+                "no concurrency error for the grid: {column}"
+            );
+        }
         assert!(row["kernel"].starts_with("pipes_"), "{}", row["kernel"]);
     }
     // Tiles or the upwind transport on the five plain passes: refused by name.

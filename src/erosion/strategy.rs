@@ -98,6 +98,16 @@ pub enum CpuEngine {
     Sequential,
 }
 
+impl CpuEngine {
+    /// As results name it: `cpu-parallel` (`--engine cpu`), `cpu-sequential`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuEngine::Parallel => "cpu-parallel",
+            CpuEngine::Sequential => "cpu-sequential",
+        }
+    }
+}
+
 /// An erosion strategy: one folder of `erosion/`, listed once in the registry.
 pub trait Strategy: Sync {
     fn algorithm(&self) -> Algorithm;
@@ -243,7 +253,8 @@ pub trait Figures: Send {
     /// they died, the grid's suspended sediment), in height units summed over cells.
     fn sediment_left(&self) -> f64;
     /// A sweep's reruns of the same job (the counted run and two timed runs), judged
-    /// against the strategy's own expectations, where it has any.
+    /// against the strategy's own expectations, where it has any: the droplets' stability
+    /// and concurrency error against their CPU reference.
     fn judge_reruns(&mut self, _initial: &Cells, _runs: &[&Cells]) {}
 }
 

@@ -43,7 +43,9 @@ use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
 use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Heightmap, MapInfo, Values};
-use stability::{cached_baseline, judge, ChangeSpread, Judgement};
+use stability::{
+    cached_reference, concurrency_error, judge, ChangeSpread, ConcurrencyError, Judgement,
+};
 
 /// The droplet strategy.
 pub struct Droplets;
@@ -173,6 +175,7 @@ impl Strategy for Droplets {
             work,
             job: Some(job),
             on_gpu: false,
+            in_flight: threads.min(job.droplets as usize) as u32,
             ..DropletFigures::new(settings, initial.len() as u64)
         };
         Ok(CpuRun {
@@ -303,6 +306,7 @@ impl Prepared for DropletsPrepared<'_> {
             work,
             contention: run.contention.clone(),
             job: Some(self.job),
+            in_flight: run.batches.iter().map(|b| b.size).max().unwrap_or(0),
             ..self.figures.clone()
         };
         Ok(CountedRun {
@@ -333,8 +337,15 @@ pub struct DropletFigures {
     /// A sweep's reruns against the CPU reference of the same job.
     #[serde(skip)]
     stability: Option<Judgement>,
+    /// The same runs against the reference's heights.
+    #[serde(skip)]
+    concurrency: Option<ConcurrencyError>,
     #[serde(skip)]
     in_flight_per_cell: f64,
+    /// Droplets that may run at once: the largest dispatch's on the GPU, the threads
+    /// on the CPU.
+    #[serde(skip)]
+    in_flight: u32,
     /// Whether the GPU ran it (dispatches and workgroups mean nothing on the CPU).
     #[serde(skip)]
     on_gpu: bool,
@@ -353,7 +364,9 @@ impl DropletFigures {
             work: WorkCount::default(),
             contention: None,
             stability: None,
+            concurrency: None,
             in_flight_per_cell: f64::from(batch.min(d.droplets)) / cells.max(1) as f64,
+            in_flight: batch.min(d.droplets),
             on_gpu: true,
         }
     }
@@ -369,6 +382,12 @@ struct DropletColumns {
     change_max_ratio: Option<f64>,
     change_spread_ratio: Option<f64>,
     unstable: Option<bool>,
+    droplets_in_flight: Option<u32>,
+    concurrency_reference: Option<&'static str>,
+    net_change_vs_sequential: Option<f64>,
+    eroded_vs_sequential: Option<f64>,
+    change_map_rmse_vs_sequential: Option<f64>,
+    change_map_rel_rmse_vs_sequential: Option<f64>,
 }
 
 impl Section for DropletColumns {
@@ -396,6 +415,36 @@ impl Section for DropletColumns {
             "true/false",
             "a ratio above 4 (UNSTABLE_FACTOR), or a cell within 2^24 of the int32 limits",
         ),
+        (
+            "droplets_in_flight",
+            "droplets",
+            "droplets the configuration lets run at once: those of the largest dispatch (after the batch, the device's workgroup-count limit and checkerboard colours), a bound: how many of them the device holds resident is not known to Vulkan; 1 on the sequential CPU reference, its threads on the parallel one",
+        ),
+        (
+            "concurrency_reference",
+            "text",
+            "the CPU reference of the same job (terrain, droplets, seed, parameters) the *_vs_sequential columns are against: cpu-sequential (--engine cpu-sequential) up to 50M droplet-steps (SEQUENTIAL_STEPS), past them cpu-parallel (--engine cpu, every core: a handful of droplets in flight on a map that size); the stability judge's reference, computed once per job and terrain in a sweep",
+        ),
+        (
+            "net_change_vs_sequential",
+            "ratio",
+            "the net change (sum of after - before) of the point's runs (counted and two timed, their mean) over the reference's: the concurrency error of the net change; empty where the reference's is zero",
+        ),
+        (
+            "eroded_vs_sequential",
+            "ratio",
+            "the eroded volume (summed lowering of the cells that went down) of the point's runs, their mean, over the reference's; empty where the reference eroded nothing",
+        ),
+        (
+            "change_map_rmse_vs_sequential",
+            "height units",
+            "the root mean square over the cells of the run's change minus the reference's (equally of their after-maps), over the point's three runs",
+        ),
+        (
+            "change_map_rel_rmse_vs_sequential",
+            "ratio",
+            "change_map_rmse_vs_sequential over the root mean square of the reference's change; empty where the reference changed nothing",
+        ),
     ];
 }
 
@@ -414,6 +463,14 @@ impl Figures for DropletFigures {
             change_max_ratio: self.stability.map(|j| j.max_ratio),
             change_spread_ratio: self.stability.map(|j| j.spread_ratio),
             unstable: self.stability.map(|j| j.unstable),
+            droplets_in_flight: Some(self.in_flight),
+            concurrency_reference: self.concurrency.map(|c| c.reference.name()),
+            net_change_vs_sequential: self.concurrency.and_then(|c| c.net_change_ratio),
+            eroded_vs_sequential: self.concurrency.and_then(|c| c.eroded_ratio),
+            change_map_rmse_vs_sequential: self.concurrency.map(|c| c.change_map_rmse),
+            change_map_rel_rmse_vs_sequential: self
+                .concurrency
+                .and_then(|c| c.change_map_relative_rmse),
         };
         let contention = match &self.contention {
             Some(c) => values_of(c),
@@ -463,16 +520,21 @@ impl Figures for DropletFigures {
     }
 
     /// Each rerun's change against the CPU reference's of the same job on the same
-    /// terrain (computed once for points that share them).
+    /// terrain (computed once for points that share them): its stability, and its
+    /// concurrency error.
     fn judge_reruns(&mut self, initial: &Cells, runs: &[&Cells]) {
         let Some(job) = &self.job else { return };
+        let Some(reference) = cached_reference(initial, job) else {
+            return;
+        };
         let spreads: Option<Vec<ChangeSpread>> = runs
             .iter()
             .map(|run| ChangeSpread::of(initial, run))
             .collect();
-        if let (Some(spreads), Some(base)) = (spreads, cached_baseline(initial, job)) {
-            self.stability = Some(judge(&spreads, &base));
+        if let Some(spreads) = spreads {
+            self.stability = Some(judge(&spreads, &reference.spread));
         }
+        self.concurrency = concurrency_error(initial, &reference, runs);
     }
 }
 
