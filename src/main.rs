@@ -51,6 +51,13 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
             format,
         } => commands::convert::run(&input, &output, format),
         Command::Sweep(args) => commands::sweep::run(&gpu, &args),
+        Command::Equivalence(args) => {
+            let args = match matches.subcommand_matches("equivalence") {
+                Some(m) => args.with_given(m),
+                None => *args,
+            };
+            commands::equivalence::run(&gpu, &args)
+        }
         Command::Compare {
             base,
             new,

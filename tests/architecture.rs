@@ -20,7 +20,7 @@ const LAYERS: [&str; 9] = [
 ];
 
 /// The parts of `experiment/`, lowest first.
-const EXPERIMENT_PARTS: [&str; 4] = ["run", "results", "sweep", "report"];
+const EXPERIMENT_PARTS: [&str; 5] = ["run", "results", "sweep", "equivalence", "report"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {

@@ -11,6 +11,7 @@ use vkerode::erosion::droplets::{
 };
 use vkerode::erosion::settings::NoiseSettings;
 use vkerode::erosion::RunSettings;
+use vkerode::experiment::equivalence::EquivalenceOptions;
 use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
 use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
 use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
@@ -172,6 +173,14 @@ pub enum Command {
         #[arg(long, default_value = "experiments")]
         experiments: PathBuf,
     },
+    /// Whether the droplets' speed variants erode as the paper's kernel does: each
+    /// variant over many droplet seeds in one configuration, against (a) the paper's
+    /// kernel in the same configuration and (b) the sequential CPU reference of the same
+    /// job (cached per job in --out). TOST with fixed margins and Welch's test per
+    /// figure, Holm-corrected, and a permutation test on the smoothed change maps; a
+    /// verdict per figure and per variant and reference (docs/equivalence.md). Writes
+    /// runs.csv, verdicts.csv, verdicts.md and equivalence.json.
+    Equivalence(Box<EquivalenceArgs>),
     /// Convert a heightmap between TIFF, 16-bit PNG, raw float32 (.raw, .r32), r16 and
     /// OpenEXR (PFM: read only).
     Convert {
@@ -515,6 +524,54 @@ impl ErodeArgs {
             bail!("{}: {}", e.flag(), e.reason);
         }
         Ok(s)
+    }
+}
+
+#[derive(Args)]
+pub struct EquivalenceArgs {
+    /// An equivalence config (experiments/equivalence*.toml): `[fixed]` settings,
+    /// `[axes]` whose product is the configurations, and `[equivalence]` options (the
+    /// flags below replace them). Without one, the settings flags give one
+    /// configuration.
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: RunSettings,
+    #[command(flatten, next_help_heading = "Equivalence")]
+    pub options: EquivalenceOptions,
+    #[command(flatten)]
+    pub run_length: RunLengthArgs,
+    /// Output folder, written whole at the end; its reference-cache/ keeps the
+    /// sequential runs for a rerun with --force.
+    #[arg(long, default_value = "out/equivalence")]
+    pub out: PathBuf,
+    /// Replace --out whole if it already holds files (by default it is refused); its
+    /// cached sequential runs are reused.
+    #[arg(long)]
+    pub force: bool,
+    /// Also reuse the sequential runs cached in this folder (an earlier equivalence
+    /// output, or its reference-cache/); may be repeated.
+    #[arg(long, value_name = "DIR")]
+    pub reference_cache: Vec<PathBuf>,
+    /// The settings' keys given on the command line.
+    #[arg(skip)]
+    pub given: Vec<String>,
+    /// The equivalence options given on the command line.
+    #[arg(skip)]
+    pub options_given: Vec<String>,
+}
+
+impl EquivalenceArgs {
+    /// Records which settings and options `matches` (equivalence's) has from the
+    /// command line.
+    pub fn with_given(mut self, matches: &ArgMatches) -> Self {
+        let given = |keys: Vec<String>| -> Vec<String> {
+            keys.into_iter()
+                .filter(|key| matches.value_source(key) == Some(ValueSource::CommandLine))
+                .collect()
+        };
+        self.given = given(RunSettings::keys());
+        self.options_given = given(vkerode::erosion::keys::keys_of::<EquivalenceOptions>());
+        self
     }
 }
 

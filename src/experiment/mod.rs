@@ -1,8 +1,10 @@
-//! Running erosion as experiments, in four parts that depend only downward: one run of
-//! any strategy (`run/`), a results folder (`results/`), sweeps of many points over
-//! one or more devices (`sweep/`, which records into `results/`), and the reports made
-//! from results (`report/`, which reads them and nothing else).
+//! Running erosion as experiments, in parts that depend only downward: one run of any
+//! strategy (`run/`), a results folder (`results/`), sweeps of many points over one or
+//! more devices (`sweep/`, which records into `results/`), the speed variants'
+//! equivalence verdicts (`equivalence/`), and the reports made from results
+//! (`report/`, which reads them and nothing else).
 
+pub mod equivalence;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 
 use crate::erosion::keys::columns_of;
 use crate::erosion::{RunSettings, STRATEGIES};
+use crate::experiment::equivalence::{
+    runs_columns, verdicts_columns, EquivalenceOptions, Plan, ALPHA, DEFAULT_MARGIN,
+    EQUIVALENCE_TABLE, MARGINS, SPEED_KEYS,
+};
 use crate::experiment::results::{point_columns, FailedRow, SampleRow, SCHEMA_VERSION};
 use crate::experiment::run::strategies::{strategies_columns, Strategies};
 use crate::experiment::run::InputUnits;
@@ -272,6 +276,24 @@ pub fn config_reference() -> String {
          and one table of settings per strategy to run, named by its `algorithm` ({tables}): its dose is \
          calibrated from a first run.\n"
     );
+    let _ = writeln!(
+        out,
+        "## Equivalence configs (`vkerode equivalence`)\n\nA config with an `[{EQUIVALENCE_TABLE}]` table runs speed variants \
+         against the paper's kernel and the sequential reference (docs/equivalence.md): `name`, `description`, `[fixed]` \
+         settings, `[axes]` whose product is the configurations (first axis outermost), and the options below in \
+         `[{EQUIVALENCE_TABLE}]`, each also an `equivalence` flag (which replaces the config's). The configurations may not \
+         set the speed settings ({}), which the variants set, nor `droplet_seed`, each run's own.\n",
+        SPEED_KEYS.join(", ")
+    );
+    let options_defaults = defaults_of::<EquivalenceOptions>();
+    table(
+        &mut out,
+        &head,
+        key_rows(
+            columns_of::<EquivalenceOptions>(EquivalenceOptions::UNITS),
+            &options_defaults,
+        ),
+    );
     out
 }
 
@@ -283,7 +305,8 @@ pub fn results_reference() -> String {
         out,
         "A sweep writes `points.csv`, `samples.csv`, `failed.csv` (only where a point failed) and `meta.json` into \
          `results/<experiment>/<device>/`; `erode` writes `run.json`; `strategies` writes `strategies.csv` and one \
-         `<algorithm>.json` (a run.json) per run; `peak` writes `peak.json`. Figures in *height units* are in the \
+         `<algorithm>.json` (a run.json) per run; `peak` writes `peak.json`; `equivalence` writes `runs.csv`, \
+         `verdicts.csv`, `verdicts.md`, `equivalence.json` and its sequential runs in `reference-cache/*.json`. Figures in *height units* are in the \
          map's vertical unit, which `height_unit` names beside them: metres for a DEM, cells (heights in cell widths) \
          for generated terrain; sums over cells are in height units x cells (times the cell area for a volume). \
          Settings in *kernel height units* are what the strategies see: heights over the x cell size, times the \
@@ -323,8 +346,42 @@ pub fn results_reference() -> String {
         "One row per strategy and terrain of `vkerode strategies`.",
         strategies_columns(),
     );
+    csv(
+        &mut out,
+        "runs.csv (`vkerode equivalence`)",
+        "One row per run: each variant's and the paper's kernel's GPU runs, then the sequential reference's (one per job \
+         and seed, whichever configurations it serves). The figure columns are the change's, then every landform figure \
+         of the map after (`Landform`'s fields; a figure undefined for a run is empty).",
+        runs_columns(),
+    );
+    csv(
+        &mut out,
+        "verdicts.csv (`vkerode equivalence`)",
+        "One row per configuration, variant, reference and figure, then the pair's `change_map` row (the permutation test \
+         on the smoothed change maps) and its `(all)` row (the pair's verdict). verdicts.md shows the same.",
+        verdicts_columns(),
+    );
+    let _ = writeln!(
+        out,
+        "### The margins of equivalence\n\nFixed in advance, as a share of the reference's mean; a figure not listed \
+         (a landform figure added later) takes {}%. Every test is at alpha {ALPHA} after Holm's correction.\n",
+        100.0 * DEFAULT_MARGIN
+    );
+    table(
+        &mut out,
+        &["figure", "margin", "why"],
+        MARGINS
+            .iter()
+            .map(|(f, m, why)| vec![format!("`{f}`"), format!("{}%", 100.0 * m), why.to_string()]),
+    );
     let fields = json_fields();
-    for file in ["run.json", "meta.json", "peak.json"] {
+    for file in [
+        "run.json",
+        "meta.json",
+        "peak.json",
+        "equivalence.json",
+        "reference-cache/*.json",
+    ] {
         let _ = writeln!(out, "## {file}\n");
         if file == "run.json" {
             out.push_str("Every run.json has the common fields; a strategy's own follow, under its name.\n\n");
@@ -357,7 +414,8 @@ pub fn experiments_index(dir: &Path) -> Result<String, ConfigError> {
     out.push_str(GENERATED);
     out.push_str(
         "Every config in `experiments/`: run a sweep with `vkerode sweep experiments/NAME.toml` (results in \
-         `results/NAME/<device>/`), a strategies config with `vkerode strategies experiments/NAME.toml`.\n\n",
+         `results/NAME/<device>/`), a strategies config with `vkerode strategies experiments/NAME.toml`, an equivalence \
+         config with `vkerode equivalence experiments/NAME.toml --out DIR`.\n\n",
     );
     for path in files {
         let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
@@ -369,7 +427,23 @@ pub fn experiments_index(dir: &Path) -> Result<String, ConfigError> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (kind, description, shape) = if text.contains(STRATEGIES_KEY) {
+        let equivalence =
+            toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.contains_key(EQUIVALENCE_TABLE));
+        let (kind, description, shape) = if equivalence {
+            let plan = Plan::load(&path, &EquivalenceOptions::default(), &[], true)?;
+            let labels: Vec<&str> = plan.variants.iter().map(|v| v.label.as_str()).collect();
+            (
+                "equivalence",
+                plan.description,
+                format!(
+                    "{} configuration(s) x {} variant(s) ({}), {} seeds",
+                    plan.configurations.len(),
+                    labels.len(),
+                    labels.join(", "),
+                    plan.options.seeds
+                ),
+            )
+        } else if text.contains(STRATEGIES_KEY) {
             let s = Strategies::load(&path)?;
             let runs: Vec<&str> = s.plans[0]
                 .runs

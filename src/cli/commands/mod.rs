@@ -4,6 +4,7 @@ pub mod compare;
 pub mod convert;
 pub mod devices;
 pub mod docs;
+pub mod equivalence;
 pub mod erode;
 pub mod kernels;
 pub mod merge;

@@ -1,0 +1,70 @@
+//! `vkerode equivalence`: the speed variants against the paper's kernel and the
+//! sequential reference, as verdicts.
+
+use anyhow::{bail, Context as _, Result};
+
+use crate::cli::args::EquivalenceArgs;
+use crate::cli::open_device;
+use crate::cli::print::say_wrote;
+use vkerode::experiment::equivalence::{cache_folders, run_equivalence, Plan, CACHE_FOLDER};
+use vkerode::gpu::ContextOptions;
+use vkerode::terrain::output::StagedFolder;
+
+pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
+    let allow_long = args.run_length.allow_long_runs;
+    let plan = match &args.config {
+        Some(path) => {
+            if let Some(key) = args.given.first() {
+                bail!(
+                    "--{}: the settings of {} are its [fixed] and [axes]; set them there, or drop the config",
+                    key.replace('_', "-"),
+                    path.display()
+                );
+            }
+            Plan::load(path, &args.options, &args.options_given, allow_long)?
+        }
+        None => Plan::of_settings(
+            args.settings.clone(),
+            &args.given,
+            args.options.clone(),
+            allow_long,
+        )
+        .map_err(|e| anyhow::anyhow!("--{}: {}", e.key.replace('_', "-"), e.reason))?,
+    };
+    for dir in &args.reference_cache {
+        if !dir.is_dir() {
+            bail!("--reference-cache {}: not a folder", dir.display());
+        }
+    }
+    // Checked, cleared of dead runs' leftovers and staged before any work.
+    let staged = StagedFolder::begin(&args.out, args.force).context("--out")?;
+    // The folder replaced keeps its cache until the new one is published.
+    let mut caches = vec![args.out.join(CACHE_FOLDER)];
+    caches.extend(cache_folders(&args.reference_cache));
+    let ctx = open_device(options)?;
+    say!(
+        "{} configuration(s) x {} variant(s) and the paper's kernel, {} seeds each on the GPU; the sequential reference {} seeds per job",
+        plan.configurations.len(),
+        plan.variants.len(),
+        plan.options.seeds,
+        plan.options.reference_seeds
+    );
+    let (report, written) = run_equivalence(&ctx, &plan, &caches, staged.path(), &mut |line| {
+        say!("{line}")
+    })
+    .with_context(|| match &args.config {
+        Some(path) => format!("running {}", path.display()),
+        None => "running the equivalence".into(),
+    })?;
+    for line in report.lines() {
+        say!("{line}");
+    }
+    say_wrote(
+        staged
+            .publish(written)?
+            .into_iter()
+            .filter(|p| !p.parent().is_some_and(|d| d.ends_with(CACHE_FOLDER)))
+            .collect::<Vec<_>>(),
+    );
+    Ok(())
+}

@@ -1,0 +1,374 @@
+//! `vkerode equivalence`: its statistics against reference values, its verdicts on
+//! synthetic samples, and the command end to end on a tiny map (lavapipe, validation
+//! on).
+
+mod common;
+
+use common::{scratch, stderr, vkerode};
+use vkerode::experiment::equivalence::stats::{
+    holm, incomplete_beta, permutation_test, t_cdf, Summary, Welch,
+};
+use vkerode::experiment::equivalence::{judge, Groups, Variant, Verdict};
+use vkerode::reference::{is_listed, leaf_paths};
+
+fn close(actual: f64, expected: f64, tolerance: f64, what: &str) {
+    let scale = expected.abs().max(1e-300);
+    assert!(
+        ((actual - expected) / scale).abs() <= tolerance,
+        "{what}: {actual} against {expected}"
+    );
+}
+
+/// scipy 1.17.1, `scipy.stats.t.cdf(t, df)`, printed with repr.
+const T_CDF: &[(f64, f64, f64)] = &[
+    (1.0, 0.5, 0.6475836176504333),
+    (1.0, -2.0, 0.14758361765043326),
+    (2.0, 1.0, 0.7886751345948129),
+    (3.5, 2.2, 0.948833359837272),
+    (5.0, -1.3, 0.12515031708533855),
+    (10.0, 0.0, 0.5),
+    (17.3, 2.5, 0.9886262499120995),
+    (30.0, -3.1, 0.0020922424302753724),
+    (100.0, 1.96, 0.9736105493168852),
+    (1000.0, 4.0, 0.9999659950403956),
+    (2.5, 10.0, 0.9977792521163463),
+    (0.7, 1.5, 0.7798174514903798),
+    (20.0, -8.0, 5.828314135744255e-08),
+    (4.0, -12.0, 0.0001382142742514865),
+    (50.0, -6.5, 1.8176870981385475e-08),
+];
+
+/// scipy 1.17.1, `scipy.special.betainc(a, b, x)`.
+const BETA: &[(f64, f64, f64, f64)] = &[
+    (0.5, 0.5, 0.3, 0.36901011956554536),
+    (2.0, 3.0, 0.4, 0.5247999999999999),
+    (10.0, 0.5, 0.9, 0.15164090963470994),
+    (0.1, 5.0, 0.01, 0.7690889207843462),
+    (50.0, 50.0, 0.45, 0.1586521989370985),
+    (1.0, 1.0, 0.7, 0.7),
+    (5.0, 2.5, 0.999, 0.9999992602172572),
+];
+
+#[test]
+fn the_t_distribution_and_the_incomplete_beta_match_scipy() {
+    for &(df, t, expected) in T_CDF {
+        close(t_cdf(t, df), expected, 1e-9, &format!("t_cdf({t}, {df})"));
+    }
+    for &(a, b, x, expected) in BETA {
+        close(
+            incomplete_beta(a, b, x),
+            expected,
+            1e-9,
+            &format!("I_{x}({a}, {b})"),
+        );
+    }
+    assert!(t_cdf(1.0, 0.0).is_nan() && incomplete_beta(1.0, 1.0, 1.5).is_nan());
+}
+
+#[test]
+fn welch_and_tost_match_scipy() {
+    // scipy.stats.ttest_ind(a, b, equal_var=False): statistic -1.935024187953525,
+    // pvalue 0.09287298515868019, df 7.235069684937751.
+    let a = Summary::of(&[1.0, 2.0, 3.5, 2.2, 4.1]);
+    let b = Summary::of(&[2.5, 3.9, 4.4, 3.1, 5.0, 4.2]);
+    let w = Welch::of(&a, &b).unwrap();
+    close(w.difference / w.se, -1.935024187953525, 1e-12, "t");
+    close(w.df, 7.235069684937751, 1e-12, "df");
+    close(w.p_different(), 0.09287298515868019, 1e-9, "p");
+    // TOST at 1% of b's mean, from scipy.stats.t.sf and .cdf on Welch's t and df:
+    // lower 0.028370128386678243, upper 0.0358379227167237.
+    let a = Summary::of(&[100.0, 101.5, 99.2, 100.8, 100.1]);
+    let b = Summary::of(&[100.4, 99.9, 100.6, 101.1, 99.5, 100.2]);
+    let w = Welch::of(&a, &b).unwrap();
+    close(
+        w.p_equivalent(0.01 * b.mean.abs()),
+        0.0358379227167237,
+        1e-9,
+        "TOST",
+    );
+}
+
+#[test]
+fn holm_adjusts_in_the_order_of_the_p_values() {
+    // Sorted 0.005, 0.01, 0.03, 0.04: times 4, 3, 2, 1 = 0.02, 0.03, 0.06, 0.04, made
+    // monotone (0.04 -> 0.06), given back in the input's order.
+    let adjusted = holm(&[0.01, 0.04, 0.03, 0.005]);
+    for (a, e) in adjusted.iter().zip([0.03, 0.06, 0.06, 0.02]) {
+        close(*a, e, 1e-12, "holm");
+    }
+    // Capped at 1; a test that could not run stays NaN and counts in the family.
+    let adjusted = holm(&[0.5, f64::NAN, 0.2]);
+    close(adjusted[2], 0.6, 1e-12, "0.2 x 3");
+    close(adjusted[0], 1.0, 1e-12, "capped");
+    assert!(adjusted[1].is_nan());
+}
+
+/// `n` values around `mean` with a spread of `sd` (a fixed pattern, not random).
+fn sample(mean: f64, sd: f64, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| mean + sd * ((i as f64 * 2.399).sin() * 1.4))
+        .collect()
+}
+
+fn verdict_of(variant: Vec<f64>, reference: Vec<f64>) -> (Verdict, Verdict) {
+    let maps_v: Vec<Vec<f32>> = variant.iter().map(|_| vec![0.5f32; 16]).collect();
+    let maps_r: Vec<Vec<f32>> = reference.iter().map(|_| vec![0.5f32; 16]).collect();
+    let groups = Groups {
+        figures: vec![
+            ("total_change".into(), variant.clone(), reference.clone()),
+            (
+                "some_new_figure".into(),
+                variant.iter().map(|v| v / 1000.0).collect(),
+                reference.iter().map(|v| v / 1000.0).collect(),
+            ),
+        ],
+        variant_maps: maps_v.iter().map(Vec::as_slice).collect(),
+        reference_maps: maps_r.iter().map(Vec::as_slice).collect(),
+        map_shape: (4, 4, 1),
+    };
+    let pair = judge(&groups, 99, 7);
+    (pair.figures[0].verdict, pair.verdict)
+}
+
+#[test]
+fn identical_groups_are_equivalent_shifted_ones_different_tiny_noisy_ones_inconclusive() {
+    // Spread of 0.1% of the mean, margin 1%: equivalent.
+    let reference = sample(-1000.0, 1.0, 20);
+    assert_eq!(
+        verdict_of(reference.clone(), reference.clone()),
+        (Verdict::Equivalent, Verdict::Equivalent)
+    );
+    // Shifted by 5 margins (5% of the mean): different.
+    let shifted: Vec<f64> = reference.iter().map(|v| v - 50.0).collect();
+    assert_eq!(
+        verdict_of(shifted, reference.clone()),
+        (Verdict::Different, Verdict::Different)
+    );
+    // Three runs a side with a spread of 10%: neither.
+    assert_eq!(
+        verdict_of(sample(-1000.0, 100.0, 3), sample(-1010.0, 100.0, 3)),
+        (Verdict::Inconclusive, Verdict::Inconclusive)
+    );
+}
+
+fn slices(maps: &[Vec<f32>]) -> Vec<&[f32]> {
+    maps.iter().map(Vec::as_slice).collect()
+}
+
+#[test]
+fn the_map_test_tells_moved_erosion_from_reruns() {
+    let a: Vec<Vec<f32>> = (0..6).map(|i| vec![1.0 + i as f32 * 0.01; 8]).collect();
+    let same: Vec<Vec<f32>> = (0..6).map(|i| vec![1.0 + i as f32 * 0.01; 8]).collect();
+    let moved: Vec<Vec<f32>> = (0..6)
+        .map(|i| {
+            (0..8)
+                .map(|c| if c < 4 { 2.0 } else { 0.0 } + i as f32 * 0.01)
+                .collect()
+        })
+        .collect();
+    let rerun = permutation_test(&slices(&a), &slices(&same), 199, 1).unwrap();
+    assert_eq!(rerun.p, 1.0, "the same maps: every labelling is as extreme");
+    let apart = permutation_test(&slices(&a), &slices(&moved), 199, 1).unwrap();
+    assert!(apart.p <= 0.01, "{apart:?}");
+    assert!(permutation_test(&[], &slices(&a), 9, 1).is_none());
+}
+
+#[test]
+fn variants_are_named_as_erode_names_their_settings() {
+    let v = Variant::parse("fast+image").unwrap();
+    assert_eq!(v.settings["variant"].as_str(), Some("fast"));
+    assert_eq!(v.settings["lever"].as_str(), Some("image"));
+    let v = Variant::parse("fast+spirv=optimised+shared_kib=8").unwrap();
+    assert_eq!(v.settings["shared_kib"].as_integer(), Some(8));
+    for (bad, names) in [
+        ("fast+shiny", "\"shiny\""),
+        ("fast+workgroup=8", "workgroup is not a speed setting"),
+        ("fast+paper", "sets variant twice"),
+        ("fast+", "an empty name"),
+    ] {
+        let e = Variant::parse(bad).unwrap_err();
+        assert!(e.contains(names), "{bad}: {e}");
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn rows(path: &std::path::Path) -> Vec<csv::StringRecord> {
+    csv::Reader::from_path(path)
+        .unwrap()
+        .records()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn the_command_finds_no_difference_of_a_variant_from_itself_and_reuses_its_references() {
+    let dir = scratch("equivalence", "end-to-end");
+    let out = dir.join("out");
+    let out_arg = out.to_str().unwrap();
+    let tiny = [
+        "equivalence",
+        "--size",
+        "64",
+        "--droplets",
+        "60000",
+        "--seeds",
+        "8",
+        "--reference-seeds",
+        "3",
+        "--permutations",
+        "99",
+        "--variants",
+        "paper",
+        "--out",
+        out_arg,
+    ];
+    let run = vkerode(&tiny);
+    let err = stderr(&run);
+    assert!(run.status.success(), "{err}");
+    assert!(!err.contains("validation"), "validation messages: {err}");
+    for file in [
+        "runs.csv",
+        "verdicts.csv",
+        "verdicts.md",
+        "equivalence.json",
+    ] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    // 8 runs of the paper's kernel as reference (a), 8 as the variant, 3 sequential.
+    let runs = rows(&out.join("runs.csv"));
+    assert_eq!(runs.len(), 19);
+    let header = csv::Reader::from_path(out.join("runs.csv"))
+        .unwrap()
+        .headers()
+        .unwrap()
+        .clone();
+    for column in [
+        "device",
+        "driver",
+        "commit",
+        "config_hash",
+        "total_change",
+        "mean_slope",
+    ] {
+        assert!(header.iter().any(|h| h == column), "{column}: {header:?}");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("equivalence.json")).unwrap())
+            .unwrap();
+    let missing: Vec<String> = leaf_paths(&report)
+        .into_iter()
+        .filter(|p| !is_listed("equivalence.json", p))
+        .collect();
+    assert!(missing.is_empty(), "undocumented fields: {missing:?}");
+    let pairs = report["configurations"][0]["pairs"].as_array().unwrap();
+    let against_a = pairs.iter().find(|p| p["reference"] == "paper").unwrap();
+    // The same kernel at the same seeds: no figure and no map differ, and the mass
+    // figures lie well within their margins. (Whether TOST shows them equivalent on a
+    // map this small depends on lavapipe's races: Welch's tests are unpaired, so the
+    // spread across seeds counts; the verdicts themselves are held on synthetic
+    // samples above.)
+    assert_ne!(against_a["verdict"], "different", "{against_a}");
+    assert_eq!(against_a["map"]["different"], false);
+    for f in against_a["figures"].as_array().unwrap() {
+        assert_ne!(f["verdict"], "different", "{f}");
+        if ["total_change", "eroded"].contains(&f["figure"].as_str().unwrap()) {
+            let relative = f["relative_difference"].as_f64().unwrap().abs();
+            assert!(relative < f["margin_relative"].as_f64().unwrap(), "{f}");
+        }
+    }
+    assert_eq!(report["references_run"], 3);
+    let verdicts = rows(&out.join("verdicts.csv"));
+    assert!(verdicts.iter().any(|r| &r[8] == "(all)"));
+    // An occupied --out is refused; with --force the cached references are reused.
+    let again = vkerode(&tiny);
+    assert!(!again.status.success());
+    assert!(stderr(&again).contains("--out"), "{}", stderr(&again));
+    // Three seeds of the variant, whose three sequential runs are cached.
+    let forced: Vec<&str> = tiny
+        .iter()
+        .map(|&a| if a == "8" { "3" } else { a })
+        .chain(["--force"])
+        .collect();
+    let rerun = vkerode(&forced);
+    assert!(rerun.status.success(), "{}", stderr(&rerun));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("equivalence.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["references_cached"], 3, "{}", text(&rerun.stdout));
+    assert_eq!(report["references_run"], 0);
+    assert!(out.join("reference-cache").read_dir().unwrap().count() == 3);
+}
+
+#[test]
+fn bad_inputs_are_refused_by_name_before_any_run() {
+    let dir = scratch("equivalence", "refusals");
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    for (args, says) in [
+        (vec!["--variants", "fast+shiny"], "\"shiny\""),
+        (vec!["--seeds", "1"], "--seeds"),
+        (vec!["--reference-seeds", "30"], "--reference-seeds"),
+        (vec!["--variant", "fast"], "--variant"),
+        (vec!["--droplet-seed", "3"], "--droplet-seed"),
+        (vec!["--permutations", "5"], "--permutations"),
+        (vec!["--algorithm", "pipes"], "algorithm"),
+    ] {
+        let mut all = vec![
+            "equivalence",
+            "--size",
+            "32",
+            "--droplets",
+            "100",
+            "--out",
+            out,
+        ];
+        all.extend(args.iter().copied());
+        let run = vkerode(&all);
+        assert!(!run.status.success(), "{args:?}");
+        let err = stderr(&run);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!std::path::Path::new(out).exists(), "{args:?} made --out");
+    }
+    let config = dir.join("bad.toml");
+    std::fs::write(
+        &config,
+        "name = \"bad\"\ndescription = \"d\"\n[equivalence]\nseeds = 4\n[fixed]\nsize = 32\nlever = \"image\"\n",
+    )
+    .unwrap();
+    let run = vkerode(&["equivalence", config.to_str().unwrap(), "--out", out]);
+    let err = stderr(&run);
+    assert!(
+        !run.status.success() && err.contains("lever") && err.contains("bad.toml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_h200_config_loads() {
+    let plan = vkerode::experiment::equivalence::Plan::load(
+        std::path::Path::new("experiments/equivalence-h200.toml"),
+        &Default::default(),
+        &[],
+        false,
+    )
+    .unwrap();
+    assert_eq!(plan.configurations.len(), 4);
+    assert_eq!(plan.options.seeds, 20);
+    let labels: Vec<&str> = plan
+        .configurations
+        .iter()
+        .map(|c| c.label.as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "workgroup=8 batches=1",
+            "workgroup=8 batches=16",
+            "workgroup=64 batches=1",
+            "workgroup=64 batches=16"
+        ]
+    );
+}
