@@ -70,22 +70,6 @@ fn the_sequential_cpu_reference_against_itself_has_no_concurrency_error() {
     assert_eq!(values["unstable"], "false");
 }
 
-fn read_rows(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    reader
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            headers
-                .iter()
-                .map(str::to_string)
-                .zip(r.iter().map(str::to_string))
-                .collect()
-        })
-        .collect()
-}
-
 #[test]
 fn every_gpu_droplet_point_reports_its_distance_from_the_sequential_reference() {
     let dir = scratch("concurrency_error", "sweep");
@@ -99,7 +83,7 @@ fn every_gpu_droplet_point_reports_its_distance_from_the_sequential_reference() 
     .unwrap();
     let root = dir.join("results");
     sweep_into(&config, &root, &[]);
-    let rows = read_rows(&results_dir(&root, "conc").join("points.csv"));
+    let rows = common::csv_rows(&results_dir(&root, "conc").join("points.csv"));
     assert_eq!(rows.len(), 4);
     for row in &rows {
         assert_only_its_own_columns_are_filled(row, "droplets");

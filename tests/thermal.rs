@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use vkerode::erosion::thermal::{
@@ -457,22 +456,6 @@ fn erode_with_thermal_writes_its_maps_and_figures_and_refuses_bad_settings() {
     }
 }
 
-fn read_csv(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
-    let mut reader = csv::Reader::from_path(path).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    reader
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            headers
-                .iter()
-                .map(str::to_string)
-                .zip(r.iter().map(str::to_string))
-                .collect()
-        })
-        .collect()
-}
-
 #[test]
 fn a_thermal_sweep_records_cell_steps_bandwidth_and_its_own_columns() {
     let dir = scratch("thermal", "sweep");
@@ -487,7 +470,7 @@ fn a_thermal_sweep_records_cell_steps_bandwidth_and_its_own_columns() {
     .unwrap();
     let root = dir.join("results");
     sweep_into(&config, &root, &[]);
-    let rows = read_csv(&results_dir(&root, "thermal").join("points.csv"));
+    let rows = common::csv_rows(&results_dir(&root, "thermal").join("points.csv"));
     assert_eq!(rows.len(), 4);
     for row in &rows {
         assert_eq!(row["algorithm"], "thermal");

@@ -290,3 +290,20 @@ pub fn gdal_cells(path: &std::path::Path, dir: &std::path::Path, options: &[&str
     gdal("gdal_translate", &args);
     std::fs::read(raw).unwrap()
 }
+
+/// The rows of a CSV file, each column by its header.
+pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            headers
+                .iter()
+                .map(str::to_string)
+                .zip(r.iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
