@@ -89,13 +89,12 @@ fn down_the_flat(
     i: usize,
 ) -> Option<FlowStep> {
     let heights = filled.data();
-    let mut best: Option<(f32, FlowStep)> = None;
+    let mut best: Option<(f64, FlowStep)> = None;
     for (j, length) in around(filled, neighbours, i) {
-        let fall = gradient[i] as f32 - gradient[j] as f32;
-        if heights[j] != heights[i] || gradient[j] == 0 || fall <= 0.0 {
+        if heights[j] != heights[i] || gradient[j] == 0 || gradient[j] >= gradient[i] {
             continue;
         }
-        let per_length = fall / length;
+        let per_length = f64::from(gradient[i] - gradient[j]) / f64::from(length);
         if best.is_none_or(|(b, _)| per_length > b) {
             best = Some((
                 per_length,

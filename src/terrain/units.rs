@@ -29,7 +29,7 @@ pub enum LengthUnit {
 
 impl LengthUnit {
     /// The upstream area from which a cell is a channel, in this unit squared: 0.5 km2 on
-    /// a DEM (72 cells of an 80 m DEM, 556 of a 30 m one), 100 cells on generated terrain.
+    /// a DEM (78 cells of an 80 m DEM, 556 of a 30 m one), 100 cells on generated terrain.
     pub fn channel_area(self) -> f64 {
         match self {
             Self::Cells => 100.0,

@@ -32,7 +32,7 @@ pub const MARGINS: &[(&str, f64, &str)] = &[
     (
         "drainage_density",
         0.02,
-        "a count of channel cells, which shifts with single pits",
+        "channel length over area, which shifts where a pit or a flat reroutes a channel",
     ),
     (
         "concavity",
