@@ -49,6 +49,21 @@ fn heights(cells: &Cells) -> &[f32] {
 
 /// The steepest slope between neighbours the model compares (the axial ones, and the
 /// diagonal ones over sqrt(2) cells with 8 neighbours): drop over distance.
+/// `initial` eroded by the sequential CPU reference and by the GPU's counted run.
+fn on_cpu_and_gpu(
+    ctx: &std::sync::Arc<vkerode::gpu::Context>,
+    s: &RunSettings,
+    initial: &Cells,
+) -> [(&'static str, Cells); 2] {
+    let strategy = s.strategy();
+    let cpu = strategy
+        .run_on_cpu(CpuEngine::Sequential, s, initial)
+        .unwrap();
+    let mut prepared = strategy.prepare(ctx, s, initial).unwrap();
+    let gpu = prepared.run_counted().unwrap();
+    [("cpu", cpu.cells), ("gpu", gpu.cells)]
+}
+
 fn steepest_slope(h: &[f32], neighbours: u32) -> f32 {
     let mut offsets = vec![(1, 0, 1.0f32), (0, 1, 1.0)];
     if neighbours == 8 {
@@ -111,12 +126,7 @@ fn a_steep_pile_keeps_its_volume_and_relaxes_to_the_talus_at_every_angle() {
                 steepest_slope(start, neighbours) > 1.5 * tan,
                 "steep at first"
             );
-            let cpu = strategy
-                .run_on_cpu(CpuEngine::Sequential, &s, &initial)
-                .unwrap();
-            let mut prepared = strategy.prepare(&ctx, &s, &initial).unwrap();
-            let gpu = prepared.run_counted().unwrap();
-            for (engine, after) in [("cpu", &cpu.cells), ("gpu", &gpu.cells)] {
+            for (engine, after) in &on_cpu_and_gpu(&ctx, &s, &initial) {
                 let after = heights(after);
                 let name = format!("{engine}, {neighbours} neighbours, talus {talus}");
                 // The volume: constant, within float rounding's bound.
@@ -155,12 +165,7 @@ fn a_symmetric_pile_stays_symmetric() {
         let s = settings(35.0, neighbours, 300);
         let strategy = s.strategy();
         let initial = strategy.initial(&s, &terrain).unwrap();
-        let cpu = strategy
-            .run_on_cpu(CpuEngine::Sequential, &s, &initial)
-            .unwrap();
-        let mut prepared = strategy.prepare(&ctx, &s, &initial).unwrap();
-        let gpu = prepared.run_counted().unwrap();
-        for (engine, after) in [("cpu", &cpu.cells), ("gpu", &gpu.cells)] {
+        for (engine, after) in &on_cpu_and_gpu(&ctx, &s, &initial) {
             // A mirrored cell sums its neighbours' flows in another order: float
             // rounding apart, the same height.
             let off = asymmetry(heights(after));

@@ -6,7 +6,7 @@ mod common;
 
 use vkerode::erosion::pipes::{
     run_pipes_on_cpu, Advection, Boundary, Fusion, Packing, PipesFields, PipesKernel, PipesParams,
-    PipesSettings, PipesState, PipesVariant, Tiles, WorkgroupShape,
+    PipesRunner, PipesSettings, PipesState, PipesVariant, Tiles, WorkgroupShape,
 };
 
 use common::{assert_validation_clean, cpu_terrain, validated_device};
@@ -31,6 +31,24 @@ fn worst(a: &[f32], b: &[f32]) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// `variant`'s kernel ready on `start`'s terrain and water.
+fn prepared(
+    ctx: &std::sync::Arc<vkerode::gpu::Context>,
+    variant: PipesVariant,
+    params: &PipesParams,
+    start: &PipesState,
+) -> PipesRunner {
+    PipesKernel::new(ctx, variant, params)
+        .unwrap()
+        .prepare(
+            start.width,
+            start.height,
+            &start.terrain,
+            Some(&start.water),
+        )
+        .unwrap()
+}
+
 fn run_gpu(
     ctx: &std::sync::Arc<vkerode::gpu::Context>,
     variant: PipesVariant,
@@ -38,15 +56,7 @@ fn run_gpu(
     start: &PipesState,
     steps: u32,
 ) -> PipesFields {
-    let kernel = PipesKernel::new(ctx, variant, params).unwrap();
-    let mut runner = kernel
-        .prepare(
-            start.width,
-            start.height,
-            &start.terrain,
-            Some(&start.water),
-        )
-        .unwrap();
+    let mut runner = prepared(ctx, variant, params, start);
     runner.run(steps).unwrap();
     runner.read().unwrap()
 }
@@ -163,10 +173,7 @@ fn a_run_checked_in_chunks_ends_where_one_run_does() {
         (Fusion::Fused, upwind),
     ] {
         let v = variant(fusion, Packing::F32, Tiles::None, (16, 16));
-        let kernel = PipesKernel::new(&ctx, v, &params).unwrap();
-        let mut runner = kernel
-            .prepare(40, 40, &start.terrain, Some(&start.water))
-            .unwrap();
+        let mut runner = prepared(&ctx, v, &params, &start);
         let checks = runner.run_checked(25, 7).unwrap();
         assert_eq!(
             checks.iter().map(|c| c.step).collect::<Vec<_>>(),
@@ -208,10 +215,7 @@ fn water_is_conserved_and_the_counted_run_accounts_for_rain_and_evaporation() {
             evaporation: 0.5,
             ..PipesParams::DEFAULT
         };
-        let kernel = PipesKernel::new(&ctx, v, &open).unwrap();
-        let mut runner = kernel
-            .prepare(64, 64, &start.terrain, Some(&start.water))
-            .unwrap();
+        let mut runner = prepared(&ctx, v, &open, &start);
         let checks = runner.run_checked(100, 20).unwrap();
         assert_eq!(checks.len(), 5);
         for c in &checks {
@@ -479,15 +483,7 @@ fn run_both(
 ) {
     let mut cpu = start.clone();
     run_pipes_on_cpu(&mut cpu, params, steps);
-    let kernel = PipesKernel::new(ctx, v, params).unwrap();
-    let mut runner = kernel
-        .prepare(
-            start.width,
-            start.height,
-            &start.terrain,
-            Some(&start.water),
-        )
-        .unwrap();
+    let mut runner = prepared(ctx, v, params, start);
     let checks = runner.run_checked(steps, steps).unwrap();
     (cpu, runner.read().unwrap(), *checks.last().unwrap())
 }
@@ -849,10 +845,7 @@ fn sediment_never_exceeds_the_cap() {
     };
     let fused = variant(Fusion::Fused, Packing::F32, Tiles::None, (16, 16));
     let mut cpu = start.clone();
-    let kernel = PipesKernel::new(&ctx, fused, &capped).unwrap();
-    let mut runner = kernel
-        .prepare(64, 64, &start.terrain, Some(&start.water))
-        .unwrap();
+    let mut runner = prepared(&ctx, fused, &capped, &start);
     for chunk in [1u32, 9, 90] {
         run_pipes_on_cpu(&mut cpu, &capped, chunk);
         assert!(within(&cpu.sediment, &cpu.water), "cpu, {chunk}");

@@ -10,7 +10,7 @@ use super::flats::flat_gradient;
 use super::flood::fill_depressions;
 use super::heightmap::Heightmap;
 use super::image::CellSize;
-use super::nodata::NEIGHBOURS;
+use super::nodata::{in_bounds_offsets, NEIGHBOURS};
 
 /// Each neighbour's offset with its distance on a grid of `spacing`: dx across, dy
 /// down, the diagonal between.
@@ -160,18 +160,7 @@ fn around<'a>(
     neighbours: &'a [(isize, isize, f32); 8],
     i: usize,
 ) -> impl Iterator<Item = (usize, f32)> + 'a {
-    let (w, h) = (map.width() as isize, map.height() as isize);
-    let (x, y) = (i as isize % w, i as isize / w);
-    neighbours.iter().filter_map(move |&(dx, dy, length)| {
-        let (nx, ny) = (x + dx, y + dy);
-        (nx >= 0 && ny >= 0 && nx < w && ny < h).then_some(((ny * w + nx) as usize, length))
-    })
-}
-
-/// The D8 step of cell `i` on a grid of `spacing`: where it drains, how far and how
-/// steeply; `None` for a pit or a flat.
-pub fn steepest_descent(map: &Heightmap, spacing: CellSize, i: usize) -> Option<FlowStep> {
-    steepest(map, &neighbours(spacing), i)
+    in_bounds_offsets(i, map.width(), map.height()).map(move |(k, j)| (j, neighbours[k].2))
 }
 
 /// The cells whose upstream `area` is in the top `share` (0..1) of the map: its
@@ -279,27 +268,29 @@ mod tests {
     fn the_steepest_drop_is_per_distance_on_the_grids_own_spacing() {
         // East drops 1 over dx, south 1.5 over dy.
         let map = around_the_centre(&[((2, 1), 9.0), ((1, 2), 8.5)]);
-        let square = steepest_descent(&map, CellSize::default(), 4).unwrap();
+        let square = Drainage::of(&map, CellSize::default()).step(4).unwrap();
         assert_eq!(
             (square.receiver, square.length, square.slope),
             (7, 1.0, 1.5)
         );
         // Rows twice as far apart: south is only 0.75 per unit of length.
         let tall = CellSize { x: 1.0, y: 2.0 };
-        let step = steepest_descent(&map, tall, 4).unwrap();
+        let step = Drainage::of(&map, tall).step(4).unwrap();
         assert_eq!((step.receiver, step.length, step.slope), (5, 1.0, 1.0));
     }
 
     #[test]
     fn a_diagonal_step_is_as_long_as_the_cells_diagonal() {
         let map = around_the_centre(&[((2, 2), 7.0)]);
-        let step = steepest_descent(&map, CellSize { x: 3.0, y: 4.0 }, 4).unwrap();
+        let step = Drainage::of(&map, CellSize { x: 3.0, y: 4.0 })
+            .step(4)
+            .unwrap();
         assert_eq!((step.receiver, step.length), (8, 5.0));
         assert!((step.slope - 0.6).abs() < 1e-6, "{step:?}");
         assert_eq!(
-            steepest_descent(&map, CellSize::default(), 8),
+            Drainage::of(&map, CellSize::default()).step(8),
             None,
-            "a pit"
+            "a pit on the edge: an outlet"
         );
     }
 }

@@ -81,6 +81,21 @@ pub struct HeightStats {
     pub mean: f64,
 }
 
+impl HeightStats {
+    /// Of the finite values among `heights` (gaps are NaN and left out).
+    pub fn of(heights: impl Iterator<Item = f32>) -> Self {
+        let (min, max, sum, count) = heights.filter(|h| h.is_finite()).fold(
+            (f32::INFINITY, f32::NEG_INFINITY, 0.0f64, 0usize),
+            |(lo, hi, sum, n), h| (lo.min(h), hi.max(h), sum + f64::from(h), n + 1),
+        );
+        Self {
+            min,
+            max,
+            mean: sum / count.max(1) as f64,
+        }
+    }
+}
+
 impl Heightmap {
     /// Row-major heights, row 0 first (north).
     pub fn new(width: usize, height: usize, data: Vec<f32>) -> Result<Self, HeightmapError> {
@@ -181,15 +196,7 @@ impl Heightmap {
 
     /// Minimum, maximum and mean of the finite cells (gaps are NaN and left out).
     pub fn stats(&self) -> HeightStats {
-        let (min, max, sum, count) = self.data.iter().filter(|h| h.is_finite()).fold(
-            (f32::INFINITY, f32::NEG_INFINITY, 0.0f64, 0usize),
-            |(lo, hi, sum, n), &h| (lo.min(h), hi.max(h), sum + f64::from(h), n + 1),
-        );
-        HeightStats {
-            min,
-            max,
-            mean: sum / count.max(1) as f64,
-        }
+        HeightStats::of(self.data.iter().copied())
     }
 }
 

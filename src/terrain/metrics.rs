@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::drainage::{channel_incision, Drainage};
 use super::flood::is_edge;
-use super::heightmap::Heightmap;
+use super::heightmap::{HeightStats, Heightmap};
 use super::image::{horn_gradient, CellSize};
 use super::nodata::in_bounds_neighbours;
 use super::units::{GridUnits, LengthUnit};
@@ -166,13 +166,11 @@ pub fn mean_slope(map: &Heightmap, spacing: CellSize) -> f64 {
 }
 
 fn hypsometric_integral(heights: impl Iterator<Item = f32>) -> f64 {
-    let (min, max, sum, n) = heights.filter(|h| h.is_finite()).fold(
-        (f32::INFINITY, f32::NEG_INFINITY, 0.0f64, 0usize),
-        |(lo, hi, sum, n), h| (lo.min(h), hi.max(h), sum + f64::from(h), n + 1),
-    );
-    let range = f64::from(max) - f64::from(min);
-    if n > 0 && range > 0.0 {
-        (sum / n as f64 - f64::from(min)) / range
+    let stats = HeightStats::of(heights);
+    // No finite height leaves min above max: no range.
+    let range = f64::from(stats.max) - f64::from(stats.min);
+    if range > 0.0 {
+        (stats.mean - f64::from(stats.min)) / range
     } else {
         0.0
     }

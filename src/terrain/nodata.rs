@@ -17,14 +17,27 @@ pub(super) const NEIGHBOURS: [(isize, isize); 8] = [
     (-1, -1),
 ];
 
+/// The cells next to cell `i` of a `w` x `h` map, each with its offset's index in
+/// [`NEIGHBOURS`], in that order.
+pub(super) fn in_bounds_offsets(
+    i: usize,
+    w: usize,
+    h: usize,
+) -> impl Iterator<Item = (usize, usize)> {
+    let (x, y) = ((i % w) as isize, (i / w) as isize);
+    NEIGHBOURS
+        .iter()
+        .enumerate()
+        .filter_map(move |(k, &(dx, dy))| {
+            let (nx, ny) = (x + dx, y + dy);
+            (nx >= 0 && ny >= 0 && nx < w as isize && ny < h as isize)
+                .then_some((k, ny as usize * w + nx as usize))
+        })
+}
+
 /// The cells next to cell `i` of a `w` x `h` map, in [`NEIGHBOURS`] order.
 pub(super) fn in_bounds_neighbours(i: usize, w: usize, h: usize) -> impl Iterator<Item = usize> {
-    let (x, y) = ((i % w) as isize, (i / w) as isize);
-    NEIGHBOURS.iter().filter_map(move |&(dx, dy)| {
-        let (nx, ny) = (x + dx, y + dy);
-        (nx >= 0 && ny >= 0 && nx < w as isize && ny < h as isize)
-            .then_some(ny as usize * w + nx as usize)
-    })
+    in_bounds_offsets(i, w, h).map(|(_, j)| j)
 }
 
 /// Fills every NaN cell with the mean of its already-known 8-neighbours, growing
