@@ -20,7 +20,14 @@ const LAYERS: [&str; 9] = [
 ];
 
 /// The parts of `experiment/`, lowest first.
-const EXPERIMENT_PARTS: [&str; 5] = ["run", "results", "sweep", "equivalence", "report"];
+const EXPERIMENT_PARTS: [&str; 6] = [
+    "run",
+    "results",
+    "sweep",
+    "equivalence",
+    "report",
+    "strategies",
+];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {

@@ -216,14 +216,15 @@ fn force_replaces_only_a_folder_vkerode_made_and_never_a_live_one() {
 fn names_that_become_paths_are_plain_and_used_once() {
     let dir = common::scratch("output-sets", "names");
     let config = |name: &str, terrains: &[&str]| {
-        let mut text = format!("name = {name:?}\ndescription = \"d\"\ngpu_seconds = 0.1\n");
+        let mut text =
+            format!("name = {name:?}\ndescription = \"d\"\nwater_per_cell = [0.1]\nseeds = [1]\n");
         for terrain in terrains {
-            text += &format!("[[terrain]]\nname = {terrain:?}\nsize = 64\nseed = 1\n");
+            text += &format!("[[terrain]]\nname = {terrain:?}\nsize = 64\n");
         }
-        text += "[droplets]\ndroplets = 100\n";
+        text += "[droplets]\n";
         let path = dir.join("config.toml");
         fs::write(&path, text).unwrap();
-        vkerode::experiment::run::strategies::Strategies::load(&path)
+        vkerode::experiment::strategies::Strategies::load(&path)
     };
     assert!(config("fine_name-2", &["a", "b-2"]).is_ok());
     let escapes = ["/some/dir", "../../../x", "", "a/b", ".", "..", "x y"];

@@ -1,33 +1,42 @@
-//! `vkerode strategies`: every strategy (droplets, pipes, thermal) on the same terrains
-//! at equal GPU time, end to end on the default device under validation.
+//! `vkerode strategies`: droplets and pipes compared by dose on the same terrains, over
+//! seeds, at matched water, end to end on the default device under validation; and
+//! the configs it refuses before any GPU work.
 
 mod common;
 
-use common::{assert_clean_success, scratch, stderr, vkerode};
+use std::collections::BTreeMap;
+
+use common::{assert_clean_success, csv_rows, scratch, stderr, vkerode};
 
 const CONFIG: &str = r#"
 name = "duel"
 description = "test"
-gpu_seconds = 0.05
+water_per_cell = [0.01, 0.02]
+seeds = [1, 2]
 [[terrain]]
 name = "noise"
 size = 48
-seed = 2
 [[terrain]]
 name = "dem"
 input = "dem.tif"
 cell_size = [74.5, 92.6]
 [droplets]
-droplets = 500
+physics = "corrected"
 [pipes]
-pipes_steps = 4
 pipes_fusion = "fused"
-[thermal]
-thermal_steps = 4
+pipes_check_every = 0
 "#;
 
+type Record = BTreeMap<String, String>;
+
+fn number(row: &Record, name: &str) -> f64 {
+    row[name]
+        .parse()
+        .unwrap_or_else(|_| panic!("{name} = {:?} in {row:?}", row[name]))
+}
+
 #[test]
-fn every_strategy_runs_on_every_terrain_and_lands_in_one_table() {
+fn every_strategy_rains_the_same_water_per_level_and_its_trajectory_is_gathered_over_seeds() {
     let dir = scratch("strategies", "duel");
     std::fs::copy("tests/data/jacksboro_fault_dem.tif", dir.join("dem.tif")).unwrap();
     let config = dir.join("duel.toml");
@@ -39,51 +48,165 @@ fn every_strategy_runs_on_every_terrain_and_lands_in_one_table() {
         "--out",
         out.to_str().unwrap(),
     ]));
-    let mut reader = csv::Reader::from_path(out.join("strategies.csv")).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    let col = |row: &csv::StringRecord, name: &str| -> String {
-        let i = headers.iter().position(|h| h == name).unwrap();
-        row[i].to_string()
-    };
-    let pairs: Vec<(String, String, String)> = rows
+    let runs = csv_rows(&out.join("strategies.csv"));
+    // Terrain, then seed, then strategy, then level.
+    let order: Vec<String> = runs
         .iter()
-        .map(|r| (col(r, "terrain"), col(r, "algorithm"), col(r, "unit")))
+        .map(|r| {
+            format!(
+                "{} {} {} {}",
+                r["terrain"], r["seed"], r["algorithm"], r["water_per_cell"]
+            )
+        })
         .collect();
-    assert_eq!(
-        pairs,
-        [
-            ("noise", "droplets", "droplet-steps"),
-            ("noise", "pipes", "cell-steps"),
-            ("noise", "thermal", "cell-steps"),
-            ("dem", "droplets", "droplet-steps"),
-            ("dem", "pipes", "cell-steps"),
-            ("dem", "thermal", "cell-steps"),
-        ]
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-    );
-    for row in &rows {
-        let number = |name| col(row, name).parse::<f64>().unwrap();
-        assert!(number("work") >= 1.0 && number("gpu_ms") > 0.0, "{row:?}");
-        assert!(
-            number("steps_per_s") > 0.0 && number("eroded") > 0.0,
-            "{row:?}"
-        );
-        assert_eq!(number("net_change"), number("deposited") - number("eroded"));
-    }
-    assert_eq!(col(&rows[3], "width"), "403", "the DEM keeps its shape");
+    let mut expected = Vec::new();
     for terrain in ["noise", "dem"] {
-        for file in ["erosion.png", "droplets.json", "pipes.json", "thermal.json"] {
+        for seed in [1, 2] {
+            for algorithm in ["droplets", "pipes"] {
+                for water in ["0.01", "0.02"] {
+                    expected.push(format!("{terrain} {seed} {algorithm} {water}"));
+                }
+            }
+        }
+    }
+    assert_eq!(order, expected);
+    for run in &runs {
+        let cells = number(run, "width") * number(run, "height");
+        let (asked, rained) = (number(run, "water_per_cell"), number(run, "water_rained"));
+        // A whole dose: droplets of 1 over the map, or steps of pipes_rain x pipes_dt.
+        let per_dose = match run["algorithm"].as_str() {
+            "droplets" => 1.0 / cells,
+            _ => 0.012 * 0.02,
+        };
+        // pipes_rain and pipes_dt are f32s.
+        assert!(
+            (rained / (number(run, "work") * per_dose) - 1.0).abs() < 1e-6,
+            "{run:?}"
+        );
+        assert!((rained - asked).abs() <= per_dose / 2.0 + 1e-12, "{run:?}");
+        assert!(
+            number(run, "gpu_ms") > 0.0 && number(run, "eroded") > 0.0,
+            "{run:?}"
+        );
+        assert!((number(run, "eroded_depth") - number(run, "eroded") / cells).abs() < 1e-9);
+    }
+    let find = |terrain: &str, seed: &str, algorithm: &str, water: &str| -> &Record {
+        runs.iter()
+            .find(|r| {
+                (
+                    r["terrain"].as_str(),
+                    r["seed"].as_str(),
+                    r["algorithm"].as_str(),
+                ) == (terrain, seed, algorithm)
+                    && r["water_per_cell"] == water
+            })
+            .unwrap()
+    };
+    // Twice the water erodes more; the seed is the noise's, and a file is one terrain.
+    for algorithm in ["droplets", "pipes"] {
+        let [less, more] =
+            ["0.01", "0.02"].map(|w| number(find("noise", "1", algorithm, w), "eroded"));
+        assert!(more > less, "{algorithm}: {less} then {more}");
+    }
+    let before =
+        |terrain, seed| number(find(terrain, seed, "droplets", "0.01"), "mean_slope_before");
+    assert_ne!(before("noise", "1"), before("noise", "2"));
+    assert_eq!(before("dem", "1"), before("dem", "2"));
+
+    let dose = csv_rows(&out.join("dose.csv"));
+    assert_eq!(
+        dose.len(),
+        2 * 2 * 3,
+        "terrain x strategy x (before + 2 levels)"
+    );
+    for point in &dose {
+        assert_eq!(point["seeds"], "2", "{point:?}");
+        let level = point["water_per_cell"].as_str();
+        if level == "0" {
+            assert_eq!(number(point, "eroded_depth_mean"), 0.0);
+            continue;
+        }
+        // The mean is of the runs' own figures; the interval holds it.
+        let of_runs: Vec<&Record> = runs
+            .iter()
+            .filter(|r| {
+                r["terrain"] == point["terrain"]
+                    && r["algorithm"] == point["algorithm"]
+                    && r["water_per_cell"] == level
+            })
+            .collect();
+        assert_eq!(of_runs.len(), 2);
+        for (quantity, column) in [
+            ("eroded_depth", "eroded_depth"),
+            ("water_rained", "water_rained"),
+            ("mean_slope", "mean_slope_after"),
+            ("pits", "pits_after"),
+        ] {
+            let mean = of_runs.iter().map(|r| number(r, column)).sum::<f64>() / 2.0;
+            let gathered = number(point, &format!("{quantity}_mean"));
+            assert!(
+                (gathered - mean).abs() <= 1e-9 * mean.abs().max(1.0),
+                "{quantity}: {gathered} vs {mean}"
+            );
+            let (lo, hi) = (
+                number(point, &format!("{quantity}_ci_low")),
+                number(point, &format!("{quantity}_ci_high")),
+            );
+            assert!(
+                lo <= gathered && gathered <= hi,
+                "{quantity}: {lo} {gathered} {hi}"
+            );
+        }
+    }
+    for terrain in ["noise", "dem"] {
+        for file in [
+            "erosion.png",
+            "dose.png",
+            "dose.svg",
+            "droplets.json",
+            "pipes.json",
+        ] {
             assert!(out.join(terrain).join(file).is_file(), "{terrain}/{file}");
         }
     }
 }
 
 #[test]
+fn a_strategy_without_water_or_with_its_own_dose_is_refused() {
+    assert_refused_before_the_device(
+        "thermal",
+        &format!("{CONFIG}[thermal]\nthermal_talus = 0.5\n"),
+        &["thermal: thermal moves no water"],
+    );
+    let bad = CONFIG.replace("physics = \"corrected\"", "droplets = 500");
+    assert_refused_before_the_device(
+        "own-dose",
+        &bad,
+        &["droplets: `droplets` is set by the comparison"],
+    );
+    let bad = CONFIG.replace("physics = \"corrected\"", "droplet_seed = 3");
+    assert_refused_before_the_device(
+        "own-seed",
+        &bad,
+        &["`droplet_seed` is set by the comparison"],
+    );
+}
+
+#[test]
+fn a_dose_axis_that_does_not_rise_and_equal_time_are_refused() {
+    let bad = CONFIG.replace("[0.01, 0.02]", "[0.02, 0.01]");
+    assert_refused_before_the_device("falling", &bad, &["water_per_cell", "increasing"]);
+    let bad = CONFIG.replace("seeds = [1, 2]", "seeds = [1, 1]");
+    assert_refused_before_the_device("seeds", &bad, &["seeds", "distinct"]);
+    let bad = CONFIG.replace("seeds = [1, 2]", "seeds = [1, 2]\ngpu_seconds = 0.5");
+    assert_refused_before_the_device("equal-time", &bad, &["gpu_seconds", "by dose"]);
+}
+
+#[test]
 fn a_config_that_cannot_run_is_refused_by_key_before_any_gpu_work() {
     let dir = scratch("strategies", "bad");
     let config = dir.join("bad.toml");
-    let bad = CONFIG.replace("pipes_steps = 4", "pipes_dt = 0.5");
+    let bad = CONFIG.replace("pipes_check_every = 0", "pipes_dt = 0.5");
     std::fs::write(&config, bad).unwrap();
     let out = dir.join("out");
     let run = vkerode(&[
@@ -147,7 +270,7 @@ fn a_file_terrain_without_a_cell_size_is_refused_naming_the_key() {
 
 #[test]
 fn a_cell_size_on_noise_is_refused() {
-    let bad = CONFIG.replace("seed = 2", "seed = 2\ncell_size = [5, 5]");
+    let bad = CONFIG.replace("size = 48", "size = 48\ncell_size = [5, 5]");
     assert_refused_before_the_device(
         "noise-cell-size",
         &bad,
@@ -157,14 +280,14 @@ fn a_cell_size_on_noise_is_refused() {
 
 #[test]
 fn a_key_of_another_strategy_or_of_the_terrain_is_refused_naming_table_and_key() {
-    let bad = CONFIG.replace("droplets = 500", "droplets = 500\npipes_dt = 0.5");
+    let bad = CONFIG.replace("physics = \"corrected\"", "pipes_dt = 0.5");
     assert_refused_before_the_device(
         "foreign-key",
         &bad,
         &["droplets: `pipes_dt` is a setting of pipes"],
     );
-    let bad = CONFIG.replace("thermal_steps = 4", "thermal_steps = 4\nsize = 16");
-    assert_refused_before_the_device("terrain-key", &bad, &["thermal: `size`"]);
+    let bad = CONFIG.replace("pipes_check_every = 0", "size = 16");
+    assert_refused_before_the_device("terrain-key", &bad, &["pipes: `size`"]);
 }
 
 #[test]

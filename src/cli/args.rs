@@ -83,9 +83,11 @@ pub enum Command {
     /// Run an experiment config (experiments/*.toml): every point of its sweep,
     /// measured with GPU timestamps and recorded in results/<experiment>/<device>/.
     Sweep(SweepArgs),
-    /// Strategies against each other: each strategy a config names a table for, on each
-    /// of its terrains (experiments/strategies.toml), at equal GPU time; their erosion
-    /// maps side by side, balance, landform metrics and throughput in strategies.csv.
+    /// Strategies compared by dose: each strategy a config names a table for, on each of
+    /// its terrains (experiments/strategies.toml), over its seeds, at each level of
+    /// matched water; the landform figures against the erosion done, with intervals
+    /// over seeds (dose.csv, <terrain>/dose.png), GPU time as its cost, every run in
+    /// strategies.csv.
     Strategies {
         config: PathBuf,
         /// Output folder. Default: results/<config name>/<device>.

@@ -124,6 +124,10 @@ pub trait Strategy: Sync {
     /// The most units of work a run on `map` can do (saturating): what bounds its
     /// length before it starts.
     fn work_bound(&self, settings: &RunSettings, map: MapInfo) -> u64;
+    /// The water one unit of its dose brings onto `map`, as a depth over every cell in
+    /// kernel height units: what a comparison at matched water input holds equal.
+    /// `None` for a strategy that moves no water.
+    fn water_per_dose(&self, settings: &RunSettings, map: MapInfo) -> Option<f64>;
 
     /// Its own settings' keys with their units (its settings struct's `UNITS`): a key
     /// of another strategy is ignored by this one.

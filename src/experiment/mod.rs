@@ -1,13 +1,15 @@
 //! Running erosion as experiments, in parts that depend only downward: one run of any
 //! strategy (`run/`), a results folder (`results/`), sweeps of many points over one or
 //! more devices (`sweep/`, which records into `results/`), the speed variants'
-//! equivalence verdicts (`equivalence/`), and the reports made from results
-//! (`report/`, which reads them and nothing else).
+//! equivalence verdicts (`equivalence/`), the reports made from results (`report/`,
+//! which reads them and nothing else), and the strategies compared by dose
+//! (`strategies/`).
 
 pub mod equivalence;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod strategies;
 pub mod sweep;
 
 pub use run::{
@@ -61,6 +63,8 @@ pub enum ExperimentError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Probe(#[from] ProbeError),
+    #[error(transparent)]
+    Plot(#[from] report::plot::PlotError),
     #[error("{0}")]
     Clocks(String),
     /// A run broke an invariant of the harness.

@@ -11,6 +11,7 @@ pub use json::{is_listed, json_fields, leaf_paths, JsonField};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::erosion::droplets::SPAWN_WATER;
 use crate::erosion::keys::columns_of;
 use crate::erosion::{RunSettings, STRATEGIES};
 use crate::experiment::equivalence::{
@@ -18,8 +19,8 @@ use crate::experiment::equivalence::{
     EQUIVALENCE_TABLE, MARGINS, SPEED_KEYS,
 };
 use crate::experiment::results::{point_columns, FailedRow, SampleRow, SCHEMA_VERSION};
-use crate::experiment::run::strategies::{strategies_columns, Strategies};
 use crate::experiment::run::InputUnits;
+use crate::experiment::strategies::{dose_columns, strategies_columns, Strategies};
 use crate::experiment::sweep::config::{Experiment, MeasureSettings, STRATEGIES_KEY};
 use crate::experiment::sweep::input::INPUT_KEYS;
 use crate::experiment::ConfigError;
@@ -270,11 +271,14 @@ pub fn config_reference() -> String {
     let tables = tables.join(", ");
     let _ = writeln!(
         out,
-        "## Strategies configs (`vkerode strategies`)\n\nA config with `{STRATEGIES_KEY}` runs strategies against each other: `name`, `description`, \
-         `{STRATEGIES_KEY}` (GPU seconds each strategy spends on each terrain), `[[terrain]]` entries (`name`, and `size` and `seed` \
-         of noise, or `input`, a heightmap relative to the config, with `cell_size = [x, y]` in metres where the file has none), \
-         and one table of settings per strategy to run, named by its `algorithm` ({tables}): its dose is \
-         calibrated from a first run.\n"
+        "## Strategies configs (`vkerode strategies`)\n\nA config with `{STRATEGIES_KEY}` compares strategies by dose: `name`, `description`, \
+         `{STRATEGIES_KEY}` (the dose axis: the water each run rains, a depth over every cell in kernel height units, in \
+         increasing order; a droplet's water of {SPAWN_WATER} counts as that many height units over one cell), `seeds` (each the \
+         noise's terrain seed and the droplets' seed), `[[terrain]]` entries (`name`, and `size` of noise, or `input`, a \
+         heightmap relative to the config, with `cell_size = [x, y]` in metres where the file has none), and one table of \
+         settings per strategy to run, named by its `algorithm` ({tables}), without its dose or `droplet_seed`, which the \
+         comparison sets. Every strategy runs fresh from the terrain at every level and seed; a strategy that moves no \
+         water cannot be compared at matched water.\n"
     );
     let _ = writeln!(
         out,
@@ -343,8 +347,15 @@ pub fn results_reference() -> String {
     csv(
         &mut out,
         "strategies.csv",
-        "One row per strategy and terrain of `vkerode strategies`.",
+        "One row per run of `vkerode strategies`: terrain, seed, strategy and level of water.",
         strategies_columns(),
+    );
+    csv(
+        &mut out,
+        "dose.csv",
+        "One row per terrain, strategy and level of water of `vkerode strategies` (level 0: the terrain before), \
+         each quantity's mean over the seeds with its interval.",
+        dose_columns(),
     );
     csv(
         &mut out,
@@ -446,7 +457,7 @@ pub fn experiments_index(dir: &Path) -> Result<String, ConfigError> {
         } else if text.contains(STRATEGIES_KEY) {
             let s = Strategies::load(&path)?;
             let runs: Vec<&str> = s.plans[0]
-                .runs
+                .strategies
                 .iter()
                 .map(|r| r.algorithm.as_str())
                 .collect();

@@ -82,6 +82,28 @@ impl crate::table::Section for Landform {
 }
 
 impl Landform {
+    /// Each figure's unit on a DEM (metres) and on generated terrain (cells), short, for
+    /// axes; `COLUMNS` states both (a test holds them together).
+    const UNITS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("hypsometric_integral", "ratio", "ratio"),
+        ("mean_slope", "rise over run", "rise over run"),
+        ("drainage_density", "1/km", "1/cell"),
+        ("concavity", "exponent", "exponent"),
+        ("concavity_se", "exponent", "exponent"),
+        ("channel_incision", "m", "cells"),
+        ("pits", "cells", "cells"),
+        ("depression_volume", "m3", "cells3"),
+    ];
+
+    /// The unit of figure `name` on a grid of `lengths`.
+    pub fn unit(name: &str, lengths: LengthUnit) -> Option<&'static str> {
+        let &(_, metres, cells) = Self::UNITS.iter().find(|u| u.0 == name)?;
+        Some(match lengths {
+            LengthUnit::Metres => metres,
+            LengthUnit::Cells => cells,
+        })
+    }
+
     /// Of a map in kernel units, in the map's own: heights back in metres on its grid
     /// of metres (cells on cells for generated terrain).
     pub fn of_kernel(map: &Heightmap, units: &GridUnits) -> Self {
@@ -230,6 +252,22 @@ fn fit_line(points: &[(f64, f64)]) -> Option<Fit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::Section;
+
+    #[test]
+    fn each_figures_short_units_are_those_its_column_states() {
+        let names: Vec<&str> = Landform::UNITS.iter().map(|u| u.0).collect();
+        let columns: Vec<&str> = Landform::COLUMNS.iter().map(|c| c.0).collect();
+        assert_eq!(names, columns);
+        for (&(name, metres, cells), &(_, stated, _)) in
+            Landform::UNITS.iter().zip(Landform::COLUMNS)
+        {
+            assert!(
+                stated.contains(metres) && stated.contains(cells),
+                "{name}: {stated:?} states neither {metres:?} nor {cells:?}"
+            );
+        }
+    }
 
     fn map(w: usize, h: usize, height: impl Fn(f64, f64) -> f64) -> Heightmap {
         let data = (0..w * h)

@@ -1,4 +1,4 @@
-//! `vkerode strategies`: strategies against each other at equal GPU time.
+//! `vkerode strategies`: strategies compared by dose.
 
 use std::path::Path;
 
@@ -6,7 +6,7 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::open_device;
 use crate::cli::print::say_wrote;
-use vkerode::experiment::run::strategies::{run_strategies, Strategies};
+use vkerode::experiment::strategies::{run_strategies, Strategies};
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::StagedFolder;
 

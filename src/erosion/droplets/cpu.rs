@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use rayon::prelude::*;
 
-use super::params::{DropletJob, Rounding, WorkCount};
+use super::params::{DropletJob, Rounding, WorkCount, SPAWN_WATER};
 use super::spawn::droplet_start;
 use crate::hash::pcg_hash;
 
@@ -90,7 +90,7 @@ fn run_droplet(grid: &Grid, job: &DropletJob, id: u32) -> u32 {
     let p = &job.params;
     let mut pos = droplet_start(id, job.seed, grid.width as u32, grid.height as u32);
     let mut dir = (0.0f32, 0.0f32);
-    let mut water = 1.0f32;
+    let mut water = SPAWN_WATER;
     let mut sediment = 0.0f32;
     let mut speed = 1.0f32;
     let mut steps = 0;

@@ -23,7 +23,7 @@ pub use error::ParamError;
 pub use kernel::{DropletKernel, FixedHeightfield};
 pub use params::{
     AtomicMode, DropletJob, KernelParams, Model, Passes, Physics, Rounding, WorkCount,
-    ATOMICS_PER_STEP,
+    ATOMICS_PER_STEP, SPAWN_WATER,
 };
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
 pub use settings::DropletSettings;
@@ -84,6 +84,12 @@ impl Strategy for Droplets {
     fn work_bound(&self, settings: &RunSettings, _map: MapInfo) -> u64 {
         let d = &settings.droplets;
         u64::from(d.droplets).saturating_mul(u64::from(d.lifetime))
+    }
+
+    fn water_per_dose(&self, _settings: &RunSettings, map: MapInfo) -> Option<f64> {
+        // A droplet's water counts as a volume of one height unit over one cell, as the
+        // sediment it carries does (its capacity is in height units over its cell).
+        Some(f64::from(SPAWN_WATER) / map.cells() as f64)
     }
 
     fn check(
@@ -707,6 +713,24 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kernel_spawns_its_droplets_with_the_water_a_dose_counts() {
+        let statement = format!("float water = {SPAWN_WATER:?};");
+        for (name, source) in [
+            ("droplet.comp", include_str!("../../../glsl/droplet.comp")),
+            (
+                "droplet_fast.comp",
+                include_str!("../../../glsl/droplet_fast.comp"),
+            ),
+            (
+                "droplet_stepped.comp",
+                include_str!("../../../glsl/droplet_stepped.comp"),
+            ),
+        ] {
+            assert!(source.contains(&statement), "{name} lacks `{statement}`");
+        }
+    }
 
     #[test]
     fn the_droplet_columns_are_documented() {

@@ -108,6 +108,10 @@ pub struct Model {
     pub rounding: Rounding,
 }
 
+/// The water every droplet spawns with: the paper's `float water = 1.0;`, which each
+/// kernel keeps as a literal (a test holds them together).
+pub const SPAWN_WATER: f32 = 1.0;
+
 /// The paper's uniforms, plus the fixed-point scale of its `modifyHeight`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct KernelParams {

@@ -80,6 +80,12 @@ impl Strategy for Pipes {
             .saturating_mul(u64::from(settings.pipes.pipes_steps))
     }
 
+    fn water_per_dose(&self, settings: &RunSettings, _map: MapInfo) -> Option<f64> {
+        // A step rains pipes_rain x dt on every cell.
+        let p = &settings.pipes;
+        Some(f64::from(p.pipes_rain) * f64::from(p.pipes_dt))
+    }
+
     fn check(
         &self,
         settings: &RunSettings,

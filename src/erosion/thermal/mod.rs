@@ -76,6 +76,10 @@ impl Strategy for Thermal {
             .saturating_mul(u64::from(settings.thermal.thermal_steps))
     }
 
+    fn water_per_dose(&self, _settings: &RunSettings, _map: MapInfo) -> Option<f64> {
+        None
+    }
+
     fn check(
         &self,
         settings: &RunSettings,

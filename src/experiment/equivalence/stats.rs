@@ -103,6 +103,25 @@ pub fn t_sf(t: f64, df: f64) -> f64 {
     t_cdf(-t, df)
 }
 
+/// The t with P(T <= t) = p, for p in (0, 1) and df > 0, by bisection on [`t_cdf`]
+/// (NaN outside).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    if !(p > 0.0 && p < 1.0 && df > 0.0) {
+        return f64::NAN;
+    }
+    // Wide enough for p down to 1e-12 at df 1 (t about 3e11).
+    let (mut lo, mut hi) = (-1e12, 1e12);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if t_cdf(mid, df) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
 /// A sample's size, mean and (n - 1) variance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Summary {
@@ -131,6 +150,17 @@ impl Summary {
             }
         };
         Self { n, mean, sd }
+    }
+
+    /// Student's interval of the mean at `level` (0.95 for 95%); `None` with fewer
+    /// than two values.
+    pub fn mean_interval(&self, level: f64) -> Option<(f64, f64)> {
+        if self.n < 2 {
+            return None;
+        }
+        let half =
+            t_quantile(0.5 + level / 2.0, (self.n - 1) as f64) * self.variance_of_mean().sqrt();
+        Some((self.mean - half, self.mean + half))
     }
 
     fn variance_of_mean(&self) -> f64 {
@@ -289,4 +319,33 @@ pub fn permutation_test(
         p: (1 + extreme) as f64 / (1 + permutations) as f64,
         permutations,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_quantiles_match_the_published_table() {
+        // Two-sided 95% critical values (Fisher and Yates' table).
+        for (df, t) in [
+            (1.0, 12.7062),
+            (4.0, 2.7764),
+            (19.0, 2.0930),
+            (1000.0, 1.9623),
+        ] {
+            assert!((t_quantile(0.975, df) - t).abs() < 1e-4, "df {df}");
+            assert!((t_quantile(0.025, df) + t).abs() < 1e-4, "df {df}");
+        }
+        assert!(t_quantile(1.0, 4.0).is_nan());
+    }
+
+    #[test]
+    fn the_mean_interval_is_students() {
+        let summary = Summary::of(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+        let (lo, hi) = summary.mean_interval(0.95).unwrap();
+        // 3 -+ 2.7764 x sqrt(2.5 / 5).
+        assert!((lo - 1.0368).abs() < 1e-3 && (hi - 4.9632).abs() < 1e-3);
+        assert_eq!(Summary::of(&[1.0]).mean_interval(0.95), None);
+    }
 }

@@ -6,3 +6,4 @@ pub mod compare;
 pub mod plot;
 
 pub use compare::{compare, report, CompareReport, Comparison, Verdict};
+pub use plot::{write_charts, Chart, PlotPoint, Series};

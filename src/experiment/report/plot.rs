@@ -113,13 +113,32 @@ pub struct PlotRequest {
     pub out: PathBuf,
 }
 
-/// x, y, the error bar (the median's confidence interval, else the quartiles) and
-/// whether the point had outlying repetitions.
-type PlotPoint = (f64, f64, Option<(f64, f64)>, bool);
+/// One point of a series, with its error bars: for points.csv the median's confidence
+/// interval (else the quartiles) in y; a ring where it had outlying repetitions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlotPoint {
+    pub x: f64,
+    pub y: f64,
+    pub y_bar: Option<(f64, f64)>,
+    pub x_bar: Option<(f64, f64)>,
+    pub ringed: bool,
+}
 
-struct Series {
-    name: String,
-    points: Vec<PlotPoint>,
+impl PlotPoint {
+    pub fn at(x: f64, y: f64) -> Self {
+        Self {
+            x,
+            y,
+            y_bar: None,
+            x_bar: None,
+            ringed: false,
+        }
+    }
+}
+
+pub struct Series {
+    pub name: String,
+    pub points: Vec<PlotPoint>,
 }
 
 /// Whether a value can sit on an axis: finite, and far from f64's limits, where the
@@ -137,7 +156,7 @@ fn positive_only(columns: &[Column], name: &str) -> bool {
         .is_some_and(|c| c.unit == "ms" || c.unit.ends_with("/s"))
 }
 
-struct Chart {
+pub struct Chart {
     /// Rows left out for values no axis can hold.
     left_out: Vec<String>,
     title: String,
@@ -148,7 +167,31 @@ struct Chart {
     log_x: Option<f64>,
     /// A logarithmic y axis, when every y is positive and they span three decades.
     log_y: bool,
+    /// Whether a linear y axis starts at 0 (throughput does; a figure whose change is
+    /// the point need not).
+    y_from_zero: bool,
     series: Vec<Series>,
+}
+
+impl Chart {
+    /// A panel of figures that are not throughput: a linear y axis fitted to the
+    /// values, x logarithmic (base 10) where every x is positive.
+    pub fn figure(title: &str, x_label: &str, y_label: &str, mut series: Vec<Series>) -> Self {
+        for s in &mut series {
+            s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        }
+        let positive = series.iter().flat_map(|s| &s.points).all(|p| p.x > 0.0);
+        Self {
+            left_out: Vec::new(),
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            log_x: positive.then_some(10.0),
+            log_y: false,
+            y_from_zero: false,
+            series,
+        }
+    }
 }
 
 /// The alias of `--y` for each row's rate in its own strategy's unit.
@@ -364,7 +407,11 @@ impl Gathered {
                     points: Vec::new(),
                 })
                 .points
-                .push((x, y, bar, outliers));
+                .push(PlotPoint {
+                    y_bar: bar,
+                    ringed: outliers,
+                    ..PlotPoint::at(x, y)
+                });
         }
         Ok(())
     }
@@ -377,7 +424,7 @@ fn is_power_of_two(x: f64) -> bool {
 /// A log axis for x (base 2 over powers of two, else 10 over two decades) and
 /// whether y is log (three decades).
 fn log_axes(series: &[Series]) -> (Option<f64>, bool) {
-    let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.0).collect();
+    let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
     let powers_of_two = xs.iter().all(|&x| is_power_of_two(x));
     let (lo, hi) = xs.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
         (lo.min(x), hi.max(x))
@@ -389,7 +436,7 @@ fn log_axes(series: &[Series]) -> (Option<f64>, bool) {
     } else {
         None
     };
-    let ys: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.1).collect();
+    let ys: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.y).collect();
     let (y_lo, y_hi) = ys.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &y| {
         (lo.min(y), hi.max(y))
     });
@@ -468,7 +515,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         );
     }
     for s in &mut series {
-        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
     }
     if series.iter().all(|s| s.points.is_empty()) {
         let reason = if left_out.is_empty() {
@@ -495,6 +542,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         y_label: metric_label(&request.y, &units, &ceilings),
         log_x,
         log_y,
+        y_from_zero: true,
         series,
     })
 }
@@ -543,8 +591,8 @@ fn x_tick(log_x: Option<f64>, v: f64) -> String {
 
 /// A caption font size that fits the title across the chart (DejaVu Sans glyphs
 /// average a little under half the font size in width).
-fn caption_size(title: &str) -> u32 {
-    let width = f64::from(SIZE.0) * 0.92;
+fn caption_size(title: &str, width: u32) -> u32 {
+    let width = f64::from(width) * 0.92;
     let fit = width / (0.46 * title.chars().count().max(1) as f64);
     fit.clamp(11.0, 20.0) as u32
 }
@@ -558,16 +606,16 @@ struct YAxis {
 }
 
 fn y_axis(chart: &Chart) -> YAxis {
-    let ys = chart
+    let ys: Vec<f64> = chart
         .series
         .iter()
         .flat_map(|s| &s.points)
-        .flat_map(|&(_, y, bar, _)| [Some(y), bar.map(|r| r.0), bar.map(|r| r.1)])
-        .flatten();
+        .flat_map(|p| [Some(p.y), p.y_bar.map(|r| r.0), p.y_bar.map(|r| r.1)])
+        .flatten()
+        .collect();
+    let span = |start: (f64, f64)| ys.iter().fold(start, |(lo, hi), &y| (lo.min(y), hi.max(y)));
     if chart.log_y {
-        let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
-            (lo.min(y), hi.max(y))
-        });
+        let (lo, hi) = span((f64::INFINITY, 0.0));
         let (lo, hi) = (lo / 2.0, hi * 2.0);
         return YAxis {
             unit: 1.0,
@@ -576,10 +624,23 @@ fn y_axis(chart: &Chart) -> YAxis {
             hi: (lo.ln() + (hi / lo).ln() / (1.0 - legend_share(chart))).exp(),
         };
     }
-    let (y_min, y_max) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    // Throughput from 0; other figures over their own range.
+    let (y_min, y_max) = if chart.y_from_zero {
+        span((0.0, 0.0))
+    } else {
+        span((f64::INFINITY, f64::NEG_INFINITY))
+    };
     let (unit, prefix) = y_unit(y_max.max(-y_min));
-    let pad = (y_max - y_min).max(f64::MIN_POSITIVE) * 0.05 / unit;
-    let lo = if y_min < 0.0 { y_min / unit - pad } else { 0.0 };
+    let pad = (y_max - y_min)
+        .max(y_max.abs() * 1e-3)
+        .max(f64::MIN_POSITIVE)
+        * 0.05
+        / unit;
+    let lo = if y_min < 0.0 || !chart.y_from_zero {
+        y_min / unit - pad
+    } else {
+        0.0
+    };
     let hi = y_max / unit + pad;
     YAxis {
         unit,
@@ -615,7 +676,13 @@ where
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut builder = ChartBuilder::on(root);
     builder
-        .caption(&chart.title, ("sans-serif", caption_size(&chart.title)))
+        .caption(
+            &chart.title,
+            (
+                "sans-serif",
+                caption_size(&chart.title, root.dim_in_pixel().0),
+            ),
+        )
         .margin(18)
         .x_label_area_size(48)
         .y_label_area_size(72);
@@ -638,11 +705,7 @@ where
         .map_err(|e| err(&e))?;
     for (i, series) in chart.series.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
-        let line: Vec<(f64, f64)> = series
-            .points
-            .iter()
-            .map(|&(x, y, _, _)| (x, y / unit))
-            .collect();
+        let line: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x, p.y / unit)).collect();
         ctx.draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
             .map_err(|e| err(&e))?
             .label(&series.name)
@@ -656,13 +719,20 @@ where
             series
                 .points
                 .iter()
-                .filter(|p| p.3)
-                .map(|&(x, y, _, _)| Circle::new((x, y / unit), 8, colour.stroke_width(2))),
+                .filter(|p| p.ringed)
+                .map(|p| Circle::new((p.x, p.y / unit), 8, colour.stroke_width(2))),
         )
         .map_err(|e| err(&e))?;
-        ctx.draw_series(series.points.iter().filter_map(|&(x, y, bar, _)| {
-            bar.map(|(lo, hi)| {
-                ErrorBar::new_vertical(x, lo.min(hi) / unit, y / unit, lo.max(hi) / unit, colour, 8)
+        ctx.draw_series(series.points.iter().filter_map(|p| {
+            p.y_bar.map(|(lo, hi)| {
+                let (lo, hi) = (lo.min(hi) / unit, lo.max(hi) / unit);
+                ErrorBar::new_vertical(p.x, lo, p.y / unit, hi, colour, 8)
+            })
+        }))
+        .map_err(|e| err(&e))?;
+        ctx.draw_series(series.points.iter().filter_map(|p| {
+            p.x_bar.map(|(lo, hi)| {
+                ErrorBar::new_horizontal(p.y / unit, lo.min(hi), p.x, lo.max(hi), colour, 8)
             })
         }))
         .map_err(|e| err(&e))?;
@@ -673,15 +743,19 @@ where
         .border_style(BLACK)
         .label_font(("sans-serif", 14))
         .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))
+        .map_err(|e| err(&e))
 }
 
 fn draw_any<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart,
 ) -> Result<(), String> {
-    let xs = chart.series.iter().flat_map(|s| &s.points).map(|p| p.0);
+    let xs = chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .flat_map(|p| [Some(p.x), p.x_bar.map(|b| b.0), p.x_bar.map(|b| b.1)])
+        .flatten();
     let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
         (lo.min(x), hi.max(x))
     });
@@ -707,7 +781,6 @@ fn draw_any<DB: DrawingBackend>(
     }
 }
 
-/// Draws the chart; returns the PNG and SVG paths.
 /// What `plot` wrote, and the rows it left out for values no axis can hold.
 pub struct Plotted {
     pub files: Vec<PathBuf>,
@@ -723,19 +796,54 @@ pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
         )));
     }
     let chart = read_chart(request)?;
+    let files = write_charts(&request.out, std::slice::from_ref(&chart), 1, SIZE)?;
+    Ok(Plotted {
+        files,
+        left_out: chart.left_out,
+    })
+}
+
+fn draw_panels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    charts: &[Chart],
+    grid: (usize, usize),
+) -> Result<(), String> {
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    for (area, chart) in root.split_evenly(grid).iter().zip(charts) {
+        draw_any(area, chart)?;
+    }
+    root.present().map_err(|e| e.to_string())
+}
+
+/// Draws `charts` as panels of `panel` pixels, `columns` to a row, into `stem`.png
+/// and `stem`.svg; returns their paths.
+pub fn write_charts(
+    stem: &Path,
+    charts: &[Chart],
+    columns: usize,
+    panel: (u32, u32),
+) -> Result<Vec<PathBuf>, PlotError> {
     ensure_font();
-    let png_path = request.out.with_extension("png");
-    let svg_path = request.out.with_extension("svg");
-    let mut pixels = vec![255u8; (SIZE.0 * SIZE.1 * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
-        draw_any(&root, &chart).map_err(PlotError::Draw)?;
-    }
+    let columns = columns.clamp(1, charts.len().max(1));
+    let rows = charts.len().div_ceil(columns).max(1);
+    let size = (panel.0 * columns as u32, panel.1 * rows as u32);
+    let png_path = stem.with_extension("png");
+    let svg_path = stem.with_extension("svg");
+    let mut pixels = vec![255u8; (size.0 * size.1 * 3) as usize];
+    let grid = (rows, columns);
+    draw_panels(
+        &BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area(),
+        charts,
+        grid,
+    )
+    .map_err(PlotError::Draw)?;
     let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw_any(&root, &chart).map_err(PlotError::Draw)?;
-    }
+    draw_panels(
+        &SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+        charts,
+        grid,
+    )
+    .map_err(PlotError::Draw)?;
     if let Some(dir) = png_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| PlotError::Write {
             path: dir.to_path_buf(),
@@ -744,8 +852,8 @@ pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
     }
     write_png(
         &png_path,
-        SIZE.0 as usize,
-        SIZE.1 as usize,
+        size.0 as usize,
+        size.1 as usize,
         png::ColorType::Rgb,
         png::BitDepth::Eight,
         &pixels,
@@ -761,10 +869,7 @@ pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
         path: e.path,
         source: e.source,
     })?;
-    Ok(Plotted {
-        files: vec![png_path, svg_path],
-        left_out: chart.left_out,
-    })
+    Ok(vec![png_path, svg_path])
 }
 
 /// Is this the chart's output path stem? (For callers that take `out.png`.)

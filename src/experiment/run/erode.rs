@@ -163,7 +163,7 @@ pub struct ErodeOutcome {
 
 impl ErodeOutcome {
     /// `map` in export units, with the missing cells missing again.
-    pub(super) fn exported(&self, map: &Heightmap) -> Dem {
+    pub fn exported(&self, map: &Heightmap) -> Dem {
         let t = &self.terrain;
         let mut heights = map.map(|h| t.from_kernel(h));
         for (h, &missing) in heights.data_mut().iter_mut().zip(&t.missing) {

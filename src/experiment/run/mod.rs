@@ -1,12 +1,10 @@
 //! One run end to end, for any strategy: its terrain (`terrain.rs`), the run and its
-//! files (`erode.rs`), its figures (`figures.rs`), where it came from
-//! (`provenance.rs`); and strategies set against each other at equal GPU time
-//! (`strategies.rs`).
+//! files (`erode.rs`), its figures (`figures.rs`), and where it came from
+//! (`provenance.rs`).
 
 mod erode;
 mod figures;
 mod provenance;
-pub mod strategies;
 mod terrain;
 
 pub use erode::{

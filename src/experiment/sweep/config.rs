@@ -15,8 +15,8 @@ use crate::erosion::RunSettings;
 use crate::gpu::DeviceInfo;
 use crate::terrain::MapInfo;
 
-/// The key that marks a strategies config (experiment/strategies.rs), not a sweep.
-pub const STRATEGIES_KEY: &str = "gpu_seconds";
+/// The key that marks a strategies config (experiment/strategies/), not a sweep.
+pub const STRATEGIES_KEY: &str = "water_per_cell";
 
 /// One experiment, as written in its TOML file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -207,7 +207,7 @@ impl Experiment {
         if table.contains_key(STRATEGIES_KEY) {
             return Err(error(
                 STRATEGIES_KEY,
-                "this is a droplets-against-pipes config: run it with `vkerode strategies`".into(),
+                "this is a strategies config: run it with `vkerode strategies`".into(),
             ));
         }
         for assignment in overrides {
@@ -869,7 +869,7 @@ mod tests {
                 continue;
             }
             if text.contains(STRATEGIES_KEY) {
-                let s = crate::experiment::run::strategies::Strategies::load(&path)
+                let s = crate::experiment::strategies::Strategies::load(&path)
                     .unwrap_or_else(|e| panic!("{e}"));
                 assert!(!s.plans.is_empty(), "{}", path.display());
             } else {

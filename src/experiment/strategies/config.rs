@@ -1,0 +1,353 @@
+//! A strategies config (`experiments/strategies.toml`), read and checked before any GPU
+//! work: its terrains, its dose axis (water per cell), its seeds, and each strategy's
+//! settings at each dose.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::erosion::settings::NoiseSettings;
+use crate::erosion::{Algorithm, RunSettings, STRATEGIES};
+use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSource};
+use crate::experiment::sweep::config::STRATEGIES_KEY;
+use crate::experiment::{ConfigError, ExperimentError};
+use crate::terrain::image::CellSize;
+use crate::terrain::output::slug;
+use crate::terrain::MapInfo;
+
+/// The keys of a strategies config besides its strategies' tables.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    name: String,
+    description: String,
+    /// The dose axis: the water each run rains, as a depth over every cell in kernel
+    /// height units, in increasing order.
+    water_per_cell: Vec<f64>,
+    /// The repetitions: each the noise's terrain seed and the droplets' seed.
+    seeds: Vec<u32>,
+    terrain: Vec<StrategyTerrain>,
+}
+
+/// One terrain: erosion noise of a size (its seeds are the config's), or a heightmap
+/// file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrategyTerrain {
+    /// Its folder in the output: letters, digits, '-' or '_'.
+    pub name: String,
+    #[serde(default)]
+    pub size: Option<u32>,
+    /// A heightmap, relative to the config's folder.
+    #[serde(default)]
+    pub input: Option<PathBuf>,
+    /// Metres per cell east-west and north-south, for a file without georeferencing.
+    #[serde(default)]
+    pub cell_size: Option<[f32; 2]>,
+}
+
+/// A loaded config: every terrain with the checked settings of each strategy on it.
+pub struct Strategies {
+    pub name: String,
+    pub description: String,
+    pub water_per_cell: Vec<f64>,
+    pub seeds: Vec<u32>,
+    pub plans: Vec<TerrainPlan>,
+}
+
+pub struct TerrainPlan {
+    pub terrain: StrategyTerrain,
+    /// The terrain as read when the config was loaded.
+    pub source: TerrainSource,
+    /// Each strategy's runs, in the registry's order.
+    pub strategies: Vec<StrategyPlan>,
+}
+
+/// One strategy on one terrain: its settings at each dose of the config's water.
+pub struct StrategyPlan {
+    pub algorithm: Algorithm,
+    /// Per entry of `water_per_cell`: the settings with their dose, and the water that
+    /// dose rains (the dose is whole, so it may differ a little from the level's).
+    pub doses: Vec<(RunSettings, f64)>,
+}
+
+impl StrategyPlan {
+    /// The settings of dose `level` on a run of `seed`: the noise's seed and, as
+    /// everywhere, the droplets' seed.
+    pub fn settings(&self, level: usize, seed: u32) -> RunSettings {
+        let mut settings = self.doses[level].0.clone();
+        settings.noise.seed = seed;
+        settings
+    }
+}
+
+/// Whether `name` can be a folder name: letters, digits, '-' or '_'.
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+impl Strategies {
+    /// Reads and checks `path`: errors name the file and the key, before any GPU work.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let error = |key: &str, reason: String| ConfigError {
+            file: path.to_path_buf(),
+            key: key.into(),
+            reason,
+        };
+        let text = crate::read_input_text(path).map_err(|e| error("(file)", e.to_string()))?;
+        let mut table: toml::Table =
+            toml::from_str(&text).map_err(|e| error("(syntax)", e.message().into()))?;
+        let tables: Vec<(Algorithm, toml::Table)> = STRATEGIES
+            .iter()
+            .filter_map(|s| {
+                let key = s.algorithm().as_str();
+                Some((s.algorithm(), table.remove(key)?))
+            })
+            .map(|(algorithm, value)| match value {
+                toml::Value::Table(t) => Ok((algorithm, t)),
+                _ => Err(error(
+                    algorithm.as_str(),
+                    "must be a table of settings".into(),
+                )),
+            })
+            .collect::<Result<_, _>>()?;
+        if table.contains_key("gpu_seconds") {
+            return Err(error(
+                "gpu_seconds",
+                format!(
+                    "strategies are compared by dose, not at equal GPU time: give `{STRATEGIES_KEY}` and `seeds`"
+                ),
+            ));
+        }
+        let header = Header::deserialize(toml::Value::Table(table))
+            .map_err(|e| error("(syntax)", e.message().into()))?;
+        if tables.is_empty() {
+            let names: Vec<&str> = STRATEGIES.iter().map(|s| s.algorithm().as_str()).collect();
+            return Err(error(
+                "(strategies)",
+                format!(
+                    "name at least one strategy's table: [{}]",
+                    names.join("], [")
+                ),
+            ));
+        }
+        if !plain_name(&header.name) {
+            return Err(error(
+                "name",
+                format!("{:?} must be letters, digits, '-' or '_'", header.name),
+            ));
+        }
+        if header.water_per_cell.is_empty()
+            || header
+                .water_per_cell
+                .iter()
+                .any(|w| !(w.is_finite() && *w > 0.0))
+            || header.water_per_cell.windows(2).any(|w| w[0] >= w[1])
+        {
+            return Err(error(
+                "water_per_cell",
+                "must be positive depths in increasing order, at least one".into(),
+            ));
+        }
+        if header.seeds.is_empty()
+            || (1..header.seeds.len()).any(|i| header.seeds[..i].contains(&header.seeds[i]))
+        {
+            return Err(error(
+                "seeds",
+                "must be distinct seeds, at least one".into(),
+            ));
+        }
+        if header.terrain.is_empty() {
+            return Err(error("terrain", "name at least one [[terrain]]".into()));
+        }
+        for (i, t) in header.terrain.iter().enumerate() {
+            if !plain_name(&t.name) {
+                return Err(error(
+                    "terrain.name",
+                    format!(
+                        "{:?} must be letters, digits, '-' or '_' (it names a folder)",
+                        t.name
+                    ),
+                ));
+            }
+            if header.terrain[..i].iter().any(|other| other.name == t.name) {
+                return Err(error(
+                    "terrain.name",
+                    format!("{:?} is named twice", t.name),
+                ));
+            }
+            if t.input.is_some() == t.size.is_some() {
+                return Err(error(
+                    "terrain",
+                    format!(
+                        "{}: give an input file, or a size of noise (its seeds are `seeds`), not both",
+                        t.name
+                    ),
+                ));
+            }
+            if let Some([x, y]) = t.cell_size {
+                if t.input.is_none() {
+                    return Err(error(
+                        "terrain.cell_size",
+                        format!(
+                            "{}: a cell size is for an input file without georeferencing; noise is in cells",
+                            t.name
+                        ),
+                    ));
+                }
+                if let Err(reason) = (CellSize { x, y }).check() {
+                    return Err(error("terrain.cell_size", format!("{}: {reason}", t.name)));
+                }
+            }
+        }
+        let config_dir = path.parent().unwrap_or(Path::new("."));
+        let plans = header
+            .terrain
+            .iter()
+            .map(|t| {
+                // Every file read here, so that a missing one stops the run before any
+                // GPU work rather than after the terrains before it.
+                let source = t
+                    .source(config_dir)
+                    .map_err(|e| error("terrain.input", format!("{}: {e}", t.name)))?;
+                let map = t
+                    .map(&source)
+                    .map_err(|e| error("terrain.input", format!("{}: {e}", t.name)))?;
+                let strategies = tables
+                    .iter()
+                    .map(|(algorithm, settings)| {
+                        plan_of(*algorithm, settings, t, map, &header.water_per_cell)
+                            .map_err(|reason| error(algorithm.as_str(), reason))
+                    })
+                    .collect::<Result<_, ConfigError>>()?;
+                Ok(TerrainPlan {
+                    terrain: t.clone(),
+                    source,
+                    strategies,
+                })
+            })
+            .collect::<Result<_, ConfigError>>()?;
+        Ok(Self {
+            name: header.name,
+            description: header.description,
+            water_per_cell: header.water_per_cell,
+            seeds: header.seeds,
+            plans,
+        })
+    }
+
+    /// Where a run on `device` writes without `--out`: `results/<name>/<device>`.
+    pub fn default_out(&self, device: &str) -> PathBuf {
+        Path::new("results").join(&self.name).join(slug(device))
+    }
+}
+
+/// The runs of `algorithm` on `terrain` (a file's map where it is one): its table, with
+/// the terrain's size and the dose that rains each of `water`, checked without a
+/// device.
+fn plan_of(
+    algorithm: Algorithm,
+    table: &toml::Table,
+    terrain: &StrategyTerrain,
+    file_map: Option<MapInfo>,
+    water: &[f64],
+) -> Result<StrategyPlan, String> {
+    let strategy = algorithm.strategy();
+    // The dose and the seeds are the comparison's, not a table's.
+    for key in [strategy.dose_key(), "droplet_seed"] {
+        if table.contains_key(key) && strategy.settings_units().iter().any(|(k, _)| *k == key) {
+            return Err(format!(
+                "`{key}` is set by the comparison (water_per_cell and seeds), not by [{}]",
+                algorithm.as_str()
+            ));
+        }
+    }
+    // A key of another strategy, or of the terrain, would be ignored here.
+    let own = strategy.settings_units();
+    if let Some(key) = table.keys().find(|k| !own.iter().any(|(o, _)| o == k)) {
+        let name = algorithm.as_str();
+        return Err(match RunSettings::owner_of(key) {
+            Some(owner) => format!("`{key}` is a setting of {}, not of {name}", owner.as_str()),
+            None if NoiseSettings::UNITS.iter().any(|(k, _)| k == key) => {
+                format!(
+                    "`{key}` is a terrain's setting, which [[terrain]] gives, not one of {name}"
+                )
+            }
+            None if RunSettings::keys().contains(key) => {
+                format!("`{key}` is the table's name here, [{name}]")
+            }
+            None => {
+                let keys: Vec<String> = own.iter().map(|(k, _)| format!("`{k}`")).collect();
+                format!("unknown field `{key}`, expected one of {}", keys.join(", "))
+            }
+        });
+    }
+    let mut table = table.clone();
+    // The key as configs spell it, from the one serde spelling of Algorithm.
+    let spelled = toml::Value::try_from(algorithm).map_err(|e| e.to_string())?;
+    table.insert("algorithm".into(), spelled);
+    if let Some(size) = terrain.size {
+        table.insert("size".into(), toml::Value::Integer(i64::from(size)));
+    }
+    let settings = RunSettings::from_table(&table)?;
+    let map = file_map.unwrap_or_else(|| settings.noise_map());
+    let Some(per_dose) = strategy.water_per_dose(&settings, map) else {
+        return Err(format!(
+            "{} moves no water, and the strategies are compared at matched water input",
+            algorithm.as_str()
+        ));
+    };
+    let doses = water
+        .iter()
+        .map(|&w| {
+            let dose = (w / per_dose).round().max(1.0) as u64;
+            let settings = strategy.with_dose(&settings, dose);
+            let checked = match file_map {
+                None => settings.check(None),
+                Some(map) => settings
+                    .check_job(None)
+                    .and_then(|()| settings.check_map(map, None)),
+            };
+            checked.map_err(|e| format!("at water_per_cell = {w}: {e}"))?;
+            let rained = strategy.dose(&settings) as f64 * per_dose;
+            Ok((settings, rained))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(StrategyPlan { algorithm, doses })
+}
+
+impl StrategyTerrain {
+    fn source(&self, config_dir: &Path) -> Result<TerrainSource, ExperimentError> {
+        let Some(input) = &self.input else {
+            return Ok(TerrainSource::Noise);
+        };
+        let units = InputUnits {
+            cell_size: self.cell_size.map(|[x, y]| CellSize { x, y }),
+            ..InputUnits::DEFAULT
+        };
+        TerrainSource::read(&config_dir.join(input), None, units).map_err(|e| match e {
+            InputError::NoCellSize { .. } => ExperimentError::Run(format!(
+                "{}: {e}; give the terrain a cell_size = [x, y]",
+                self.name
+            )),
+            InputError::Format(e) => e.into(),
+            InputError::Units(e) => e.into(),
+        })
+    }
+
+    /// The map of a file's terrain in kernel units, as the strategies will see it;
+    /// `None` for noise, whose map the settings give.
+    fn map(&self, source: &TerrainSource) -> Result<Option<MapInfo>, ExperimentError> {
+        match source {
+            TerrainSource::Noise => Ok(None),
+            TerrainSource::File { .. } => {
+                // The spec is for noise only; a file is read as it is.
+                let prepared = prepare_terrain(source, &RunSettings::DEFAULT.terrain(), None)?;
+                Ok(Some(MapInfo::of(&prepared.heights)))
+            }
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! The strategies compared by dose: each run's figures as a quantity of the trajectory
+//! (water rained, erosion, cost, the landform after), gathered over seeds into a mean
+//! with Student's 95% interval per strategy and level of water (`dose.csv`), and drawn
+//! against the erosion they took (`<terrain>/dose.png`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::experiment::equivalence::landform_figures;
+use crate::experiment::equivalence::stats::Summary;
+use crate::experiment::report::{write_charts, Chart, PlotPoint, Series};
+use crate::experiment::run::ErodeOutcome;
+use crate::experiment::ExperimentError;
+use crate::table::{Column, Section};
+use crate::terrain::metrics::Landform;
+use crate::terrain::units::LengthUnit;
+
+/// The level of every interval of `dose.csv` and of the charts' bars.
+pub const INTERVAL_LEVEL: f64 = 0.95;
+
+/// The quantity the trajectories are drawn against: the erosion a run did.
+const EROSION: &str = "eroded_depth";
+/// The quantity on the x axis of the erosion's own panel.
+const WATER: &str = "water_rained";
+/// A landform figure left out of the trajectories: the fit's own error, where the
+/// seeds' interval of the concavity is the one to read.
+const LEFT_OUT: &str = "concavity_se";
+
+/// What one run measured, or the terrain before it (`None` for the run).
+pub struct Measured<'a> {
+    pub outcome: &'a ErodeOutcome,
+    pub gpu_ms: f64,
+    pub water_rained: f64,
+}
+
+/// Every quantity of a trajectory with its value: of the run after it, or with
+/// `before` of the terrain it started from (no water, no erosion, no cost); only the
+/// columns for `None`.
+pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f64>)> {
+    let change = run.map(|m| &m.outcome.report.change);
+    let cells = run.map(|m| (m.outcome.before.width() * m.outcome.before.height()) as f64);
+    let after = |v: Option<f64>| if before { Some(0.0) } else { v };
+    let mut out = vec![
+        (
+            Column::new(
+                WATER,
+                "kernel height units",
+                "the water the dose rained, as a depth over every cell",
+            ),
+            after(run.map(|m| m.water_rained)),
+        ),
+        (
+            Column::new(
+                EROSION,
+                "height units",
+                "eroded volume over the map's cells: the mean lowering",
+            ),
+            after(change.zip(cells).map(|(c, n)| c.eroded / n)),
+        ),
+        (
+            Column::new(
+                "net_depth",
+                "height units",
+                "(deposited - eroded) over the map's cells: the mean change",
+            ),
+            after(change.zip(cells).map(|(c, n)| (c.deposited - c.eroded) / n)),
+        ),
+        (
+            Column::new("gpu_ms", "ms", "GPU time of the run: what the erosion cost"),
+            after(run.map(|m| m.gpu_ms)),
+        ),
+    ];
+    let landform = run.map(|m| {
+        let l = &m.outcome.report.landform;
+        landform_figures(if before { &l.before } else { &l.after })
+    });
+    for &(name, unit, meaning) in Landform::COLUMNS.iter().filter(|c| c.0 != LEFT_OUT) {
+        let value = landform
+            .as_ref()
+            .and_then(|figures| figures.iter().find(|(n, _)| n == name))
+            .and_then(|(_, v)| *v);
+        out.push((Column::new(name, unit, meaning), value));
+    }
+    let split = [
+        (
+            "channel_mean_change",
+            "mean change of the initial terrain's channels (D8 on the filled map, top 5% area)",
+            change.map(|c| c.channel_mean_change),
+        ),
+        (
+            "hillslope_mean_change",
+            "mean change of every other cell",
+            change.map(|c| c.hillslope_mean_change),
+        ),
+    ];
+    for (name, meaning, value) in split {
+        out.push((Column::new(name, "height units", meaning), after(value)));
+    }
+    out
+}
+
+/// One run's quantities, where it sits: `level` `None` for the terrain before.
+pub struct DoseRun {
+    pub terrain: String,
+    pub algorithm: String,
+    pub level: Option<usize>,
+    pub height_unit: String,
+    pub length_unit: LengthUnit,
+    pub values: Vec<Option<f64>>,
+}
+
+/// The mean of one quantity over seeds, with its interval where two seeds or more have
+/// one.
+#[derive(Clone, Copy, Debug)]
+struct Gathered {
+    mean: f64,
+    interval: Option<(f64, f64)>,
+    /// Seeds with a value.
+    n: usize,
+}
+
+/// One strategy at one level: its quantities over the seeds.
+struct DosePoint<'a> {
+    terrain: &'a str,
+    algorithm: &'a str,
+    water_per_cell: f64,
+    height_unit: &'a str,
+    length_unit: LengthUnit,
+    seeds: usize,
+    quantities: Vec<Gathered>,
+}
+
+/// The key columns of `dose.csv`, before each quantity's mean and interval.
+const KEYS: &[(&str, &str, &str)] = &[
+    ("terrain", "text", "the [[terrain]]"),
+    ("algorithm", "text", "the strategy"),
+    (
+        "water_per_cell",
+        "kernel height units",
+        "the level of the dose axis (0: the terrain before erosion)",
+    ),
+    (
+        "height_unit",
+        "text",
+        crate::terrain::units::HEIGHT_UNIT_MEANING,
+    ),
+    ("seeds", "count", "the seeds the means are over"),
+    (
+        "missing",
+        "text",
+        "quantities some seeds had no value of (a fit with too few bins), with how many did",
+    ),
+];
+
+/// The columns of `dose.csv`.
+pub fn dose_columns() -> Vec<Column> {
+    let percent = INTERVAL_LEVEL * 100.0;
+    let mut columns: Vec<Column> = KEYS.iter().map(|&(n, u, m)| Column::new(n, u, m)).collect();
+    for (q, _) in quantities(None, false) {
+        columns.push(Column::new(
+            format!("{}_mean", q.name),
+            &q.unit,
+            format!("{}: mean over the seeds", q.meaning),
+        ));
+        for side in ["low", "high"] {
+            columns.push(Column::new(
+                format!("{}_ci_{side}", q.name),
+                &q.unit,
+                format!("{side} end of the mean's {percent}% Student interval over the seeds"),
+            ));
+        }
+    }
+    columns
+}
+
+fn gather(runs: &[&DoseRun], quantity: usize) -> Gathered {
+    let values: Vec<f64> = runs.iter().filter_map(|r| r.values[quantity]).collect();
+    let summary = Summary::of(&values);
+    Gathered {
+        mean: summary.mean,
+        interval: summary.mean_interval(INTERVAL_LEVEL),
+        n: values.len(),
+    }
+}
+
+impl DosePoint<'_> {
+    fn record(&self) -> Vec<String> {
+        let names: Vec<String> = quantities(None, false)
+            .into_iter()
+            .map(|(c, _)| c.name)
+            .collect();
+        let missing: Vec<String> = self
+            .quantities
+            .iter()
+            .zip(&names)
+            .filter(|(g, _)| g.n < self.seeds)
+            .map(|(g, name)| format!("{name}: {} of {}", g.n, self.seeds))
+            .collect();
+        let mut record = vec![
+            self.terrain.to_string(),
+            self.algorithm.to_string(),
+            self.water_per_cell.to_string(),
+            self.height_unit.to_string(),
+            self.seeds.to_string(),
+            missing.join("; "),
+        ];
+        let number = |v: f64| {
+            if v.is_finite() {
+                v.to_string()
+            } else {
+                String::new()
+            }
+        };
+        for g in &self.quantities {
+            let (lo, hi) = g.interval.map_or((f64::NAN, f64::NAN), |i| i);
+            record.extend([number(g.mean), number(lo), number(hi)]);
+        }
+        record
+    }
+}
+
+/// The runs gathered per (terrain, strategy, level), in the order they ran; the level
+/// `None` (before) first.
+fn points<'a>(runs: &'a [DoseRun], water_per_cell: &[f64]) -> Vec<DosePoint<'a>> {
+    let mut groups: BTreeMap<(usize, usize, Option<usize>), Vec<&DoseRun>> = BTreeMap::new();
+    let mut terrains: Vec<&str> = Vec::new();
+    let mut algorithms: Vec<&str> = Vec::new();
+    for run in runs {
+        let index = |names: &mut Vec<&'a str>, name: &'a str| {
+            names.iter().position(|n| *n == name).unwrap_or_else(|| {
+                names.push(name);
+                names.len() - 1
+            })
+        };
+        let t = index(&mut terrains, &run.terrain);
+        let a = index(&mut algorithms, &run.algorithm);
+        groups.entry((t, a, run.level)).or_default().push(run);
+    }
+    let count = quantities(None, false).len();
+    groups
+        .into_iter()
+        .map(|((t, a, level), runs)| DosePoint {
+            terrain: terrains[t],
+            algorithm: algorithms[a],
+            water_per_cell: level.map_or(0.0, |l| water_per_cell[l]),
+            height_unit: &runs[0].height_unit,
+            length_unit: runs[0].length_unit,
+            seeds: runs.len(),
+            quantities: (0..count).map(|q| gather(&runs, q)).collect(),
+        })
+        .collect()
+}
+
+/// `dose.csv`'s rows.
+pub fn dose_records(runs: &[DoseRun], water_per_cell: &[f64]) -> Vec<Vec<String>> {
+    points(runs, water_per_cell)
+        .iter()
+        .map(DosePoint::record)
+        .collect()
+}
+
+/// Panels of one terrain's trajectories into `stem`.png and .svg: the erosion each
+/// strategy's water did, then every other quantity against that erosion, the terrain
+/// before as a flat line, each point the seeds' mean with its intervals in x and y.
+pub fn draw_trajectories(
+    stem: &Path,
+    terrain: &str,
+    runs: &[DoseRun],
+    water_per_cell: &[f64],
+) -> Result<Vec<PathBuf>, ExperimentError> {
+    let all = points(runs, water_per_cell);
+    let mine: Vec<&DosePoint> = all.iter().filter(|p| p.terrain == terrain).collect();
+    let columns: Vec<Column> = quantities(None, false)
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect();
+    let at = |name: &str| columns.iter().position(|c| c.name == name);
+    let (Some(erosion), Some(water)) = (at(EROSION), at(WATER)) else {
+        return Err(ExperimentError::Run(
+            "the trajectories lack their erosion or water".into(),
+        ));
+    };
+    let Some(first) = mine.first() else {
+        return Err(ExperimentError::Run(format!(
+            "no runs on {terrain} to draw"
+        )));
+    };
+    let label = |c: &Column| {
+        let unit = match c.unit.as_str() {
+            "height units" => first.height_unit,
+            other => Landform::unit(&c.name, first.length_unit).unwrap_or(other),
+        };
+        format!("{} ({unit})", c.name)
+    };
+    let mut algorithms: Vec<&str> = Vec::new();
+    for p in &mine {
+        if !algorithms.contains(&p.algorithm) {
+            algorithms.push(p.algorithm);
+        }
+    }
+    let panel = |y: usize, x: usize| -> Chart {
+        let point = |p: &DosePoint| PlotPoint {
+            x_bar: p.quantities[x].interval,
+            y_bar: p.quantities[y].interval,
+            ..PlotPoint::at(p.quantities[x].mean, p.quantities[y].mean)
+        };
+        let mut series: Vec<Series> = algorithms
+            .iter()
+            .map(|&a| Series {
+                name: a.to_string(),
+                points: mine
+                    .iter()
+                    .filter(|p| p.algorithm == a && p.water_per_cell > 0.0)
+                    .map(|p| point(p))
+                    .filter(|p| p.x.is_finite() && p.y.is_finite())
+                    .collect(),
+            })
+            .collect();
+        // The landform before erosion, which each trajectory leaves.
+        let before = mine
+            .iter()
+            .find(|p| p.water_per_cell == 0.0)
+            .map(|p| p.quantities[y].mean)
+            .filter(|v| v.is_finite())
+            .filter(|_| Landform::COLUMNS.iter().any(|c| c.0 == columns[y].name));
+        let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
+        let span = xs
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+        if let (Some(level), true) = (before, span.0 < span.1) {
+            series.push(Series {
+                name: "before erosion".into(),
+                points: vec![PlotPoint::at(span.0, level), PlotPoint::at(span.1, level)],
+            });
+        }
+        Chart::figure(
+            &format!("{terrain}: {}", columns[y].name),
+            &label(&columns[x]),
+            &label(&columns[y]),
+            series,
+        )
+    };
+    let mut charts = vec![panel(erosion, water)];
+    charts.extend(
+        (0..columns.len())
+            .filter(|&q| q != erosion && q != water)
+            .map(|q| panel(q, erosion)),
+    );
+    Ok(write_charts(stem, &charts, 4, (640, 440))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_quantity_has_a_mean_and_an_interval_column() {
+        let names: Vec<String> = dose_columns().into_iter().map(|c| c.name).collect();
+        assert_eq!(names.len(), KEYS.len() + 3 * quantities(None, false).len());
+        for q in [
+            "eroded_depth",
+            "hypsometric_integral",
+            "pits",
+            "hillslope_mean_change",
+        ] {
+            for suffix in ["_mean", "_ci_low", "_ci_high"] {
+                assert!(names.contains(&format!("{q}{suffix}")), "{q}{suffix}");
+            }
+        }
+        assert!(!names.iter().any(|n| n.starts_with(LEFT_OUT)));
+    }
+
+    fn run(algorithm: &str, level: Option<usize>, values: &[Option<f64>]) -> DoseRun {
+        let count = quantities(None, false).len();
+        let mut all = values.to_vec();
+        all.resize(count, Some(1.0));
+        DoseRun {
+            terrain: "t".into(),
+            algorithm: algorithm.into(),
+            level,
+            height_unit: "cells".into(),
+            length_unit: LengthUnit::Cells,
+            values: all,
+        }
+    }
+
+    #[test]
+    fn seeds_are_gathered_per_strategy_and_level_with_students_interval() {
+        let runs = [
+            run("droplets", Some(0), &[Some(1.0), Some(2.0)]),
+            run("droplets", Some(0), &[Some(1.0), Some(4.0)]),
+            run("pipes", Some(0), &[Some(1.0), None]),
+            run("droplets", Some(1), &[Some(2.0), Some(8.0)]),
+        ];
+        let records = dose_records(&runs, &[0.5, 1.0]);
+        assert_eq!(records.len(), 3);
+        let column = |name: &str| dose_columns().iter().position(|c| c.name == name).unwrap();
+        let first = &records[0];
+        assert_eq!(first[column("algorithm")], "droplets");
+        assert_eq!(first[column("water_per_cell")], "0.5");
+        assert_eq!(first[column("seeds")], "2");
+        assert_eq!(first[column("eroded_depth_mean")], "3");
+        // 3 -+ 12.706 x sqrt(2 / 2).
+        let low: f64 = first[column("eroded_depth_ci_low")].parse().unwrap();
+        assert!((low - (3.0 - 12.7062)).abs() < 1e-3, "{low}");
+        // One seed: a mean and no interval; a seed without the value is named.
+        let pipes = &records[2];
+        assert_eq!(pipes[column("algorithm")], "pipes");
+        assert_eq!(records[1][column("water_per_cell")], "1");
+        assert_eq!(pipes[column("eroded_depth_ci_low")], "");
+        assert_eq!(pipes[column("eroded_depth_mean")], "");
+        assert_eq!(pipes[column("missing")], "eroded_depth: 0 of 1");
+    }
+}

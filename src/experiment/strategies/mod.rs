@@ -1,0 +1,171 @@
+//! `vkerode strategies experiments/strategies.toml`: the strategies compared by dose,
+//! not by GPU time. Each strategy the config names a table for runs on each terrain,
+//! over each seed, once per level of water (`water_per_cell`: every strategy rains the
+//! same water at each level, by the unit mapping its `water_per_dose` states), each run
+//! fresh from the terrain. The landform figures are then followed against the erosion
+//! each run did, with the seeds' means and intervals; GPU time stays as the cost of that
+//! erosion.
+//!
+//! Its parts: the config (`config.rs`), one run's row of strategies.csv (`runs.rs`),
+//! and the trajectories gathered over seeds, dose.csv and its charts (`dose.rs`).
+
+mod config;
+mod dose;
+mod runs;
+
+pub use config::{Strategies, StrategyPlan, StrategyTerrain, TerrainPlan};
+pub use dose::{dose_columns, INTERVAL_LEVEL};
+pub use runs::strategies_columns;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::erosion::ErosionError;
+use crate::experiment::run::{run_erosion, Engine, ErodeRequest};
+use crate::experiment::ExperimentError;
+use crate::gpu::Context;
+use crate::terrain::files::write_atomically;
+use crate::terrain::pictures::{erosion_map, side_by_side};
+use dose::{draw_trajectories, quantities, DoseRun, Measured};
+use runs::{describe, RunAt};
+
+/// Every run: its settings, dose, water and figures.
+pub const STRATEGIES_CSV: &str = "strategies.csv";
+/// The runs gathered over seeds per terrain, strategy and level.
+pub const DOSE_CSV: &str = "dose.csv";
+/// Per terrain: the trajectories' panels (`.png`, `.svg`).
+pub const DOSE_CHART: &str = "dose";
+
+fn write_csv(
+    path: &Path,
+    header: Vec<String>,
+    rows: &[Vec<String>],
+) -> Result<(), ExperimentError> {
+    write_atomically(path, |out| {
+        let mut csv = csv::Writer::from_writer(out);
+        csv.write_record(&header).map_err(std::io::Error::other)?;
+        for row in rows {
+            csv.write_record(row).map_err(std::io::Error::other)?;
+        }
+        csv.flush()
+    })?;
+    Ok(())
+}
+
+/// Runs every strategy of the config on every terrain, seed and level of water, and
+/// writes into `dir`: `strategies.csv` and `dose.csv`; per terrain the trajectories'
+/// chart, and of the first seed at the most water each strategy's `<algorithm>.json`
+/// and the erosion maps side by side. Returns a line per run and the files written.
+pub fn run_strategies(
+    ctx: &Arc<Context>,
+    strategies: &Strategies,
+    dir: &Path,
+    mut say: impl FnMut(String),
+) -> Result<(Vec<String>, Vec<PathBuf>), ExperimentError> {
+    let mut rows = Vec::new();
+    let mut dose_runs = Vec::new();
+    let mut lines = Vec::new();
+    let mut written = Vec::new();
+    let levels = strategies.water_per_cell.len();
+    for plan in &strategies.plans {
+        let terrain = plan.terrain.name.as_str();
+        let folder = dir.join(terrain);
+        std::fs::create_dir_all(&folder).map_err(|source| ExperimentError::Io {
+            path: folder.clone(),
+            source,
+        })?;
+        let mut maps = Vec::new();
+        for (s, &seed) in strategies.seeds.iter().enumerate() {
+            for strategy in &plan.strategies {
+                let name = strategy.algorithm.as_str();
+                for (level, &(_, water_rained)) in strategy.doses.iter().enumerate() {
+                    let settings = strategy.settings(level, seed);
+                    let at = RunAt {
+                        terrain,
+                        seed,
+                        water_per_cell: strategies.water_per_cell[level],
+                        water_rained,
+                    };
+                    say(format!(
+                        "{terrain} seed {seed}: {name} at water {} per cell",
+                        at.water_per_cell
+                    ));
+                    let request = ErodeRequest {
+                        terrain: plan.source.clone(),
+                        settings: settings.clone(),
+                        engine: Engine::Gpu,
+                        // The dose is the water's, however long it runs.
+                        allow_long: true,
+                    };
+                    let outcome = run_erosion(Some(ctx), &request)?;
+                    let gpu_ms = outcome
+                        .report
+                        .figures
+                        .gpu_ms
+                        .ok_or(ExperimentError::Erosion(ErosionError::Unsupported(
+                            "GPU timestamps, which the cost axis needs",
+                        )))?;
+                    rows.push(runs::row(Some((at, &settings, gpu_ms, &outcome))).values);
+                    lines.push(describe(at, &settings, gpu_ms, &outcome));
+                    let measured = Measured {
+                        outcome: &outcome,
+                        gpu_ms,
+                        water_rained,
+                    };
+                    let dose_run = |level, before| DoseRun {
+                        terrain: terrain.to_string(),
+                        algorithm: name.to_string(),
+                        level,
+                        height_unit: outcome.report.height_unit.name.clone(),
+                        length_unit: outcome.units().length_unit,
+                        values: quantities(Some(&measured), before)
+                            .into_iter()
+                            .map(|(_, v)| v)
+                            .collect(),
+                    };
+                    if level == 0 {
+                        dose_runs.push(dose_run(None, true));
+                    }
+                    dose_runs.push(dose_run(Some(level), false));
+                    if s == 0 && level + 1 == levels {
+                        let path = folder.join(format!("{name}.json"));
+                        write_atomically(&path, |out| {
+                            serde_json::to_writer_pretty(&mut *out, &outcome.report)
+                                .map_err(std::io::Error::other)
+                        })?;
+                        written.push(path);
+                        // In the map's units, as its legend says.
+                        let [before, after] = [&outcome.before, &outcome.after]
+                            .map(|c| outcome.exported(&c.heightmap()).heights);
+                        let map = erosion_map(
+                            &before,
+                            &after,
+                            outcome.units().cell_size,
+                            &outcome.terrain.export_units,
+                        );
+                        maps.push((map, name));
+                    }
+                }
+            }
+        }
+        let panels: Vec<_> = maps.iter().map(|(image, name)| (image, *name)).collect();
+        let path = folder.join("erosion.png");
+        side_by_side(&panels).write_png(&path)?;
+        written.push(path);
+        written.extend(draw_trajectories(
+            &folder.join(DOSE_CHART),
+            terrain,
+            &dose_runs,
+            &strategies.water_per_cell,
+        )?);
+    }
+    let header = |columns: Vec<crate::table::Column>| columns.into_iter().map(|c| c.name).collect();
+    let csv_path = dir.join(STRATEGIES_CSV);
+    write_csv(&csv_path, header(strategies_columns()), &rows)?;
+    written.push(csv_path);
+    let dose_path = dir.join(DOSE_CSV);
+    let records = dose::dose_records(&dose_runs, &strategies.water_per_cell);
+    write_csv(&dose_path, header(dose_columns()), &records)?;
+    written.push(dose_path);
+    Ok((lines, written))
+}

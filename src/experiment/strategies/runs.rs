@@ -1,0 +1,165 @@
+//! One run of a strategies comparison as a row of `strategies.csv`: the columns every
+//! strategy shares, the landform before and after, and each strategy's own.
+
+use serde::Serialize;
+
+use crate::erosion::{RunSettings, STRATEGIES};
+use crate::experiment::run::ErodeOutcome;
+use crate::table::{Column, Row, Section};
+use crate::terrain::metrics::Landform;
+use crate::terrain::units::HEIGHT_UNIT_MEANING;
+
+/// Where a run sits in the comparison.
+#[derive(Clone, Copy, Debug)]
+pub struct RunAt<'a> {
+    pub terrain: &'a str,
+    pub seed: u32,
+    /// The level of the dose axis asked for, and the water the whole dose rained.
+    pub water_per_cell: f64,
+    pub water_rained: f64,
+}
+
+/// A strategy's run on one terrain, as the columns of `strategies.csv` it shares with
+/// every strategy.
+#[derive(Clone, Debug, Default, Serialize)]
+struct StrategyColumns {
+    terrain: String,
+    algorithm: String,
+    seed: u32,
+    water_per_cell: f64,
+    water_rained: f64,
+    width: usize,
+    height: usize,
+    /// The dose: droplets, or time steps of a grid.
+    work: u64,
+    gpu_ms: f64,
+    unit: String,
+    steps_per_s: f64,
+    height_unit: String,
+    eroded: f64,
+    deposited: f64,
+    net_change: f64,
+    eroded_depth: f64,
+    sediment_left: f64,
+}
+
+impl Section for StrategyColumns {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("terrain", "text", "the [[terrain]] the strategies ran on"),
+        ("algorithm", "text", "the strategy"),
+        ("seed", "seed", "the noise's terrain seed and the droplets' seed"),
+        (
+            "water_per_cell",
+            "kernel height units",
+            "the level of the dose axis: water to rain, as a depth over every cell",
+        ),
+        (
+            "water_rained",
+            "kernel height units",
+            "the water the run's whole dose rained, as a depth over every cell (a droplet's water of 1 counts as 1 height unit over one cell; a grid step rains pipes_rain x pipes_dt)",
+        ),
+        ("width", "cells", "the map's width"),
+        ("height", "cells", "the map's height"),
+        ("work", "droplets or time steps", "the dose that rains water_per_cell"),
+        ("gpu_ms", "ms", "GPU time of the run (timestamps)"),
+        ("unit", "text", "what steps_per_s counts: droplet-steps or cell-steps"),
+        ("steps_per_s", "unit/s", "the run's steps per GPU second, in its own unit"),
+        ("height_unit", "text", HEIGHT_UNIT_MEANING),
+        ("eroded", "height units x cells", "sum of the lowering of the cells that went down"),
+        ("deposited", "height units x cells", "sum of the raising of the cells that went up"),
+        ("net_change", "height units x cells", "deposited - eroded"),
+        (
+            "eroded_depth",
+            "height units",
+            "eroded over the map's cells: the mean lowering, the dose's measure of erosion",
+        ),
+        (
+            "sediment_left",
+            "height units x cells",
+            "eroded material still in transport at the end (droplets' load at death, suspended sediment)",
+        ),
+    ];
+}
+
+/// The row of one strategy's run; `None` for the header alone.
+pub fn row(run: Option<(RunAt, &RunSettings, f64, &ErodeOutcome)>) -> Row {
+    let mut row = Row::default();
+    let common = run.map(|(at, settings, gpu_ms, outcome)| {
+        let change = &outcome.report.change;
+        let figures = &outcome.report.figures;
+        let (width, height) = (outcome.before.width(), outcome.before.height());
+        StrategyColumns {
+            terrain: at.terrain.into(),
+            algorithm: settings.algorithm.as_str().into(),
+            seed: at.seed,
+            water_per_cell: at.water_per_cell,
+            water_rained: at.water_rained,
+            width,
+            height,
+            work: settings.strategy().dose(settings),
+            gpu_ms,
+            unit: figures.unit.name().into(),
+            steps_per_s: figures.steps_per_s,
+            height_unit: outcome.report.height_unit.name.clone(),
+            eroded: change.eroded,
+            deposited: change.deposited,
+            net_change: change.deposited - change.eroded,
+            eroded_depth: change.eroded / (width * height) as f64,
+            sediment_left: outcome
+                .report
+                .height_unit
+                .of(outcome.figures.sediment_left()),
+        }
+    });
+    row.push(common.as_ref());
+    let landform = run.map(|(.., o)| o.report.landform);
+    row.push_suffixed(
+        landform.as_ref().map(|l| &l.before),
+        "_before",
+        "before the run",
+    );
+    row.push_suffixed(
+        landform.as_ref().map(|l| &l.after),
+        "_after",
+        "after the run",
+    );
+    for strategy in STRATEGIES.iter() {
+        let columns: Vec<Column> = strategy.figures_columns();
+        let values = run
+            .filter(|(_, s, ..)| s.algorithm == strategy.algorithm())
+            .map(|(_, _, gpu_ms, o)| {
+                let mut values = o.figures.values(gpu_ms / 1e3);
+                o.report.height_unit.convert_values(&columns, &mut values);
+                values
+            });
+        row.push_columns(columns, values);
+    }
+    row
+}
+
+/// The columns of strategies.csv.
+pub fn strategies_columns() -> Vec<Column> {
+    row(None).columns
+}
+
+/// One line of what a run did.
+pub fn describe(at: RunAt, settings: &RunSettings, gpu_ms: f64, outcome: &ErodeOutcome) -> String {
+    let r = &outcome.report;
+    let (before, after): (&Landform, &Landform) = (&r.landform.before, &r.landform.after);
+    let strategy = settings.strategy();
+    format!(
+        "{} seed {} {}: water {:.3} per cell, {} {} in {gpu_ms:.1} ms, {:.3e} {}/s; eroded {:.1}, deposited {:.1}; incision {:.3} -> {:.3}",
+        at.terrain,
+        at.seed,
+        settings.algorithm.as_str(),
+        at.water_rained,
+        strategy.dose(settings),
+        strategy.dose_key(),
+        r.figures.steps as f64 / (gpu_ms / 1e3),
+        r.figures.unit.name(),
+        r.change.eroded,
+        r.change.deposited,
+        before.channel_incision,
+        after.channel_incision,
+    )
+}
