@@ -13,6 +13,10 @@ name = "duel"
 description = "test"
 water_per_cell = [0.01, 0.02]
 seeds = [1, 2]
+[measure]
+warmup = 0
+min_reps = 2
+max_reps = 2
 [[terrain]]
 name = "noise"
 size = 48

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::erosion::settings::NoiseSettings;
 use crate::erosion::{Algorithm, RunSettings, STRATEGIES};
 use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSource};
-use crate::experiment::sweep::config::STRATEGIES_KEY;
+use crate::experiment::sweep::config::{MeasureSettings, STRATEGIES_KEY};
 use crate::experiment::{ConfigError, ExperimentError};
 use crate::terrain::image::CellSize;
 use crate::terrain::output::slug;
@@ -26,6 +26,9 @@ struct Header {
     water_per_cell: Vec<f64>,
     /// The repetitions: each the noise's terrain seed and the droplets' seed.
     seeds: Vec<u32>,
+    /// How each run's cost (GPU time) is measured, as a sweep's points are.
+    #[serde(default)]
+    measure: MeasureSettings,
     terrain: Vec<StrategyTerrain>,
 }
 
@@ -52,6 +55,7 @@ pub struct Strategies {
     pub description: String,
     pub water_per_cell: Vec<f64>,
     pub seeds: Vec<u32>,
+    pub measure: MeasureSettings,
     pub plans: Vec<TerrainPlan>,
 }
 
@@ -235,6 +239,7 @@ impl Strategies {
             description: header.description,
             water_per_cell: header.water_per_cell,
             seeds: header.seeds,
+            measure: header.measure,
             plans,
         })
     }

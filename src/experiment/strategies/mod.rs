@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use crate::erosion::ErosionError;
 use crate::experiment::run::{run_erosion, Engine, ErodeRequest};
+use crate::experiment::sweep::measure_runs;
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
@@ -98,14 +99,24 @@ pub fn run_strategies(
                         allow_long: true,
                     };
                     let outcome = run_erosion(Some(ctx), &request)?;
-                    let gpu_ms = outcome
-                        .report
-                        .figures
-                        .gpu_ms
-                        .ok_or(ExperimentError::Erosion(ErosionError::Unsupported(
+                    if outcome.report.figures.gpu_ms.is_none() {
+                        return Err(ExperimentError::Erosion(ErosionError::Unsupported(
                             "GPU timestamps, which the cost axis needs",
-                        )))?;
-                    rows.push(runs::row(Some((at, &settings, gpu_ms, &outcome))).values);
+                        )));
+                    }
+                    // The cost as a sweep measures a point: warm-up, then repetitions
+                    // until the noise is low.
+                    let mut prepared =
+                        settings
+                            .strategy()
+                            .prepare(ctx, &settings, &outcome.before)?;
+                    let cost = measure_runs(&strategies.measure, || {
+                        let run = prepared.run_timed(false)?;
+                        Ok::<_, ErosionError>((run.gpu_time, run.wall_time))
+                    })?;
+                    drop(prepared);
+                    let gpu_ms = cost.gpu_ms.median;
+                    rows.push(runs::row(Some((at, &settings, &cost, &outcome))).values);
                     lines.push(describe(at, &settings, gpu_ms, &outcome));
                     let measured = Measured {
                         outcome: &outcome,

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::erosion::{RunSettings, STRATEGIES};
+use crate::experiment::results::Measurement;
 use crate::experiment::run::ErodeOutcome;
 use crate::table::{Column, Row, Section};
 use crate::terrain::metrics::Landform;
@@ -33,6 +34,10 @@ struct StrategyColumns {
     /// The dose: droplets, or time steps of a grid.
     work: u64,
     gpu_ms: f64,
+    gpu_ms_ci_low: Option<f64>,
+    gpu_ms_ci_high: Option<f64>,
+    timed_reps: usize,
+    stop_reason: String,
     unit: String,
     steps_per_s: f64,
     height_unit: String,
@@ -61,7 +66,19 @@ impl Section for StrategyColumns {
         ("width", "cells", "the map's width"),
         ("height", "cells", "the map's height"),
         ("work", "droplets or time steps", "the dose that rains water_per_cell"),
-        ("gpu_ms", "ms", "GPU time of the run (timestamps)"),
+        (
+            "gpu_ms",
+            "ms",
+            "median GPU time (timestamps) of the run's timed repetitions after warm-up, as a sweep measures a point ([measure])",
+        ),
+        ("gpu_ms_ci_low", "ms", "95% confidence interval of that median, low end"),
+        ("gpu_ms_ci_high", "ms", "its high end"),
+        ("timed_reps", "count", "timed repetitions"),
+        (
+            "stop_reason",
+            "text",
+            "why they stopped: noise-target, max-reps or time-budget",
+        ),
         ("unit", "text", "what steps_per_s counts: droplet-steps or cell-steps"),
         ("steps_per_s", "unit/s", "the run's steps per GPU second, in its own unit"),
         ("height_unit", "text", HEIGHT_UNIT_MEANING),
@@ -82,9 +99,13 @@ impl Section for StrategyColumns {
 }
 
 /// The row of one strategy's run; `None` for the header alone.
-pub fn row(run: Option<(RunAt, &RunSettings, f64, &ErodeOutcome)>) -> Row {
+pub fn row(run: Option<(RunAt, &RunSettings, &Measurement, &ErodeOutcome)>) -> Row {
     let mut row = Row::default();
-    let common = run.map(|(at, settings, gpu_ms, outcome)| {
+    let common = run.map(|(at, settings, cost, outcome)| {
+        let gpu_ms = cost.gpu_ms.median;
+        let (ci_low, ci_high) = cost
+            .gpu_ms_ci
+            .map_or((None, None), |(l, h)| (Some(l), Some(h)));
         let change = &outcome.report.change;
         let figures = &outcome.report.figures;
         let (width, height) = (outcome.before.width(), outcome.before.height());
@@ -98,8 +119,12 @@ pub fn row(run: Option<(RunAt, &RunSettings, f64, &ErodeOutcome)>) -> Row {
             height,
             work: settings.strategy().dose(settings),
             gpu_ms,
+            gpu_ms_ci_low: ci_low,
+            gpu_ms_ci_high: ci_high,
+            timed_reps: cost.samples.len(),
+            stop_reason: cost.stop.as_str().into(),
             unit: figures.unit.name().into(),
-            steps_per_s: figures.steps_per_s,
+            steps_per_s: figures.steps as f64 / (gpu_ms / 1e3),
             height_unit: outcome.report.height_unit.name.clone(),
             eroded: change.eroded,
             deposited: change.deposited,
@@ -127,8 +152,8 @@ pub fn row(run: Option<(RunAt, &RunSettings, f64, &ErodeOutcome)>) -> Row {
         let columns: Vec<Column> = strategy.figures_columns();
         let values = run
             .filter(|(_, s, ..)| s.algorithm == strategy.algorithm())
-            .map(|(_, _, gpu_ms, o)| {
-                let mut values = o.figures.values(gpu_ms / 1e3);
+            .map(|(_, _, cost, o)| {
+                let mut values = o.figures.values(cost.gpu_ms.median / 1e3);
                 o.report.height_unit.convert_values(&columns, &mut values);
                 values
             });
