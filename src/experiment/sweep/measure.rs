@@ -32,26 +32,31 @@ pub fn should_stop(
 const STILL_WARMING: f64 = 0.02;
 /// Warm-up runs past the configured ones, at most, while the clocks rise.
 const EXTRA_WARMUP: u32 = 20;
-/// GPU time the warm-up spends at least: a GPU raises its clocks from idle in a step
-/// after some sustained load (on the H200, runs at idle clocks repeat at the same slow
-/// time before the step), which comparing runs alone cannot see.
+/// GPU time the warm-up spends at least, however short each run: a GPU raises its
+/// clocks from idle in a step after some sustained load (on the H200, runs at idle
+/// clocks repeat at the same slow time before the step), which comparing runs alone
+/// cannot see. Runs of a tenth of a millisecond need thousands.
 const MIN_WARMUP_S: f64 = 0.3;
+/// Warm-up runs at most, for runs so short that even the minimum GPU time would take
+/// longer than the submissions are worth.
+const MAX_WARMUP_RUNS: u32 = 20_000;
 
 /// The configured warm-up runs (at least two, to compare), then more while each is
-/// over 2% faster than the one before or the warm-up has spent less than
-/// [`MIN_WARMUP_S`] of GPU time, up to [`EXTRA_WARMUP`] more: timed repetitions start on
-/// a settled GPU. Returns the runs made.
+/// over 2% faster than the one before (up to [`EXTRA_WARMUP`] more) and until the
+/// warm-up has spent [`MIN_WARMUP_S`] of GPU time (up to [`MAX_WARMUP_RUNS`]): timed
+/// repetitions start on a settled GPU. Returns the runs made.
 fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Result<u32, E> {
     if configured == 0 {
         return Ok(0);
     }
     let mut previous: Option<f64> = None;
     let (mut runs, mut total) = (0, 0.0);
-    while runs < configured + EXTRA_WARMUP {
+    while runs < MAX_WARMUP_RUNS {
         let seconds = run()?;
         runs += 1;
         total += seconds;
-        let settled = previous.is_some_and(|p| seconds >= p * (1.0 - STILL_WARMING));
+        let settled = previous.is_some_and(|p| seconds >= p * (1.0 - STILL_WARMING))
+            || runs >= configured + EXTRA_WARMUP;
         previous = Some(seconds);
         if runs >= configured && settled && total >= MIN_WARMUP_S {
             break;
@@ -105,8 +110,10 @@ mod tests {
         assert_eq!(warm_up(2, times(&rising)), Ok(5));
         // A settled GPU stops at the configured count once the minimum time is spent.
         assert_eq!(warm_up(3, times(&[0.2, 0.2, 0.2, 0.2])), Ok(3));
-        // Short runs at the same slow time go on until the minimum time: 15 of 20 ms.
+        // Short runs at the same slow time go on until the minimum time: 15 of 20 ms,
+        // and past the extra runs for runs of a tenth of a millisecond (0.3 s of 1/8192 s).
         assert_eq!(warm_up(2, times(&[0.02; 40])), Ok(15));
+        assert_eq!(warm_up(2, times(&[1.0 / 8192.0; 4000])), Ok(2458));
         assert_eq!(
             warm_up(0, times(&[0.04])),
             Ok(0),
