@@ -41,6 +41,8 @@ mod tests {
         assert_eq!(super::format_x(1_048_576.0), "1.049M");
         assert_eq!(super::format_x(0.1 + 8.86), "8.96");
         assert_eq!(super::format_x(0.5), "0.5");
+        assert_eq!(super::format_y(-1e-17), "0");
+        assert_eq!(super::format_y(2e-4), "2e-4");
     }
 
     #[test]
@@ -559,6 +561,8 @@ fn y_unit(max: f64) -> (f64, &'static str) {
 
 /// Tick labels without a trailing ".0"; large or tiny values in powers of ten.
 fn format_y(v: f64) -> String {
+    // A tick at zero lands a rounding away from it (-1e-17) on a fitted axis.
+    let v = if v.abs() < 1e-12 { 0.0 } else { v };
     if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-3) {
         format!("{v:.0e}")
     } else {
