@@ -67,7 +67,7 @@ pub fn results_csv(data: &[u8]) {
         return;
     }
     let _ = read_points(&csv);
-    let _ = compare(&dir, &dir);
+    let _ = compare(&dir, &dir, None);
     let _ = report(&dir);
     for (x, y, series) in [
         ("workgroup", "steps_per_s", None),

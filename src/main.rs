@@ -58,12 +58,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
             };
             commands::equivalence::run(&gpu, &args)
         }
-        Command::Compare {
-            base,
-            new,
-            out,
-            fail_slower,
-        } => commands::compare::run(&base, &new, out.as_deref(), fail_slower),
+        Command::Compare(args) => commands::compare::run(&args),
         Command::Report { results, out } => commands::report::run(&results, out.as_deref()),
         Command::Peak {
             out,

@@ -1,6 +1,7 @@
 //! Previews, summaries, comparisons, chart series and resume refusals, from one real
 //! two-axis sweep on the default device under validation, and result sets planted from
-//! it.
+//! it or from committed ones; `compare`'s verdicts, thresholds and baselines on sets
+//! whose every repetition is written here.
 
 mod common;
 
@@ -58,50 +59,6 @@ fn plant(from: &Path, to: &Path, median: f64, interval: (f64, f64)) -> PathBuf {
     }
     writer.flush().unwrap();
     to.to_path_buf()
-}
-
-#[test]
-fn compare_tells_a_real_slowdown_from_noise_and_can_fail_a_script() {
-    let (_, results) = swept("verdicts");
-    let dir = results.parent().unwrap().to_path_buf();
-    let base = plant(&results, &dir.join("base"), 100.0, (98.0, 102.0));
-    let slower = plant(&results, &dir.join("slower"), 120.0, (118.0, 122.5));
-    let noise = plant(&results, &dir.join("noise"), 101.0, (99.0, 103.0));
-    let (out, _, code) = run(&["compare", base.to_str().unwrap(), noise.to_str().unwrap()]);
-    assert_eq!(code, Some(0));
-    assert_eq!(out.matches("| same |").count(), 4, "{out}");
-    assert!(out.contains("4 points matched"), "{out}");
-    let table = dir.join("slower.md");
-    let (out, err, code) = run(&[
-        "compare",
-        base.to_str().unwrap(),
-        slower.to_str().unwrap(),
-        "--out",
-        table.to_str().unwrap(),
-        "--fail-slower",
-        "10",
-    ]);
-    assert_eq!(code, Some(3), "a 20% slowdown fails the run: {err}");
-    assert_eq!(out.matches("| slower |").count(), 4, "{out}");
-    assert!(
-        out.contains("| 1.200 |") && out.contains("variant=fast workgroup=64"),
-        "{out}"
-    );
-    assert!(
-        err.contains("slower than the base by more than 10%"),
-        "{err}"
-    );
-    assert!(std::fs::read_to_string(&table)
-        .unwrap()
-        .contains("| slower |"));
-    let (_, _, code) = run(&[
-        "compare",
-        base.to_str().unwrap(),
-        slower.to_str().unwrap(),
-        "--fail-slower",
-        "25",
-    ]);
-    assert_eq!(code, Some(0), "within the threshold");
 }
 
 #[test]
@@ -453,4 +410,541 @@ fn plot_refuses_an_out_that_is_a_folder_before_reading() {
         );
     }
     assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+}
+
+// ---- compare: verdicts from the bootstrap, thresholds, baselines ----
+
+use vkerode::experiment::report::noise::{threshold_of_spread, RerunNoise, DEFAULT_THRESHOLD};
+use vkerode::experiment::report::rerun_spread;
+use vkerode::experiment::results::{median_interval, Summary};
+
+/// Committed H200 points (4 workgroups of the paper's kernel) whose settings and device
+/// the synthetic sets below take.
+const TEMPLATE: &str = "results/h200-state-and-compare/locked/demo-workgroup/nvidia-h200";
+
+/// `n` repetitions spread evenly (in a scrambled order) over center × (1 ± spread).
+fn noisy(center: f64, spread: f64, n: usize, phase: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let u = ((i * 37 + phase * 11) % n) as f64 / (n - 1).max(1) as f64;
+            center * (1.0 + spread * (2.0 * u - 1.0))
+        })
+        .collect()
+}
+
+/// A results set at `to`: the template's points, measured on `device`, point p with
+/// the repetitions `times(p)` and the stop reason `stop(p)`; points.csv's median,
+/// quartiles, interval and reps are those of the repetitions, and samples.csv holds
+/// each of them.
+fn synthetic(
+    to: &Path,
+    device: &str,
+    times: impl Fn(usize) -> Vec<f64>,
+    stop: impl Fn(usize) -> &'static str,
+) -> PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    let mut reader = csv::Reader::from_path(Path::new(TEMPLATE).join("points.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let at = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let mut points = csv::Writer::from_path(to.join("points.csv")).unwrap();
+    points.write_record(&headers).unwrap();
+    let mut samples = csv::Writer::from_path(to.join("samples.csv")).unwrap();
+    samples
+        .write_record([
+            "experiment",
+            "point",
+            "worker",
+            "rep",
+            "gpu_ms",
+            "wall_ms",
+            "outlier",
+        ])
+        .unwrap();
+    for (p, record) in reader.records().enumerate() {
+        let mut fields: Vec<String> = record.unwrap().iter().map(str::to_string).collect();
+        let ms = times(p);
+        let s = Summary::of(&ms);
+        let (low, high) = median_interval(&ms).unwrap();
+        for (column, value) in [
+            ("device", device.to_string()),
+            ("reps", ms.len().to_string()),
+            ("stop_reason", stop(p).to_string()),
+            ("gpu_ms_median", s.median.to_string()),
+            ("gpu_ms_min", s.min.to_string()),
+            ("gpu_ms_max", s.max.to_string()),
+            ("gpu_ms_q1", s.q1.to_string()),
+            ("gpu_ms_q3", s.q3.to_string()),
+            ("gpu_ms_rel_iqr", s.rel_iqr().to_string()),
+            ("gpu_ms_ci_low", low.to_string()),
+            ("gpu_ms_ci_high", high.to_string()),
+        ] {
+            fields[at(column)] = value;
+        }
+        points.write_record(&fields).unwrap();
+        for (rep, gpu_ms) in ms.iter().enumerate() {
+            let row = ["demo-workgroup", &p.to_string(), "0", &rep.to_string()];
+            let mut row: Vec<String> = row.iter().map(|f| f.to_string()).collect();
+            row.extend([gpu_ms.to_string(), gpu_ms.to_string(), "false".into()]);
+            samples.write_record(&row).unwrap();
+        }
+    }
+    points.flush().unwrap();
+    samples.flush().unwrap();
+    to.to_path_buf()
+}
+
+const H200: &str = "NVIDIA H200";
+const MET: fn(usize) -> &'static str = |_| "noise-target";
+
+/// Point p's tight repetitions (±0.5%), times `factor`.
+fn tight(factor: f64) -> impl Fn(usize) -> Vec<f64> {
+    move |p| {
+        noisy(10.0 + p as f64, 0.005, 30, p)
+            .into_iter()
+            .map(|v| v * factor)
+            .collect()
+    }
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// The table's rows whose verdict column is `verdict`.
+fn rows_with(out: &str, verdict: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.starts_with("| variant=") || l.starts_with("| workgroup="))
+        .filter(|l| l.trim_end().ends_with(&format!("| {verdict} |")))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The (low, high) interval of a table row.
+fn interval_of(row: &str) -> (f64, f64) {
+    let cell = row.split('|').nth(5).unwrap().trim();
+    let (low, high) = cell.split_once(" to ").unwrap();
+    (low.parse().unwrap(), high.parse().unwrap())
+}
+
+fn recorded_h200() -> f64 {
+    RerunNoise::built_in().of(H200).unwrap().threshold_percent / 100.0
+}
+
+#[test]
+fn identical_samples_are_the_same_and_a_doubled_time_is_slower_beyond_the_threshold() {
+    let dir = common::scratch("compare", "bootstrap-verdicts");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let again = synthetic(&dir.join("again"), H200, tight(1.0), MET);
+    let doubled = synthetic(&dir.join("doubled"), H200, tight(2.0), MET);
+    let (out, err, code) = run(&["compare", s(&base), s(&again)]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(rows_with(&out, "same").len(), 4, "{out}");
+    let threshold = recorded_h200();
+    assert!(
+        out.contains(&format!(
+            "Threshold: {}%, the largest spread measured between reruns on \"NVIDIA H200\" (results/rerun-noise.toml)",
+            vkerode::readable_number(threshold * 100.0)
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("percentile bootstrap") && out.contains("10000 resamples"),
+        "{out}"
+    );
+    let (out, _, code) = run(&["compare", s(&base), s(&doubled)]);
+    assert_eq!(code, Some(0));
+    let slower = rows_with(&out, "slower");
+    assert_eq!(slower.len(), 4, "{out}");
+    for row in &slower {
+        let (low, high) = interval_of(row);
+        assert!(low > 1.0 + threshold && low <= 2.0 && 2.0 <= high, "{row}");
+    }
+    assert!(
+        out.contains("4 slower, 0 faster, 0 same, 0 unclear, 0 without a verdict"),
+        "{out}"
+    );
+    // A fixed seed: the same verdicts and intervals on every run.
+    let (again_out, _, _) = run(&["compare", s(&base), s(&doubled)]);
+    assert_eq!(out, again_out);
+    // Halved is faster.
+    let halved = synthetic(&dir.join("halved"), H200, tight(0.5), MET);
+    let (out, _, _) = run(&["compare", s(&base), s(&halved)]);
+    assert_eq!(rows_with(&out, "faster").len(), 4, "{out}");
+}
+
+#[test]
+fn overlapping_wide_noise_is_unclear_and_fails_no_gate() {
+    let dir = common::scratch("compare", "unclear");
+    let wide = |factor: f64, phase: usize| {
+        move |p: usize| noisy((10.0 + p as f64) * factor, 0.2, 12, p + phase)
+    };
+    let base = synthetic(&dir.join("base"), H200, wide(1.0, 0), MET);
+    let new = synthetic(&dir.join("new"), H200, wide(1.04, 5), MET);
+    let (out, err, code) = run(&["compare", s(&base), s(&new), "--fail-slower", "1"]);
+    assert_eq!(code, Some(0), "{err}");
+    let unclear = rows_with(&out, "unclear");
+    assert_eq!(unclear.len(), 4, "{out}");
+    for row in &unclear {
+        let (low, high) = interval_of(row);
+        assert!(
+            low < 1.0 + recorded_h200() && high > 1.0 + recorded_h200(),
+            "{row}"
+        );
+    }
+}
+
+#[test]
+fn a_point_that_missed_its_noise_target_gets_no_verdict_and_fails_no_gate() {
+    let dir = common::scratch("compare", "missed");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let stop = |p: usize| if p == 1 { "max-reps" } else { "noise-target" };
+    let new = synthetic(&dir.join("new"), H200, tight(2.0), stop);
+    let (out, err, code) = run(&["compare", s(&base), s(&new), "--fail-slower", "10"]);
+    assert_eq!(code, Some(3), "{err}");
+    let flagged: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("| no verdict: new missed its noise target (max-reps, relative IQR"))
+        .collect();
+    assert_eq!(flagged.len(), 1, "{out}");
+    assert!(flagged[0].starts_with("| workgroup=64 |"), "{out}");
+    assert_eq!(rows_with(&out, "slower").len(), 3, "{out}");
+    assert!(
+        err.contains("3 point(s) slower") && !err.contains("workgroup=64"),
+        "{err}"
+    );
+    // As the base, too.
+    let (out, _, _) = run(&["compare", s(&new), s(&base)]);
+    assert!(
+        out.contains("| no verdict: base missed its noise target (max-reps"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_threshold_comes_from_the_flag_the_device_record_or_the_default() {
+    let dir = common::scratch("compare", "threshold");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    // 3% slower: within the H200's rerun spread and the default, beyond 1%.
+    let new = synthetic(&dir.join("new"), H200, tight(1.03), MET);
+    assert!(recorded_h200() > 0.035 && DEFAULT_THRESHOLD > 0.035);
+    let (out, _, _) = run(&["compare", s(&base), s(&new)]);
+    assert_eq!(rows_with(&out, "same").len(), 4, "{out}");
+    let (out, _, _) = run(&["compare", s(&base), s(&new), "--threshold", "1"]);
+    assert_eq!(rows_with(&out, "slower").len(), 4, "{out}");
+    assert!(out.contains("Threshold: 1%, from --threshold."), "{out}");
+    let device = "Imaginary GPU";
+    let other_base = synthetic(&dir.join("other-base"), device, tight(1.0), MET);
+    let other_new = synthetic(&dir.join("other-new"), device, tight(1.03), MET);
+    let (out, _, _) = run(&["compare", s(&other_base), s(&other_new)]);
+    assert_eq!(rows_with(&out, "same").len(), 4, "{out}");
+    assert!(
+        out.contains(&format!(
+            "Threshold: {}%, the default: results/rerun-noise.toml has no rerun record of \"{device}\"",
+            vkerode::readable_number(DEFAULT_THRESHOLD * 100.0)
+        )),
+        "{out}"
+    );
+    for bad in ["nan", "0", "-1", "100", "inf", "two"] {
+        let flag = format!("--threshold={bad}");
+        let (out, err, code) = run(&["compare", s(&base), s(&new), &flag]);
+        assert_eq!(code, Some(2), "{bad}: {out}{err}");
+        assert!(
+            err.contains("--threshold") && err.contains("above 0 and below 100"),
+            "{bad}: {err}"
+        );
+        assert!(out.is_empty(), "{bad}");
+    }
+}
+
+#[test]
+fn fail_slower_exits_3_only_on_a_slower_verdict_beyond_its_percent() {
+    let dir = common::scratch("compare", "fail-slower");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let slower = synthetic(&dir.join("slower"), H200, tight(1.2), MET);
+    let faster = synthetic(&dir.join("faster"), H200, tight(0.5), MET);
+    let table = dir.join("slower.md");
+    let (out, err, code) = run(&[
+        "compare",
+        s(&base),
+        s(&slower),
+        "--out",
+        s(&table),
+        "--fail-slower",
+        "10",
+    ]);
+    assert_eq!(code, Some(3), "a 20% slowdown fails the run: {err}");
+    assert_eq!(rows_with(&out, "slower").len(), 4, "{out}");
+    assert!(out.contains("| 1.200 |"), "{out}");
+    assert!(
+        err.contains("4 point(s) slower than the base by more than 10%"),
+        "{err}"
+    );
+    let written = std::fs::read_to_string(&table).unwrap();
+    assert_eq!(rows_with(&written, "slower").len(), 4, "the table is kept");
+    for (new, percent) in [(&slower, "25"), (&faster, "1"), (&base, "1")] {
+        let (out, err, code) = run(&["compare", s(&base), s(new), "--fail-slower", percent]);
+        assert_eq!(code, Some(0), "{}: {out}{err}", new.display());
+    }
+}
+
+#[test]
+fn a_set_without_samples_is_judged_on_its_medians_intervals_and_says_so() {
+    let dir = common::scratch("compare", "no-samples");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let doubled = synthetic(&dir.join("doubled"), H200, tight(2.0), MET);
+    std::fs::remove_file(doubled.join("samples.csv")).unwrap();
+    let (out, err, code) = run(&["compare", s(&base), s(&doubled)]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(rows_with(&out, "slower").len(), 4, "{out}");
+    let said = format!(
+        "no samples.csv beside `{}`",
+        doubled.join("points.csv").display()
+    );
+    assert!(out.contains(&said) && err.contains(&said), "{out}{err}");
+    // The interval: new's interval over base's, from the medians' intervals.
+    let row = &rows_with(&out, "slower")[0];
+    let (low, high) = interval_of(row);
+    assert!(low < 2.0 && high > 2.0 && high - low < 0.05, "{row}");
+}
+
+/// An edit of a CSV's lines.
+type Edit = dyn Fn(&mut Vec<String>);
+
+#[test]
+fn samples_that_disagree_with_points_csv_are_refused_naming_the_file() {
+    let dir = common::scratch("compare", "bad-samples");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let baselines = dir.join("baselines");
+    // Each edit of samples.csv's lines (the header first), and what the error says.
+    let drop_point_2 =
+        |lines: &mut Vec<String>| lines.retain(|l| !l.starts_with("demo-workgroup,2,"));
+    let nan_first = |lines: &mut Vec<String>| {
+        let mut fields: Vec<String> = lines[1].split(',').map(str::to_string).collect();
+        fields[4] = "NaN".into();
+        lines[1] = fields.join(",");
+    };
+    let edits: [(&str, &Edit, &str); 2] = [
+        (
+            "missing-point",
+            &drop_point_2,
+            "point 2 (worker 0) has 0 samples, but line 4 of points.csv says 30 repetitions",
+        ),
+        ("nan", &nan_first, "line 2: gpu_ms is NaN"),
+    ];
+    for (name, edit, said) in edits {
+        let bad = synthetic(&dir.join(name), H200, tight(1.0), MET);
+        let samples = bad.join("samples.csv");
+        let mut lines: Vec<String> = std::fs::read_to_string(&samples)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        edit(&mut lines);
+        std::fs::write(&samples, lines.join("\n") + "\n").unwrap();
+        let (out, err, code) = run(&[
+            "compare",
+            s(&base),
+            s(&bad),
+            "--save-baseline",
+            name,
+            "--baselines",
+            s(&baselines),
+        ]);
+        assert_eq!(code, Some(1), "{name}: {out}{err}");
+        assert!(
+            err.contains(s(&samples)) && err.contains(said),
+            "{name}: {err}"
+        );
+        assert!(
+            !out.contains("| point |"),
+            "{name}: refused before the table"
+        );
+        assert!(!baselines.join(name).exists(), "{name}: nothing saved");
+    }
+}
+
+/// The table's rows, without the lines that name the sets.
+fn table_rows(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| l.starts_with("| workgroup="))
+        .collect()
+}
+
+#[test]
+fn a_saved_baseline_compares_as_its_set_and_is_replaced_only_with_force() {
+    let dir = common::scratch("compare", "baselines");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let new = synthetic(&dir.join("new"), H200, tight(1.1), MET);
+    let doubled = synthetic(&dir.join("doubled"), H200, tight(2.0), MET);
+    let baselines = dir.join("kept");
+    let at = ["--baselines", s(&baselines)];
+    let main = baselines.join("main");
+    let same_files = |a: &Path, b: &Path| {
+        ["points.csv", "samples.csv"]
+            .iter()
+            .all(|f| std::fs::read(a.join(f)).unwrap() == std::fs::read(b.join(f)).unwrap())
+    };
+
+    // Saved alone: a copy, no comparison.
+    let (out, err, code) =
+        run(&[&["compare", s(&base), "--save-baseline", "main"], &at[..]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("saved") && !out.contains("| point |"), "{out}");
+    assert!(same_files(&base, &main));
+
+    // Compared against: as BASE itself.
+    let (direct, _, _) = run(&["compare", s(&base), s(&new)]);
+    let (against, err, code) =
+        run(&[&["compare", s(&new), "--baseline", "main"], &at[..]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(table_rows(&against), table_rows(&direct));
+    assert_eq!(rows_with(&against, "slower").len(), 4, "{against}");
+    assert!(
+        against.contains(&format!("Base: `{}`", main.display())),
+        "{against}"
+    );
+
+    // An existing baseline is kept without --force, replaced with it.
+    let save_new = [
+        &[
+            "compare",
+            s(&new),
+            "--baseline",
+            "main",
+            "--save-baseline",
+            "main",
+        ],
+        &at[..],
+    ]
+    .concat();
+    let (_, err, code) = run(&save_new);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("--save-baseline main") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(same_files(&base, &main), "kept whole");
+    let (out, err, code) = run(&[&save_new[..], &["--force"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        rows_with(&out, "slower").len(),
+        4,
+        "compared before it was replaced"
+    );
+    assert!(same_files(&new, &main));
+
+    // A failing gate saves nothing.
+    let gate = [
+        &[
+            "compare",
+            s(&doubled),
+            "--baseline",
+            "main",
+            "--save-baseline",
+            "main",
+            "--force",
+        ],
+        &["--fail-slower", "10"][..],
+        &at[..],
+    ]
+    .concat();
+    let (_, _, code) = run(&gate);
+    assert_eq!(code, Some(3));
+    assert!(
+        same_files(&new, &main),
+        "the gate failed: the old baseline stays"
+    );
+    let names: Vec<String> = std::fs::read_dir(&baselines)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["main"], "no staging or lock left behind");
+
+    // Names, missing baselines and the forms of the command line.
+    let (_, err, code) = run(&[&["compare", s(&new), "--baseline", "other"], &at[..]].concat());
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("no baseline \"other\"") && err.contains("saved there: main"),
+        "{err}"
+    );
+    for (args, said) in [
+        (
+            vec!["compare", s(&new), "--save-baseline", "../up"],
+            "not a baseline name",
+        ),
+        (
+            vec!["compare", s(&new), "--baseline", "a/b"],
+            "not a baseline name",
+        ),
+        (
+            vec!["compare", s(&base), s(&new), "--baseline", "main"],
+            "give NEW alone",
+        ),
+        (vec!["compare", s(&new)], "give BASE and NEW"),
+        (
+            vec!["compare", s(&base), s(&new), "--force"],
+            "--save-baseline",
+        ),
+        (
+            vec![
+                "compare",
+                s(&new),
+                "--save-baseline",
+                "x",
+                "--fail-slower",
+                "5",
+            ],
+            "need a comparison",
+        ),
+    ] {
+        let (out, err, code) = run(&[&args[..], &at[..]].concat());
+        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+    assert!(!baselines.join("x").exists());
+}
+
+#[test]
+fn the_rerun_noise_table_is_the_largest_spread_of_its_reruns() {
+    let table = RerunNoise::built_in();
+    assert!(!table.device.is_empty());
+    for device in &table.device {
+        let mut largest = 0.0f64;
+        for group in &device.reruns {
+            let sets: Vec<PathBuf> = group.sets.iter().map(PathBuf::from).collect();
+            let spread = rerun_spread(&sets)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{}: no two points match in {:?}", device.device, sets));
+            largest = largest.max(spread.spread);
+            for set in &sets {
+                let points = std::fs::read_to_string(set.join("points.csv")).unwrap();
+                assert!(
+                    points.contains(&device.device),
+                    "{} ran on {}",
+                    set.display(),
+                    device.device
+                );
+            }
+        }
+        assert!(
+            (threshold_of_spread(largest) - device.threshold_percent / 100.0).abs() < 1e-12,
+            "{}: the reruns' largest spread is {largest}, recorded {}%",
+            device.device,
+            device.threshold_percent
+        );
+        assert!(DEFAULT_THRESHOLD >= device.threshold_percent / 100.0);
+    }
+}
+
+#[test]
+fn a_real_sweep_compared_with_itself_is_never_faster_or_slower() {
+    let (_, results) = swept("itself");
+    let (out, err, code) = run(&["compare", s(&results), s(&results), "--fail-slower", "1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("4 points matched"), "{out}");
+    assert!(
+        rows_with(&out, "faster").is_empty() && rows_with(&out, "slower").is_empty(),
+        "{out}"
+    );
+    assert!(out.contains("percentile bootstrap"), "{out}");
 }

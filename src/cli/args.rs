@@ -12,6 +12,8 @@ use vkerode::erosion::droplets::{
 use vkerode::erosion::settings::NoiseSettings;
 use vkerode::erosion::RunSettings;
 use vkerode::experiment::equivalence::EquivalenceOptions;
+use vkerode::experiment::report::baseline::{check_name as check_baseline_name, BASELINES_DIR};
+use vkerode::experiment::report::noise::{DEFAULT_THRESHOLD, RERUN_NOISE_FILE};
 use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
 use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
 use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
@@ -120,19 +122,12 @@ pub enum Command {
     /// Draw a throughput chart (PNG and SVG) from one or more points.csv files.
     Plot(PlotArgs),
     /// Match the points of two sweeps (results folders or points.csv files) by their
-    /// settings and say, for each, whether NEW is faster, slower or the same as BASE,
-    /// weighing both points' noise.
-    Compare {
-        base: PathBuf,
-        new: PathBuf,
-        /// Also write the markdown table to this file.
-        #[arg(long, value_name = "FILE.md")]
-        out: Option<PathBuf>,
-        /// Exit with status 3 when a point is slower than BASE by more than PERCENT,
-        /// beyond both points' noise.
-        #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
-        fail_slower: Option<f64>,
-    },
+    /// settings and say, for each, whether NEW is faster, slower or the same as BASE, or
+    /// unclear: by a bootstrap interval of the ratio of medians from both sets'
+    /// samples.csv, against a noise threshold (by default the spread measured between
+    /// reruns on the device). Points that missed their noise target get no verdict.
+    /// Named baselines: --save-baseline and --baseline.
+    Compare(CompareArgs),
     /// A finished sweep's points as a markdown table (results folder or points.csv).
     Report {
         results: PathBuf,
@@ -292,6 +287,38 @@ impl SweepArgs {
             replicate: self.replicate,
         }
     }
+}
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// BASE then NEW (results folders or points.csv files); NEW alone with --baseline
+    /// (its base) or with only --save-baseline (saved, not compared).
+    #[arg(value_name = "SET", num_args = 1..=2, required = true)]
+    pub sets: Vec<PathBuf>,
+    /// Compare NEW against the baseline saved as NAME in --baselines.
+    #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
+    pub baseline: Option<String>,
+    /// Save NEW as the baseline NAME in --baselines (a copy of its points.csv,
+    /// samples.csv, meta.json and failed.csv), after the comparison; nothing is saved
+    /// when the comparison fails or --fail-slower does.
+    #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
+    pub save_baseline: Option<String>,
+    /// The folder of named baselines.
+    #[arg(long, value_name = "DIR", default_value = BASELINES_DIR)]
+    pub baselines: PathBuf,
+    /// Replace the baseline --save-baseline names if it exists (by default it is refused).
+    #[arg(long, requires = "save_baseline")]
+    pub force: bool,
+    /// The noise threshold in percent (help from `threshold_help`).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_threshold, help = threshold_help())]
+    pub threshold: Option<f64>,
+    /// Also write the markdown table to this file.
+    #[arg(long, value_name = "FILE.md")]
+    pub out: Option<PathBuf>,
+    /// Exit with status 3 when a point is "slower" and its whole interval lies more than
+    /// PERCENT above 1 too (at or below the threshold: any "slower" point).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub fail_slower: Option<f64>,
 }
 
 #[derive(Args)]
@@ -581,6 +608,32 @@ fn parse_filter(text: &str) -> Result<(String, String), String> {
     text.split_once('=')
         .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
         .ok_or_else(|| format!("{text:?} is not COLUMN=VALUE"))
+}
+
+/// `--threshold`'s help, with the default and the table it comes from.
+fn threshold_help() -> String {
+    format!(
+        "The noise threshold in percent: \"faster\" and \"slower\" need the whole interval of new / base beyond 1 ± PERCENT/100, \"same\" needs it within. Default: the spread measured between reruns on the sets' device ({RERUN_NOISE_FILE}), else {}",
+        vkerode::readable_number(DEFAULT_THRESHOLD * 100.0)
+    )
+}
+
+/// A baseline's name, by the library's rule.
+fn parse_baseline_name(text: &str) -> Result<String, String> {
+    check_baseline_name(text)
+        .map(|()| text.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// `--threshold`: a relative change, given in percent, finite, above 0 and below 100
+/// (at 100, nothing could be faster).
+fn parse_threshold(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v < 100.0 => Ok(v / 100.0),
+        _ => Err(format!(
+            "{text:?} is not a percentage above 0 and below 100 (2 calls changes within 2% the same)"
+        )),
+    }
 }
 
 /// A threshold of `--fail-slower`: a point fails when its time exceeds the base's by

@@ -1,36 +1,105 @@
-//! `vkerode compare`: two sweeps point by point.
+//! `vkerode compare`: two sweeps point by point, or one against a named baseline; and
+//! `--save-baseline`, which keeps a set as one.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 
-use crate::cli::print::write_text;
+use crate::cli::args::CompareArgs;
+use crate::cli::print::{say_wrote, write_text};
 use crate::cli::ExitStatus;
-use vkerode::experiment::report::compare;
+use vkerode::experiment::report::baseline::{self, PendingBaseline};
+use vkerode::experiment::report::{compare, Intervals};
+use vkerode::terrain::files::check_writable;
 
 /// The exit status of `--fail-slower` when a point is slower.
 const SLOWER: u8 = 3;
+/// The exit status of a command line that cannot be run, as clap's own.
+const USAGE: u8 = 2;
 
-pub fn run(base: &Path, new: &Path, out: Option<&Path>, fail_slower: Option<f64>) -> Result<()> {
-    let compared = compare(base, new)?;
-    let table = compared.markdown(base, new);
-    say!("{table}");
-    write_text(out, &table)?;
-    let Some(percent) = fail_slower else {
-        return Ok(());
+fn usage(message: &str) -> anyhow::Error {
+    ExitStatus {
+        code: USAGE,
+        message: message.into(),
+    }
+    .into()
+}
+
+pub fn run(args: &CompareArgs) -> Result<()> {
+    let (base, new): (Option<PathBuf>, &Path) = match (args.sets.as_slice(), &args.baseline) {
+        ([base, new], None) => (Some(base.clone()), new),
+        ([_, _], Some(_)) => {
+            return Err(usage(
+                "--baseline NAME is the base: give NEW alone (compare NEW --baseline NAME)",
+            ))
+        }
+        ([new], Some(name)) => {
+            let found = baseline::find(&args.baselines, name)
+                .with_context(|| format!("--baseline {name}"))?;
+            (Some(found), new)
+        }
+        ([new], None) if args.save_baseline.is_some() => (None, new),
+        _ => {
+            return Err(usage(
+                "give BASE and NEW, or NEW with --baseline NAME (or with --save-baseline NAME alone, to save it)",
+            ))
+        }
     };
-    let slower = compared.slower_than(percent);
-    if slower.is_empty() {
-        return Ok(());
+    if base.is_none()
+        && (args.out.is_some() || args.fail_slower.is_some() || args.threshold.is_some())
+    {
+        return Err(usage(
+            "--out, --threshold and --fail-slower need a comparison: give BASE and NEW, or --baseline NAME",
+        ));
     }
-    let labels: Vec<&str> = slower.iter().map(|c| c.label.as_str()).collect();
-    Err(ExitStatus {
-        code: SLOWER,
-        message: format!(
-            "{} point(s) slower than the base by more than {percent}%: {}",
-            slower.len(),
-            labels.join("; ")
+    // Before any work: an existing baseline is refused unless --force, and an --out
+    // that cannot be written fails here.
+    let pending = match &args.save_baseline {
+        Some(name) => Some(
+            PendingBaseline::begin(&args.baselines, name, args.force)
+                .with_context(|| format!("--save-baseline {name}"))?,
         ),
+        None => None,
+    };
+    if let Some(out) = &args.out {
+        check_writable(out).context("--out")?;
     }
-    .into())
+    if let Some(base) = base {
+        let compared = compare(&base, new, args.threshold)?;
+        if let Intervals::MedianIntervals { .. } = compared.intervals {
+            eprintln!("warning: {}", compared.intervals_line());
+        }
+        let table = compared.markdown(&base, new);
+        say!("{table}");
+        write_text(args.out.as_deref(), &table)?;
+        if let Some(percent) = args.fail_slower {
+            let slower = compared.slower_than(percent);
+            if !slower.is_empty() {
+                let labels: Vec<&str> = slower.iter().map(|c| c.label.as_str()).collect();
+                // Returned before the baseline is saved: a failing gate keeps the old one.
+                return Err(ExitStatus {
+                    code: SLOWER,
+                    message: format!(
+                        "{} point(s) slower than the base by more than {percent}%, beyond the noise threshold: {}",
+                        slower.len(),
+                        labels.join("; ")
+                    ),
+                }
+                .into());
+            }
+        }
+    }
+    if let (Some(pending), Some(name)) = (pending, &args.save_baseline) {
+        let target = pending.target().to_path_buf();
+        let files = pending
+            .save(new)
+            .with_context(|| format!("--save-baseline {name}"))?;
+        say!(
+            "saved {} as baseline {name} ({})",
+            new.display(),
+            target.display()
+        );
+        say_wrote(files);
+    }
+    Ok(())
 }

@@ -1,22 +1,40 @@
-//! `vkerode compare BASE NEW`: two sweeps' points matched by their settings, with the
-//! ratio of their median GPU times and a verdict that weighs both points' noise; and
-//! `vkerode report DIR`: one sweep's points as a table. Files are read by column name,
-//! so results from older vkerode versions (quartiles, no intervals) compare too.
+//! `vkerode compare BASE NEW`: two sweeps' points matched by their settings, each pair
+//! judged by an interval of the ratio of its median GPU times (bootstrapped from both
+//! points' repetitions in samples.csv) against a noise threshold (the spread measured
+//! between reruns on the device, `noise.rs`); and `vkerode report DIR`: one sweep's
+//! points as a table. Files are read by column name, so results from older vkerode
+//! versions (quartiles, no intervals) compare too.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use super::bootstrap::{self, ratio_interval};
+use super::noise::Threshold;
 use crate::erosion::{RunSettings, WorkUnit};
-use crate::experiment::results::{read_points, ResultsError, POINTS_CSV};
+use crate::experiment::results::{
+    median_interval, read_points, read_samples, set_file, ResultsError, StopReason, POINTS_CSV,
+    SAMPLES_CSV,
+};
 
 /// One point of a points.csv, as read by name.
 #[derive(Clone, Debug)]
 struct PointTimes {
     /// (settings column, canonical value) for every settings key.
     settings: Vec<(String, String)>,
+    /// The device that measured it.
+    device: String,
+    /// Its row's `point` and `worker`, which key its samples, and its line in the file.
+    point: usize,
+    worker: usize,
+    line: usize,
+    /// Timed repetitions, where the file says.
+    reps: Option<usize>,
     median_ms: f64,
     /// The median's confidence interval where the file has one, else the quartiles.
     spread_ms: (f64, f64),
+    /// The median's confidence interval alone.
+    median_ci_ms: Option<(f64, f64)>,
+    rel_iqr: Option<f64>,
     /// Its rate in its strategy's unit, with the unit's name.
     rate: Option<(f64, &'static str)>,
     outliers: Option<String>,
@@ -25,23 +43,68 @@ struct PointTimes {
     /// Why `compare` cannot weigh this point's times (one is not a finite time above
     /// 0), naming the point, its line and the column; none where they are sound.
     fault: Option<String>,
+    /// Its repetitions' GPU times from samples.csv; empty where the set has none.
+    samples: Vec<f64>,
 }
 
 /// How a point changed from the base to the new set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The whole interval of new / base lies below 1 - threshold.
     Faster,
+    /// The whole interval lies above 1 + threshold.
     Slower,
-    /// Within both points' noise.
+    /// The whole interval lies within 1 ± threshold.
     Same,
+    /// The interval reaches both inside and beyond the threshold.
+    Unclear,
 }
 
 impl Verdict {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::Same => "same",
+            Verdict::Unclear => "unclear",
+        }
+    }
+
+    /// The rule: an interval (low, high) of new / base against the relative threshold.
+    pub fn of(interval: (f64, f64), threshold: f64) -> Self {
+        let (low, high) = interval;
+        if low > 1.0 + threshold {
+            Verdict::Slower
+        } else if high < 1.0 - threshold {
+            Verdict::Faster
+        } else if low >= 1.0 - threshold && high <= 1.0 + threshold {
+            Verdict::Same
+        } else {
+            Verdict::Unclear
+        }
+    }
+}
+
+/// A matched pair's verdict, or why it has none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Judgement {
+    Verdict(Verdict),
+    /// "new missed its noise target (max-reps, relative IQR 0.74)", say.
+    NoVerdict(String),
+}
+
+impl Judgement {
+    pub fn verdict(&self) -> Option<Verdict> {
+        match self {
+            Judgement::Verdict(v) => Some(*v),
+            Judgement::NoVerdict(_) => None,
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Judgement::Verdict(v) => v.as_str().into(),
+            Judgement::NoVerdict(why) => format!("no verdict: {why}"),
         }
     }
 }
@@ -55,7 +118,19 @@ pub struct Comparison {
     pub new_ms: f64,
     /// New time over base time: above 1 is slower.
     pub time_ratio: f64,
-    pub verdict: Verdict,
+    /// The [`bootstrap::LEVEL`] interval of the ratio; none where a side has no spread.
+    pub interval: Option<(f64, f64)>,
+    pub judgement: Judgement,
+}
+
+/// How the intervals of a comparison were made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Intervals {
+    /// Bootstrapped from both sets' samples.csv.
+    Bootstrap,
+    /// These sets' points.csv has no samples.csv beside it: each ratio's interval is
+    /// made of the two medians' intervals.
+    MedianIntervals { without_samples: Vec<PathBuf> },
 }
 
 /// The comparison of two sets, and what did not match.
@@ -63,49 +138,88 @@ pub struct CompareReport {
     pub points: Vec<Comparison>,
     pub only_in_base: usize,
     pub only_in_new: usize,
+    pub threshold: Threshold,
+    pub intervals: Intervals,
 }
 
 impl CompareReport {
-    /// The points slower than the base by more than `percent`.
+    /// The points whose verdict is "slower" and whose whole interval also lies more than
+    /// `percent` above 1: at or below the threshold, every "slower" point.
     pub fn slower_than(&self, percent: f64) -> Vec<&Comparison> {
         self.points
             .iter()
-            .filter(|c| c.verdict == Verdict::Slower && c.time_ratio > 1.0 + percent / 100.0)
+            .filter(|c| c.judgement == Judgement::Verdict(Verdict::Slower))
+            .filter(|c| {
+                c.interval
+                    .is_some_and(|(low, _)| low > 1.0 + percent / 100.0)
+            })
             .collect()
     }
 
+    /// How the intervals were made, as a sentence.
+    pub fn intervals_line(&self) -> String {
+        let level = crate::readable_number(bootstrap::LEVEL * 100.0);
+        match &self.intervals {
+            Intervals::Bootstrap => format!(
+                "Intervals: {level}% of new / base, a percentile bootstrap of the ratio of medians from both sets' samples.csv ({} resamples, seed {:#x}).",
+                bootstrap::RESAMPLES,
+                bootstrap::SEED
+            ),
+            Intervals::MedianIntervals { without_samples } => format!(
+                "Intervals: no samples.csv beside {}, so no bootstrap: each ratio's interval runs from new's low / base's high to new's high / base's low of the medians' {level}% intervals (from samples.csv where a set has one, else points.csv), wider than a bootstrap's.",
+                without_samples
+                    .iter()
+                    .map(|p| format!("`{}`", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        }
+    }
+
     pub fn markdown(&self, base: &Path, new: &Path) -> String {
+        let level = crate::readable_number(bootstrap::LEVEL * 100.0);
         let mut out = format!(
-            "Base: `{}`\nNew: `{}`\n\n| point | base ms | new ms | new / base | verdict |\n| --- | --- | --- | --- | --- |\n",
+            "Base: `{}`\nNew: `{}`\n\n| point | base ms | new ms | new / base | {level}% interval | verdict |\n| --- | --- | --- | --- | --- | --- |\n",
             base.display(),
             new.display()
         );
         for c in &self.points {
+            let interval = c
+                .interval
+                .map_or("-".into(), |(low, high)| format!("{low:.4} to {high:.4}"));
             out += &format!(
-                "| {} | {:.4} | {:.4} | {:.3} | {} |\n",
+                "| {} | {:.4} | {:.4} | {:.3} | {interval} | {} |\n",
                 c.label,
                 c.base_ms,
                 c.new_ms,
                 c.time_ratio,
-                c.verdict.as_str()
+                c.judgement.text()
             );
         }
+        let count = |v: Verdict| {
+            self.points
+                .iter()
+                .filter(|c| c.judgement.verdict() == Some(v))
+                .count()
+        };
+        let none = self
+            .points
+            .iter()
+            .filter(|c| c.judgement.verdict().is_none())
+            .count();
         out += &format!(
-            "\n{} points matched; {} only in the base, {} only in the new set.\n",
+            "\nThreshold: {}. \"faster\" and \"slower\" need the whole interval beyond 1 ± the threshold, \"same\" needs it within; \"unclear\" is neither.\n{}\n\n{} points matched; {} only in the base, {} only in the new set. {} slower, {} faster, {} same, {} unclear, {none} without a verdict.\n",
+            self.threshold.describe(),
+            self.intervals_line(),
             self.points.len(),
             self.only_in_base,
-            self.only_in_new
+            self.only_in_new,
+            count(Verdict::Slower),
+            count(Verdict::Faster),
+            count(Verdict::Same),
+            count(Verdict::Unclear),
         );
         out
-    }
-}
-
-/// A results folder's points.csv, or the file itself.
-fn points_csv(path: &Path) -> PathBuf {
-    if path.is_dir() {
-        path.join(POINTS_CSV)
-    } else {
-        path.to_path_buf()
     }
 }
 
@@ -121,14 +235,21 @@ fn canonical(text: &str) -> String {
 /// settings are every settings key (a strategy's own keys empty in other strategies'
 /// rows).
 fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
-    let path = points_csv(path);
+    let path = set_file(path, POINTS_CSV);
     let table = read_points(&path)?;
     let medians = table.numbers("gpu_ms_median", &path)?;
     // In alphabetical order, as labels name them.
     let mut keys = RunSettings::keys();
     keys.sort();
     let optional = |r: usize, name: &str| table.get(r, name).map(str::to_string);
-    Ok(medians
+    let index = |r: usize, name: &str| -> Result<usize, ResultsError> {
+        let text = table.get(r, name).unwrap_or_default();
+        text.parse().map_err(|_| ResultsError::Mismatch {
+            path: path.clone(),
+            reason: format!("line {}: {name} is {text:?}, not an index", r + 2),
+        })
+    };
+    medians
         .into_iter()
         .enumerate()
         .map(|(r, median_ms)| {
@@ -144,8 +265,8 @@ fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
                 bound("gpu_ms_ci_low", "gpu_ms_q1"),
                 bound("gpu_ms_ci_high", "gpu_ms_q3"),
             );
-            // A NaN lies outside no interval (every verdict "same"), and a time of 0 or
-            // below makes a ratio of nothing: such a point cannot be compared.
+            // A NaN lies outside no interval, and a time of 0 or below makes a ratio of
+            // nothing: such a point cannot be compared.
             let fault = [(median_ms, "gpu_ms_median"), low, high]
                 .into_iter()
                 .find(|(ms, _)| !(ms.is_finite() && *ms > 0.0))
@@ -160,21 +281,86 @@ fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
                 let per_s = table.number(r, &format!("{}_per_s", unit.column()))?;
                 Some((per_s, unit.name()))
             });
-            PointTimes {
+            let median_ci_ms = table
+                .number(r, "gpu_ms_ci_low")
+                .zip(table.number(r, "gpu_ms_ci_high"));
+            Ok(PointTimes {
                 settings: keys
                     .iter()
                     .map(|k| (k.clone(), canonical(table.get(r, k).unwrap_or_default())))
                     .collect(),
+                device: table.get(r, "device").unwrap_or_default().to_string(),
+                point: index(r, "point")?,
+                worker: index(r, "worker")?,
+                line: r + 2,
+                reps: table.number(r, "reps").map(|n| n as usize),
                 median_ms,
                 spread_ms: (low.0, high.0),
+                median_ci_ms,
+                rel_iqr: table.number(r, "gpu_ms_rel_iqr"),
                 rate,
                 outliers: optional(r, "outliers"),
                 stop_reason: optional(r, "stop_reason"),
                 slowed: optional(r, "slowed"),
                 fault,
-            }
+                samples: Vec::new(),
+            })
         })
-        .collect())
+        .collect()
+}
+
+/// A set's points, refused where a time is not finite and above 0, with their samples
+/// where samples.csv is there; whether it is.
+fn read_set(path: &Path) -> Result<(Vec<PointTimes>, bool), ResultsError> {
+    let mut points = read_times(path)?;
+    if let Some(reason) = points.iter().find_map(|p| p.fault.clone()) {
+        return Err(ResultsError::Mismatch {
+            path: set_file(path, POINTS_CSV),
+            reason,
+        });
+    }
+    let samples_path = set_file(path, SAMPLES_CSV);
+    if !samples_path.exists() {
+        return Ok((points, false));
+    }
+    let mismatch = |reason: String| ResultsError::Mismatch {
+        path: samples_path.clone(),
+        reason,
+    };
+    let mut by_point: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
+    for (i, row) in read_samples(&samples_path)?.into_iter().enumerate() {
+        if !(row.gpu_ms.is_finite() && row.gpu_ms > 0.0) {
+            return Err(mismatch(format!(
+                "line {}: gpu_ms is {}; compare needs finite times above 0",
+                i + 2,
+                row.gpu_ms
+            )));
+        }
+        by_point
+            .entry((row.point, row.worker))
+            .or_default()
+            .push(row.gpu_ms);
+    }
+    for p in &mut points {
+        p.samples = by_point.remove(&(p.point, p.worker)).unwrap_or_default();
+        let count = p.samples.len();
+        if count == 0 || p.reps.is_some_and(|reps| reps != count) {
+            return Err(mismatch(format!(
+                "point {} (worker {}) has {count} samples, but line {} of {POINTS_CSV} says {} repetitions",
+                p.point,
+                p.worker,
+                p.line,
+                p.reps.map_or("other".into(), |r| r.to_string())
+            )));
+        }
+    }
+    Ok((points, true))
+}
+
+/// Refuses a set that [`compare`] would refuse (its times, its samples), reading it
+/// whole.
+pub fn check_set(path: &Path) -> Result<(), ResultsError> {
+    read_set(path).map(|_| ())
 }
 
 /// The settings that vary among `points`, as "key=value" labels of each point.
@@ -221,56 +407,181 @@ fn same_settings(a: &PointTimes, b: &PointTimes) -> bool {
         .all(|((_, x), (_, y))| x.is_empty() || y.is_empty() || x == y)
 }
 
-/// Matches the points of two sets by the settings both record (each base point with
-/// the first new one not yet matched), and judges each pair: slower or faster only where the two spreads (the medians' intervals, or
-/// the quartiles for older files) do not overlap. Refused where a point's median or
-/// spread is not a finite time above 0.
-pub fn compare(base: &Path, new: &Path) -> Result<CompareReport, ResultsError> {
-    let base_points = read_times(base)?;
-    let new_points = read_times(new)?;
-    for (path, points) in [(base, &base_points), (new, &new_points)] {
-        if let Some(reason) = points.iter().find_map(|p| p.fault.clone()) {
-            return Err(ResultsError::Mismatch {
-                path: points_csv(path),
-                reason,
-            });
-        }
-    }
-    let mut taken = vec![false; new_points.len()];
-    let mut matched: Vec<(&PointTimes, &PointTimes)> = Vec::new();
-    for b in &base_points {
-        let found = (0..new_points.len()).find(|&i| !taken[i] && same_settings(b, &new_points[i]));
+/// The pairs of two sets' points, matched by the settings both record: each base point
+/// with the first new one not yet matched.
+fn matched<'a>(
+    base: &'a [PointTimes],
+    new: &'a [PointTimes],
+) -> Vec<(&'a PointTimes, &'a PointTimes)> {
+    let mut taken = vec![false; new.len()];
+    let mut pairs = Vec::new();
+    for b in base {
+        let found = (0..new.len()).find(|&i| !taken[i] && same_settings(b, &new[i]));
         if let Some(i) = found {
             taken[i] = true;
-            matched.push((b, &new_points[i]));
+            pairs.push((b, &new[i]));
         }
     }
-    let names = labels(&matched.iter().map(|(b, _)| *b).collect::<Vec<_>>());
-    let points = matched
+    pairs
+}
+
+/// Why a point may not be judged: it stopped before its noise target (its own
+/// stop_reason, or none recorded).
+fn missed_target(p: &PointTimes) -> Option<String> {
+    let target = StopReason::NoiseTarget.as_str();
+    match p.stop_reason.as_deref() {
+        Some(reason) if reason == target => None,
+        None | Some("") => Some("no stop_reason recorded".into()),
+        Some(reason) => Some(match p.rel_iqr {
+            Some(iqr) => format!("{reason}, relative IQR {}", crate::readable_number(iqr)),
+            None => reason.into(),
+        }),
+    }
+}
+
+/// The interval of new / base for one pair: bootstrapped from both sides' samples, or
+/// where a set has none, made of the medians' intervals; `Err` says why there is none.
+fn interval_of(b: &PointTimes, n: &PointTimes, bootstrap: bool) -> Result<(f64, f64), String> {
+    for (side, p) in [("base", b), ("new", n)] {
+        if p.samples.len() == 1 || p.reps == Some(1) {
+            return Err(format!("{side} has one repetition, no spread to weigh"));
+        }
+    }
+    if bootstrap {
+        return ratio_interval(&b.samples, &n.samples).ok_or_else(|| "no samples".into());
+    }
+    let median_interval_of = |p: &PointTimes| match p.samples.is_empty() {
+        true => p.median_ci_ms,
+        false => median_interval(&p.samples),
+    };
+    match (median_interval_of(b), median_interval_of(n)) {
+        (Some((b_low, b_high)), Some((n_low, n_high))) => Ok((n_low / b_high, n_high / b_low)),
+        _ => Err("no samples.csv and no interval of the median in points.csv".into()),
+    }
+}
+
+/// One matched pair: its ratio, interval and verdict against `threshold`.
+fn judge(
+    b: &PointTimes,
+    n: &PointTimes,
+    label: String,
+    threshold: f64,
+    bootstrap: bool,
+) -> Comparison {
+    let interval = interval_of(b, n, bootstrap);
+    let missed = [("base", b), ("new", n)].into_iter().find_map(|(side, p)| {
+        Some(format!(
+            "{side} missed its noise target ({})",
+            missed_target(p)?
+        ))
+    });
+    let judgement = match (&interval, missed) {
+        (_, Some(why)) => Judgement::NoVerdict(why),
+        (Err(why), None) => Judgement::NoVerdict(why.clone()),
+        (Ok(interval), None) => Judgement::Verdict(Verdict::of(*interval, threshold)),
+    };
+    Comparison {
+        label,
+        base_ms: b.median_ms,
+        new_ms: n.median_ms,
+        time_ratio: n.median_ms / b.median_ms,
+        interval: interval.ok(),
+        judgement,
+    }
+}
+
+/// Matches the points of two sets by the settings both record and judges each pair by
+/// the interval of its ratio of medians against the noise threshold: `threshold`
+/// (relative) where given, else the rerun spread recorded for the devices that measured
+/// them (`noise.rs`). Points that missed their noise target get no verdict. Refused
+/// where a point's median, interval or a sample is not a finite time above 0, or where
+/// samples.csv does not hold a point's repetitions.
+pub fn compare(
+    base: &Path,
+    new: &Path,
+    threshold: Option<f64>,
+) -> Result<CompareReport, ResultsError> {
+    let (base_points, base_samples) = read_set(base)?;
+    let (new_points, new_samples) = read_set(new)?;
+    let pairs = matched(&base_points, &new_points);
+    let threshold = match threshold {
+        Some(relative) => Threshold::given(relative),
+        None => {
+            let devices: BTreeSet<String> = pairs
+                .iter()
+                .flat_map(|(b, n)| [b.device.clone(), n.device.clone()])
+                .filter(|d| !d.is_empty())
+                .collect();
+            Threshold::for_devices(&devices.into_iter().collect::<Vec<_>>())
+        }
+    };
+    let bootstrap = base_samples && new_samples;
+    let intervals = match bootstrap {
+        true => Intervals::Bootstrap,
+        false => Intervals::MedianIntervals {
+            without_samples: [(base, base_samples), (new, new_samples)]
+                .into_iter()
+                .filter(|(_, has)| !has)
+                .map(|(path, _)| set_file(path, POINTS_CSV))
+                .collect(),
+        },
+    };
+    let names = labels(&pairs.iter().map(|(b, _)| *b).collect::<Vec<_>>());
+    let points = pairs
         .iter()
         .zip(names)
-        .map(|((b, n), label)| {
-            let verdict = if n.spread_ms.0 > b.spread_ms.1 {
-                Verdict::Slower
-            } else if n.spread_ms.1 < b.spread_ms.0 {
-                Verdict::Faster
-            } else {
-                Verdict::Same
-            };
-            Comparison {
-                label,
-                base_ms: b.median_ms,
-                new_ms: n.median_ms,
-                time_ratio: n.median_ms / b.median_ms,
-                verdict,
-            }
-        })
+        .map(|((b, n), label)| judge(b, n, label, threshold.relative, bootstrap))
         .collect();
     Ok(CompareReport {
         points,
-        only_in_base: base_points.len() - matched.len(),
-        only_in_new: new_points.len() - matched.len(),
+        only_in_base: base_points.len() - pairs.len(),
+        only_in_new: new_points.len() - pairs.len(),
+        threshold,
+        intervals,
     })
+}
+
+/// The largest spread between reruns, and where: for results/rerun-noise.toml.
+#[derive(Clone, Debug)]
+pub struct RerunSpread {
+    /// max(r, 1/r) - 1 of the pair's medians, r = new / base.
+    pub spread: f64,
+    pub label: String,
+    pub base: PathBuf,
+    pub new: PathBuf,
+}
+
+/// The largest spread between any two of `sets` (reruns of one experiment), matched as
+/// [`compare`] matches them; points that missed their noise target are left out. `None`
+/// where no two points match.
+pub fn rerun_spread(sets: &[PathBuf]) -> Result<Option<RerunSpread>, ResultsError> {
+    let read: Vec<Vec<PointTimes>> = sets
+        .iter()
+        .map(|s| read_set(s).map(|(points, _)| points))
+        .collect::<Result<_, _>>()?;
+    let mut largest: Option<RerunSpread> = None;
+    for i in 0..sets.len() {
+        for j in i + 1..sets.len() {
+            let pairs = matched(&read[i], &read[j]);
+            let names = labels(&pairs.iter().map(|(b, _)| *b).collect::<Vec<_>>());
+            for ((b, n), label) in pairs.into_iter().zip(names) {
+                if missed_target(b).is_some() || missed_target(n).is_some() {
+                    continue;
+                }
+                let r = n.median_ms / b.median_ms;
+                let spread = r.max(1.0 / r) - 1.0;
+                if largest.as_ref().is_none_or(|l| spread > l.spread) {
+                    largest = Some(RerunSpread {
+                        spread,
+                        label,
+                        base: sets[i].clone(),
+                        new: sets[j].clone(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(largest)
 }
 
 /// One sweep's points as a markdown table: the settings that vary, the median GPU time
@@ -312,14 +623,57 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            device: String::new(),
+            point: 0,
+            worker: 0,
+            line: 2,
+            reps: None,
             median_ms: 1.0,
             spread_ms: (1.0, 1.0),
+            median_ci_ms: None,
+            rel_iqr: None,
             rate: None,
             outliers: None,
-            stop_reason: None,
+            stop_reason: Some("noise-target".into()),
             slowed: None,
             fault: None,
+            samples: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_verdict_needs_the_whole_interval_past_or_within_the_threshold() {
+        let t = 0.02;
+        assert_eq!(Verdict::of((1.021, 1.3), t), Verdict::Slower);
+        assert_eq!(Verdict::of((1.019, 1.3), t), Verdict::Unclear);
+        assert_eq!(Verdict::of((0.7, 0.979), t), Verdict::Faster);
+        assert_eq!(Verdict::of((0.981, 1.1), t), Verdict::Unclear);
+        assert_eq!(Verdict::of((0.98, 1.02), t), Verdict::Same);
+        assert_eq!(
+            Verdict::of((0.97, 1.03), t),
+            Verdict::Unclear,
+            "past both ends"
+        );
+    }
+
+    #[test]
+    fn a_point_that_missed_its_noise_target_is_not_judged() {
+        let met = point(&[("workgroup", "64")]);
+        let mut missed = met.clone();
+        missed.stop_reason = Some("max-reps".into());
+        missed.rel_iqr = Some(0.74);
+        for (b, n) in [(&met, &missed), (&missed, &met)] {
+            let c = judge(b, n, "p".into(), 0.02, false);
+            assert!(
+                matches!(&c.judgement, Judgement::NoVerdict(why) if why.contains("missed its noise target (max-reps, relative IQR 0.74)")),
+                "{:?}",
+                c.judgement
+            );
+        }
+        let mut unknown = met.clone();
+        unknown.stop_reason = None;
+        assert!(missed_target(&unknown).is_some());
+        assert_eq!(missed_target(&met), None);
     }
 
     #[test]

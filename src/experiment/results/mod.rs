@@ -14,7 +14,9 @@ pub use schema::{
     owner_of, point_columns, point_header, point_row, FailedRow, InputRecord, PointValues,
     SampleRow, SCHEMA_VERSION,
 };
-pub use store::{config_hash_of, merge, read_rows, Meta, ResultsWriter, SweepSource, WorkerDevice};
+pub use store::{
+    config_hash_of, merge, read_rows, read_samples, Meta, ResultsWriter, SweepSource, WorkerDevice,
+};
 pub use table::{read_points, Table};
 
 use std::path::{Path, PathBuf};
@@ -27,6 +29,18 @@ pub const POINTS_CSV: &str = "points.csv";
 pub const SAMPLES_CSV: &str = "samples.csv";
 pub const FAILED_CSV: &str = "failed.csv";
 pub const META_JSON: &str = "meta.json";
+
+/// A results set's file `name`: in the folder `set`, or beside `set` where it names a
+/// points.csv file (`set` itself, for points.csv).
+pub fn set_file(set: &Path, name: &str) -> PathBuf {
+    if set.is_dir() {
+        set.join(name)
+    } else if name == POINTS_CSV {
+        set.to_path_buf()
+    } else {
+        crate::terrain::files::parent_of(set).join(name)
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum ResultsError {

@@ -588,8 +588,8 @@ pub fn read_rows<R: Serialize + Default + DeserializeOwned>(
 
 /// samples.csv by column name, whatever version wrote it: files from before
 /// `--devices` have no `worker` (one device, worker 0) and older ones no `outlier`
-/// (none was marked).
-fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
+/// (none was marked). A missing or empty file has no rows.
+pub fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
     if is_empty(path)? {
         return Ok(Vec::new());
     }
