@@ -26,7 +26,7 @@ const WATER: &str = "water_rained";
 /// seeds' interval of the concavity is the one to read.
 const LEFT_OUT: &str = "concavity_se";
 
-/// What one run measured, or the terrain before it (`None` for the run).
+/// What one run measured.
 pub struct Measured<'a> {
     pub outcome: &'a ErodeOutcome,
     pub gpu_ms: f64,
@@ -39,7 +39,8 @@ pub struct Measured<'a> {
 pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f64>)> {
     let change = run.map(|m| &m.outcome.report.change);
     let cells = run.map(|m| (m.outcome.before.width() * m.outcome.before.height()) as f64);
-    let after = |v: Option<f64>| if before { Some(0.0) } else { v };
+    // Before erosion nothing was rained, eroded, changed or spent.
+    let done = |v: Option<f64>| if before { Some(0.0) } else { v };
     let mut out = vec![
         (
             Column::new(
@@ -47,7 +48,7 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
                 "kernel height units",
                 "the water the dose rained, as a depth over every cell",
             ),
-            after(run.map(|m| m.water_rained)),
+            done(run.map(|m| m.water_rained)),
         ),
         (
             Column::new(
@@ -55,7 +56,7 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
                 "height units",
                 "eroded volume over the map's cells: the mean lowering",
             ),
-            after(change.zip(cells).map(|(c, n)| c.eroded / n)),
+            done(change.zip(cells).map(|(c, n)| c.eroded / n)),
         ),
         (
             Column::new(
@@ -63,11 +64,11 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
                 "height units",
                 "(deposited - eroded) over the map's cells: the mean change",
             ),
-            after(change.zip(cells).map(|(c, n)| (c.deposited - c.eroded) / n)),
+            done(change.zip(cells).map(|(c, n)| (c.deposited - c.eroded) / n)),
         ),
         (
             Column::new("gpu_ms", "ms", "GPU time of the run: what the erosion cost"),
-            after(run.map(|m| m.gpu_ms)),
+            done(run.map(|m| m.gpu_ms)),
         ),
     ];
     let landform = run.map(|m| {
@@ -94,7 +95,7 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
         ),
     ];
     for (name, meaning, value) in split {
-        out.push((Column::new(name, "height units", meaning), after(value)));
+        out.push((Column::new(name, "height units", meaning), done(value)));
     }
     out
 }
@@ -107,6 +108,25 @@ pub struct DoseRun {
     pub height_unit: String,
     pub length_unit: LengthUnit,
     pub values: Vec<Option<f64>>,
+}
+
+impl DoseRun {
+    /// The entry of `measured` on `terrain` at `level`, or with `None` of the terrain
+    /// before it.
+    pub fn of(terrain: &str, level: Option<usize>, measured: &Measured) -> Self {
+        let outcome = measured.outcome;
+        Self {
+            terrain: terrain.to_string(),
+            algorithm: outcome.report.algorithm.as_str().to_string(),
+            level,
+            height_unit: outcome.report.height_unit.name.clone(),
+            length_unit: outcome.units().length_unit,
+            values: quantities(Some(measured), level.is_none())
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect(),
+        }
+    }
 }
 
 /// The mean of one quantity over seeds, with its interval where two seeds or more have

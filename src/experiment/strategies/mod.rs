@@ -21,13 +21,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::erosion::ErosionError;
-use crate::experiment::run::{run_erosion, Engine, ErodeRequest};
+use crate::erosion::RunSettings;
+use crate::experiment::results::Measurement;
+use crate::experiment::run::{run_erosion, Engine, ErodeOutcome, ErodeRequest, TerrainSource};
+use crate::experiment::sweep::config::MeasureSettings;
 use crate::experiment::sweep::measure_runs;
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
-use crate::terrain::pictures::{erosion_map, side_by_side};
-use dose::{draw_trajectories, quantities, DoseRun, Measured};
+use crate::terrain::pictures::{erosion_map, side_by_side, RgbImage};
+use dose::{draw_trajectories, DoseRun, Measured};
 use runs::{describe, RunAt};
 
 /// Every run: its settings, dose, water and figures.
@@ -51,6 +54,50 @@ fn write_csv(
         csv.flush()
     })?;
     Ok(())
+}
+
+/// One run of the comparison: the erosion, from the terrain, then its cost measured as
+/// a sweep's point is (warm-up, then repetitions until the noise is low).
+fn erode_and_time(
+    ctx: &Arc<Context>,
+    terrain: &TerrainSource,
+    settings: &RunSettings,
+    measure: &MeasureSettings,
+) -> Result<(ErodeOutcome, Measurement), ExperimentError> {
+    let request = ErodeRequest {
+        terrain: terrain.clone(),
+        settings: settings.clone(),
+        engine: Engine::Gpu,
+        // The dose is the water's, however long it runs.
+        allow_long: true,
+    };
+    let outcome = run_erosion(Some(ctx), &request)?;
+    if outcome.report.figures.gpu_ms.is_none() {
+        return Err(ExperimentError::Erosion(ErosionError::Unsupported(
+            "GPU timestamps, which the cost axis needs",
+        )));
+    }
+    let mut prepared = settings
+        .strategy()
+        .prepare(ctx, settings, &outcome.before)?;
+    let cost = measure_runs(measure, || {
+        let run = prepared.run_timed(false)?;
+        Ok::<_, ErosionError>((run.gpu_time, run.wall_time))
+    })?;
+    drop(prepared);
+    Ok((outcome, cost))
+}
+
+/// The erosion map of a run, in the map's units, as its legend says.
+fn erosion_map_of(outcome: &ErodeOutcome) -> RgbImage {
+    let [before, after] =
+        [&outcome.before, &outcome.after].map(|c| outcome.exported(&c.heightmap()).heights);
+    erosion_map(
+        &before,
+        &after,
+        outcome.units().cell_size,
+        &outcome.terrain.export_units,
+    )
 }
 
 /// Runs every strategy of the config on every terrain, seed and level of water, and
@@ -91,30 +138,8 @@ pub fn run_strategies(
                         "{terrain} seed {seed}: {name} at water {} per cell",
                         at.water_per_cell
                     ));
-                    let request = ErodeRequest {
-                        terrain: plan.source.clone(),
-                        settings: settings.clone(),
-                        engine: Engine::Gpu,
-                        // The dose is the water's, however long it runs.
-                        allow_long: true,
-                    };
-                    let outcome = run_erosion(Some(ctx), &request)?;
-                    if outcome.report.figures.gpu_ms.is_none() {
-                        return Err(ExperimentError::Erosion(ErosionError::Unsupported(
-                            "GPU timestamps, which the cost axis needs",
-                        )));
-                    }
-                    // The cost as a sweep measures a point: warm-up, then repetitions
-                    // until the noise is low.
-                    let mut prepared =
-                        settings
-                            .strategy()
-                            .prepare(ctx, &settings, &outcome.before)?;
-                    let cost = measure_runs(&strategies.measure, || {
-                        let run = prepared.run_timed(false)?;
-                        Ok::<_, ErosionError>((run.gpu_time, run.wall_time))
-                    })?;
-                    drop(prepared);
+                    let (outcome, cost) =
+                        erode_and_time(ctx, &plan.source, &settings, &strategies.measure)?;
                     let gpu_ms = cost.gpu_ms.median;
                     rows.push(runs::row(Some((at, &settings, &cost, &outcome))).values);
                     lines.push(describe(at, &settings, gpu_ms, &outcome));
@@ -123,21 +148,11 @@ pub fn run_strategies(
                         gpu_ms,
                         water_rained,
                     };
-                    let dose_run = |level, before| DoseRun {
-                        terrain: terrain.to_string(),
-                        algorithm: name.to_string(),
-                        level,
-                        height_unit: outcome.report.height_unit.name.clone(),
-                        length_unit: outcome.units().length_unit,
-                        values: quantities(Some(&measured), before)
-                            .into_iter()
-                            .map(|(_, v)| v)
-                            .collect(),
-                    };
                     if level == 0 {
-                        dose_runs.push(dose_run(None, true));
+                        dose_runs.push(DoseRun::of(terrain, None, &measured));
                     }
-                    dose_runs.push(dose_run(Some(level), false));
+                    dose_runs.push(DoseRun::of(terrain, Some(level), &measured));
+                    // The runs shown: the first seed's at the most water.
                     if s == 0 && level + 1 == levels {
                         let path = folder.join(format!("{name}.json"));
                         write_atomically(&path, |out| {
@@ -145,16 +160,7 @@ pub fn run_strategies(
                                 .map_err(std::io::Error::other)
                         })?;
                         written.push(path);
-                        // In the map's units, as its legend says.
-                        let [before, after] = [&outcome.before, &outcome.after]
-                            .map(|c| outcome.exported(&c.heightmap()).heights);
-                        let map = erosion_map(
-                            &before,
-                            &after,
-                            outcome.units().cell_size,
-                            &outcome.terrain.export_units,
-                        );
-                        maps.push((map, name));
+                        maps.push((erosion_map_of(&outcome), name));
                     }
                 }
             }
