@@ -5,8 +5,9 @@
 CARGO ?= cargo
 BIN := target/release/vkerode
 APT_PACKAGES := mesa-vulkan-drivers libvulkan1 vulkan-validationlayers cmake ninja-build python3 gdal-bin
-# The one-node Slurm cluster of tools/slurm/test.sh.
-TEST_PACKAGES := slurm-wlm munge
+# The one-node Slurm cluster of tools/slurm/test.sh; headless Chromium for the HTML
+# report's browser test (tests/report_html.rs).
+TEST_PACKAGES := slurm-wlm munge chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 DEMO_SIZE ?= 512

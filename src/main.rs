@@ -59,7 +59,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
             commands::equivalence::run(&gpu, &args)
         }
         Command::Compare(args) => commands::compare::run(&args),
-        Command::Report { results, out } => commands::report::run(&results, out.as_deref()),
+        Command::Report(args) => commands::report::run(&args),
         Command::Peak {
             out,
             force,

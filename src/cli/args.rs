@@ -32,6 +32,30 @@ pub struct Cli {
     pub command: Command,
 }
 
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The results folder (or its points.csv).
+    pub results: PathBuf,
+    /// Also write the table to this file.
+    #[arg(long, value_name = "FILE.md")]
+    pub out: Option<PathBuf>,
+    /// Also write one self-contained HTML page (no network, no scripts): provenance and
+    /// clocks, the points table, a throughput chart against each numeric axis (inline
+    /// SVG), the folder's pictures, the config, and verdicts against --baseline.
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
+    /// Add to the page compare's verdict on each point against this base: a results
+    /// folder (or points.csv), else the name of a baseline in --baselines.
+    #[arg(long, value_name = "DIR_OR_NAME", requires = "html")]
+    pub baseline: Option<PathBuf>,
+    /// The folder of named baselines.
+    #[arg(long, value_name = "DIR", default_value = BASELINES_DIR)]
+    pub baselines: PathBuf,
+    /// The noise threshold in percent (help from `threshold_help`).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_threshold, help = threshold_help(), requires = "baseline")]
+    pub threshold: Option<f64>,
+}
+
 #[derive(Args)]
 pub struct GpuArgs {
     /// Device to run on: an index from `vkerode devices` or a name substring.
@@ -128,13 +152,9 @@ pub enum Command {
     /// reruns on the device). Points that missed their noise target get no verdict.
     /// Named baselines: --save-baseline and --baseline.
     Compare(CompareArgs),
-    /// A finished sweep's points as a markdown table (results folder or points.csv).
-    Report {
-        results: PathBuf,
-        /// Also write the table to this file.
-        #[arg(long, value_name = "FILE.md")]
-        out: Option<PathBuf>,
-    },
+    /// A finished sweep's points as a markdown table (results folder or points.csv);
+    /// with --html, also all of it as one self-contained HTML page.
+    Report(ReportArgs),
     /// Join the results folders of a sweep's shards into one.
     Merge {
         /// Shard folders (each with meta.json, points.csv, samples.csv).

@@ -101,7 +101,7 @@ impl Judgement {
         }
     }
 
-    fn text(&self) -> String {
+    pub fn text(&self) -> String {
         match self {
             Judgement::Verdict(v) => v.as_str().into(),
             Judgement::NoVerdict(why) => format!("no verdict: {why}"),
@@ -584,30 +584,62 @@ pub fn rerun_spread(sets: &[PathBuf]) -> Result<Option<RerunSpread>, ResultsErro
     Ok(largest)
 }
 
+/// One row of a sweep's report: a point as `report` shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportRow {
+    /// The settings that vary ("workgroup=64 variant=fast").
+    pub label: String,
+    pub median_ms: f64,
+    /// The median's confidence interval, else the quartiles (older files).
+    pub spread_ms: (f64, f64),
+    /// The rate in the point's strategy's unit, with the unit's name.
+    pub rate: Option<(f64, &'static str)>,
+    /// Outliers, stop reason and slowed as the file says; none where empty.
+    pub outliers: Option<String>,
+    pub stop_reason: Option<String>,
+    pub slowed: Option<String>,
+}
+
+/// One sweep's points, as [`report`] tabulates them.
+pub fn report_rows(results: &Path) -> Result<Vec<ReportRow>, ResultsError> {
+    let points = read_times(results)?;
+    let refs: Vec<&PointTimes> = points.iter().collect();
+    let filled = |v: &Option<String>| v.clone().filter(|text| !text.is_empty());
+    Ok(points
+        .iter()
+        .zip(labels(&refs))
+        .map(|(p, label)| ReportRow {
+            label,
+            median_ms: p.median_ms,
+            spread_ms: p.spread_ms,
+            rate: p.rate,
+            outliers: filled(&p.outliers),
+            stop_reason: filled(&p.stop_reason),
+            slowed: filled(&p.slowed),
+        })
+        .collect())
+}
+
 /// One sweep's points as a markdown table: the settings that vary, the median GPU time
 /// with its spread, throughput, outliers, why the repetitions stopped, and whether the
 /// GPU was slowed (where NVML said).
 pub fn report(results: &Path) -> Result<String, ResultsError> {
-    let points = read_times(results)?;
-    let refs: Vec<&PointTimes> = points.iter().collect();
     let mut out = String::from(
         "| point | GPU ms (median) | spread | G steps/s (unit) | outliers | stopped by | slowed |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
-    for (p, label) in points.iter().zip(labels(&refs)) {
-        let dash = |v: &Option<String>| match v.as_deref() {
-            None | Some("") => "-".to_string(),
-            Some(text) => text.to_string(),
-        };
+    for row in report_rows(results)? {
+        let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         out += &format!(
-            "| {label} | {:.4} | {:.4} to {:.4} | {} | {} | {} | {} |\n",
-            p.median_ms,
-            p.spread_ms.0,
-            p.spread_ms.1,
-            p.rate
+            "| {} | {:.4} | {:.4} to {:.4} | {} | {} | {} | {} |\n",
+            row.label,
+            row.median_ms,
+            row.spread_ms.0,
+            row.spread_ms.1,
+            row.rate
                 .map_or("-".into(), |(v, unit)| format!("{:.3} ({unit})", v / 1e9)),
-            dash(&p.outliers),
-            dash(&p.stop_reason),
-            dash(&p.slowed),
+            dash(&row.outliers),
+            dash(&row.stop_reason),
+            dash(&row.slowed),
         );
     }
     Ok(out)

@@ -176,6 +176,11 @@ pub struct Chart {
 }
 
 impl Chart {
+    /// "file:line" of the rows left out for values no axis can hold.
+    pub fn left_out(&self) -> &[String] {
+        &self.left_out
+    }
+
     /// A panel of figures that are not throughput: a linear y axis fitted to the
     /// values, x logarithmic (base 10) where every x is positive.
     pub fn figure(title: &str, x_label: &str, y_label: &str, mut series: Vec<Series>) -> Self {
@@ -841,13 +846,7 @@ pub fn write_charts(
         grid,
     )
     .map_err(PlotError::Draw)?;
-    let mut svg = String::new();
-    draw_panels(
-        &SVGBackend::with_string(&mut svg, size).into_drawing_area(),
-        charts,
-        grid,
-    )
-    .map_err(PlotError::Draw)?;
+    let svg = chart_svg(charts, columns, panel)?;
     if let Some(dir) = png_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| PlotError::Write {
             path: dir.to_path_buf(),
@@ -874,6 +873,36 @@ pub fn write_charts(
         source: e.source,
     })?;
     Ok(vec![png_path, svg_path])
+}
+
+/// Draws `charts` as panels of `panel` pixels, `columns` to a row, as one SVG document
+/// (what `write_charts` writes to STEM.svg; the HTML report inlines it).
+pub fn chart_svg(charts: &[Chart], columns: usize, panel: (u32, u32)) -> Result<String, PlotError> {
+    ensure_font();
+    let columns = columns.clamp(1, charts.len().max(1));
+    let rows = charts.len().div_ceil(columns).max(1);
+    let size = (panel.0 * columns as u32, panel.1 * rows as u32);
+    let mut svg = String::new();
+    draw_panels(
+        &SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+        charts,
+        (rows, columns),
+    )
+    .map_err(PlotError::Draw)?;
+    Ok(svg)
+}
+
+/// The chart `vkerode plot CSV --x X` would draw of each row's rate in its own unit
+/// (another axis that varies becomes the series), without writing it.
+pub fn throughput_chart(csv: &Path, x: &str) -> Result<Chart, PlotError> {
+    read_chart(&PlotRequest {
+        csvs: vec![csv.to_path_buf()],
+        x: x.into(),
+        y: RATE.into(),
+        series: None,
+        filters: Vec::new(),
+        out: PathBuf::new(),
+    })
 }
 
 /// Is this the chart's output path stem? (For callers that take `out.png`.)

@@ -1,0 +1,478 @@
+//! `vkerode report DIR --html FILE.html`: one sweep as one self-contained page: its
+//! provenance and clocks (meta.json), the points table, compare verdicts against a
+//! baseline where one is given, a throughput chart against each numeric axis (inline
+//! SVG, drawn by `plot`), the pictures the folder holds (base64 data: URIs) and the
+//! config. Nothing is fetched: no script, font or style sheet from outside, and a
+//! Content-Security-Policy that forbids any. Every text taken from a file is escaped.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::compare::{compare, report_rows, CompareReport, Verdict};
+use super::plot::{chart_svg, throughput_chart, PlotError};
+use crate::experiment::results::{set_file, Meta, ResultsError, META_JSON, POINTS_CSV};
+use crate::terrain::files::write_atomically;
+
+/// Each chart's size in pixels, as `vkerode plot` draws it.
+const PANEL: (u32, u32) = (960, 600);
+
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+#[derive(Debug, Error)]
+pub enum HtmlError {
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    #[error("drawing the charts: {0}")]
+    Plot(#[from] PlotError),
+    #[error("{}: {reason}", path.display())]
+    Picture { path: PathBuf, reason: String },
+    #[error("{}: is a folder; --html names the file to write", path.display())]
+    Folder { path: PathBuf },
+    #[error("writing {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Text made safe for HTML content and quoted attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Standard base64 with padding, for data: URIs (a dozen lines spare the crate a
+/// dependency).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#222}\
+h1{font-size:1.6em}h3{font-size:1.05em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}\
+table{border-collapse:collapse;margin:.5em 0;font-size:.9em}\
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}\
+th{background:#f2f2f2;white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+.slower{background:#fdd}.faster{background:#dfd}.same{background:#eef}.unclear{background:#ffd}\
+.none{color:#777}.note{color:#555;font-size:.9em}\
+figure{margin:1em 0}svg,img{max-width:100%;height:auto;border:1px solid #ddd}\
+pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.85em}";
+
+/// The page for the sweep in `results` (a results folder or its points.csv), with
+/// verdicts of it as the new set against `baseline` where one is given (`threshold`
+/// relative, as `compare` takes it).
+pub fn html_report(
+    results: &Path,
+    baseline: Option<&Path>,
+    threshold: Option<f64>,
+) -> Result<String, HtmlError> {
+    let points_csv = set_file(results, POINTS_CSV);
+    let folder = points_csv
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let rows = report_rows(results)?;
+    // A set without meta.json (not made by `vkerode sweep`) still has a table; a
+    // meta.json that cannot be read is refused.
+    let meta = match folder.join(META_JSON).exists() {
+        true => Some(Meta::read(&folder)?),
+        false => None,
+    };
+    let compared = match baseline {
+        Some(base) => Some((base, compare(base, results, threshold)?)),
+        None => None,
+    };
+    let pictures = pictures(&folder)?;
+
+    let title = match &meta {
+        Some(m) => format!("{} on {}", m.experiment, m.device),
+        None => points_csv.display().to_string(),
+    };
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <link rel=\"icon\" href=\"data:,\">\n<title>vkerode report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>vkerode report: {}</h1>\n<p class=\"note\">From <code>{}</code>.</p>\n",
+        escape(&title),
+        escape(&title),
+        escape(&folder.display().to_string())
+    );
+    page += &provenance(meta.as_ref());
+    page += &points_table(&rows);
+    if let Some((base, report)) = &compared {
+        page += &verdicts(base, report);
+    }
+    page += &charts(&points_csv, meta.as_ref())?;
+    if !pictures.is_empty() {
+        page += "<h2>Pictures</h2>\n";
+        for (path, mime, data) in &pictures {
+            let name = escape(&path.file_name().unwrap_or_default().to_string_lossy());
+            let _ = writeln!(
+                page,
+                "<figure><img src=\"data:{mime};base64,{data}\" alt=\"{name}\"><figcaption>{name}</figcaption></figure>"
+            );
+        }
+    }
+    if let Some(meta) = &meta {
+        let config = serde_json::to_string_pretty(&meta.config).unwrap_or_default();
+        let _ = write!(page, "<h2>Config</h2>\n<pre>{}</pre>\n", escape(&config));
+    }
+    page += "</body>\n</html>\n";
+    Ok(page)
+}
+
+/// Writes `html` to `path` whole or not at all; a folder is refused.
+pub fn write_html(path: &Path, html: &str) -> Result<(), HtmlError> {
+    if path.is_dir() {
+        return Err(HtmlError::Folder {
+            path: path.to_path_buf(),
+        });
+    }
+    write_atomically(path, |out| std::io::Write::write_all(out, html.as_bytes())).map_err(|e| {
+        HtmlError::Write {
+            path: e.path,
+            source: e.source,
+        }
+    })
+}
+
+/// The folder's pictures, by name: PNGs, and SVGs without a PNG of the same stem (a
+/// chart's two renderings), each with its MIME type and base64 bytes. A .png that is
+/// not one is refused, naming it.
+fn pictures(folder: &Path) -> Result<Vec<(PathBuf, &'static str, String)>, HtmlError> {
+    let read_error = |path: &Path, e: std::io::Error| HtmlError::Picture {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map_err(|e| read_error(folder, e))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in &paths {
+        let mime = match path.extension().and_then(|e| e.to_str()) {
+            Some("png") => "image/png",
+            Some("svg") if !path.with_extension("png").is_file() => "image/svg+xml",
+            _ => continue,
+        };
+        let bytes = std::fs::read(path).map_err(|e| read_error(path, e))?;
+        if mime == "image/png" && !bytes.starts_with(PNG_SIGNATURE) {
+            return Err(HtmlError::Picture {
+                path: path.clone(),
+                reason: "is not a PNG file".into(),
+            });
+        }
+        out.push((path.clone(), mime, base64(&bytes)));
+    }
+    Ok(out)
+}
+
+fn provenance(meta: Option<&Meta>) -> String {
+    let Some(m) = meta else {
+        return "<h2>Provenance</h2>\n<p class=\"none\">No meta.json beside points.csv: no provenance recorded.</p>\n".into();
+    };
+    let mut rows: Vec<(&str, String)> = vec![
+        ("experiment", m.experiment.clone()),
+        (
+            "description",
+            m.config["description"].as_str().unwrap_or_default().into(),
+        ),
+        ("device", format!("{} ({})", m.device, m.device_type)),
+        (
+            "vendor / device id",
+            format!("{:#06x} / {:#06x}", m.vendor_id, m.device_id),
+        ),
+        ("driver", format!("{} {}", m.driver, m.driver_version)),
+        ("Vulkan API", m.api_version.clone()),
+        ("subgroup size", m.subgroup_size.to_string()),
+        ("timestamp period", format!("{} ns", m.timestamp_period_ns)),
+        ("vkerode", m.vkerode_version.clone()),
+        ("git commit", m.git_commit.clone()),
+        ("config file", m.config_file.clone()),
+        ("config hash", m.config_hash.clone()),
+        ("host", m.host.clone()),
+        ("started at", m.started_at.clone()),
+        ("command line", m.command_line.clone()),
+        (
+            "validation layer",
+            if m.validation {
+                "on (slows every dispatch)"
+            } else {
+                "off"
+            }
+            .into(),
+        ),
+        (
+            "clocks policy",
+            m.clocks_policy
+                .clone()
+                .unwrap_or_else(|| "not recorded (no NVML)".into()),
+        ),
+        (
+            "GPU at start",
+            m.gpu_state_at_start.map_or_else(
+                || "not recorded (no NVML)".into(),
+                |s| {
+                    format!(
+                        "SM {} MHz, memory {} MHz, {} °C, {:.1} W, slowing reasons: {}",
+                        s.sm_mhz,
+                        s.memory_mhz,
+                        s.temperature_c,
+                        s.power_w,
+                        s.slowing_reasons_text()
+                    )
+                },
+            ),
+        ),
+    ];
+    if let Some(shard) = &m.shard {
+        rows.push(("shard", shard.clone()));
+    }
+    if !m.merged_from.is_empty() {
+        rows.push(("merged from", m.merged_from.join(", ")));
+    }
+    if !m.missing_points.is_empty() {
+        let missing: Vec<String> = m.missing_points.iter().map(|p| p.to_string()).collect();
+        rows.push(("missing points", missing.join(", ")));
+    }
+    if m.devices.len() > 1 {
+        let names: Vec<String> = m
+            .devices
+            .iter()
+            .map(|d| serde_json::to_string(d).unwrap_or_default())
+            .collect();
+        rows.push(("devices (by worker)", names.join("; ")));
+        rows.push(("replicated", m.replicate.to_string()));
+    }
+    let mut out = String::from("<h2>Provenance</h2>\n<table>\n");
+    for (key, value) in rows {
+        let value = match value.trim() {
+            "" => "<span class=\"none\">not recorded</span>".to_string(),
+            text => escape(text),
+        };
+        let _ = writeln!(out, "<tr><th>{}</th><td>{value}</td></tr>", escape(key));
+    }
+    out + "</table>\n"
+}
+
+fn points_table(rows: &[super::compare::ReportRow]) -> String {
+    let mut out = String::from(
+        "<h2>Points</h2>\n<table>\n<tr><th>point</th><th>GPU ms (median)</th><th>interval (ms)</th><th>throughput</th><th>outliers</th><th>stopped by</th><th>slowed</th></tr>\n",
+    );
+    let cell = |v: &Option<String>| match v {
+        Some(text) => format!("<td>{}</td>", escape(text)),
+        None => "<td class=\"none\">-</td>".into(),
+    };
+    for row in rows {
+        let rate = row.rate.map_or("-".into(), |(v, unit)| {
+            format!("{} {}/s", prefixed(v), escape(unit))
+        });
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4} to {:.4}</td><td class=\"n\">{rate}</td>{}{}{}</tr>",
+            escape(&row.label),
+            row.median_ms,
+            row.spread_ms.0,
+            row.spread_ms.1,
+            cell(&row.outliers),
+            cell(&row.stop_reason),
+            cell(&row.slowed),
+        );
+    }
+    out + "</table>\n<p class=\"note\">The interval is the median's 95% confidence interval (the quartiles for files that have none); throughput is in each strategy's own unit.</p>\n"
+}
+
+/// A rate with a power-of-1000 prefix and four significant digits: a CPU device's
+/// millions and a GPU's billions both stay readable.
+fn prefixed(v: f64) -> String {
+    let (unit, prefix) = match v.abs() {
+        a if a >= 1e9 => (1e9, " G"),
+        a if a >= 1e6 => (1e6, " M"),
+        a if a >= 1e3 => (1e3, " k"),
+        _ => (1.0, ""),
+    };
+    let scaled = v / unit;
+    let decimals = match scaled.abs() {
+        a if a >= 100.0 => 1,
+        a if a >= 10.0 => 2,
+        _ => 3,
+    };
+    format!("{scaled:.decimals$}{prefix}")
+}
+
+fn verdicts(base: &Path, report: &CompareReport) -> String {
+    let mut out = format!(
+        "<h2>Against the baseline</h2>\n<p>Base: <code>{}</code>; new: this set.</p>\n<table>\n<tr><th>point</th><th>base ms</th><th>new ms</th><th>new / base</th><th>interval</th><th>verdict</th></tr>\n",
+        escape(&base.display().to_string())
+    );
+    for c in &report.points {
+        let class = c.judgement.verdict().map_or("none", Verdict::as_str);
+        let interval = c
+            .interval
+            .map_or("-".into(), |(low, high)| format!("{low:.4} to {high:.4}"));
+        let _ = writeln!(
+            out,
+            "<tr class=\"{class}\"><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.3}</td><td class=\"n\">{interval}</td><td>{}</td></tr>",
+            escape(&c.label),
+            c.base_ms,
+            c.new_ms,
+            c.time_ratio,
+            escape(&c.judgement.text())
+        );
+    }
+    let _ = write!(
+        out,
+        "</table>\n<p class=\"note\">Threshold: {}. {} {} points matched; {} only in the base, {} only in this set.</p>\n",
+        escape(&report.threshold.describe()),
+        escape(&report.intervals_line()),
+        report.points.len(),
+        report.only_in_base,
+        report.only_in_new
+    );
+    out
+}
+
+/// The sweep's axes whose every value is a number, from meta.json's config: each can
+/// be an x axis.
+fn numeric_axes(meta: Option<&Meta>) -> Vec<String> {
+    let Some(axes) = meta.and_then(|m| m.config["axes"].as_object()) else {
+        return Vec::new();
+    };
+    axes.iter()
+        .filter(|(_, values)| {
+            values
+                .as_array()
+                .is_some_and(|v| v.len() > 1 && v.iter().all(serde_json::Value::is_number))
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// A throughput chart against each numeric axis, inline; a chart `plot` would refuse
+/// (three axes vary, say) is named with the reason instead.
+fn charts(points_csv: &Path, meta: Option<&Meta>) -> Result<String, HtmlError> {
+    let axes = numeric_axes(meta);
+    let mut out = String::from("<h2>Charts</h2>\n");
+    if axes.is_empty() {
+        out += "<p class=\"none\">No numeric axis of the sweep to chart against (meta.json names the axes).</p>\n";
+    }
+    for axis in axes {
+        match throughput_chart(points_csv, &axis) {
+            Ok(chart) => {
+                let svg = chart_svg(std::slice::from_ref(&chart), 1, PANEL)?;
+                let _ = writeln!(
+                    out,
+                    "<h3>Throughput against {}</h3>\n<figure>{}</figure>",
+                    escape(&axis),
+                    strip_xml_declaration(&svg)
+                );
+                if !chart.left_out().is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "<p class=\"note\">Left out, for values no axis can hold: {}</p>",
+                        escape(&chart.left_out().join(", "))
+                    );
+                }
+            }
+            Err(PlotError::Draw(e)) => return Err(PlotError::Draw(e).into()),
+            Err(e) => {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"none\">No chart against {}: {}</p>",
+                    escape(&axis),
+                    escape(&crate::error_chain(&e))
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// An SVG document's body for inlining: an XML declaration has no place in HTML.
+fn strip_xml_declaration(svg: &str) -> &str {
+    match svg.trim_start().strip_prefix("<?xml") {
+        Some(rest) => rest
+            .split_once("?>")
+            .map_or(svg, |(_, body)| body.trim_start()),
+        None => svg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_from_files_cannot_open_a_tag() {
+        let hostile = "</pre><script>alert('x')</script><img src=x onerror=\"alert(1)\">&";
+        let safe = escape(hostile);
+        assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('"'));
+        assert_eq!(
+            escape("a<b & \"c\" 'd'"),
+            "a&lt;b &amp; &quot;c&quot; &#39;d&#39;"
+        );
+    }
+
+    #[test]
+    fn rates_keep_four_digits_under_their_prefix() {
+        assert_eq!(prefixed(8.2e6), "8.200 M");
+        assert_eq!(prefixed(9.551e9), "9.551 G");
+        assert_eq!(prefixed(123.4e9), "123.4 G");
+        assert_eq!(prefixed(12.0), "12.00");
+    }
+
+    #[test]
+    fn base64_matches_the_standard_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+        assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
+    }
+
+    #[test]
+    fn an_xml_declaration_is_dropped_before_inlining() {
+        assert_eq!(
+            strip_xml_declaration("<?xml version=\"1.0\"?>\n<svg/>"),
+            "<svg/>"
+        );
+        assert_eq!(strip_xml_declaration("<svg/>"), "<svg/>");
+    }
+}
