@@ -200,6 +200,13 @@ fn a_strategy_without_water_or_with_its_own_dose_is_refused() {
 fn a_dose_axis_that_does_not_rise_and_equal_time_are_refused() {
     let bad = CONFIG.replace("[0.01, 0.02]", "[0.02, 0.01]");
     assert_refused_before_the_device("falling", &bad, &["water_per_cell", "increasing"]);
+    // Less than half a droplet on the map: no whole dose rains it.
+    let bad = CONFIG.replace("[0.01, 0.02]", "[0.0001, 0.02]");
+    assert_refused_before_the_device(
+        "no-whole-dose",
+        &bad,
+        &["water_per_cell = 0.0001", "whole number"],
+    );
     let bad = CONFIG.replace("seeds = [1, 2]", "seeds = [1, 1]");
     assert_refused_before_the_device("seeds", &bad, &["seeds", "distinct"]);
     let bad = CONFIG.replace("seeds = [1, 2]", "seeds = [1, 2]\ngpu_seconds = 0.5");

@@ -273,9 +273,10 @@ pub fn config_reference() -> String {
         out,
         "## Strategies configs (`vkerode strategies`)\n\nA config with `{STRATEGIES_KEY}` compares strategies by dose: `name`, `description`, \
          `{STRATEGIES_KEY}` (the dose axis: the water each run rains, a depth over every cell in kernel height units, in \
-         increasing order; a droplet's water of {SPAWN_WATER} counts as that many height units over one cell), `seeds` (each the \
-         noise's terrain seed and the droplets' seed), `[measure]` (how each run's cost is timed, as a sweep's points are: see `[measure]`), \
-         below), `[[terrain]]` entries (`name`, and `size` of noise, or `input`, a \
+         increasing order; each droplet spawns with {SPAWN_WATER} of water, counted as a depth of {SPAWN_WATER} height unit over one cell, \
+         and a grid step rains `pipes_rain` x `pipes_dt` on every cell; a level whose water is not a whole dose to within half \
+         a unit of it is refused), `seeds` (each the noise's terrain seed and the droplets' seed), `[measure]` (how each run's \
+         cost is timed, as a sweep's points are: see `[measure]` above), `[[terrain]]` entries (`name`, and `size` of noise, or `input`, a \
          heightmap relative to the config, with `cell_size = [x, y]` in metres where the file has none), and one table of \
          settings per strategy to run, named by its `algorithm` ({tables}), without its dose or `droplet_seed`, which the \
          comparison sets. Every strategy runs fresh from the terrain at every level and seed; a strategy that moves no \

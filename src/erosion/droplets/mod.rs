@@ -730,6 +730,25 @@ mod tests {
         ] {
             assert!(source.contains(&statement), "{name} lacks `{statement}`");
         }
+        // The staggered passes spawn a DropletState: its water field's argument.
+        let bindings = include_str!("../../../glsl/include/droplet_bindings.glsl");
+        let passes = include_str!("../../../glsl/droplet_passes.comp");
+        let body = |text: &'static str, open: &str, close: char| -> &'static str {
+            let start = text.find(open).expect("found") + open.len();
+            &text[start..start + text[start..].find(close).expect("closed")]
+        };
+        let fields: Vec<&str> = body(bindings, "struct DropletState {", '}')
+            .split(';')
+            .filter_map(|f| f.split_whitespace().last())
+            .collect();
+        let water = fields
+            .iter()
+            .position(|f| *f == "water")
+            .expect("a water field");
+        let spawn = body(passes, "s = DropletState(getRandomPosition(id), ", ';');
+        // The arguments after the position: dir is one vec2(0.0).
+        let args: Vec<&str> = spawn.trim_end_matches(')').split(", ").collect();
+        assert_eq!(args[water - 1], format!("{SPAWN_WATER:?}"), "{spawn}");
     }
 
     #[test]

@@ -109,7 +109,8 @@ pub struct Model {
 }
 
 /// The water every droplet spawns with: the paper's `float water = 1.0;`, which each
-/// kernel keeps as a literal (a test holds them together).
+/// kernel keeps as a literal (the staggered passes' in their DropletState; a test holds
+/// them together).
 pub const SPAWN_WATER: f32 = 1.0;
 
 /// The paper's uniforms, plus the fixed-point scale of its `modifyHeight`.

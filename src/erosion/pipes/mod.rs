@@ -326,8 +326,9 @@ pub struct PipesBalance {
     pub sediment_outflow: Option<f64>,
     /// (terrain + sediment + sediment outflow) after minus terrain before: the
     /// semi-Lagrangian advection's drift, the only term that breaks the balance of
-    /// terrain and sediment.
-    pub advection_drift: f64,
+    /// terrain and sediment; None past open edges where no counted run summed what
+    /// left.
+    pub advection_drift: Option<f64>,
 }
 
 /// What a grid run says beyond the common figures: run.json's `params`, `variant`,
@@ -369,11 +370,16 @@ impl PipesFigures {
                 evaporated: left.map(|l| l.evaporated),
                 outflow: left.map(|l| l.outflow),
                 sediment_outflow: left.map(|l| l.sediment_outflow),
-                advection_drift: after.terrain
-                    + after.sediment
-                    + left.map_or(0.0, |l| l.sediment_outflow)
-                    - before.terrain
-                    - before.sediment,
+                // Past open edges without a counted run, what left is unknown, and
+                // the drift would count it.
+                advection_drift: match (left, params.boundary) {
+                    (None, Boundary::Open) => None,
+                    _ => Some(
+                        after.terrain + after.sediment + left.map_or(0.0, |l| l.sediment_outflow)
+                            - before.terrain
+                            - before.sediment,
+                    ),
+                },
             },
             balance_checks,
         }
@@ -423,7 +429,7 @@ impl Figures for PipesFigures {
         let last = self.balance_checks.last();
         values_of(&PipesColumns {
             water_error: last.map(|c| c.water_error),
-            advection_drift: Some(self.balance.advection_drift),
+            advection_drift: self.balance.advection_drift,
             sediment_suspended: Some(self.balance.sediment_after),
             water_outflow: self.balance.outflow,
         })
@@ -450,7 +456,8 @@ impl Figures for PipesFigures {
                 unit.show(b.sediment_after, 1),
                 unit.show(b.water_after, 1),
                 unit.show(b.rain_added, 1),
-                unit.show(b.advection_drift, 1)
+                b.advection_drift
+                    .map_or("unknown (open edges, no counted run)".into(), |d| unit.show(d, 1))
             ),
         ];
         if let (Some(outflow), Some(carried)) = (b.outflow, b.sediment_outflow) {

@@ -41,8 +41,10 @@ mod tests {
         assert_eq!(super::format_x(1_048_576.0), "1.049M");
         assert_eq!(super::format_x(0.1 + 8.86), "8.96");
         assert_eq!(super::format_x(0.5), "0.5");
-        assert_eq!(super::format_y(-1e-17), "0");
-        assert_eq!(super::format_y(2e-4), "2e-4");
+        assert_eq!(super::format_y(-1e-17, 0.4), "0");
+        assert_eq!(super::format_y(2e-4, 0.4), "2e-4");
+        // An axis of tiny values keeps them.
+        assert_eq!(super::format_y(2e-13, 1e-12), "2e-13");
     }
 
     #[test]
@@ -182,12 +184,15 @@ impl Chart {
     }
 
     /// A panel of figures that are not throughput: a linear y axis fitted to the
-    /// values, x logarithmic (base 10) where every x is positive.
+    /// values, x logarithmic (base 10) where every x and its bar is positive.
     pub fn figure(title: &str, x_label: &str, y_label: &str, mut series: Vec<Series>) -> Self {
         for s in &mut series {
             s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
         }
-        let positive = series.iter().flat_map(|s| &s.points).all(|p| p.x > 0.0);
+        let positive = series
+            .iter()
+            .flat_map(|s| &s.points)
+            .all(|p| p.x > 0.0 && p.x_bar.is_none_or(|(lo, _)| lo > 0.0));
         Self {
             left_out: Vec::new(),
             title: title.into(),
@@ -198,6 +203,17 @@ impl Chart {
             y_from_zero: false,
             series,
         }
+    }
+
+    /// The same with y logarithmic, where every y and its bar is positive: for values
+    /// over decades.
+    pub fn with_log_y(mut self) -> Self {
+        self.log_y = self
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .all(|p| p.y > 0.0 && p.y_bar.is_none_or(|(lo, _)| lo > 0.0));
+        self
     }
 }
 
@@ -564,10 +580,11 @@ fn y_unit(max: f64) -> (f64, &'static str) {
     }
 }
 
-/// Tick labels without a trailing ".0"; large or tiny values in powers of ten.
-fn format_y(v: f64) -> String {
-    // A tick at zero lands a rounding away from it (-1e-17) on a fitted axis.
-    let v = if v.abs() < 1e-12 { 0.0 } else { v };
+/// Tick labels without a trailing ".0"; large or tiny values in powers of ten. A tick
+/// within a billionth of the axis' `span` of zero is 0: the tick at zero of a fitted
+/// axis lands a rounding away from it (-1e-17).
+fn format_y(v: f64, span: f64) -> String {
+    let v = if v.abs() < span * 1e-9 { 0.0 } else { v };
     if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-3) {
         format!("{v:.0e}")
     } else {
@@ -640,11 +657,11 @@ fn y_axis(chart: &Chart) -> YAxis {
         span((f64::INFINITY, f64::NEG_INFINITY))
     };
     let (unit, prefix) = y_unit(y_max.max(-y_min));
-    let pad = (y_max - y_min)
-        .max(y_max.abs() * 1e-3)
-        .max(f64::MIN_POSITIVE)
-        * 0.05
-        / unit;
+    // One value (a single point) gets a tenth of itself either side.
+    let pad = match y_max - y_min {
+        span if span > 0.0 => span * 0.05,
+        _ => y_max.abs().max(y_min.abs()).max(1e-12) * 0.1,
+    } / unit;
     let lo = if y_min < 0.0 || !chart.y_from_zero {
         y_min / unit - pad
     } else {
@@ -698,6 +715,10 @@ where
     let mut ctx = builder
         .build_cartesian_2d(x_range, y_range)
         .map_err(|e| err(&e))?;
+    let y_span = {
+        let y = y_axis(chart);
+        y.hi - y.lo
+    };
     let y_desc = if prefix.is_empty() {
         chart.y_label.clone()
     } else {
@@ -707,7 +728,7 @@ where
         .x_desc(&chart.x_label)
         .y_desc(y_desc)
         .x_label_formatter(&|v| x_tick(chart.log_x, *v))
-        .y_label_formatter(&|v| format_y(*v))
+        .y_label_formatter(&|v| format_y(*v, y_span))
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
         .draw()

@@ -308,8 +308,16 @@ fn plan_of(
     let doses = water
         .iter()
         .map(|&w| {
-            let dose = (w / per_dose).round().max(1.0) as u64;
-            let settings = strategy.with_dose(&settings, dose);
+            let dose = (w / per_dose).round();
+            let settings = strategy.with_dose(&settings, dose as u64);
+            // Matched water holds only to half a unit of dose.
+            if dose < 1.0 || strategy.dose(&settings) as f64 != dose {
+                return Err(format!(
+                    "water_per_cell = {w} needs {:.3} {} on this map, not a whole number from 1 to the setting's most",
+                    w / per_dose,
+                    strategy.dose_key()
+                ));
+            }
             let checked = match file_map {
                 None => settings.check(None),
                 Some(map) => settings

@@ -22,6 +22,8 @@ pub const INTERVAL_LEVEL: f64 = 0.95;
 const EROSION: &str = "eroded_depth";
 /// The quantity on the x axis of the erosion's own panel.
 const WATER: &str = "water_rained";
+/// What the erosion cost.
+const COST: &str = "gpu_ms";
 /// A landform figure left out of the trajectories: the fit's own error, where the
 /// seeds' interval of the concavity is the one to read.
 const LEFT_OUT: &str = "concavity_se";
@@ -67,7 +69,7 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
             done(change.zip(cells).map(|(c, n)| (c.deposited - c.eroded) / n)),
         ),
         (
-            Column::new("gpu_ms", "ms", "GPU time of the run: what the erosion cost"),
+            Column::new(COST, "ms", "GPU time of the run: what the erosion cost"),
             done(run.map(|m| m.gpu_ms)),
         ),
     ];
@@ -318,6 +320,7 @@ pub fn draw_trajectories(
             algorithms.push(p.algorithm);
         }
     }
+    // The panel of quantity `y` against quantity `x`.
     let panel = |y: usize, x: usize| -> Chart {
         let point = |p: &DosePoint| PlotPoint {
             x_bar: p.quantities[x].interval,
@@ -336,24 +339,27 @@ pub fn draw_trajectories(
                     .collect(),
             })
             .collect();
-        // The landform before erosion, which each trajectory leaves.
-        let before = mine
-            .iter()
-            .find(|p| p.water_per_cell == 0.0)
-            .map(|p| p.quantities[y].mean)
-            .filter(|v| v.is_finite())
-            .filter(|_| Landform::COLUMNS.iter().any(|c| c.0 == columns[y].name));
+        // Each strategy's landform before erosion, which its trajectory leaves (the
+        // strategies hold the terrain in their own arithmetic).
+        let is_landform = Landform::COLUMNS.iter().any(|c| c.0 == columns[y].name);
         let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
         let span = xs
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
                 (lo.min(x), hi.max(x))
             });
-        if let (Some(level), true) = (before, span.0 < span.1) {
-            series.push(Series {
-                name: "before erosion".into(),
-                points: vec![PlotPoint::at(span.0, level), PlotPoint::at(span.1, level)],
-            });
+        for &a in algorithms.iter().filter(|_| is_landform && span.0 < span.1) {
+            let before = mine
+                .iter()
+                .find(|p| p.algorithm == a && p.water_per_cell == 0.0)
+                .map(|p| p.quantities[y].mean)
+                .filter(|v| v.is_finite());
+            if let Some(level) = before {
+                series.push(Series {
+                    name: format!("{a} before erosion"),
+                    points: vec![PlotPoint::at(span.0, level), PlotPoint::at(span.1, level)],
+                });
+            }
         }
         Chart::figure(
             &format!("{terrain}: {}", columns[y].name),
@@ -366,7 +372,11 @@ pub fn draw_trajectories(
     charts.extend(
         (0..columns.len())
             .filter(|&q| q != erosion && q != water)
-            .map(|q| panel(q, erosion)),
+            .map(|q| match columns[q].name.as_str() {
+                // Costs span decades between the strategies.
+                COST => panel(q, erosion).with_log_y(),
+                _ => panel(q, erosion),
+            }),
     );
     Ok(write_charts(stem, &charts, 4, (640, 440))?)
 }

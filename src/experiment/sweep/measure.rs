@@ -37,13 +37,15 @@ const EXTRA_WARMUP: u32 = 20;
 /// clocks repeat at the same slow time before the step), which comparing runs alone
 /// cannot see. Runs of a tenth of a millisecond need thousands.
 const MIN_WARMUP_S: f64 = 0.3;
-/// Warm-up runs at most, for runs so short that even the minimum GPU time would take
-/// longer than the submissions are worth.
+/// Warm-up runs at most, and host time at most, for runs so short that even the
+/// minimum GPU time would take longer than the submissions are worth.
 const MAX_WARMUP_RUNS: u32 = 20_000;
+const MAX_WARMUP_WALL: Duration = Duration::from_secs(5);
 
 /// The configured warm-up runs (at least two, to compare), then more while each is
 /// over 2% faster than the one before (up to [`EXTRA_WARMUP`] more) and until the
-/// warm-up has spent [`MIN_WARMUP_S`] of GPU time (up to [`MAX_WARMUP_RUNS`]): timed
+/// warm-up has spent [`MIN_WARMUP_S`] of GPU time (up to [`MAX_WARMUP_RUNS`] runs or
+/// [`MAX_WARMUP_WALL`] of host time): timed
 /// repetitions start on a settled GPU. Returns the runs made.
 fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Result<u32, E> {
     if configured == 0 {
@@ -51,7 +53,8 @@ fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Resul
     }
     let mut previous: Option<f64> = None;
     let (mut runs, mut total) = (0, 0.0);
-    while runs < MAX_WARMUP_RUNS {
+    let started = Instant::now();
+    while runs < MAX_WARMUP_RUNS && (runs < configured || started.elapsed() < MAX_WARMUP_WALL) {
         let seconds = run()?;
         runs += 1;
         total += seconds;
@@ -114,6 +117,8 @@ mod tests {
         // and past the extra runs for runs of a tenth of a millisecond (0.3 s of 1/8192 s).
         assert_eq!(warm_up(2, times(&[0.02; 40])), Ok(15));
         assert_eq!(warm_up(2, times(&[1.0 / 8192.0; 4000])), Ok(2458));
+        // Runs too short to reach it stop at the most runs.
+        assert_eq!(warm_up(2, times(&[1e-9; 30_000])), Ok(MAX_WARMUP_RUNS));
         assert_eq!(
             warm_up(0, times(&[0.04])),
             Ok(0),
