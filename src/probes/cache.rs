@@ -157,7 +157,9 @@ pub struct LatencyPoint {
     /// Shared memory the chase declared, in bytes.
     pub shared_bytes: u32,
     pub working_set_bytes: u64,
-    pub latency_ns: f64,
+    /// None where the chase of twice the loads was not slower than the chase of the
+    /// loads: the difference is below what the timer resolves, and 0 would be a latency.
+    pub latency_ns: Option<f64>,
     /// Loads timed: the difference between the two runs' step counts.
     pub steps: u32,
 }
@@ -341,7 +343,8 @@ impl CacheProbe {
                 path: *path,
                 shared_bytes: path.shared_bytes(ctx.info().max_shared_memory_bytes),
                 working_set_bytes: bytes,
-                latency_ns: extra.as_secs_f64() * 1e9 / f64::from(self.size.steps),
+                latency_ns: (!extra.is_zero())
+                    .then(|| extra.as_secs_f64() * 1e9 / f64::from(self.size.steps)),
                 steps: self.size.steps,
             });
         }

@@ -234,8 +234,13 @@ pub fn measure_cache(
 }
 
 /// The cache microbenchmark as a table: one row per working set, the latency of each
-/// read path, then the per-SM and device read bandwidth.
-pub fn cache_report(latency: &[LatencyPoint], bandwidth: &[BandwidthPoint]) -> Vec<String> {
+/// read path ("-" where none was measured or resolved), then the per-SM (per core on a
+/// CPU device, `on_cpu`) and device read bandwidth.
+pub fn cache_report(
+    latency: &[LatencyPoint],
+    bandwidth: &[BandwidthPoint],
+    on_cpu: bool,
+) -> Vec<String> {
     let paths: Vec<ChasePath> = ChasePath::ALL
         .into_iter()
         .filter(|p| latency.iter().any(|l| l.path == *p))
@@ -252,7 +257,7 @@ pub fn cache_report(latency: &[LatencyPoint], bandwidth: &[BandwidthPoint]) -> V
                 .iter()
                 .map(|p| format!("{:>width$}", p.label()))
                 .collect::<String>(),
-            "GB/s per SM",
+            if on_cpu { "GB/s per core" } else { "GB/s per SM" },
             "GB/s device"
         ),
     ];
@@ -263,9 +268,10 @@ pub fn cache_report(latency: &[LatencyPoint], bandwidth: &[BandwidthPoint]) -> V
                 latency
                     .iter()
                     .find(|l| l.path == *p && l.working_set_bytes == set)
+                    .and_then(|l| l.latency_ns)
                     .map_or_else(
                         || format!("{:>width$}", "-"),
-                        |l| format!("{:>width$.1}", l.latency_ns),
+                        |ns| format!("{ns:>width$.1}"),
                     )
             })
             .collect();
@@ -318,7 +324,7 @@ pub fn measure_peaks(
     ));
     table.copy = Some(copy);
     let (latency, bandwidth) = measure_cache(ctx, |_| {})?;
-    cache_report(&latency, &bandwidth)
+    cache_report(&latency, &bandwidth, info.device_type == "CPU")
         .into_iter()
         .for_each(&mut say);
     table.cache_latency = latency;
@@ -487,6 +493,29 @@ impl Ceilings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unresolved_latency_prints_as_a_dash_and_a_cpu_has_cores_not_sms() {
+        use crate::probes::cache::{ChasePath, LatencyPoint};
+        let point = |latency_ns| LatencyPoint {
+            path: ChasePath::Ssbo,
+            shared_bytes: 0,
+            working_set_bytes: 128 << 10,
+            latency_ns,
+            steps: 1000,
+        };
+        let lines = cache_report(&[point(None)], &[], true);
+        assert!(lines[1].contains("GB/s per core"), "{lines:?}");
+        assert!(
+            lines[2].trim_end().ends_with('-') && !lines[2].contains("0.0"),
+            "{lines:?}"
+        );
+        let lines = cache_report(&[point(Some(12.5))], &[], false);
+        assert!(
+            lines[1].contains("GB/s per SM") && lines[2].contains("12.5"),
+            "{lines:?}"
+        );
+    }
 
     /// The variables `pairs` sets, as `std::env::var_os` would read them.
     fn vars<'a>(

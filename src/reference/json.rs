@@ -219,7 +219,12 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("peak.json", "cache_latency[].path", "text", "the cache microbenchmark: the read path of the dependent loads"),
     field("peak.json", "cache_latency[].shared_bytes", "bytes", "shared memory the chase declared"),
     field("peak.json", "cache_latency[].working_set_bytes", "bytes", "the working set chased"),
-    field("peak.json", "cache_latency[].latency_ns", "ns per load", "dependent-load latency"),
+    field(
+        "peak.json",
+        "cache_latency[].latency_ns",
+        "ns per load",
+        "dependent-load latency; null where the chase of twice the loads was not slower (below the timer's resolution)",
+    ),
     field("peak.json", "cache_latency[].steps", "loads", "loads timed (the difference of two runs)"),
     field("peak.json", "cache_bandwidth[].scope", "text", "per-sm or device read bandwidth"),
     field("peak.json", "cache_bandwidth[].working_set_bytes", "bytes", "the working set reread"),

@@ -306,6 +306,15 @@ pub fn run_erosion(
                 &mut ceilings,
             )?;
             warnings.extend(ceilings.warning);
+            // A ceiling the kernel beats bounds nothing: say so where it is quoted.
+            if let Some(percent) = share.as_ref().and_then(|s| s.percent_of_peak) {
+                if percent > 100.0 {
+                    warnings.push(format!(
+                        "the run reached {percent:.0}% of its {} ceiling, which therefore does not bound it (caches serve what the ceiling counts as memory traffic)",
+                        share.as_ref().and_then(|s| s.ceiling).unwrap_or("device")
+                    ));
+                }
+            }
             share
         }
         (Some(_), None) => {
