@@ -69,6 +69,12 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// Whether it is a CPU device (lavapipe): by its recorded type, so that an info read
+    /// back from a results file answers too.
+    pub fn is_cpu(&self) -> bool {
+        self.device_type == type_name(vk::PhysicalDeviceType::CPU)
+    }
+
     /// The UUID as NVML writes it: "GPU-" and 8-4-4-4-12 hex digits.
     pub fn nvml_uuid(&self) -> String {
         let hex: String = self.uuid.iter().map(|b| format!("{b:02x}")).collect();

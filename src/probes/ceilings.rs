@@ -34,7 +34,7 @@ pub struct ProbeSize {
 
 impl ProbeSize {
     pub fn for_device(info: &DeviceInfo) -> Self {
-        if info.device_type == "CPU" {
+        if info.is_cpu() {
             Self {
                 walkers: 1 << 16,
                 invocations: 1 << 16,
@@ -204,8 +204,7 @@ fn write_rows<T: Serialize>(path: &Path, rows: &[T]) -> Result<Option<PathBuf>, 
 /// The streaming copy: 1 GiB buffers on a GPU, 16 MiB on a CPU device, both far past
 /// their caches.
 pub fn measure_copy(ctx: &Arc<Context>) -> Result<CopyRate, ProbeError> {
-    let cpu = ctx.info().device_type == "CPU";
-    let (bytes, groups, reps) = if cpu {
+    let (bytes, groups, reps) = if ctx.info().is_cpu() {
         (16 << 20, 64, 3)
     } else {
         (1 << 30, 8192, 10)
@@ -220,7 +219,7 @@ pub fn measure_cache(
     mut progress: impl FnMut(u64),
 ) -> Result<(Vec<LatencyPoint>, Vec<BandwidthPoint>), ProbeError> {
     let info = ctx.info();
-    let probe = CacheProbe::new(ctx, CacheProbeSize::for_device(info.device_type == "CPU"))?;
+    let probe = CacheProbe::new(ctx, CacheProbeSize::for_device(info.is_cpu()))?;
     let mut latency = Vec::new();
     let mut bandwidth = Vec::new();
     for bytes in probe.size().working_sets(info.max_storage_buffer_range) {
@@ -324,7 +323,7 @@ pub fn measure_peaks(
     ));
     table.copy = Some(copy);
     let (latency, bandwidth) = measure_cache(ctx, |_| {})?;
-    cache_report(&latency, &bandwidth, info.device_type == "CPU")
+    cache_report(&latency, &bandwidth, info.is_cpu())
         .into_iter()
         .for_each(&mut say);
     table.cache_latency = latency;

@@ -6,10 +6,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::runs::Measured;
 use crate::experiment::equivalence::landform_figures;
 use crate::experiment::equivalence::stats::Summary;
 use crate::experiment::report::{write_charts, Chart, PlotPoint, Series};
-use crate::experiment::run::ErodeOutcome;
+use crate::experiment::run::ChangeFigures;
 use crate::experiment::ExperimentError;
 use crate::table::{Column, Section};
 use crate::terrain::metrics::Landform;
@@ -28,19 +29,14 @@ const COST: &str = "gpu_ms";
 /// seeds' interval of the concavity is the one to read.
 const LEFT_OUT: &str = "concavity_se";
 
-/// What one run measured.
-pub struct Measured<'a> {
-    pub outcome: &'a ErodeOutcome,
-    pub gpu_ms: f64,
-    pub water_rained: f64,
-}
-
 /// Every quantity of a trajectory with its value: of the run after it, or with
 /// `before` of the terrain it started from (no water, no erosion, no cost); only the
 /// columns for `None`.
 pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f64>)> {
     let change = run.map(|m| &m.outcome.report.change);
-    let cells = run.map(|m| (m.outcome.before.width() * m.outcome.before.height()) as f64);
+    let per_cell = |volume: fn(&ChangeFigures) -> f64| {
+        run.map(|m| m.per_cell(volume(&m.outcome.report.change)))
+    };
     // Before erosion nothing was rained, eroded, changed or spent.
     let done = |v: Option<f64>| if before { Some(0.0) } else { v };
     let mut out = vec![
@@ -50,7 +46,7 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
                 "kernel height units",
                 "the water the dose rained, as a depth over every cell",
             ),
-            done(run.map(|m| m.water_rained)),
+            done(run.map(|m| m.at.water_rained)),
         ),
         (
             Column::new(
@@ -58,7 +54,7 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
                 "height units",
                 "eroded volume over the map's cells: the mean lowering",
             ),
-            done(change.zip(cells).map(|(c, n)| c.eroded / n)),
+            done(per_cell(|c| c.eroded)),
         ),
         (
             Column::new(
@@ -66,11 +62,11 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
                 "height units",
                 "(deposited - eroded) over the map's cells: the mean change",
             ),
-            done(change.zip(cells).map(|(c, n)| (c.deposited - c.eroded) / n)),
+            done(per_cell(|c| c.deposited - c.eroded)),
         ),
         (
             Column::new(COST, "ms", "GPU time of the run: what the erosion cost"),
-            done(run.map(|m| m.gpu_ms)),
+            done(run.map(Measured::gpu_ms)),
         ),
     ];
     let landform = run.map(|m| {
@@ -113,12 +109,11 @@ pub struct DoseRun {
 }
 
 impl DoseRun {
-    /// The entry of `measured` on `terrain` at `level`, or with `None` of the terrain
-    /// before it.
-    pub fn of(terrain: &str, level: Option<usize>, measured: &Measured) -> Self {
+    /// The entry of `measured` at `level`, or with `None` of the terrain before it.
+    pub fn of(level: Option<usize>, measured: &Measured) -> Self {
         let outcome = measured.outcome;
         Self {
-            terrain: terrain.to_string(),
+            terrain: measured.at.terrain.to_string(),
             algorithm: outcome.report.algorithm.as_str().to_string(),
             level,
             height_unit: outcome.report.height_unit.name.clone(),

@@ -30,8 +30,8 @@ use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
 use crate::terrain::pictures::{erosion_map, side_by_side, RgbImage};
-use dose::{draw_trajectories, DoseRun, Measured};
-use runs::{describe, RunAt};
+use dose::{draw_trajectories, DoseRun};
+use runs::{describe, Measured, RunAt};
 
 /// Every run: its settings, dose, water and figures.
 pub const STRATEGIES_CSV: &str = "strategies.csv";
@@ -140,18 +140,18 @@ pub fn run_strategies(
                     ));
                     let (outcome, cost) =
                         erode_and_time(ctx, &plan.source, &settings, &strategies.measure)?;
-                    let gpu_ms = cost.gpu_ms.median;
-                    rows.push(runs::row(Some((at, &settings, &cost, &outcome))).values);
-                    lines.push(describe(at, &settings, gpu_ms, &outcome));
                     let measured = Measured {
+                        at,
+                        settings: &settings,
+                        cost: &cost,
                         outcome: &outcome,
-                        gpu_ms,
-                        water_rained,
                     };
+                    rows.push(runs::row(Some(&measured)).values);
+                    lines.push(describe(&measured));
                     if level == 0 {
-                        dose_runs.push(DoseRun::of(terrain, None, &measured));
+                        dose_runs.push(DoseRun::of(None, &measured));
                     }
-                    dose_runs.push(DoseRun::of(terrain, Some(level), &measured));
+                    dose_runs.push(DoseRun::of(Some(level), &measured));
                     // The runs shown: the first seed's at the most water.
                     if s == 0 && level + 1 == levels {
                         let path = folder.join(format!("{name}.json"));

@@ -20,6 +20,29 @@ pub struct RunAt<'a> {
     pub water_rained: f64,
 }
 
+/// One run of the comparison: where it sits, what ran, what it cost and what it gave.
+#[derive(Clone, Copy)]
+pub struct Measured<'a> {
+    pub at: RunAt<'a>,
+    pub settings: &'a RunSettings,
+    /// The timed repetitions of its cost.
+    pub cost: &'a Measurement,
+    pub outcome: &'a ErodeOutcome,
+}
+
+impl Measured<'_> {
+    /// Its cost: the median GPU time of the repetitions.
+    pub fn gpu_ms(&self) -> f64 {
+        self.cost.gpu_ms.median
+    }
+
+    /// `volume` (height units x cells) over the map's cells: a mean depth.
+    pub fn per_cell(&self, volume: f64) -> f64 {
+        let before = &self.outcome.before;
+        volume / (before.width() * before.height()) as f64
+    }
+}
+
 /// A strategy's run on one terrain, as the columns of `strategies.csv` it shares with
 /// every strategy.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -99,10 +122,11 @@ impl Section for StrategyColumns {
 }
 
 /// The row of one strategy's run; `None` for the header alone.
-pub fn row(run: Option<(RunAt, &RunSettings, &Measurement, &ErodeOutcome)>) -> Row {
+pub fn row(run: Option<&Measured>) -> Row {
     let mut row = Row::default();
-    let common = run.map(|(at, settings, cost, outcome)| {
-        let gpu_ms = cost.gpu_ms.median;
+    let common = run.map(|m| {
+        let (at, settings, cost, outcome) = (m.at, m.settings, m.cost, m.outcome);
+        let gpu_ms = m.gpu_ms();
         let (ci_low, ci_high) = cost
             .gpu_ms_ci
             .map_or((None, None), |(l, h)| (Some(l), Some(h)));
@@ -129,7 +153,7 @@ pub fn row(run: Option<(RunAt, &RunSettings, &Measurement, &ErodeOutcome)>) -> R
             eroded: change.eroded,
             deposited: change.deposited,
             net_change: change.deposited - change.eroded,
-            eroded_depth: change.eroded / (width * height) as f64,
+            eroded_depth: m.per_cell(change.eroded),
             sediment_left: outcome
                 .report
                 .height_unit
@@ -137,7 +161,7 @@ pub fn row(run: Option<(RunAt, &RunSettings, &Measurement, &ErodeOutcome)>) -> R
         }
     });
     row.push(common.as_ref());
-    let landform = run.map(|(.., o)| o.report.landform);
+    let landform = run.map(|m| m.outcome.report.landform);
     row.push_suffixed(
         landform.as_ref().map(|l| &l.before),
         "_before",
@@ -151,10 +175,13 @@ pub fn row(run: Option<(RunAt, &RunSettings, &Measurement, &ErodeOutcome)>) -> R
     for strategy in STRATEGIES.iter() {
         let columns: Vec<Column> = strategy.figures_columns();
         let values = run
-            .filter(|(_, s, ..)| s.algorithm == strategy.algorithm())
-            .map(|(_, _, cost, o)| {
-                let mut values = o.figures.values(cost.gpu_ms.median / 1e3);
-                o.report.height_unit.convert_values(&columns, &mut values);
+            .filter(|m| m.settings.algorithm == strategy.algorithm())
+            .map(|m| {
+                let mut values = m.outcome.figures.values(m.gpu_ms() / 1e3);
+                m.outcome
+                    .report
+                    .height_unit
+                    .convert_values(&columns, &mut values);
                 values
             });
         row.push_columns(columns, values);
@@ -168,8 +195,9 @@ pub fn strategies_columns() -> Vec<Column> {
 }
 
 /// One line of what a run did.
-pub fn describe(at: RunAt, settings: &RunSettings, gpu_ms: f64, outcome: &ErodeOutcome) -> String {
-    let r = &outcome.report;
+pub fn describe(m: &Measured) -> String {
+    let (at, settings, gpu_ms) = (m.at, m.settings, m.gpu_ms());
+    let r = &m.outcome.report;
     let (before, after): (&Landform, &Landform) = (&r.landform.before, &r.landform.after);
     let strategy = settings.strategy();
     format!(
