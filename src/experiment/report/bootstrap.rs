@@ -3,7 +3,10 @@
 //! criterion.rs's comparison of two benchmarks. Each side is resampled with replacement
 //! on its own, so the interval carries both points' noise; the generator starts from
 //! one fixed seed for every point, so a verdict is the same on every run and depends on
-//! that point's samples alone.
+//! that point's samples alone. Its ends are quantiles as points.csv's quartiles are
+//! (`results::quantile`).
+
+use crate::experiment::results::quantile;
 
 /// Resamples of each point pair: with 10,000, each end of a 95% interval is off by
 /// about 1% of its width from where endless resampling would put it (for a normal
@@ -33,15 +36,6 @@ impl SplitMix64 {
     fn below(&mut self, n: usize) -> usize {
         ((u128::from(self.next()) * n as u128) >> 64) as usize
     }
-}
-
-/// The `q` quantile of sorted values, interpolated between order statistics as
-/// points.csv's quartiles are (`Summary::of`): for `q` = 0.5 the median, the mean of
-/// the middle two for an even count.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let pos = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
 }
 
 /// The median of `values`, reordering them (a selection, not a sort).

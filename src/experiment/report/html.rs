@@ -315,19 +315,17 @@ fn points_table(rows: &[super::compare::ReportRow]) -> String {
 /// A rate with a power-of-1000 prefix and four significant digits: a CPU device's
 /// millions and a GPU's billions both stay readable.
 fn prefixed(v: f64) -> String {
-    let (unit, prefix) = match v.abs() {
-        a if a >= 1e9 => (1e9, " G"),
-        a if a >= 1e6 => (1e6, " M"),
-        a if a >= 1e3 => (1e3, " k"),
-        _ => (1.0, ""),
-    };
+    let (unit, prefix) = super::plot::y_unit(v.abs());
     let scaled = v / unit;
     let decimals = match scaled.abs() {
         a if a >= 100.0 => 1,
         a if a >= 10.0 => 2,
         _ => 3,
     };
-    format!("{scaled:.decimals$}{prefix}")
+    match prefix {
+        "" => format!("{scaled:.decimals$}"),
+        _ => format!("{scaled:.decimals$} {prefix}"),
+    }
 }
 
 fn verdicts(base: &Path, report: &CompareReport) -> String {

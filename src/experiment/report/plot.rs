@@ -570,8 +570,8 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
     })
 }
 
-/// A power-of-1000 prefix for the y axis.
-fn y_unit(max: f64) -> (f64, &'static str) {
+/// A power-of-1000 prefix for the y axis (and the HTML report's rates).
+pub(super) fn y_unit(max: f64) -> (f64, &'static str) {
     match max {
         m if m >= 1e9 => (1e9, "G"),
         m if m >= 1e6 => (1e6, "M"),

@@ -37,6 +37,15 @@ impl StopReason {
     }
 }
 
+/// The `q` quantile of sorted values (at least one), by linear interpolation between
+/// order statistics: for `q` = 0.5 the median, the mean of the middle two for an even
+/// count.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
 /// Median and spread of a set of samples.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Summary {
@@ -52,13 +61,9 @@ impl Summary {
     pub fn of(values: &[f64]) -> Self {
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
-        let quantile = |q: f64| {
-            if sorted.is_empty() {
-                return f64::NAN;
-            }
-            let pos = q * (sorted.len() - 1) as f64;
-            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-            sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+        let quantile = |q: f64| match sorted.is_empty() {
+            true => f64::NAN,
+            false => quantile(&sorted, q),
         };
         Self {
             median: quantile(0.5),
