@@ -60,6 +60,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
         }
         Command::Compare(args) => commands::compare::run(&args),
         Command::Report(args) => commands::report::run(&args),
+        Command::Reproduce(args) => commands::reproduce::run(&gpu, &args),
         Command::Peak {
             out,
             force,

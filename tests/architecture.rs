@@ -20,13 +20,14 @@ const LAYERS: [&str; 9] = [
 ];
 
 /// The parts of `experiment/`, lowest first.
-const EXPERIMENT_PARTS: [&str; 6] = [
+const EXPERIMENT_PARTS: [&str; 7] = [
     "run",
     "results",
     "sweep",
     "equivalence",
     "report",
     "strategies",
+    "reproduce",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

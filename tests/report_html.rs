@@ -6,10 +6,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-use common::{results_dir, stderr, sweep_into, vkerode};
+use common::{browse, results_dir, stderr, sweep_into, vkerode};
 
 /// A description that would run a script, or load an image, if it were not escaped.
 const HOSTILE: &str =
@@ -39,55 +38,6 @@ fn swept(name: &str) -> (PathBuf, PathBuf) {
     );
     assert!(plotted.status.success(), "{}", stderr(&plotted));
     (dir, results)
-}
-
-/// Chromium, which `make test-deps` installs: its absence fails the test, so that a
-/// machine without it cannot pass for one where the page was seen to load.
-fn chromium() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "chromium is not installed: the HTML report is tested in a real browser. \
-                 `make test-deps` installs it (Debian package chromium)"
-            )
-        })
-}
-
-/// Headless Chromium on `page` with `args`: (stdout, the page's console lines).
-fn browse(page: &Path, args: &[&str]) -> (String, Vec<String>) {
-    let url = format!("file://{}", page.canonicalize().unwrap().display());
-    let out = Command::new(chromium())
-        // As root it needs --no-sandbox; a container's /dev/shm is small.
-        .args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--hide-scrollbars",
-        ])
-        .args(args)
-        .arg(url)
-        .output()
-        .expect("chromium runs");
-    let err = stderr(&out);
-    assert!(
-        out.status.success(),
-        "chromium failed on {}: {err}",
-        page.display()
-    );
-    // The page's console messages (errors, blocked loads) are logged as "CONSOLE".
-    let console = err
-        .lines()
-        .filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught"))
-        .map(str::to_string)
-        .collect();
-    (String::from_utf8_lossy(&out.stdout).into_owned(), console)
 }
 
 /// In a copy of the page only (the report itself has no script and its policy forbids

@@ -15,6 +15,7 @@ use vkerode::experiment::equivalence::EquivalenceOptions;
 use vkerode::experiment::report::baseline::{check_name as check_baseline_name, BASELINES_DIR};
 use vkerode::experiment::report::noise::{DEFAULT_THRESHOLD, RERUN_NOISE_FILE};
 use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
+use vkerode::experiment::reproduce;
 use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
 use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
 use vkerode::experiment::{Engine, InputError, InputUnits, TerrainSource};
@@ -123,6 +124,13 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// The paper's claims on this device, in one command: a suite sized to --budget
+    /// measures each (workgroup size, batched spawning, staggered dispatch, fixed-point
+    /// atomics against float and racy adds, the grid-centric strategy) and gives it a
+    /// verdict (holds, does not hold, inconclusive) with its effect and interval, the
+    /// stability and erosion of the setting it favours, beside the committed reference
+    /// (the H200's). Writes reproduce.json, summary.md, report.html and every sweep.
+    Reproduce(ReproduceArgs),
     /// Measure the device's int atomicAdd rates (random addresses, and droplet-shaped
     /// walks), its memory bandwidth (a streaming copy, the grid kernels' ceiling) and
     /// its cache microbenchmark (load latency and read bandwidth against working set,
@@ -306,6 +314,46 @@ impl SweepArgs {
             on_point_error: self.on_point_error,
             replicate: self.replicate,
         }
+    }
+}
+
+#[derive(Args)]
+pub struct ReproduceArgs {
+    /// How long the whole suite may take: seconds, or with a unit ("90s", "10m").
+    /// Default: 10 minutes on a GPU, 2 on a CPU device (lavapipe).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub budget: Option<f64>,
+    /// Droplet seeds per point (at least 2: the intervals over seeds need them).
+    #[arg(long, default_value_t = reproduce::DEFAULT_SEEDS, value_parser = clap::value_parser!(u32).range(2..))]
+    pub seeds: u32,
+    /// The reference bundle to set the results beside (its reproduce.json).
+    #[arg(long, value_name = "DIR", default_value = reproduce::REFERENCE_DIR)]
+    pub reference: PathBuf,
+    /// Output folder, written whole at the end. Default: results/reproduce/<device>.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace --out whole if it already holds files (by default it is refused).
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// A duration in seconds: a number, or one with `s`, `m` or `h`.
+fn parse_duration(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().last() {
+        Some((i, 's')) => (&t[..i], 1.0),
+        Some((i, 'm')) => (&t[..i], 60.0),
+        Some((i, 'h')) => (&t[..i], 3600.0),
+        _ => (t, 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * unit),
+        _ => Err(format!(
+            "{text:?} is not a duration above 0 (600, 90s, 10m or 1h)"
+        )),
     }
 }
 

@@ -2,11 +2,12 @@
 //! strategy (`run/`), a results folder (`results/`), sweeps of many points over one or
 //! more devices (`sweep/`, which records into `results/`), the speed variants'
 //! equivalence verdicts (`equivalence/`), the reports made from results (`report/`,
-//! which reads them and nothing else), and the strategies compared by dose
-//! (`strategies/`).
+//! which reads them and nothing else), the strategies compared by dose
+//! (`strategies/`), and the paper's claims judged on a device (`reproduce/`).
 
 pub mod equivalence;
 pub mod report;
+pub mod reproduce;
 pub mod results;
 pub mod run;
 pub mod strategies;
@@ -65,6 +66,8 @@ pub enum ExperimentError {
     Probe(#[from] ProbeError),
     #[error(transparent)]
     Plot(#[from] report::plot::PlotError),
+    #[error(transparent)]
+    Html(#[from] report::HtmlError),
     #[error("{0}")]
     Clocks(String),
     /// A run broke an invariant of the harness.

@@ -11,6 +11,7 @@ pub mod merge;
 pub mod peak;
 pub mod plot;
 pub mod report;
+pub mod reproduce;
 pub mod strategies;
 pub mod sweep;
 pub mod terrain;

@@ -82,7 +82,7 @@ h1{font-size:1.6em}h3{font-size:1.05em;margin-bottom:.2em}h2{border-bottom:1px s
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}\
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}\
 th{background:#f2f2f2;white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-.slower{background:#fdd}.faster{background:#dfd}.same{background:#eef}.unclear{background:#ffd}\
+.slower{background:#fdd}.faster{background:#dfd}.holds{background:#dfd}.does-not-hold{background:#fdd}.inconclusive{background:#ffd}.same{background:#eef}.unclear{background:#ffd}\
 .none{color:#777}.note{color:#555;font-size:.9em}\
 figure{margin:1em 0}svg,img{max-width:100%;height:auto;border:1px solid #ddd}\
 pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.85em}";
@@ -117,12 +117,7 @@ pub fn html_report(
         None => points_csv.display().to_string(),
     };
     let mut page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <link rel=\"icon\" href=\"data:,\">\n<title>vkerode report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>vkerode report: {}</h1>\n<p class=\"note\">From <code>{}</code>.</p>\n",
-        escape(&title),
-        escape(&title),
+        "<p class=\"note\">From <code>{}</code>.</p>\n",
         escape(&folder.display().to_string())
     );
     page += &provenance(meta.as_ref());
@@ -145,8 +140,22 @@ pub fn html_report(
         let config = serde_json::to_string_pretty(&meta.config).unwrap_or_default();
         let _ = write!(page, "<h2>Config</h2>\n<pre>{}</pre>\n", escape(&config));
     }
-    page += "</body>\n</html>\n";
-    Ok(page)
+    Ok(self_contained_page(
+        &format!("vkerode report: {title}"),
+        &page,
+    ))
+}
+
+/// A whole page around `body` (HTML): its heading is `title` (text), and a
+/// Content-Security-Policy forbids fetching anything, scripts included.
+pub fn self_contained_page(title: &str, body: &str) -> String {
+    let title = escape(title);
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <link rel=\"icon\" href=\"data:,\">\n<title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n{body}</body>\n</html>\n"
+    )
 }
 
 /// Writes `html` to `path` whole or not at all; a folder is refused.
@@ -378,7 +387,7 @@ fn numeric_axes(meta: Option<&Meta>) -> Vec<String> {
 
 /// A throughput chart against each numeric axis, inline; a chart `plot` would refuse
 /// (three axes vary, say) is named with the reason instead.
-fn charts(points_csv: &Path, meta: Option<&Meta>) -> Result<String, HtmlError> {
+pub(crate) fn charts(points_csv: &Path, meta: Option<&Meta>) -> Result<String, HtmlError> {
     let axes = numeric_axes(meta);
     let mut out = String::from("<h2>Charts</h2>\n");
     if axes.is_empty() {

@@ -96,14 +96,24 @@ fn plain_name(name: &str) -> bool {
 impl Strategies {
     /// Reads and checks `path`: errors name the file and the key, before any GPU work.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = crate::read_input_text(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            key: "(file)".into(),
+            reason: e.to_string(),
+        })?;
+        Self::parse(path, &text)
+    }
+
+    /// Checks `text`, a config as if read from `path` (its inputs are relative to
+    /// `path`'s folder).
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
         let error = |key: &str, reason: String| ConfigError {
             file: path.to_path_buf(),
             key: key.into(),
             reason,
         };
-        let text = crate::read_input_text(path).map_err(|e| error("(file)", e.to_string()))?;
         let mut table: toml::Table =
-            toml::from_str(&text).map_err(|e| error("(syntax)", e.message().into()))?;
+            toml::from_str(text).map_err(|e| error("(syntax)", e.message().into()))?;
         let tables: Vec<(Algorithm, toml::Table)> = STRATEGIES
             .iter()
             .filter_map(|s| {

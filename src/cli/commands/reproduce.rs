@@ -1,0 +1,50 @@
+//! `vkerode reproduce`: the paper's claims judged on this device.
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+
+use crate::cli::args::ReproduceArgs;
+use crate::cli::open_device;
+use crate::cli::print::say_wrote;
+use vkerode::experiment::reproduce::{
+    default_budget_s, run_reproduce, ReproduceOptions, Reproduction, SUMMARY_MD,
+};
+use vkerode::gpu::ContextOptions;
+use vkerode::terrain::output::{slug, StagedFolder};
+
+pub fn run(gpu: &ContextOptions, args: &ReproduceArgs) -> Result<()> {
+    // Read before any work: a broken reference stops the run here.
+    let reference = Reproduction::read_reference(&args.reference)
+        .with_context(|| format!("--reference {}", args.reference.display()))?;
+    let ctx = open_device(gpu)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        Path::new("results")
+            .join("reproduce")
+            .join(slug(&ctx.info().name))
+    });
+    let staged = StagedFolder::begin(&out, args.force).context("--out")?;
+    let options = ReproduceOptions {
+        budget_s: args.budget.unwrap_or_else(|| default_budget_s(ctx.info())),
+        seeds: args.seeds,
+        reference_dir: args.reference.clone(),
+        reference,
+        quiet: args.quiet,
+    };
+    let (outcome, written) =
+        run_reproduce(&ctx, &options, staged.path(), &mut |line| say!("{line}"))
+            .context("running the paper's claims")?;
+    let written = staged.publish(written)?;
+    for claim in &outcome.claims {
+        let effect = claim.effect.as_ref().map_or("-".into(), |e| e.text());
+        say!(
+            "{}: {} ({effect}): {}",
+            claim.topic,
+            claim.verdict.as_str(),
+            claim.why
+        );
+    }
+    say!("summary: {}", out.join(SUMMARY_MD).display());
+    say_wrote(written);
+    Ok(())
+}
