@@ -1,5 +1,5 @@
 //! Every `--json` output and every JSON file vkerode writes (run.json, meta.json,
-//! peak.json) passes its committed schema in docs/schemas/, and the schemas are strict:
+//! peak.json, equivalence.json) passes its committed schema in docs/schemas/, and the schemas are strict:
 //! a document missing a required field, or with a field its type does not have, fails.
 
 mod common;
@@ -155,6 +155,32 @@ fn every_json_output_and_file_passes_its_schema() {
     schemas.assert_valid("peak", "peak.json", &peak_file);
     assert_eq!(peak, peak_file, "peak --json prints peak.json");
 
+    let equivalence_dir = dir.join("equivalence");
+    let equivalence = json_output(&[
+        "equivalence",
+        "--size",
+        "32",
+        "--droplets",
+        "200",
+        "--seeds",
+        "3",
+        "--reference-seeds",
+        "2",
+        "--permutations",
+        "19",
+        "--variants",
+        "paper",
+        "--out",
+        path(&equivalence_dir),
+    ]);
+    schemas.assert_valid("equivalence", "equivalence --json", &equivalence);
+    let equivalence_file = json_file(&equivalence_dir.join("equivalence.json"));
+    schemas.assert_valid("equivalence", "equivalence.json", &equivalence_file);
+    assert_eq!(
+        equivalence, equivalence_file,
+        "equivalence --json prints equivalence.json"
+    );
+
     // Strict where it matters: a required field removed, a field added, a number
     // where a text is due, and a strategy field no strategy writes, each fail.
     let mut without = droplets_run.clone();
@@ -175,6 +201,9 @@ fn every_json_output_and_file_passes_its_schema() {
     let mut unknown = droplets_run;
     unknown["not_a_strategy_field"] = true.into();
     schemas.assert_invalid("run", "run.json with an unlisted field", &unknown);
+    let mut unnamed = devices;
+    unnamed[0].as_object_mut().unwrap().remove("name");
+    schemas.assert_invalid("devices", "devices --json without a name", &unnamed);
     let mut no_rows = peak_file;
     no_rows.as_object_mut().unwrap().remove("walk");
     schemas.assert_invalid("peak", "peak.json without `walk`", &no_rows);

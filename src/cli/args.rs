@@ -626,6 +626,10 @@ pub struct EquivalenceArgs {
     /// output, or its reference-cache/); may be repeated.
     #[arg(long, value_name = "DIR")]
     pub reference_cache: Vec<PathBuf>,
+    /// Print equivalence.json's report as one JSON document on stdout (docs/schemas/),
+    /// the other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
     /// The settings' keys given on the command line.
     #[arg(skip)]
     pub given: Vec<String>,

@@ -1,4 +1,5 @@
-//! JSON Schemas of the files vkerode writes (run.json, meta.json, peak.json) and of what
+//! JSON Schemas of the files vkerode writes (run.json, meta.json, peak.json,
+//! equivalence.json) and of what
 //! its commands print with `--json`, generated from the types that are serialized
 //! (schemars). Every object is closed (`additionalProperties: false`), and the files'
 //! fields take their meaning and unit from the results reference (`json.rs`), whose
@@ -10,6 +11,7 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
 use super::json::json_fields;
+use crate::experiment::equivalence::EquivalenceReport;
 use crate::experiment::report::{CompareReport, ReportRow, SweepReport};
 use crate::experiment::results::Meta;
 use crate::experiment::ErodeReport;
@@ -31,6 +33,11 @@ pub fn json_schemas() -> Vec<JsonSchemaDoc> {
         file_schema::<ErodeReport>("run", "run.json, and what `erode --json` prints").0,
         file_schema::<Meta>("meta", "a results folder's meta.json").0,
         file_schema::<PeakTable>("peak", "peak.json, and what `peak --json` prints").0,
+        file_schema::<EquivalenceReport>(
+            "equivalence",
+            "equivalence.json, and what `equivalence --json` prints",
+        )
+        .0,
         output_schema::<Vec<DeviceInfo>>("devices", "what `devices --json` prints"),
         output_schema::<Vec<KernelStatistics>>("kernels", "what `kernels --json` prints"),
         output_schema::<CompareReport>("compare", "what `compare --json` prints"),
@@ -217,13 +224,15 @@ fn close_objects(schema: &mut Value) {
     }
 }
 
-/// The fields the results reference lists for run.json, meta.json and peak.json (a
+/// The fields the results reference lists for run.json, meta.json, peak.json and
+/// equivalence.json (a
 /// strategy's own aside) that their types do not have: none, where the two agree.
 pub fn fields_missing_from_schemas() -> Vec<&'static str> {
     [
         file_schema::<ErodeReport>("run", "").1,
         file_schema::<Meta>("meta", "").1,
         file_schema::<PeakTable>("peak", "").1,
+        file_schema::<EquivalenceReport>("equivalence", "").1,
     ]
     .concat()
 }
