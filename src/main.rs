@@ -31,7 +31,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
     let gpu = cli.gpu.options();
     match cli.command {
-        Command::Devices => commands::devices::run(&gpu),
+        Command::Devices { json } => commands::devices::run(&gpu, json),
         Command::Terrain {
             terrain,
             out,
@@ -65,7 +65,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
             out,
             force,
             cache_only,
-        } => commands::peak::run(&gpu, out, force, cache_only),
+            json,
+        } => commands::peak::run(&gpu, out, force, cache_only, json),
         Command::Strategies { config, out, force } => {
             commands::strategies::run(&gpu, &config, out.as_deref(), force)
         }

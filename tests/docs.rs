@@ -1,5 +1,5 @@
 //! The docs a newcomer reads are complete and true: the generated references
-//! (docs/cli.md, config.md, results.md, experiments.md, vkerode.1) are those the code
+//! (docs/cli.md, config.md, results.md, experiments.md, vkerode.1, schemas/) are those the code
 //! generates now, every field of the JSON files vkerode writes is in the results
 //! reference, every relative link of README.md and docs/ resolves, README.md stays
 //! short, and the completion script and man page print.
@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{assert_clean_success, scratch, vkerode};
-use vkerode::reference::{is_listed, leaf_paths};
+use vkerode::reference::{is_listed, json_schemas, leaf_paths};
 
 #[test]
 fn the_committed_references_are_what_the_code_generates() {
@@ -19,13 +19,20 @@ fn the_committed_references_are_what_the_code_generates() {
     let man = vkerode(&["man"]);
     assert_clean_success(&man);
     std::fs::write(out.join("vkerode.1"), &man.stdout).unwrap();
-    for file in [
+    let schemas = json_schemas()
+        .iter()
+        .map(|s| format!("schemas/{}.schema.json", s.name))
+        .collect::<Vec<_>>();
+    assert!(schemas.len() >= 8, "{schemas:?}");
+    let files = [
         "cli.md",
         "config.md",
         "results.md",
         "experiments.md",
         "vkerode.1",
-    ] {
+    ]
+    .map(String::from);
+    for file in files.iter().chain(&schemas) {
         let generated = std::fs::read_to_string(out.join(file)).unwrap();
         let committed = std::fs::read_to_string(Path::new("docs").join(file))
             .unwrap_or_else(|e| panic!("docs/{file}: {e}; run `make docs`"));

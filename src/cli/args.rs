@@ -55,6 +55,9 @@ pub struct ReportArgs {
     /// The noise threshold in percent (help from `threshold_help`).
     #[arg(long, value_name = "PERCENT", value_parser = parse_threshold, help = threshold_help(), requires = "baseline")]
     pub threshold: Option<f64>,
+    /// Print the points as one JSON document on stdout (docs/schemas/), the other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -88,7 +91,11 @@ impl GpuArgs {
 #[derive(Subcommand)]
 pub enum Command {
     /// List Vulkan devices and what vkerode needs to know of them.
-    Devices,
+    Devices {
+        /// Print the devices as one JSON document on stdout (docs/schemas/).
+        #[arg(long)]
+        json: bool,
+    },
     /// Generate erosion-noise terrain and write it as a heightmap file.
     Terrain {
         #[command(flatten)]
@@ -147,6 +154,10 @@ pub enum Command {
         /// Run only the copy and the cache microbenchmark; the cached atomic rates are kept.
         #[arg(long)]
         cache_only: bool,
+        /// Print the table (peak.json's) as one JSON document on stdout (docs/schemas/),
+        /// the other lines on stderr.
+        #[arg(long)]
+        json: bool,
     },
     /// List the driver's compiler statistics (registers, binary size, stack, local and
     /// shared memory on NVIDIA) of droplet kernel variants at given workgroup sizes.
@@ -271,6 +282,10 @@ pub struct SweepArgs {
     /// `device_spread_percent` the device-to-device spread of the median.
     #[arg(long, requires = "devices")]
     pub replicate: bool,
+    /// Print the summary and the points as one JSON document on stdout (docs/schemas/),
+    /// the other lines on stderr.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub json: bool,
 }
 
 /// The devices of `sweep --devices`.
@@ -387,6 +402,9 @@ pub struct CompareArgs {
     /// PERCENT above 1 too (at or below the threshold: any "slower" point).
     #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
     pub fail_slower: Option<f64>,
+    /// Print the comparison as one JSON document on stdout (docs/schemas/), the other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -409,6 +427,9 @@ pub struct KernelsArgs {
     /// Also write the statistics as CSV, one row per statistic.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Print the statistics as one JSON document on stdout (docs/schemas/), the other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl KernelsArgs {
@@ -558,6 +579,10 @@ pub struct ErodeArgs {
     /// Replace --out whole if it already holds files (by default it is refused).
     #[arg(long)]
     pub force: bool,
+    /// Print run.json's report as one JSON document on stdout (docs/schemas/), the
+    /// other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
     /// The settings' keys given on the command line rather than defaulted
     /// ([`ErodeArgs::given_in`]).
     #[arg(skip)]
@@ -649,6 +674,10 @@ pub struct EquivalenceArgs {
     /// output, or its reference-cache/); may be repeated.
     #[arg(long, value_name = "DIR")]
     pub reference_cache: Vec<PathBuf>,
+    /// Print equivalence.json's report as one JSON document on stdout (docs/schemas/),
+    /// the other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
     /// The settings' keys given on the command line.
     #[arg(skip)]
     pub given: Vec<String>,

@@ -1,12 +1,47 @@
 //! What the commands print: devices, erosion outcomes and compiler statistics.
 
 /// `println!` that stays quiet when stdout is closed (`vkerode ... | head`), where
-/// `println!` would panic.
+/// `println!` would panic; on stderr under `--json`, whose document is stdout's alone.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        if $crate::cli::print::json_on_stdout() {
+            let _ = writeln!(std::io::stderr(), $($arg)*);
+        } else {
+            let _ = writeln!(std::io::stdout(), $($arg)*);
+        }
     }};
+}
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by a command's `--json`: stdout then carries one JSON document and nothing else.
+static JSON_ON_STDOUT: AtomicBool = AtomicBool::new(false);
+
+/// From here on `say!` writes to stderr; called first by a command given `--json`.
+pub fn begin_json(json: bool) {
+    if json {
+        JSON_ON_STDOUT.store(true, Ordering::Relaxed);
+    }
+}
+
+pub fn json_on_stdout() -> bool {
+    JSON_ON_STDOUT.load(Ordering::Relaxed)
+}
+
+/// Prints `value` as the command's one JSON document (`--json`), schema in
+/// docs/schemas/.
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, value)
+        .and_then(|()| writeln!(stdout).map_err(serde_json::Error::io))
+        .or_else(|e| match e.io_error_kind() {
+            // A closed stdout (`| head`) is the reader's choice, as for `say!`.
+            Some(std::io::ErrorKind::BrokenPipe) => Ok(()),
+            _ => Err(e),
+        })
+        .map_err(|e| anyhow::anyhow!("printing the JSON document: {e}"))
 }
 
 use std::path::Path;

@@ -15,6 +15,7 @@
     serde::Serialize,
     serde::Deserialize,
     clap::ValueEnum,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Algorithm {

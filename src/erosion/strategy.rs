@@ -19,7 +19,9 @@ use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Heightmap, MapInfo};
 
 /// What a strategy counts as one unit of work.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum WorkUnit {
     /// One step of one droplet.

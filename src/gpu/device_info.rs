@@ -14,22 +14,30 @@ pub(crate) fn c_str_lossy(s: Result<&CStr, std::ffi::FromBytesUntilNulError>) ->
         .unwrap_or_default()
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct DeviceInfo {
     /// Position in the driver's enumeration; what `--device <index>` matches.
     pub index: usize,
+    /// The driver's name of the device.
     pub name: String,
+    /// DISCRETE_GPU, INTEGRATED_GPU, VIRTUAL_GPU, CPU or OTHER.
     pub device_type: String,
+    /// PCI vendor id.
     pub vendor_id: u32,
+    /// PCI device id.
     pub device_id: u32,
     /// VkPhysicalDeviceIDProperties::deviceUUID: the same UUID NVML knows the GPU by.
+    /// 16 bytes.
     pub uuid: [u8; 16],
     /// "major.minor.patch" of the Vulkan API the device supports.
     pub api_version: String,
+    /// The driver's name.
     pub driver_name: String,
     /// The driver's own version string, e.g. "580.159.04" or "Mesa 22.3.6 (LLVM 15.0.6)".
     pub driver_info: String,
+    /// The driver version as Vulkan encodes it (vendor-specific packing).
     pub driver_version_raw: u32,
+    /// Invocations per subgroup.
     pub subgroup_size: u32,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period_ns: f32,
@@ -37,16 +45,20 @@ pub struct DeviceInfo {
     pub timestamp_valid_bits: u32,
     /// `shaderBufferFloat32AtomicAdd` of VK_EXT_shader_atomic_float.
     pub float_atomic_add: bool,
+    /// `maxComputeWorkGroupSize[0]`, in invocations.
     pub max_workgroup_size_x: u32,
+    /// `maxComputeWorkGroupInvocations`, in invocations.
     pub max_workgroup_invocations: u32,
+    /// `maxComputeWorkGroupCount` (x, y, z), in workgroups.
     pub max_workgroup_count: [u32; 3],
+    /// `maxStorageBufferRange`, in bytes.
     pub max_storage_buffer_range: u64,
-    /// `maxComputeSharedMemorySize`: shared memory one workgroup may declare.
+    /// `maxComputeSharedMemorySize`: shared memory one workgroup may declare, in bytes.
     pub max_shared_memory_bytes: u32,
     /// `maxTexelBufferElements`: the largest texel buffer view, in texels.
     pub max_texel_buffer_elements: u32,
     /// `[minSubgroupSize, maxSubgroupSize]` (Vulkan 1.3): what subgroup size control
-    /// could choose from; `[subgroup_size; 2]` before 1.3.
+    /// could choose from, in invocations; `[subgroup_size; 2]` before 1.3.
     pub subgroup_size_range: [u32; 2],
     /// The driver reports compiler statistics per pipeline
     /// (VK_KHR_pipeline_executable_properties, `pipelineExecutableInfo`).
@@ -61,6 +73,7 @@ pub struct DeviceInfo {
     pub buffer_device_address: bool,
     /// `maxPushConstantsSize`, in bytes.
     pub max_push_constant_bytes: u32,
+    /// The queue family vkerode submits compute work to; null without one.
     pub compute_queue_family: Option<u32>,
     #[serde(skip)]
     raw_api_version: u32,

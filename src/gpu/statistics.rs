@@ -14,16 +14,19 @@ use super::error::{GpuResult, VkResultExt};
 
 /// One statistic of one executable (a compiled shader stage) of a pipeline, under the
 /// driver's own name.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CompilerStatistic {
     /// The executable's name, as the driver gives it ("Compute Shader" or similar).
     pub executable: String,
+    /// The statistic, under the driver's name (registers, binary size, ...).
     pub name: String,
+    /// The driver's description of it, which says its unit.
     pub description: String,
+    /// Its value, in the unit the description gives.
     pub value: StatisticValue,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum StatisticValue {
     Bool(bool),

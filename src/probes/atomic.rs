@@ -223,7 +223,7 @@ struct CopyPushConstants {
 const COPY_WORKGROUP: u32 = 256;
 
 /// What a streaming copy achieved: bytes read plus bytes written per second.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CopyRate {
     /// Bytes of each of the two buffers.
     pub buffer_bytes: u64,

@@ -41,7 +41,7 @@ struct StreamPushConstants {
 }
 
 /// Which working set a bandwidth point rereads (glsl/cache_stream.comp).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum StreamScope {
     /// Every workgroup streams the whole set: the set is per SM, which shows the L1.
@@ -56,7 +56,7 @@ pub enum StreamScope {
 pub const PER_SM_MAX_BYTES: u64 = 1 << 20;
 
 /// How the chase reads its chain: each way a shader can load a word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChasePath {
     /// A read-write SSBO with no shared memory declared: as the droplet kernel's
@@ -151,7 +151,7 @@ impl ChasePath {
 }
 
 /// One latency point: nanoseconds per dependent load over a working set.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LatencyPoint {
     pub path: ChasePath,
     /// Shared memory the chase declared, in bytes.
@@ -165,7 +165,7 @@ pub struct LatencyPoint {
 }
 
 /// One bandwidth point: bytes read per second with the working set reread.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BandwidthPoint {
     pub scope: StreamScope,
     pub working_set_bytes: u64,

@@ -52,7 +52,7 @@ impl ProbeSize {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WalkPeak {
     pub map_side: u32,
     pub footprint_bytes: u64,
@@ -62,7 +62,7 @@ pub struct WalkPeak {
     pub gpu_ms: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RandomPeak {
     /// Distinct addresses; one address is the most contended case.
     pub addresses: u32,
@@ -72,7 +72,7 @@ pub struct RandomPeak {
 }
 
 /// Every probe measured on one device.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PeakTable {
     pub device: String,
     pub driver_info: String,

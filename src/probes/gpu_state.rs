@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::gpu::DeviceInfo;
 
 /// What NVML says of the GPU at one moment.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GpuState {
     pub sm_mhz: u32,
     pub memory_mhz: u32,

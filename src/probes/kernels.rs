@@ -14,10 +14,14 @@ use crate::gpu::{CompilerStatistic, Context};
 use crate::terrain::files::write_atomically;
 
 /// The statistics of one variant's timed pipeline at one workgroup size.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct KernelStatistics {
+    /// Invocations per workgroup.
     pub workgroup: u32,
+    /// The build: shader, atomics, spawning, SPIR-V, reserved shared memory and lever.
     pub variant: KernelVariant,
+    /// The driver's statistics, each under its own name and in its own unit; empty where
+    /// it reports none.
     pub statistics: Vec<CompilerStatistic>,
 }
 

@@ -44,7 +44,7 @@ impl TerrainError {
 }
 
 /// What terrain to make: its size, seed and relief (in cell units).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct TerrainSpec {
     pub width: u32,
     pub height: u32,

@@ -10,7 +10,7 @@ const SUN_AZIMUTH_DEG: f32 = 315.0;
 const SUN_ALTITUDE_DEG: f32 = 45.0;
 
 /// Grid spacing in the units heights are given in.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct CellSize {
     pub x: f32,
     pub y: f32,

@@ -24,7 +24,7 @@ const MIN_CELLS_PER_BIN: usize = 5;
 /// ([`Drainage`]: depressions filled, flats resolved), over its interior: the outer ring
 /// of cells, which is every strategy's boundary and which the droplet kernel never
 /// touches, is left out of every figure (it still takes the water that leaves).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Landform {
     pub hypsometric_integral: f64,
     pub mean_slope: f64,

@@ -5,7 +5,7 @@ use super::formats::Geodesic;
 use super::image::CellSize;
 
 /// Where a DEM's cell size came from.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CellSizeSource {
     /// `--cell-size`, over whatever the file says.
@@ -19,7 +19,7 @@ pub enum CellSizeSource {
 }
 
 /// What a grid's lengths are measured in: a DEM's metres, or generated terrain's cells.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LengthUnit {
     #[default]
@@ -47,7 +47,7 @@ impl LengthUnit {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct GridUnits {
     /// Grid spacing in the DEM's horizontal units (metres).
     pub cell_size: CellSize,
@@ -124,7 +124,7 @@ pub const HEIGHT_UNIT_MEANING: &str = "the unit of every figure given in height 
 pub const KERNEL_HEIGHT_UNITS: &str = "kernel height units";
 
 /// The map's vertical unit, and how many of it one kernel height unit is.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct HeightUnit {
     /// "m" for a DEM, "cells" for generated terrain (heights in cell widths).
     pub name: String,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 
 use crate::cli::args::CompareArgs;
-use crate::cli::print::{say_wrote, write_text};
+use crate::cli::print::{begin_json, print_json, say_wrote, write_text};
 use crate::cli::ExitStatus;
 use vkerode::experiment::report::baseline::{self, PendingBaseline};
 use vkerode::experiment::report::{compare, Intervals};
@@ -26,6 +26,7 @@ fn usage(message: &str) -> anyhow::Error {
 }
 
 pub fn run(args: &CompareArgs) -> Result<()> {
+    begin_json(args.json);
     let (base, new): (Option<PathBuf>, &Path) = match (args.sets.as_slice(), &args.baseline) {
         ([base, new], None) => (Some(base.clone()), new),
         ([_, _], Some(_)) => {
@@ -46,10 +47,13 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         }
     };
     if base.is_none()
-        && (args.out.is_some() || args.fail_slower.is_some() || args.threshold.is_some())
+        && (args.out.is_some()
+            || args.fail_slower.is_some()
+            || args.threshold.is_some()
+            || args.json)
     {
         return Err(usage(
-            "--out, --threshold and --fail-slower need a comparison: give BASE and NEW, or --baseline NAME",
+            "--out, --threshold, --fail-slower and --json need a comparison: give BASE and NEW, or --baseline NAME",
         ));
     }
     // Before any work: an existing baseline is refused unless --force, and an --out
@@ -70,7 +74,11 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             eprintln!("warning: {}", compared.intervals_line());
         }
         let table = compared.markdown(&base, new);
-        say!("{table}");
+        if args.json {
+            print_json(&compared)?;
+        } else {
+            say!("{table}");
+        }
         write_text(args.out.as_deref(), &table)?;
         if let Some(percent) = args.fail_slower {
             let slower = compared.slower_than(percent);

@@ -12,7 +12,10 @@ pub fn run(cli: &clap::Command, out: &Path, experiments: &Path) -> Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("--out {}", out.display()))?;
     let mut written = Vec::new();
     for reference in references(cli, experiments)? {
-        let path = out.join(reference.file);
+        let path = out.join(&reference.file);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("--out {}", dir.display()))?;
+        }
         write_atomically(&path, |file| {
             std::io::Write::write_all(file, reference.text.as_bytes())
         })?;

@@ -5,12 +5,13 @@ use anyhow::{bail, Context as _, Result};
 
 use crate::cli::args::EquivalenceArgs;
 use crate::cli::open_device;
-use crate::cli::print::say_wrote;
+use crate::cli::print::{begin_json, print_json, say_wrote};
 use vkerode::experiment::equivalence::{cache_folders, run_equivalence, Plan, CACHE_FOLDER};
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::StagedFolder;
 
 pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
+    begin_json(args.json);
     let allow_long = args.run_length.allow_long_runs;
     let plan = match &args.config {
         Some(path) => {
@@ -56,8 +57,12 @@ pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
         Some(path) => format!("running {}", path.display()),
         None => "running the equivalence".into(),
     })?;
-    for line in report.lines() {
-        say!("{line}");
+    if args.json {
+        print_json(&report)?;
+    } else {
+        for line in report.lines() {
+            say!("{line}");
+        }
     }
     say_wrote(
         staged

@@ -4,7 +4,7 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::args::ErodeArgs;
 use crate::cli::open_device;
-use crate::cli::print::{print_input, print_outcome, say_wrote};
+use crate::cli::print::{begin_json, print_input, print_json, print_outcome, say_wrote};
 use vkerode::experiment::{
     run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions, TerrainSource,
 };
@@ -12,6 +12,7 @@ use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::StagedFolder;
 
 pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
+    begin_json(args.json);
     let settings = args.checked_settings()?.clone();
     // Checked, cleared of dead runs' leftovers and staged before any work.
     let staged = StagedFolder::begin(&args.out, args.force).context("--out")?;
@@ -45,7 +46,11 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     };
     let files = write_outcome(staged.path(), &mut outcome, output)?;
     let files = staged.publish(files)?;
-    print_outcome(&outcome);
+    if args.json {
+        print_json(&outcome.report)?;
+    } else {
+        print_outcome(&outcome);
+    }
     say_wrote(files);
     Ok(())
 }

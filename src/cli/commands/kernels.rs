@@ -4,17 +4,22 @@ use anyhow::Result;
 
 use crate::cli::args::KernelsArgs;
 use crate::cli::open_device;
-use crate::cli::print::{print_kernels, say_wrote};
+use crate::cli::print::{begin_json, print_json, print_kernels, say_wrote};
 use vkerode::gpu::ContextOptions;
 use vkerode::probes::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
 
 pub fn run(options: &ContextOptions, args: &KernelsArgs) -> Result<()> {
+    begin_json(args.json);
     let base = args.base();
     let (variants, notes) = kernel_variants(&args.variant, &args.lever, &base);
     notes.iter().for_each(|note| say!("{note}"));
     let ctx = open_device(options)?;
     let rows = kernel_statistics(&ctx, &variants, &args.workgroup, base.scale)?;
-    print_kernels(ctx.info(), &rows);
+    if args.json {
+        print_json(&rows)?;
+    } else {
+        print_kernels(ctx.info(), &rows);
+    }
     if let Some(path) = &args.out {
         write_statistics_csv(path, &rows)?;
         say_wrote([path.clone()]);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::cli::open_device;
-use crate::cli::print::say_wrote;
+use crate::cli::print::{begin_json, print_json, say_wrote};
 use vkerode::gpu::ContextOptions;
 use vkerode::probes::ceilings::measure_peaks;
 use vkerode::terrain::output::StagedFolder;
@@ -15,7 +15,9 @@ pub fn run(
     out: Option<PathBuf>,
     force: bool,
     cache_only: bool,
+    json: bool,
 ) -> Result<()> {
+    begin_json(json);
     let staged = out
         .map(|dir| StagedFolder::begin(&dir, force))
         .transpose()?;
@@ -25,6 +27,9 @@ pub fn run(
     if let Some(staged) = staged {
         let written = table.write(staged.path())?;
         say_wrote(staged.publish(written)?);
+    }
+    if json {
+        print_json(&table)?;
     }
     Ok(())
 }

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 
 use crate::cli::args::ReportArgs;
-use crate::cli::print::{say_wrote, write_text};
+use crate::cli::print::{begin_json, print_json, say_wrote, write_text};
 use vkerode::experiment::report::baseline;
-use vkerode::experiment::report::{html_report, report, write_html};
+use vkerode::experiment::report::{html_report, report, report_rows, write_html};
 use vkerode::terrain::files::check_writable;
 
 pub fn run(args: &ReportArgs) -> Result<()> {
+    begin_json(args.json);
     // Before any work: a folder or an unwritable path fails here, and nothing is written.
     for (flag, path) in [("--out", &args.out), ("--html", &args.html)] {
         if let Some(path) = path {
@@ -29,7 +30,11 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     });
     let base = base.transpose()?;
     let table = report(&args.results)?;
-    say!("{table}");
+    if args.json {
+        print_json(&report_rows(&args.results)?)?;
+    } else {
+        say!("{table}");
+    }
     write_text(args.out.as_deref(), &table)?;
     if let Some(path) = &args.html {
         let page = html_report(&args.results, base.as_deref(), args.threshold)

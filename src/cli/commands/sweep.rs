@@ -6,8 +6,8 @@ use anyhow::{bail, Context as _, Result};
 
 use crate::cli::args::{DeviceList, SweepArgs};
 use crate::cli::open_device;
-use crate::cli::print::write_text;
-use vkerode::experiment::report::report;
+use crate::cli::print::{begin_json, print_json, write_text};
+use vkerode::experiment::report::{report, report_rows, SweepReport};
 use vkerode::experiment::results::FAILED_CSV;
 use vkerode::experiment::sweep::config::Experiment;
 use vkerode::experiment::sweep::{dry_run, run_sweep};
@@ -41,6 +41,7 @@ fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<C
 }
 
 pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
+    begin_json(args.json);
     let (config, loading) = (&args.config, args.load_options());
     // Syntax, types and values first, with no device; then the device's limits.
     Experiment::load(config, &loading, None)?;
@@ -80,7 +81,14 @@ pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
         summary.dir.display()
     );
     let table = report(&summary.dir)?;
-    say!("{table}");
+    if args.json {
+        print_json(&SweepReport {
+            summary: &summary,
+            points: report_rows(&summary.dir)?,
+        })?;
+    } else {
+        say!("{table}");
+    }
     write_text(args.summary.as_deref(), &table)?;
     let failed_csv = summary.dir.join(FAILED_CSV);
     if let Some(stopped) = summary.stopped {

@@ -7,7 +7,18 @@ use serde::{Deserialize, Serialize};
 use super::error::ParamError;
 use crate::hash::pcg_hash;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpawnMode {
     /// The paper's getRandomPosition: uniform over the whole map.

@@ -10,7 +10,16 @@ use crate::gpu::{shaders, ShaderModule, Spirv};
 /// paper's kernel becomes for a job with several passes or stagger, or with physics
 /// other than the paper's ([`DropletShader::for_job`]).
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum DropletShader {
@@ -64,7 +73,16 @@ impl DropletShader {
 /// keeps the kernel's arithmetic; only the path of the loads and adds, or the
 /// pipeline's declarations, change.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Lever {
@@ -132,7 +150,16 @@ impl Lever {
 
 /// How build.rs compiled the SPIR-V.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum SpirvBuild {
@@ -144,7 +171,7 @@ pub enum SpirvBuild {
 }
 
 /// Everything that selects a compiled droplet module.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct KernelVariant {
     pub shader: DropletShader,
     pub atomics: AtomicMode,

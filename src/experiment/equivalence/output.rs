@@ -160,7 +160,7 @@ pub fn verdicts_columns() -> Vec<Column> {
 }
 
 /// A figure's margin, as the report lists it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Margin {
     pub figure: String,
     pub relative: f64,
@@ -168,7 +168,7 @@ pub struct Margin {
 }
 
 /// One variant against one reference in one configuration.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct PairReport {
     pub variant: String,
     /// paper or sequential.
@@ -179,7 +179,7 @@ pub struct PairReport {
     pub verdict: PairVerdict,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ConfigurationReport {
     pub label: String,
     /// The reference (a)'s settings, its seed aside.
@@ -188,7 +188,7 @@ pub struct ConfigurationReport {
 }
 
 /// What equivalence.json says.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct EquivalenceReport {
     pub experiment: String,
     pub description: String,

@@ -37,7 +37,7 @@ fn default_variants() -> Vec<String> {
 
 /// How an equivalence run samples and tests: `equivalence` flags and the keys of an
 /// equivalence config's `[equivalence]` table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct EquivalenceOptions {
     /// Speed variants, comma-separated; each is names joined by `+`, a kernel (`fast`),

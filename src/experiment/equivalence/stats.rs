@@ -123,7 +123,7 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
 }
 
 /// A sample's size, mean and (n - 1) variance.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub n: usize,
     pub mean: f64,
@@ -267,7 +267,7 @@ fn mean_map_distance(maps: &[&[f32]], in_a: &[bool]) -> f64 {
 }
 
 /// A permutation test's outcome.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct PermutationTest {
     /// The observed statistic.
     pub statistic: f64,

@@ -65,7 +65,7 @@ pub fn margin_of(figure: &str) -> (f64, bool) {
 }
 
 /// What the tests say of one figure, or of a pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// TOST rejects a difference of the margin or more, after Holm.
@@ -88,7 +88,7 @@ impl Verdict {
 }
 
 /// One figure of a variant against a reference.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FigureTest {
     pub figure: String,
     pub variant: Summary,
@@ -110,7 +110,7 @@ pub struct FigureTest {
 }
 
 /// The map test of a pair.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct MapTest {
     /// Blocks a side of the smoothed change map, and cells a block side.
     pub width: usize,
@@ -123,7 +123,7 @@ pub struct MapTest {
 }
 
 /// One variant against one reference: every figure and the map, and the verdict.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct PairVerdict {
     pub figures: Vec<FigureTest>,
     pub map: MapTest,

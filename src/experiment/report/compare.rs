@@ -15,6 +15,7 @@ use crate::experiment::results::{
     median_interval, read_points, read_samples, set_file, ResultsError, StopReason, POINTS_CSV,
     SAMPLES_CSV,
 };
+use crate::experiment::sweep::SweepSummary;
 
 /// One point of a points.csv, as read by name.
 #[derive(Clone, Debug)]
@@ -48,7 +49,8 @@ struct PointTimes {
 }
 
 /// How a point changed from the base to the new set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// The whole interval of new / base lies below 1 - threshold.
     Faster,
@@ -86,7 +88,8 @@ impl Verdict {
 }
 
 /// A matched pair's verdict, or why it has none.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Judgement {
     Verdict(Verdict),
     /// "new missed its noise target (max-reps, relative IQR 0.74)", say.
@@ -110,21 +113,26 @@ impl Judgement {
 }
 
 /// One matched point.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// The settings that tell the matched points apart ("workgroup=64 variant=fast").
     pub label: String,
+    /// The base point's median GPU time, in ms.
     pub base_ms: f64,
+    /// The new point's median GPU time, in ms.
     pub new_ms: f64,
-    /// New time over base time: above 1 is slower.
+    /// New time over base time (a ratio): above 1 is slower.
     pub time_ratio: f64,
-    /// The [`bootstrap::LEVEL`] interval of the ratio; none where a side has no spread.
+    /// The [`bootstrap::LEVEL`] (95%) interval of the ratio, as (low, high); none where
+    /// a side has no spread.
     pub interval: Option<(f64, f64)>,
+    /// Its verdict, or why it has none.
     pub judgement: Judgement,
 }
 
 /// How the intervals of a comparison were made.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(tag = "method", rename_all = "snake_case")]
 pub enum Intervals {
     /// Bootstrapped from both sets' samples.csv.
     Bootstrap,
@@ -134,11 +142,17 @@ pub enum Intervals {
 }
 
 /// The comparison of two sets, and what did not match.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct CompareReport {
+    /// The matched points, in the base's order.
     pub points: Vec<Comparison>,
+    /// Points of the base no point of the new set matches, a count.
     pub only_in_base: usize,
+    /// Points of the new set no point of the base matches, a count.
     pub only_in_new: usize,
+    /// The noise threshold the verdicts are taken against.
     pub threshold: Threshold,
+    /// How the intervals were made.
     pub intervals: Intervals,
 }
 
@@ -585,19 +599,31 @@ pub fn rerun_spread(sets: &[PathBuf]) -> Result<Option<RerunSpread>, ResultsErro
 }
 
 /// One row of a sweep's report: a point as `report` shows it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct ReportRow {
     /// The settings that vary ("workgroup=64 variant=fast").
     pub label: String,
+    /// The median GPU time of its repetitions, in ms.
     pub median_ms: f64,
-    /// The median's confidence interval, else the quartiles (older files).
+    /// The median's confidence interval, else the quartiles (older files), as (low,
+    /// high) in ms.
     pub spread_ms: (f64, f64),
-    /// The rate in the point's strategy's unit, with the unit's name.
+    /// The rate in the point's strategy's unit per second, with the unit's name
+    /// (droplet-steps or cell-steps), as (rate, unit).
     pub rate: Option<(f64, &'static str)>,
     /// Outliers, stop reason and slowed as the file says; none where empty.
     pub outliers: Option<String>,
     pub stop_reason: Option<String>,
     pub slowed: Option<String>,
+}
+
+/// What `sweep --json` prints: the sweep's summary, and its points as `report` shows
+/// them.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct SweepReport<'a> {
+    #[serde(flatten)]
+    pub summary: &'a SweepSummary,
+    pub points: Vec<ReportRow>,
 }
 
 /// One sweep's points, as [`report`] tabulates them.

@@ -13,7 +13,7 @@ pub mod plot;
 
 pub use compare::{
     compare, report, report_rows, rerun_spread, CompareReport, Comparison, Intervals, Judgement,
-    ReportRow, RerunSpread, Verdict,
+    ReportRow, RerunSpread, SweepReport, Verdict,
 };
 pub use html::{html_report, write_html, HtmlError};
 pub use noise::{Threshold, ThresholdSource};

@@ -62,7 +62,8 @@ pub fn threshold_of_spread(spread: f64) -> f64 {
 }
 
 /// Where a comparison's threshold came from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum ThresholdSource {
     /// `--threshold`.
     Given,
@@ -73,10 +74,11 @@ pub enum ThresholdSource {
 }
 
 /// The relative change within which a ratio of medians counts as noise.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Threshold {
-    /// 0.036 is 3.6%.
+    /// A share of 1: 0.036 is 3.6%.
     pub relative: f64,
+    /// Where it came from.
     pub source: ThresholdSource,
 }
 

@@ -494,7 +494,7 @@ impl Section for SampleRow {
 
 /// A point that failed on the GPU (out of memory, device lost, a hung submission),
 /// with the error; failed.csv. `--resume` measures it again.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FailedRow {
     pub experiment: String,

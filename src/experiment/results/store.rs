@@ -21,7 +21,7 @@ use crate::terrain::files::write_atomically;
 use crate::terrain::output::{remove_dead_leftovers, FolderLock, StagedFolder};
 
 /// Where a results set came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Meta {
     /// The version of the columns of points.csv; 1 for sets from before it was
     /// recorded (`schema.rs`).
@@ -93,7 +93,7 @@ pub struct SweepSource<'a> {
 }
 
 /// One device of a sweep and the worker that drove it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WorkerDevice {
     pub worker: usize,
     /// Its index in `vkerode devices`.

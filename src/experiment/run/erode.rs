@@ -24,7 +24,7 @@ use crate::terrain::MapInfo;
 use crate::terrain::{Cells, Change, Heightmap};
 
 /// What runs the strategy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Engine {
     /// Its kernels on a Vulkan device.
@@ -56,7 +56,7 @@ pub struct ErodeRequest {
     pub allow_long: bool,
 }
 
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, schemars::JsonSchema)]
 pub struct LandformChange {
     pub before: Landform,
     pub after: Landform,
@@ -76,7 +76,7 @@ impl LandformChange {
 /// On the GPU the strategy's own figures (its mass balance) come from the instrumented
 /// run, and the heights written (and `change`) from the timed run: two runs of one job,
 /// which race differently. How far apart they ended, in the map's height units.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, schemars::JsonSchema)]
 pub struct InstrumentedRun {
     /// The instrumented run's sum of (after - before).
     pub total_change: f64,
@@ -114,7 +114,7 @@ impl InstrumentedRun {
 
 /// Everything an erosion run measured, as written to `run.json`: the common figures,
 /// then the strategy's own.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ErodeReport {
     pub provenance: Provenance,
     pub engine: Engine,

@@ -15,7 +15,7 @@ use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Change};
 
 /// Which clock the throughput figures are divided by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TimeSource {
     /// GPU timestamps around the dispatches.
@@ -28,7 +28,7 @@ pub enum TimeSource {
 }
 
 /// A run's time and throughput.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct RunFigures {
     pub time_source: TimeSource,
     pub gpu_ms: Option<f64>,
@@ -74,7 +74,7 @@ impl RunFigures {
 }
 
 /// A rate held against its strategy's ceiling (`vkerode peak`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CeilingShare {
     /// Which ceiling: `droplet-walk` or `streaming-copy`.
     pub ceiling: Option<&'static str>,
@@ -165,7 +165,7 @@ impl CeilingShare {
 }
 
 /// What erosion did, in the map's height units ([`HeightUnit`]).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ChangeFigures {
     /// Sum of (after - before) over all cells.
     pub total_change: f64,

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::gpu::DeviceInfo;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Provenance {
     pub vkerode_version: &'static str,
     /// Commit the binary was built from, with "-dirty" if the tree had changes.

@@ -143,7 +143,7 @@ impl TerrainSource {
 }
 
 /// The terrain as `run.json` records it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(tag = "source", rename_all = "kebab-case")]
 pub enum TerrainReport {
     Noise(TerrainSpec),

@@ -60,15 +60,18 @@ pub enum OnPointError {
     Stop,
 }
 
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct SweepSummary {
+    /// The results folder: points.csv, samples.csv, meta.json (and failed.csv).
     pub dir: PathBuf,
-    /// Points measured and recorded by this run.
+    /// Points measured and recorded by this run, a count.
     pub measured: usize,
-    /// Points recorded by an earlier run (`--resume`).
+    /// Points recorded by an earlier run (`--resume`), a count.
     pub skipped: usize,
     /// Points the GPU failed in this run, as recorded in failed.csv.
     pub failed: Vec<FailedRow>,
-    /// Points no worker reached: the sweep stopped, or every worker was lost, first.
+    /// Points no worker reached (a count): the sweep stopped, or every worker was lost,
+    /// first.
     pub never_ran: usize,
     /// Why the sweep stopped before its last point, if it did.
     pub stopped: Option<String>,

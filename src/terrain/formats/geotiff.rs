@@ -96,7 +96,7 @@ impl Ellipsoid {
 
 /// How a geographic CRS's cell size in metres was found: on its ellipsoid, at the
 /// map's centre row.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Geodesic {
     /// The latitude of the centre row, in degrees.
     pub latitude_deg: f64,
