@@ -11,7 +11,10 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 
+use vkerode::experiment::sweep::Verbosity;
 use vkerode::gpu::{Context, ContextOptions};
+
+pub use print::set_verbosity;
 
 /// A failure that ends the process with its own exit status (not the usual 1).
 #[derive(Debug)]
@@ -32,7 +35,8 @@ impl std::error::Error for ExitStatus {}
 pub fn open_device(options: &ContextOptions) -> Result<Arc<Context>> {
     let ctx = Context::new(options).context("setting up the Vulkan device")?;
     let info = ctx.info();
-    say!(
+    detail!("{}", device_choice(options));
+    note!(
         "device: {} ({}), driver {} {}, Vulkan {}",
         info.name,
         info.device_type,
@@ -41,4 +45,21 @@ pub fn open_device(options: &ContextOptions) -> Result<Arc<Context>> {
         info.api_version
     );
     Ok(ctx)
+}
+
+/// Why `--verbose` says the device was chosen.
+fn device_choice(options: &ContextOptions) -> String {
+    match &options.device {
+        Some(given) => {
+            format!("device chosen by --device {given} (an index, else a name substring)")
+        }
+        None => {
+            "device chosen by default: the first discrete GPU, else integrated, else CPU".into()
+        }
+    }
+}
+
+/// Whether informational lines and progress bars are shown (not under --quiet).
+pub fn informing() -> bool {
+    print::verbosity() != Verbosity::Quiet
 }

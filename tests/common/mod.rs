@@ -163,13 +163,8 @@ pub fn sweep_command(
     root: &std::path::Path,
     extra: &[&str],
 ) -> std::process::Command {
-    let mut args = vec![
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--quiet",
-    ];
+    let out = sweep_out(root);
+    let mut args = vec!["sweep", config.to_str().unwrap(), "--out", &out, "--quiet"];
     args.extend_from_slice(extra);
     vkerode_command(&args)
 }
@@ -199,16 +194,27 @@ pub fn sweep_into(config: &std::path::Path, root: &std::path::Path, extra: &[&st
     assert_clean_success(&sweep(config, root, extra));
 }
 
-/// `vkerode plot CSV --x X [extra...] --out OUT`.
+/// `sweep --out` for results under `root` as `root/<experiment>/<device>`.
+pub fn sweep_out(root: &std::path::Path) -> String {
+    root.join("{experiment}/{device}")
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `vkerode plot CSV --x X [extra...] --out DIR --name NAME`: the charts at `chart`
+/// (DIR/NAME), .png and .svg.
 pub fn plot(
     csv: &std::path::Path,
     x: &str,
-    out: &std::path::Path,
+    chart: &std::path::Path,
     extra: &[&str],
 ) -> std::process::Output {
     let mut args = vec!["plot", csv.to_str().unwrap(), "--x", x];
     args.extend_from_slice(extra);
-    args.extend(["--out", out.to_str().unwrap()]);
+    let folder = chart.parent().unwrap().to_str().unwrap();
+    let name = chart.file_name().unwrap().to_str().unwrap();
+    args.extend(["--out", folder, "--name", name]);
     vkerode(&args)
 }
 
