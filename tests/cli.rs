@@ -548,7 +548,7 @@ fn quiet_keeps_results_and_drops_notes_and_verbose_adds_detail() {
     let (verbose, _) = run("--verbose", "verbosity-verbose");
     // The result lines in all three; the notes (device, files written) not when quiet.
     for out in [&normal, &quiet, &verbose] {
-        assert!(out.contains("droplet_steps/s:"), "{out}");
+        assert!(out.contains("droplet-steps/s:"), "{out}");
     }
     assert!(
         normal.contains("device: ") && normal.contains("wrote "),

@@ -69,7 +69,7 @@ fn a_dry_run_lists_every_point_and_estimates_from_earlier_results() {
         "sweep",
         config.to_str().unwrap(),
         "--out",
-        &common::sweep_out(&root),
+        &common::sweep_out(root),
         "--dry-run",
     ]);
     assert_eq!(code, Some(0), "{err}");
@@ -151,7 +151,7 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
         "sweep",
         config.to_str().unwrap(),
         "--out",
-        &common::sweep_out(&root),
+        &common::sweep_out(root),
         "--resume",
         "--quiet",
     ])

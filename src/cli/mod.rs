@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 
-use vkerode::experiment::sweep::Verbosity;
 use vkerode::gpu::{Context, ContextOptions};
 
 pub use print::set_verbosity;
@@ -59,7 +58,3 @@ fn device_choice(options: &ContextOptions) -> String {
     }
 }
 
-/// Whether informational lines and progress bars are shown (not under --quiet).
-pub fn informing() -> bool {
-    print::verbosity() != Verbosity::Quiet
-}

@@ -12,7 +12,7 @@ macro_rules! say {
 /// An informational line (`say!` unless --quiet): what is being done, files written.
 macro_rules! note {
     ($($arg:tt)*) => {{
-        if $crate::cli::informing() {
+        if $crate::cli::print::informing() {
             say!($($arg)*);
         }
     }};
@@ -62,11 +62,16 @@ pub fn verbosity() -> Verbosity {
     }
 }
 
+/// Whether informational lines and progress bars are shown (not under --quiet).
+pub fn informing() -> bool {
+    verbosity() != Verbosity::Quiet
+}
+
 /// A progress bar of `len` steps on stderr, `unit` after its count: hidden under --quiet
 /// and, by indicatif, where stderr is not a terminal. Lines printed through
 /// [`bar_line`] go above it.
 pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
-    if !crate::cli::informing() {
+    if !informing() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
