@@ -57,4 +57,3 @@ fn device_choice(options: &ContextOptions) -> String {
         }
     }
 }
-
