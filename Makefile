@@ -40,8 +40,8 @@ build: deps
 
 demo: build
 	$(BIN) erode --size $(DEMO_SIZE) --droplets $(DEMO_DROPLETS) --out $(DEMO_OUT) --force
-	$(BIN) sweep experiments/demo-workgroup.toml --results $(DEMO_OUT)/results
-	$(BIN) plot $(DEMO_OUT)/results/demo-workgroup/*/points.csv --x workgroup --out $(DEMO_OUT)/workgroup-chart
+	$(BIN) sweep experiments/demo-workgroup.toml --out $(DEMO_OUT)/results/{experiment}/{device} --force
+	$(BIN) plot $(DEMO_OUT)/results/demo-workgroup/*/points.csv --x workgroup --out $(DEMO_OUT) --name workgroup-chart
 
 # Tests share target/release with the demo so shaderc is built once. Then the Slurm
 # job-array script end to end on a one-node cluster (needs root, which CI has).

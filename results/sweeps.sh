@@ -26,11 +26,11 @@ sweep() { # experiment, overrides for --small...
         sets=(--set measure.warmup=1 --set measure.min_reps=3 --set measure.max_reps=10 --set measure.time_budget_s=2)
         for s in "$@"; do sets+=(--set "$s"); done
     fi
-    "$bin" sweep "experiments/$exp.toml" --results "$root" --quiet "${sets[@]}"
+    "$bin" sweep "experiments/$exp.toml" --out "$root/{experiment}/{device}" --quiet "${sets[@]}"
 }
 plot() { # experiment, chart name, plot arguments...
     local exp=$1 name=$2; shift 2
-    "$bin" plot "$root/$exp/$slug/points.csv" --out "$root/$exp/$slug/$name" "$@"
+    "$bin" plot "$root/$exp/$slug/points.csv" --out "$root/$exp/$slug" --name "$name" "$@"
 }
 
 run_peak() {

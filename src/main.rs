@@ -29,48 +29,55 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
-    let gpu = cli.gpu.options();
+    let verbosity = cli.verbosity.level();
+    cli::set_verbosity(verbosity);
     match cli.command {
-        Command::Devices { json } => commands::devices::run(&gpu, json),
+        Command::Devices { gpu, json } => commands::devices::run(&gpu.options(), json),
         Command::Terrain {
             terrain,
-            out,
+            output,
             format,
             cpu,
-        } => commands::terrain::run(&gpu, &terrain, &out, format, cpu),
+            gpu,
+        } => commands::terrain::run(&gpu.options(), &terrain, &output, format, cpu),
         Command::Erode(mut args) => {
             args.given = matches
                 .subcommand_matches("erode")
                 .map(ErodeArgs::given_in)
                 .unwrap_or_default();
-            commands::erode::run(&gpu, &args)
+            commands::erode::run(&args.gpu.options(), &args)
         }
         Command::Convert {
             input,
             output,
             format,
         } => commands::convert::run(&input, &output, format),
-        Command::Sweep(args) => commands::sweep::run(&gpu, &args),
+        Command::Sweep(args) => commands::sweep::run(&args.gpu.options(), &args, verbosity),
         Command::Equivalence(args) => {
             let args = match matches.subcommand_matches("equivalence") {
                 Some(m) => args.with_given(m),
                 None => *args,
             };
-            commands::equivalence::run(&gpu, &args)
+            commands::equivalence::run(&args.gpu.options(), &args)
         }
         Command::Compare(args) => commands::compare::run(&args),
         Command::Report(args) => commands::report::run(&args),
-        Command::Reproduce(args) => commands::reproduce::run(&gpu, &args),
+        Command::Reproduce(args) => commands::reproduce::run(&args.gpu.options(), &args, verbosity),
         Command::Peak {
             out,
             force,
             cache_only,
             json,
-        } => commands::peak::run(&gpu, out, force, cache_only, json),
-        Command::Strategies { config, out, force } => {
-            commands::strategies::run(&gpu, &config, out.as_deref(), force)
-        }
-        Command::Kernels(args) => commands::kernels::run(&gpu, &args),
+            gpu,
+        } => commands::peak::run(&gpu.options(), out, force, cache_only, json),
+        Command::Strategies {
+            config,
+            out,
+            force,
+            overrides,
+            gpu,
+        } => commands::strategies::run(&gpu.options(), &config, &overrides, out.as_deref(), force),
+        Command::Kernels(args) => commands::kernels::run(&args.gpu.options(), &args),
         Command::Plot(args) => commands::plot::run(args),
         Command::Merge {
             inputs,

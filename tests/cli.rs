@@ -510,3 +510,59 @@ fn a_pipes_time_step_too_small_to_move_water_is_refused_with_its_bound() {
     ]);
     common::assert_clean_success(&result);
 }
+
+#[test]
+fn device_flags_are_refused_by_clap_on_commands_that_open_no_device() {
+    for args in [
+        &["compare", "a", "b", "--device", "0"][..],
+        &["plot", "a.csv", "--x", "size", "--out", "o", "--validate"],
+        &["report", "r", "--max-submission-ms", "10"],
+        &["merge", "a", "--out", "o", "--device", "0"],
+        &["convert", "a.tif", "b.tif", "--validate"],
+    ] {
+        let result = vkerode(args);
+        let stderr = text(&result.stderr);
+        assert_eq!(result.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("unexpected argument"), "{args:?}: {stderr}");
+    }
+    // And taken where a device is opened, after the command as before it.
+    let result = vkerode(&["devices", "--device", "0", "--quiet"]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+}
+
+#[test]
+fn quiet_keeps_results_and_drops_notes_and_verbose_adds_detail() {
+    let run = |flag: &str, name: &str| {
+        let out = scratch(name);
+        let mut args = vec!["erode", "--size", "32", "--droplets", "500", "--no-images"];
+        args.extend(["--out", out.to_str().unwrap()]);
+        if !flag.is_empty() {
+            args.push(flag);
+        }
+        let result = vkerode(&args);
+        assert!(result.status.success(), "{}", text(&result.stderr));
+        (text(&result.stdout), text(&result.stderr))
+    };
+    let (normal, _) = run("", "verbosity-normal");
+    let (quiet, quiet_err) = run("--quiet", "verbosity-quiet");
+    let (verbose, _) = run("--verbose", "verbosity-verbose");
+    // The result lines in all three; the notes (device, files written) not when quiet.
+    for out in [&normal, &quiet, &verbose] {
+        assert!(out.contains("droplet-steps/s:"), "{out}");
+    }
+    assert!(
+        normal.contains("device: ") && normal.contains("wrote "),
+        "{normal}"
+    );
+    assert!(
+        !quiet.contains("device: ") && !quiet.contains("wrote "),
+        "{quiet}"
+    );
+    // No progress bar: nothing drawn on stderr (no terminal, and quiet).
+    assert!(!quiet_err.contains("GPU submissions"), "{quiet_err}");
+    assert!(verbose.contains("device chosen by"), "{verbose}");
+    assert!(!normal.contains("device chosen by"), "{normal}");
+    let both = vkerode(&["devices", "--quiet", "--verbose"]);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(text(&both.stderr).contains("cannot be used with"));
+}

@@ -68,8 +68,8 @@ fn a_dry_run_lists_every_point_and_estimates_from_earlier_results() {
     let (out, err, code) = run(&[
         "sweep",
         config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
+        "--out",
+        &common::sweep_out(root),
         "--dry-run",
     ]);
     assert_eq!(code, Some(0), "{err}");
@@ -95,8 +95,8 @@ fn a_dry_run_lists_every_point_and_estimates_from_earlier_results() {
     let (out, _, code) = run(&[
         "sweep",
         config.to_str().unwrap(),
-        "--results",
-        fresh.to_str().unwrap(),
+        "--out",
+        &common::sweep_out(&fresh),
         "--dry-run",
     ]);
     assert_eq!(code, Some(0));
@@ -112,7 +112,7 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
     let (out, _, code) = run(&[
         "report",
         results.to_str().unwrap(),
-        "--out",
+        "--markdown",
         table.to_str().unwrap(),
     ]);
     assert_eq!(code, Some(0));
@@ -150,8 +150,8 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
     let out = vkerode_command(&[
         "sweep",
         config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
+        "--out",
+        &common::sweep_out(root),
         "--resume",
         "--quiet",
     ])
@@ -382,34 +382,82 @@ fn plot_leaves_out_times_and_rates_of_0_or_below_with_a_warning() {
 }
 
 #[test]
-fn plot_refuses_an_out_that_is_a_folder_before_reading() {
+fn plot_writes_its_charts_into_the_out_folder_by_name() {
     let dir = common::scratch("compare", "plot-out-folder");
     let folder = dir.join("charts");
     std::fs::create_dir(&folder).unwrap();
-    let csv = Path::new("results/workgroup/nvidia-h200/points.csv");
-    let missing = dir.join("missing.csv");
-    let slashed = format!("{}/", folder.display());
-    for (csv, out) in [
-        (csv, folder.clone()),
-        (csv, PathBuf::from(&slashed)),
-        // Refused before the CSV is read.
-        (missing.as_path(), folder.clone()),
+    let kept = folder.join("notes.txt");
+    std::fs::write(&kept, "mine").unwrap();
+    let csv = "results/workgroup/nvidia-h200/points.csv";
+    let out = folder.to_str().unwrap();
+    // Without --name: Y-by-X, beside what the folder already holds.
+    let (_, err, code) = run(&["plot", csv, "--x", "workgroup", "--out", out]);
+    assert_eq!(code, Some(0), "{err}");
+    for written in [
+        "steps_per_s-by-workgroup.png",
+        "steps_per_s-by-workgroup.svg",
     ] {
-        let (_, err, code) = outcome(common::plot(csv, "workgroup", &out, &[]));
-        assert_eq!(code, Some(1), "{}: {err}", out.display());
-        assert!(
-            err.contains(&format!("--out {} is a folder", out.display()))
-                && err.contains("STEM.png and STEM.svg"),
-            "{err}"
-        );
+        assert!(folder.join(written).is_file(), "{written}");
     }
-    for beside in ["charts.png", "charts.svg"] {
-        assert!(
-            !dir.join(beside).exists(),
-            "{beside} written beside the folder"
-        );
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "mine");
+    // A missing folder is made; --name names the files.
+    let deeper = dir.join("new").join("folder");
+    let (_, err, code) = run(&[
+        "plot",
+        csv,
+        "--x",
+        "workgroup",
+        "--out",
+        deeper.to_str().unwrap(),
+        "--name",
+        "wg",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(deeper.join("wg.png").is_file() && deeper.join("wg.svg").is_file());
+    // A name with a folder or an extension is refused by clap, and writes nothing.
+    for name in ["a/b", "chart.png", ""] {
+        let (_, err, code) = run(&[
+            "plot",
+            csv,
+            "--x",
+            "workgroup",
+            "--out",
+            out,
+            "--name",
+            name,
+        ]);
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(err.contains("--name"), "{err}");
     }
-    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    // An --out that is a file, or a name that is a folder: refused before reading.
+    let file = dir.join("file");
+    std::fs::write(&file, "").unwrap();
+    let missing = dir.join("missing.csv");
+    let missing = missing.to_str().unwrap();
+    let (_, err, code) = run(&[
+        "plot",
+        missing,
+        "--x",
+        "workgroup",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("is a file"), "{err}");
+    std::fs::create_dir(folder.join("taken")).unwrap();
+    let (_, err, code) = run(&[
+        "plot",
+        missing,
+        "--x",
+        "workgroup",
+        "--out",
+        out,
+        "--name",
+        "taken",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("choose another --name"), "{err}");
+    assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 4);
 }
 
 // ---- compare: verdicts from the bootstrap, thresholds, baselines ----
@@ -667,7 +715,7 @@ fn fail_slower_exits_3_only_on_a_slower_verdict_beyond_its_percent() {
         "compare",
         s(&base),
         s(&slower),
-        "--out",
+        "--markdown",
         s(&table),
         "--fail-slower",
         "10",

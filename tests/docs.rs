@@ -139,8 +139,8 @@ fn every_json_field_vkerode_writes_is_in_the_results_reference() {
     assert_clean_success(&vkerode(&[
         "sweep",
         config.to_str().unwrap(),
-        "--results",
-        results.to_str().unwrap(),
+        "--out",
+        &common::sweep_out(&results),
         "--quiet",
     ]));
     assert_listed(

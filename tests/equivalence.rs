@@ -350,6 +350,7 @@ fn bad_inputs_are_refused_by_name_before_any_run() {
 fn the_h200_config_loads() {
     let plan = vkerode::experiment::equivalence::Plan::load(
         std::path::Path::new("experiments/equivalence-h200.toml"),
+        &[],
         &Default::default(),
         &[],
         false,

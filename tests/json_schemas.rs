@@ -8,57 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use common::{assert_clean_success, scratch, vkerode};
-
-/// The committed schemas, compiled.
-struct Schemas {
-    compiled: boon::Schemas,
-    compiler: boon::Compiler,
-}
-
-impl Schemas {
-    fn new() -> Self {
-        Self {
-            compiled: boon::Schemas::new(),
-            compiler: boon::Compiler::new(),
-        }
-    }
-
-    fn index(&mut self, name: &str) -> boon::SchemaIndex {
-        let path = Path::new("docs/schemas").join(format!("{name}.schema.json"));
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}; run `make docs`", path.display()));
-        let schema: Value = serde_json::from_str(&text).expect("a schema is JSON");
-        let location = format!("file:///schemas/{name}.schema.json");
-        // Adding twice is refused: a schema already added is compiled already.
-        let _ = self.compiler.add_resource(&location, schema);
-        self.compiler
-            .compile(&location, &mut self.compiled)
-            .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()))
-    }
-
-    /// The errors of `document` against the schema `name`, if any.
-    fn errors(&mut self, name: &str, document: &Value) -> Option<String> {
-        let index = self.index(name);
-        self.compiled
-            .validate(document, index)
-            .err()
-            .map(|e| format!("{e:#}"))
-    }
-
-    fn assert_valid(&mut self, name: &str, what: &str, document: &Value) {
-        if let Some(errors) = self.errors(name, document) {
-            panic!("{what} does not pass {name}.schema.json:\n{errors}\n{document:#}");
-        }
-    }
-
-    fn assert_invalid(&mut self, name: &str, what: &str, document: &Value) {
-        assert!(
-            self.errors(name, document).is_some(),
-            "{what} passes {name}.schema.json, which should refuse it"
-        );
-    }
-}
+use common::{assert_clean_success, scratch, vkerode, Schemas};
 
 /// Runs vkerode with `args` and `--json`: it succeeds, and stdout is one JSON document.
 fn json_output(args: &[&str]) -> Value {

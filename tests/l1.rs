@@ -69,7 +69,7 @@ fn erode_and_kernels_report_the_statistics_or_say_there_are_none() {
         "16,64",
         "--lever",
         "none,texel",
-        "--out",
+        "--csv",
         csv.to_str().unwrap(),
     ]);
     assert_clean_success(&output);

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{assert_clean_success, browse, scratch, stderr, vkerode};
+use common::{assert_clean_success, browse, scratch, stderr, vkerode, Schemas};
 use vkerode::experiment::reproduce::{
     Calibration, ClaimResult, ClaimVerdict, Reproduction, Scale, CLAIMS, JSON_FILE, REPORT_HTML,
     SIZES, SUMMARY_MD,
@@ -72,13 +72,18 @@ fn every_claim_gets_a_verdict_beside_the_reference_and_the_page_loads() {
         reference_dir.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--json",
     ]);
     assert_clean_success(&run);
-    let printed = String::from_utf8_lossy(&run.stdout);
-    assert!(printed.contains("the budget is too small"), "{printed}");
+    assert!(stderr(&run).contains("the budget is too small"), "{}", stderr(&run));
 
-    let outcome: Reproduction =
+    // stdout is reproduce.json, and both pass its schema.
+    let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join(JSON_FILE)).unwrap()).unwrap();
+    let printed: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(printed, file);
+    Schemas::new().assert_valid("reproduce", "reproduce.json", &file);
+    let outcome: Reproduction = serde_json::from_value(file).unwrap();
     assert_eq!(outcome.scale.size, SIZES[0]);
     assert_eq!(outcome.scale.seeds, 2);
     assert_eq!(outcome.budget_s, 1.0);

@@ -307,3 +307,52 @@ fn a_missing_input_is_refused_before_any_terrain_runs() {
     let bad = CONFIG.replace("input = \"dem.tif\"", "input = \"nope.tif\"");
     assert_refused_before_the_device("missing-input", &bad, &["terrain.input", "nope.tif"]);
 }
+
+#[test]
+fn set_overrides_the_config_as_sweep_set_does_and_a_bad_one_is_refused_by_name() {
+    let dir = scratch("strategies", "set");
+    std::fs::copy("tests/data/jacksboro_fault_dem.tif", dir.join("dem.tif")).unwrap();
+    let config = dir.join("set.toml");
+    // Only the noise terrain, so that the run is short.
+    let noise_only = CONFIG.replace(
+        "[[terrain]]\nname = \"dem\"\ninput = \"dem.tif\"\ncell_size = [74.5, 92.6]\n",
+        "",
+    );
+    std::fs::write(&config, noise_only).unwrap();
+    let out = dir.join("out");
+    assert_clean_success(&vkerode(&[
+        "strategies",
+        config.to_str().unwrap(),
+        "--set",
+        "seeds=[7]",
+        "--set",
+        "water_per_cell=[0.01]",
+        "--set",
+        "pipes.pipes_check_every=0",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let runs = csv_rows(&out.join("strategies.csv"));
+    // One seed, one level, each strategy once.
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(runs.iter().all(|r| r["seed"] == "7"), "{runs:?}");
+    for (set, needle) in [
+        ("nosection=1", "--set nosection=1"),
+        ("fixed.size=64", "unknown section \"fixed\""),
+        ("seeds", "expected section.key=value"),
+    ] {
+        let run = vkerode(&[
+            "strategies",
+            config.to_str().unwrap(),
+            "--set",
+            set,
+            "--out",
+            dir.join("refused").to_str().unwrap(),
+        ]);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(1), "{set}: {err}");
+        assert!(err.contains(needle), "{set}: {err}");
+        assert!(!dir.join("refused").exists());
+    }
+}

@@ -77,8 +77,8 @@ fn assert_config_refused(text: &str, expected: &[&str]) {
     let out = vkerode(&[
         "sweep",
         config.to_str().unwrap(),
-        "--results",
-        results.to_str().unwrap(),
+        "--out",
+        &common::sweep_out(&results),
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "should fail: {err}");
@@ -280,8 +280,8 @@ fn an_interrupted_sweep_resumes_without_duplicate_rows() {
     let args = [
         "sweep",
         config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
+        "--out",
+        &common::sweep_out(&root),
         "--quiet",
     ];
     let mut child = vkerode_command(&args)
@@ -617,8 +617,8 @@ fn a_second_sweep_on_a_folder_in_use_is_refused_and_nothing_is_duplicated() {
         let mut args = vec![
             "sweep".to_string(),
             config.to_str().unwrap().into(),
-            "--results".into(),
-            root.to_str().unwrap().into(),
+            "--out".into(),
+            common::sweep_out(&root),
             "--quiet".into(),
         ];
         if resume {
@@ -828,15 +828,15 @@ fn every_worker_lost_says_which_points_never_ran_and_resume_empties_failed_csv()
 }
 
 #[test]
-fn an_unwritable_summary_is_refused_before_the_sweep_runs() {
+fn an_unwritable_markdown_summary_is_refused_before_the_sweep_runs() {
     let dir = scratch("summary");
     let config = small_config(&dir, "summary", "[16, 32]", QUICK);
     let root = dir.join("results");
     for summary in [dir.join("no-such-folder").join("x.md"), dir.clone()] {
-        let run = common::sweep(&config, &root, &["--summary", summary.to_str().unwrap()]);
+        let run = common::sweep(&config, &root, &["--markdown", summary.to_str().unwrap()]);
         let err = common::stderr(&run);
         assert_eq!(run.status.code(), Some(1), "{err}");
-        assert!(err.contains("--summary"), "{err}");
+        assert!(err.contains("--markdown"), "{err}");
         assert!(!root.exists(), "nothing ran: {err}");
     }
 }
@@ -1012,4 +1012,56 @@ fn a_lost_device_fails_its_point_the_other_finishes_and_resume_completes_the_set
         [0, 1, 2, 3],
         "--resume measured the lost point, once"
     );
+}
+
+#[test]
+fn out_is_the_exact_folder_and_force_replaces_it_whole_where_a_rerun_is_refused() {
+    let dir = scratch("force");
+    let config = small_config(&dir, "force", "[16]", QUICK);
+    let out = dir.join("exact");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sweep",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        vkerode(&args)
+    };
+    assert_clean_success(&run(&["--quiet"]));
+    // The folder itself, with no experiment or device folders under it.
+    assert!(out.join("points.csv").is_file() && out.join("meta.json").is_file());
+    let stale = out.join("stale.txt");
+    std::fs::write(&stale, "an earlier run's").unwrap();
+    let refused = run(&["--quiet"]);
+    let err = common::stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(err.contains("--resume") && err.contains("--force"), "{err}");
+    assert!(stale.exists(), "a refused sweep removes nothing");
+    assert_clean_success(&run(&["--force", "--quiet"]));
+    assert!(!stale.exists(), "--force replaces the folder whole");
+    let (_, rows) = read_csv(&out.join("points.csv"));
+    assert_eq!(point_indices(&rows), vec![0], "one run's rows only");
+    // --force and --resume contradict each other.
+    let both = run(&["--force", "--resume"]);
+    assert_eq!(both.status.code(), Some(2), "{}", common::stderr(&both));
+    // A folder vkerode did not make is never cleared.
+    let foreign = dir.join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("mine.txt"), "keep").unwrap();
+    let args = [
+        "sweep",
+        config.to_str().unwrap(),
+        "--out",
+        foreign.to_str().unwrap(),
+    ];
+    let refused = vkerode(&[&args[..], &["--force", "--quiet"]].concat());
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "{}",
+        common::stderr(&refused)
+    );
+    assert!(foreign.join("mine.txt").exists());
 }

@@ -514,8 +514,8 @@ fn a_thermal_sweep_records_cell_steps_bandwidth_and_its_own_columns() {
         let out = vkerode(&[
             "sweep",
             config.to_str().unwrap(),
-            "--results",
-            results.to_str().unwrap(),
+            "--out",
+            &common::sweep_out(&results),
         ]);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{name}: {err}");

@@ -15,7 +15,6 @@ the tables. Nothing here is a pass/fail check: these are measurements.
 
 import argparse
 import csv
-import glob
 import json
 import os
 import re
@@ -213,11 +212,10 @@ def one_droplet_agreement(vkerode, initial, size, out):
 def vkerode_side(vkerode, size, droplets, out, peak):
     """vkerode's sweep of the same job, and its cache microbenchmark (from `peak`, a
     `vkerode peak --out` folder, if given; else measured now)."""
-    run([vkerode, "sweep", REPO / "experiments" / "cuda-yardstick.toml", "--results",
-         out / "vkerode", "--quiet", "--set", f"fixed.size={size}",
+    run([vkerode, "sweep", REPO / "experiments" / "cuda-yardstick.toml", "--out",
+         out / "vkerode" / "sweep", "--quiet", "--set", f"fixed.size={size}",
          "--set", f"fixed.droplets={droplets}", "--set", f"fixed.batch={droplets}"])
-    points = glob.glob(str(out / "vkerode" / "cuda-yardstick" / "*" / "points.csv"))
-    with open(points[0]) as f:
+    with open(out / "vkerode" / "sweep" / "points.csv") as f:
         sweep = list(csv.DictReader(f))
     if peak is None:
         peak = out / "vkerode-peak"
@@ -308,7 +306,7 @@ def main():
     log(f"device: {device}")
 
     terrain = out / "terrain.raw"
-    run([args.vkerode, "terrain", "--size", args.size, "--seed", SEED, "--out", terrain])
+    run([args.vkerode, "terrain", "--size", args.size, "--seed", SEED, terrain])
     # int(h * scale) in float32, truncated toward zero: vkerode's Heightmap::to_fixed.
     fixed = (read_raw(terrain, args.size) * np.float32(PARAMS["scale"])).astype(np.int32)
     initial = cp.asarray(fixed)

@@ -8,10 +8,10 @@ bin=${VKERODE:-./target/release/vkerode}
 mkdir -p "$out"
 nvidia-smi -q -d CLOCK > "$out/clocks.txt" 2>&1 || true
 { nvidia-smi -lgc 1980; echo "rc=$?"; nvidia-smi -rgc; echo "rc=$?"; } > "$out/lock-test.txt" 2>&1 || true
-"$bin" sweep experiments/workgroup.toml --results "$out/fresh" --quiet \
-    --summary "$out/workgroup-summary.md" > "$out/sweep.txt" 2>&1
+"$bin" sweep experiments/workgroup.toml --out "$out/fresh/{experiment}/{device}" --quiet \
+    --markdown "$out/workgroup-summary.md" > "$out/sweep.txt" 2>&1
 "$bin" compare results/workgroup/nvidia-h200 "$out/fresh/workgroup/nvidia-h200" \
     --out "$out/compare.md" > "$out/compare.txt" 2>&1
-"$bin" sweep experiments/demo-workgroup.toml --results "$out/locked" --quiet \
+"$bin" sweep experiments/demo-workgroup.toml --out "$out/locked/{experiment}/{device}" --quiet \
     --lock-sm-clock 1980 > "$out/locked.txt" 2>&1
 tar -C "$out" -cf "$out/state-and-compare.tar" fresh locked

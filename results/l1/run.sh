@@ -53,11 +53,11 @@ wanted kernels && step kernels "$bin" kernels --variant paper,fast-skip-only,fas
     --lever none,no-shared,readonly,texel,image-atomics,image,vulkan-memory-model,robustness-off \
     --out "$dest/kernel-statistics.csv"
 wanted peak && step peak "$bin" peak --out "$root/peak/$slug"
-wanted levers && step levers "$bin" sweep experiments/levers.toml --results "$root" --quiet
-wanted image-lever && step image-lever "$bin" sweep experiments/image-lever.toml --results "$root" --quiet
+wanted levers && step levers "$bin" sweep experiments/levers.toml --out "$root/{experiment}/{device}" --quiet
+wanted image-lever && step image-lever "$bin" sweep experiments/image-lever.toml --out "$root/{experiment}/{device}" --quiet
 wanted yardstick && step yardstick python3 results/cuda/yardstick.py --vkerode "$bin" \
     --out "$root/cuda/$slug" --vkerode-peak "$root/peak/$slug"
-wanted locality && step locality "$bin" sweep experiments/locality.toml --results "$root" --quiet
-wanted locality && step locality-tiled "$bin" sweep experiments/locality-tiled.toml --results "$root" --quiet
+wanted locality && step locality "$bin" sweep experiments/locality.toml --out "$root/{experiment}/{device}" --quiet
+wanted locality && step locality-tiled "$bin" sweep experiments/locality-tiled.toml --out "$root/{experiment}/{device}" --quiet
 wanted lone-droplet && step lone-droplet lone_droplet
 gpu_state after

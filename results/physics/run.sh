@@ -16,17 +16,17 @@ mkdir -p "$out"
 for part in ${parts[@]}; do
     case $part in
     physics)
-        "$bin" sweep experiments/physics.toml --results "$out/sweeps" --quiet > "$out/physics.txt" 2>&1
+        "$bin" sweep experiments/physics.toml --out "$out/sweeps/{experiment}/{device}" --quiet > "$out/physics.txt" 2>&1
         for physics in paper corrected; do
             "$bin" erode --size 1024 --droplets 1000000 --physics "$physics" \
                 --out "$out/erode-$physics" --force > "$out/erode-$physics.txt" 2>&1
             rm -f "$out/erode-$physics"/*.tif "$out/erode-$physics"/*relief.png "$out/erode-$physics"/before_after.png
         done
-        "$bin" sweep experiments/stability.toml --results "$out/sweeps" --quiet > "$out/stability.txt" 2>&1
+        "$bin" sweep experiments/stability.toml --out "$out/sweeps/{experiment}/{device}" --quiet > "$out/stability.txt" 2>&1
         ;;
     landscape)
         for e in atomics batching stagger; do
-            "$bin" sweep "experiments/$e.toml" --results "$out/landscape" --quiet > "$out/$e.txt" 2>&1
+            "$bin" sweep "experiments/$e.toml" --out "$out/landscape/{experiment}/{device}" --quiet > "$out/$e.txt" 2>&1
         done
         ;;
     esac

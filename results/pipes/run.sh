@@ -12,7 +12,7 @@ bin=${VKERODE:-./target/release/vkerode}
 root=${1:?results root}
 part=${2:-all}
 mkdir -p "$root"
-sweep() { "$bin" sweep "experiments/$1.toml" --results "$root" --quiet; }
+sweep() { "$bin" sweep "experiments/$1.toml" --out "$root/{experiment}/{device}" --quiet; }
 if [ "$part" = sweeps ] || [ "$part" = all ]; then
     for exp in pipes pipes-tiles pipes-mapsize; do sweep "$exp"; done
     slug=$(basename "$(ls -d "$root"/pipes/*/ | head -1)")

@@ -33,11 +33,11 @@ mkdir -p "$out"
 step "$bin" devices > "$out/devices.txt"
 
 if wants sweeps; then
-step "$bin" sweep experiments/workgroup.toml --results "$out/sweeps" --quiet \
+step "$bin" sweep experiments/workgroup.toml --out "$out/sweeps/{experiment}/{device}" --quiet \
     --set 'axes.workgroup=[8,64]' > "$out/workgroup.txt" 2>&1
 step "$bin" compare results/workgroup/nvidia-h200 "$out/sweeps/workgroup/nvidia-h200" \
     --out "$out/workgroup-compare.md" > /dev/null
-step "$bin" sweep experiments/pipes.toml --results "$out/sweeps" --quiet \
+step "$bin" sweep experiments/pipes.toml --out "$out/sweeps/{experiment}/{device}" --quiet \
     --set 'axes.pipes_fusion=["fused"]' --set 'axes.pipes_packing=["f32"]' \
     --set 'axes.pipes_workgroup=["16x16"]' > "$out/pipes.txt" 2>&1
 step "$bin" compare results/pipes/nvidia-h200 "$out/sweeps/pipes/nvidia-h200" \
@@ -70,12 +70,12 @@ if wants ab; then
     for which in base new; do
         b=$bin
         [ "$which" = base ] && b=$base
-        step "$b" sweep experiments/workgroup.toml --results "$out/ab-$which" --quiet \
+        step "$b" sweep experiments/workgroup.toml --out "$out/ab-$which/{experiment}/{device}" --quiet \
             --set 'axes.workgroup=[8,64]' > "$out/ab-$which-workgroup.txt" 2>&1
-        step "$b" sweep experiments/pipes.toml --results "$out/ab-$which" --quiet \
+        step "$b" sweep experiments/pipes.toml --out "$out/ab-$which/{experiment}/{device}" --quiet \
             --set 'axes.pipes_fusion=["fused"]' --set 'axes.pipes_packing=["f32"]' \
             --set 'axes.pipes_workgroup=["16x16"]' > "$out/ab-$which-pipes.txt" 2>&1
-        step "$b" sweep results/redesign-22/physics-ab.toml --results "$out/ab-$which" --quiet \
+        step "$b" sweep results/redesign-22/physics-ab.toml --out "$out/ab-$which/{experiment}/{device}" --quiet \
             > "$out/ab-$which-physics.txt" 2>&1
     done
     for exp in workgroup pipes physics-ab; do
@@ -88,7 +88,7 @@ if wants deterministic; then
     for which in base new; do
         b=$bin
         [ "$which" = base ] && b=$base
-        step "$b" sweep results/redesign-22/deterministic-ab.toml --results "$out/ab-$which" --quiet \
+        step "$b" sweep results/redesign-22/deterministic-ab.toml --out "$out/ab-$which/{experiment}/{device}" --quiet \
             > "$out/ab-$which-deterministic.txt" 2>&1
     done
     step "$bin" compare "$out/ab-base/deterministic-ab/nvidia-h200" \
@@ -96,16 +96,16 @@ if wants deterministic; then
 fi
 
 if wants thermal; then
-    step "$bin" sweep experiments/thermal.toml --results "$out/sweeps" --quiet > "$out/thermal.txt" 2>&1
+    step "$bin" sweep experiments/thermal.toml --out "$out/sweeps/{experiment}/{device}" --quiet > "$out/thermal.txt" 2>&1
 fi
 
 if wants grids; then
-    step "$bin" sweep experiments/pipes.toml --results "$out/grids" --quiet \
+    step "$bin" sweep experiments/pipes.toml --out "$out/grids/{experiment}/{device}" --quiet \
         --set 'axes.pipes_fusion=["fused"]' --set 'axes.pipes_packing=["f32"]' \
         --set 'axes.pipes_workgroup=["16x16"]' > "$out/grids-pipes.txt" 2>&1
     step "$bin" compare results/redesign-22/session-2/ab-new/pipes/nvidia-h200 \
         "$out/grids/pipes/nvidia-h200" --out "$out/grids-pipes.md" > /dev/null
-    step "$bin" sweep experiments/thermal.toml --results "$out/grids" --quiet \
+    step "$bin" sweep experiments/thermal.toml --out "$out/grids/{experiment}/{device}" --quiet \
         --set 'axes.thermal_fusion=["none"]' --set 'axes.thermal_workgroup=["32x8"]' \
         > "$out/grids-thermal.txt" 2>&1
     step "$bin" compare results/thermal/nvidia-h200 "$out/grids/thermal/nvidia-h200" \

@@ -16,19 +16,23 @@ use vkerode::experiment::report::baseline::{check_name as check_baseline_name, B
 use vkerode::experiment::report::noise::{DEFAULT_THRESHOLD, RERUN_NOISE_FILE};
 use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
 use vkerode::experiment::reproduce;
+use vkerode::experiment::results::Existing;
 use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
-use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions};
+use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions, Verbosity, DEFAULT_OUT};
 use vkerode::experiment::{Engine, InputError, InputUnits, TerrainSource};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 
+/// The command line's one grammar, shown by `vkerode --help` and docs/cli.md.
+const GRAMMAR: &str = "Outputs: --out DIR is always a folder, on every command that writes several files (erode, sweep, strategies, peak, equivalence, merge, plot, docs). Commands that write their folder whole refuse one that holds files unless --force (sweep: --resume continues it instead); plot adds its two charts to the folder. A single file gets a flag named for its kind (--markdown FILE.md, --html FILE.html, --csv FILE.csv), or a positional OUTPUT where writing it is the command's whole job (terrain, convert). --set SECTION.KEY=VALUE overrides a key of the config a command loads (sweep, strategies, equivalence). --quiet and --verbose go with every command; the device flags (--device, --validate, --max-submission-ms) with the commands that open a device.";
+
 /// A Vulkan compute research harness for GPU hydraulic erosion.
 #[derive(Parser)]
-#[command(version, about, long_about = None)]
+#[command(version, about, long_about = None, after_long_help = GRAMMAR)]
 pub struct Cli {
     #[command(flatten)]
-    pub gpu: GpuArgs,
+    pub verbosity: VerbosityArgs,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -37,9 +41,9 @@ pub struct Cli {
 pub struct ReportArgs {
     /// The results folder (or its points.csv).
     pub results: PathBuf,
-    /// Also write the table to this file.
+    /// Also write the table to this markdown file.
     #[arg(long, value_name = "FILE.md")]
-    pub out: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
     /// Also write one self-contained HTML page (no network, no scripts): provenance and
     /// clocks, the points table, a throughput chart against each numeric axis (inline
     /// SVG), the folder's pictures, the config, and verdicts against --baseline.
@@ -60,22 +64,46 @@ pub struct ReportArgs {
     pub json: bool,
 }
 
+/// How much the commands print, for every command. Results, warnings and errors print
+/// whatever is chosen.
+#[derive(Args)]
+pub struct VerbosityArgs {
+    /// Print only results, warnings and errors: no progress bars, no informational lines.
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more detail: how the device was chosen, each sweep point's repetitions and
+    /// median, each split erode run's submissions, each strategies run.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+}
+
+/// The device flags, on the commands that open a device (and only those).
 #[derive(Args)]
 pub struct GpuArgs {
     /// Device to run on: an index from `vkerode devices` or a name substring.
     /// Default: the first discrete GPU, else integrated, else CPU (lavapipe).
-    #[arg(long, global = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     device: Option<String>,
     /// Turn on the Khronos validation layer with synchronization validation
     /// (also VKERODE_VALIDATE=1).
-    #[arg(long, global = true)]
+    #[arg(long)]
     validate: bool,
     /// The longest one GPU submission is expected to run, in ms: droplet runs are split
     /// into more submissions (by the measured rate) to stay under desktop OS watchdogs
     /// (Windows kills a submission after about 2 s).
-    #[arg(long, global = true, default_value_t = DEFAULT_MAX_SUBMISSION_MS,
+    #[arg(long, default_value_t = DEFAULT_MAX_SUBMISSION_MS,
           value_parser = clap::value_parser!(u32).range(1..))]
     max_submission_ms: u32,
+}
+
+impl VerbosityArgs {
+    pub fn level(&self) -> Verbosity {
+        match (self.quiet, self.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (false, true) => Verbosity::Verbose,
+            (false, false) => Verbosity::Normal,
+        }
+    }
 }
 
 impl GpuArgs {
@@ -95,27 +123,31 @@ pub enum Command {
         /// Print the devices as one JSON document on stdout (docs/schemas/).
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        gpu: GpuArgs,
     },
     /// Generate erosion-noise terrain and write it as a heightmap file.
     Terrain {
         #[command(flatten)]
         terrain: NoiseSettings,
         /// Output heightmap (.tif, .png or .raw; see --format).
-        #[arg(long)]
-        out: PathBuf,
+        output: PathBuf,
         /// Output format. Default: from the file name's extension.
         #[arg(long, value_enum)]
         format: Option<HeightFormat>,
         /// Use the CPU port instead of the GPU shader.
         #[arg(long)]
         cpu: bool,
+        #[command(flatten)]
+        gpu: GpuArgs,
     },
     /// Generate terrain (or read --input), erode it with a strategy (--algorithm: the
     /// paper's droplets by default, or the virtual pipes), and write the heightmaps,
     /// pictures and timings.
     Erode(Box<ErodeArgs>),
     /// Run an experiment config (experiments/*.toml): every point of its sweep,
-    /// measured with GPU timestamps and recorded in results/<experiment>/<device>/.
+    /// measured with GPU timestamps and recorded in its --out folder
+    /// (results/<experiment>/<device>/ by default).
     Sweep(SweepArgs),
     /// Strategies compared by dose: each strategy a config names a table for, on each of
     /// its terrains (experiments/strategies.toml), over its seeds, at each level of
@@ -130,6 +162,12 @@ pub enum Command {
         /// Replace the folder whole if it already holds files (by default it is refused).
         #[arg(long)]
         force: bool,
+        /// Override a setting of the config, e.g. `--set seeds=[1]`,
+        /// `--set measure.min_reps=3`, `--set pipes.pipes_dt=0.01` (values in TOML).
+        #[arg(long = "set", value_name = "[SECTION.]KEY=VALUE")]
+        overrides: Vec<String>,
+        #[command(flatten)]
+        gpu: GpuArgs,
     },
     /// The paper's claims on this device, in one command: a suite sized to --budget
     /// measures each (workgroup size, batched spawning, staggered dispatch, fixed-point
@@ -158,6 +196,8 @@ pub enum Command {
         /// the other lines on stderr.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        gpu: GpuArgs,
     },
     /// List the driver's compiler statistics (registers, binary size, stack, local and
     /// shared memory on NVIDIA) of droplet kernel variants at given workgroup sizes.
@@ -234,9 +274,14 @@ pub enum Command {
 pub struct SweepArgs {
     /// The experiment config.
     pub config: PathBuf,
-    /// Root folder of results.
-    #[arg(long, default_value = "results")]
-    pub results: PathBuf,
+    /// The results folder (with --shard, its shard-i-of-n/ subfolder). {experiment} and
+    /// {device} in it are replaced by the config's name and the device's (as a folder
+    /// name).
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_OUT)]
+    pub out: PathBuf,
+    /// Replace the folder whole if it already holds results (by default it is refused).
+    #[arg(long, conflicts_with = "resume")]
+    pub force: bool,
     /// Continue an interrupted sweep: skip the points already recorded.
     #[arg(long)]
     pub resume: bool,
@@ -244,9 +289,6 @@ pub struct SweepArgs {
     /// a sweep split over GPUs or jobs. `vkerode merge` joins the parts.
     #[arg(long)]
     pub shard: Option<Shard>,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
     /// Override a setting of the config, e.g. `--set fixed.size=1024`,
     /// `--set axes.workgroup=[32,64]`, `--set measure.max_reps=10` (values in TOML).
     /// Overrides are part of the recorded config.
@@ -265,9 +307,9 @@ pub struct SweepArgs {
     /// needs the permission to set clocks). The clocks policy is recorded in meta.json.
     #[arg(long, value_name = "MHZ")]
     pub lock_sm_clock: Option<u32>,
-    /// Also write the closing table of points (markdown) to this file.
+    /// Also write the closing table of points to this markdown file.
     #[arg(long, value_name = "FILE.md")]
-    pub summary: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
     /// When the GPU fails a point (out of memory, for one): record it in failed.csv and
     /// go on (`skip`), or stop there (`stop`). A lost device stops its worker (the whole
     /// sweep on one device).
@@ -286,6 +328,8 @@ pub struct SweepArgs {
     /// the other lines on stderr.
     #[arg(long, conflicts_with = "dry_run")]
     pub json: bool,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 /// The devices of `sweep --devices`.
@@ -319,12 +363,16 @@ impl SweepArgs {
         }
     }
 
-    pub fn options(&self) -> SweepOptions {
+    pub fn options(&self, verbosity: Verbosity) -> SweepOptions {
         SweepOptions {
-            results_root: self.results.clone(),
-            resume: self.resume,
+            out: self.out.clone(),
+            existing: match (self.resume, self.force) {
+                (true, _) => Existing::Resume,
+                (false, true) => Existing::Replace,
+                (false, false) => Existing::Refuse,
+            },
             shard: self.shard,
-            quiet: self.quiet,
+            verbosity,
             lock_sm_mhz: self.lock_sm_clock,
             on_point_error: self.on_point_error,
             replicate: self.replicate,
@@ -350,9 +398,12 @@ pub struct ReproduceArgs {
     /// Replace --out whole if it already holds files (by default it is refused).
     #[arg(long)]
     pub force: bool,
-    /// No progress bars.
+    /// Print reproduce.json as one JSON document on stdout (docs/schemas/), the other
+    /// lines on stderr.
     #[arg(long)]
-    pub quiet: bool,
+    pub json: bool,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 /// A duration in seconds: a number, or one with `s`, `m` or `h`.
@@ -395,9 +446,9 @@ pub struct CompareArgs {
     /// The noise threshold in percent (help from `threshold_help`).
     #[arg(long, value_name = "PERCENT", value_parser = parse_threshold, help = threshold_help())]
     pub threshold: Option<f64>,
-    /// Also write the markdown table to this file.
+    /// Also write the table to this markdown file.
     #[arg(long, value_name = "FILE.md")]
-    pub out: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
     /// Exit with status 3 when a point is "slower" and its whole interval lies more than
     /// PERCENT above 1 too (at or below the threshold: any "slower" point).
     #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
@@ -424,12 +475,14 @@ pub struct KernelsArgs {
     pub spawn: SpawnMode,
     #[arg(long, value_enum, default_value_t = DropletSettings::DEFAULT.spirv)]
     pub spirv: SpirvBuild,
-    /// Also write the statistics as CSV, one row per statistic.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// Also write the statistics to this CSV file, one row per statistic.
+    #[arg(long, value_name = "FILE.csv")]
+    pub csv: Option<PathBuf>,
     /// Print the statistics as one JSON document on stdout (docs/schemas/), the other lines on stderr.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
 }
 
 impl KernelsArgs {
@@ -462,15 +515,22 @@ pub struct PlotArgs {
     /// Only rows where COLUMN equals VALUE ("phases=4"); may be repeated.
     #[arg(long = "where", value_name = "COLUMN=VALUE", value_parser = parse_filter)]
     pub filters: Vec<(String, String)>,
-    /// Output path; .png and .svg are written.
-    #[arg(long)]
+    /// Output folder: NAME.png and NAME.svg are written into it (other files in it stay).
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// The charts' file name without extension. Default: Y-by-X, as
+    /// steps_per_s-by-workgroup.
+    #[arg(long, value_name = "STEM", value_parser = parse_file_stem)]
+    pub name: Option<String>,
 }
 
 impl PlotArgs {
     pub fn request(self) -> PlotRequest {
+        let name = self
+            .name
+            .unwrap_or_else(|| plot::default_name(&self.y, &self.x));
         PlotRequest {
-            out: plot::stem(&self.out),
+            out: self.out.join(name),
             csvs: self.csvs,
             x: self.x,
             y: self.y,
@@ -583,6 +643,8 @@ pub struct ErodeArgs {
     /// other lines on stderr.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
     /// The settings' keys given on the command line rather than defaulted
     /// ([`ErodeArgs::given_in`]).
     #[arg(skip)]
@@ -678,6 +740,12 @@ pub struct EquivalenceArgs {
     /// the other lines on stderr.
     #[arg(long)]
     pub json: bool,
+    /// Override a setting of the config, e.g. `--set fixed.size=128`,
+    /// `--set equivalence.seeds=5` (values in TOML); needs a config.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE", requires = "config")]
+    pub overrides: Vec<String>,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
     /// The settings' keys given on the command line.
     #[arg(skip)]
     pub given: Vec<String>,
@@ -698,6 +766,17 @@ impl EquivalenceArgs {
         self.given = given(RunSettings::keys());
         self.options_given = given(vkerode::erosion::keys::keys_of::<EquivalenceOptions>());
         self
+    }
+}
+
+/// `plot --name`: one file name, with no folder (--out's) and no extension (.png and
+/// .svg are added).
+fn parse_file_stem(text: &str) -> Result<String, String> {
+    match !text.is_empty() && !text.contains(['/', '\\', '.']) {
+        true => Ok(text.to_string()),
+        false => Err(format!(
+            "{text:?} is not a file name without folder or extension (--out gives the folder; .png and .svg are added)"
+        )),
     }
 }
 

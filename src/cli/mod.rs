@@ -13,6 +13,8 @@ use anyhow::{Context as _, Result};
 
 use vkerode::gpu::{Context, ContextOptions};
 
+pub use print::set_verbosity;
+
 /// A failure that ends the process with its own exit status (not the usual 1).
 #[derive(Debug)]
 pub struct ExitStatus {
@@ -32,7 +34,8 @@ impl std::error::Error for ExitStatus {}
 pub fn open_device(options: &ContextOptions) -> Result<Arc<Context>> {
     let ctx = Context::new(options).context("setting up the Vulkan device")?;
     let info = ctx.info();
-    say!(
+    detail!("{}", device_choice(options));
+    note!(
         "device: {} ({}), driver {} {}, Vulkan {}",
         info.name,
         info.device_type,
@@ -41,4 +44,16 @@ pub fn open_device(options: &ContextOptions) -> Result<Arc<Context>> {
         info.api_version
     );
     Ok(ctx)
+}
+
+/// Why `--verbose` says the device was chosen.
+fn device_choice(options: &ContextOptions) -> String {
+    match &options.device {
+        Some(given) => {
+            format!("device chosen by --device {given} (an index, else a name substring)")
+        }
+        None => {
+            "device chosen by default: the first discrete GPU, else integrated, else CPU".into()
+        }
+    }
 }

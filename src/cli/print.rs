@@ -13,8 +13,6 @@ macro_rules! say {
     }};
 }
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 /// Set by a command's `--json`: stdout then carries one JSON document and nothing else.
 static JSON_ON_STDOUT: AtomicBool = AtomicBool::new(false);
 
@@ -44,7 +42,30 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("printing the JSON document: {e}"))
 }
 
+/// An informational line (`say!` unless --quiet): what is being done, files written.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        if $crate::cli::print::informing() {
+            say!($($arg)*);
+        }
+    }};
+}
+
+/// A line of detail that only --verbose prints.
+macro_rules! detail {
+    ($($arg:tt)*) => {{
+        if $crate::cli::print::verbosity() == vkerode::experiment::sweep::Verbosity::Verbose {
+            say!($($arg)*);
+        }
+    }};
+}
+
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use vkerode::experiment::sweep::Verbosity;
 
 use vkerode::terrain::files::write_atomically;
 
@@ -53,6 +74,60 @@ use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use vkerode::probes::kernels::KernelStatistics;
 use vkerode::terrain::formats::Dem;
 use vkerode::terrain::units::{CellSizeSource, GridUnits};
+
+/// The command line's --quiet or --verbose, set once by `main` before any command runs.
+static VERBOSITY: AtomicU8 = AtomicU8::new(1);
+
+pub fn set_verbosity(verbosity: Verbosity) {
+    let level = match verbosity {
+        Verbosity::Quiet => 0,
+        Verbosity::Normal => 1,
+        Verbosity::Verbose => 2,
+    };
+    VERBOSITY.store(level, Ordering::Relaxed);
+}
+
+pub fn verbosity() -> Verbosity {
+    match VERBOSITY.load(Ordering::Relaxed) {
+        0 => Verbosity::Quiet,
+        1 => Verbosity::Normal,
+        _ => Verbosity::Verbose,
+    }
+}
+
+/// Whether informational lines and progress bars are shown (not under --quiet).
+pub fn informing() -> bool {
+    verbosity() != Verbosity::Quiet
+}
+
+/// A progress bar of `len` steps on stderr, `unit` after its count: hidden under --quiet
+/// and, by indicatif, where stderr is not a terminal. Lines printed through
+/// [`bar_line`] go above it.
+pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
+    if !informing() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    let template = format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit}, ETA {{eta}}");
+    bar.set_style(
+        ProgressStyle::with_template(&template)
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    // Redrawn on its own while a long step runs, so the elapsed time moves.
+    if !bar.is_hidden() {
+        bar.enable_steady_tick(Duration::from_millis(250));
+    }
+    bar
+}
+
+/// A result line printed while `bar` is drawn: above it, or plainly where it is hidden.
+pub fn bar_line(bar: &ProgressBar, line: &str) {
+    match bar.is_hidden() {
+        true => say!("{line}"),
+        false => bar.println(line),
+    }
+}
 
 pub fn print_device(d: &DeviceInfo) {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
@@ -156,7 +231,11 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
             say!(
                 "GPU time: {ms:.3} ms (timestamps); wall time {:.3} ms",
                 f.wall_ms
-            )
+            );
+            // The wall time spans the GPU work, so this is the timestamps' fault.
+            if ms > f.wall_ms {
+                eprintln!("warning: the GPU time is longer than the wall time around it, which cannot be: this device's timestamps are not to be trusted");
+            }
         }
         (TimeSource::WallClock, _) => eprintln!(
             "warning: this device has no timestamps; timing falls back to wall clock: {:.3} ms",
@@ -299,6 +378,6 @@ pub fn write_text(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
 
 pub fn say_wrote(files: impl IntoIterator<Item = std::path::PathBuf>) {
     for file in files {
-        say!("wrote {}", file.display());
+        note!("wrote {}", file.display());
     }
 }

@@ -54,6 +54,9 @@ pub struct CommandStream {
     /// recording is split further than before.
     cmds: Vec<vk::CommandBuffer>,
     fence: vk::Fence,
+    /// One fence per submission but the last, made when a context's observer first
+    /// needs them: each is waited on and told while the later submissions run.
+    observed: Vec<vk::Fence>,
 }
 
 impl CommandStream {
@@ -70,6 +73,7 @@ impl CommandStream {
             pool,
             cmds: Vec::new(),
             fence: vk::Fence::null(),
+            observed: Vec::new(),
         };
         stream.cmds.push(allocate_command_buffer(ctx, pool)?);
         // SAFETY: valid create info on a live device.
@@ -116,37 +120,75 @@ impl CommandStream {
         if let Some(error) = recorder.error {
             return Err(error);
         }
+        let observer = ctx.submission_observer();
+        if observer.is_some() {
+            make_fences(ctx, &mut self.observed, used - 1)?;
+        }
         let started = Instant::now();
         let (last, earlier) = self.cmds[..used].split_last().expect("one buffer at least");
+        let fences = match &observer {
+            Some(_) => &self.observed[..earlier.len()],
+            None => &[],
+        };
+        let fence_of = |i: usize| fences.get(i).copied().unwrap_or(vk::Fence::null());
         let waited = earlier
             .iter()
-            .try_for_each(|&cmd| ctx.submit(cmd, vk::Fence::null()))
+            .enumerate()
+            .try_for_each(|(i, &cmd)| ctx.submit(cmd, fence_of(i)))
             .and_then(|()| ctx.submit(*last, self.fence))
-            .and_then(|()| self.wait())
+            .and_then(|()| {
+                // Every submission is queued already: waiting here holds up no GPU work.
+                if let Some(observe) = &observer {
+                    for (i, &fence) in fences.iter().enumerate() {
+                        self.wait_for(fence)?;
+                        observe(i + 1, used);
+                    }
+                }
+                self.wait_for(self.fence)
+            })
             .map(|()| started.elapsed());
+        if let (Some(observe), Ok(_)) = (&observer, &waited) {
+            observe(used, used);
+        }
         if waited.is_err() {
             // The submissions may still run: let nothing they use be freed under them.
             let _ = ctx.wait_idle();
         }
-        // SAFETY: the fence is not in use by a pending submission (waited on above).
+        // SAFETY: the fences are not in use by a pending submission (waited on above,
+        // or the device is idle).
         unsafe { ctx.reset_fences(&[self.fence]) }.during("vkResetFences")?;
+        if observer.is_some() && !fences.is_empty() {
+            // SAFETY: as above.
+            unsafe { ctx.reset_fences(fences) }.during("vkResetFences")?;
+        }
         waited
     }
 
-    fn wait(&self) -> GpuResult<()> {
+    fn wait_for(&self, fence: vk::Fence) -> GpuResult<()> {
         let timeout = GpuError::Timeout {
             call: "vkWaitForFences",
             seconds: SUBMISSION_TIMEOUT.as_secs(),
         };
         let nanos = SUBMISSION_TIMEOUT.as_nanos() as u64;
         // SAFETY: the fence belongs to this device and was just submitted with.
-        match unsafe { self.ctx.wait_for_fences(&[self.fence], true, nanos) } {
+        match unsafe { self.ctx.wait_for_fences(&[fence], true, nanos) } {
             Err(vk::Result::TIMEOUT) => Err(timeout),
             Err(e) => Err(super::error::from_vk("vkWaitForFences", e)),
             Ok(()) if self.ctx.faults().times_out() => Err(timeout),
             Ok(()) => Ok(()),
         }
     }
+}
+
+/// Makes fences until `fences` holds `count`, for an observer's submissions.
+fn make_fences(ctx: &Context, fences: &mut Vec<vk::Fence>, count: usize) -> GpuResult<()> {
+    while fences.len() < count {
+        // SAFETY: valid create info on a live device.
+        let fence = unsafe { ctx.create_fence(&vk::FenceCreateInfo::default(), None) }
+            .during("vkCreateFence")?;
+        fences.push(fence);
+    }
+    Ok(())
 }
 
 fn allocate_command_buffer(ctx: &Context, pool: vk::CommandPool) -> GpuResult<vk::CommandBuffer> {
@@ -168,6 +210,9 @@ impl Drop for CommandStream {
         // SAFETY: the device is idle, so neither the fence nor the pool is in use.
         unsafe {
             self.ctx.destroy_fence(self.fence, None);
+            for &fence in &self.observed {
+                self.ctx.destroy_fence(fence, None);
+            }
             self.ctx.destroy_command_pool(self.pool, None);
         }
     }

@@ -27,6 +27,9 @@ pub struct ContextOptions {
     pub max_submission_ms: Option<u32>,
 }
 
+/// What [`Context::observe_submissions`] tells: submissions done, of how many.
+pub type SubmissionObserver = Arc<dyn Fn(usize, usize) + Send + Sync>;
+
 /// Half of Windows' 2 s GPU watchdog (TDR): a submission expected to run longer is
 /// split, so that a desktop GPU's OS does not kill it.
 pub const DEFAULT_MAX_SUBMISSION_MS: u32 = 1000;
@@ -153,6 +156,8 @@ pub struct Context {
     allocator: ManuallyDrop<Mutex<Allocator>>,
     faults: FaultPlan,
     max_submission: std::time::Duration,
+    /// Told as each submission of a split recording completes ([`Context::observe_submissions`]).
+    observer: Mutex<Option<SubmissionObserver>>,
     // Declared last: dropped after `Drop::drop` has destroyed the device.
     owner: InstanceOwner,
 }
@@ -214,6 +219,7 @@ impl Context {
                     .max_submission_ms
                     .unwrap_or(DEFAULT_MAX_SUBMISSION_MS),
             )),
+            observer: Mutex::new(None),
             owner,
         }))
     }
@@ -245,6 +251,23 @@ impl Context {
     /// [`ContextOptions::max_submission_ms`]).
     pub fn max_submission(&self) -> std::time::Duration {
         self.max_submission
+    }
+
+    /// Has `observer` told, from now on, of each submission every [`CommandStream`]
+    /// of this context completes: `(done, of)` for the submissions of one recording,
+    /// heard on the host while the later ones run (the GPU never waits for it). `None`
+    /// stops it.
+    ///
+    /// [`CommandStream`]: super::CommandStream
+    pub fn observe_submissions(&self, observer: Option<SubmissionObserver>) {
+        *self.observer.lock().unwrap_or_else(|e| e.into_inner()) = observer;
+    }
+
+    pub(crate) fn submission_observer(&self) -> Option<SubmissionObserver> {
+        self.observer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub(crate) fn faults(&self) -> &FaultPlan {

@@ -158,7 +158,8 @@ pub struct LatencyPoint {
     pub shared_bytes: u32,
     pub working_set_bytes: u64,
     /// None where the chase of twice the loads was not slower than the chase of the
-    /// loads: the difference is below what the timer resolves, and 0 would be a latency.
+    /// loads (the difference is below what the timer resolves, and 0 would be a
+    /// latency), or where it came out under one clock cycle (`measure_cache`).
     pub latency_ns: Option<f64>,
     /// Loads timed: the difference between the two runs' step counts.
     pub steps: u32,

@@ -12,6 +12,7 @@ use super::atomic::{AtomicProbe, CopyProbe, CopyRate};
 use super::cache::{
     BandwidthPoint, CacheProbe, CacheProbeSize, ChasePath, LatencyPoint, StreamScope,
 };
+use super::gpu_state::GpuMonitor;
 use super::ProbeError;
 use crate::erosion::droplets::ATOMICS_PER_STEP;
 use crate::gpu::{Context, DeviceInfo};
@@ -212,24 +213,79 @@ pub fn measure_copy(ctx: &Arc<Context>) -> Result<CopyRate, ProbeError> {
     CopyProbe::new(ctx)?.measure(bytes, groups, reps)
 }
 
+/// The working sets of the device's cache microbenchmark.
+fn cache_working_sets(info: &DeviceInfo) -> Vec<u64> {
+    CacheProbeSize::for_device(info.is_cpu()).working_sets(info.max_storage_buffer_range)
+}
+
 /// The cache microbenchmark over every working set the device's SSBOs can hold,
-/// `progress` told of each set as it is measured.
+/// `progress` told after each set is measured. A latency under `shortest_ns` (one
+/// clock cycle: [`shortest_latency`]) is left unresolved: no load is that fast.
 pub fn measure_cache(
     ctx: &Arc<Context>,
+    shortest_ns: f64,
     mut progress: impl FnMut(u64),
 ) -> Result<(Vec<LatencyPoint>, Vec<BandwidthPoint>), ProbeError> {
     let info = ctx.info();
     let probe = CacheProbe::new(ctx, CacheProbeSize::for_device(info.is_cpu()))?;
     let mut latency = Vec::new();
     let mut bandwidth = Vec::new();
-    for bytes in probe.size().working_sets(info.max_storage_buffer_range) {
-        progress(bytes);
-        latency.extend(probe.latency(bytes)?);
+    for bytes in cache_working_sets(info) {
+        latency.extend(probe.latency(bytes)?.into_iter().map(|mut point| {
+            point.latency_ns = point.latency_ns.filter(|&ns| ns >= shortest_ns);
+            point
+        }));
         for scope in [StreamScope::PerSm, StreamScope::Device] {
             bandwidth.extend(probe.bandwidth(bytes, scope)?);
         }
+        progress(bytes);
     }
     Ok((latency, bandwidth))
+}
+
+/// The shortest latency a load can have on the device, in ns, and where it comes from:
+/// one cycle of its fastest SM clock where NVML knows it, else one tick of its
+/// timestamps (what the timer cannot resolve below).
+pub fn shortest_latency(info: &DeviceInfo) -> (f64, String) {
+    match GpuMonitor::for_device(info).and_then(|m| m.max_sm_mhz()) {
+        Some(mhz) if mhz > 0 => (
+            1e3 / f64::from(mhz),
+            format!("one cycle of the {mhz} MHz SM clock"),
+        ),
+        _ => (
+            f64::from(info.timestamp_period_ns),
+            "one timestamp tick".into(),
+        ),
+    }
+}
+
+/// What `vkerode peak` tells as it goes: a line of its report, or that `done` of its
+/// `total` probes are measured.
+pub enum PeakEvent {
+    Line(String),
+    Probe { done: usize, total: usize },
+}
+
+/// Tells the events of one `vkerode peak`, counting its probes.
+struct Teller<'t> {
+    tell: &'t mut dyn FnMut(PeakEvent),
+    done: usize,
+    total: usize,
+}
+
+impl Teller<'_> {
+    fn line(&mut self, line: String) {
+        (self.tell)(PeakEvent::Line(line));
+    }
+
+    /// One more probe measured.
+    fn step(&mut self) {
+        self.done += 1;
+        (self.tell)(PeakEvent::Probe {
+            done: self.done,
+            total: self.total,
+        });
+    }
 }
 
 /// The cache microbenchmark as a table: one row per working set, the latency of each
@@ -307,48 +363,64 @@ fn human_bytes(bytes: u64) -> String {
 pub fn measure_peaks(
     ctx: &Arc<Context>,
     cache_only: bool,
-    mut say: impl FnMut(String),
+    mut tell: impl FnMut(PeakEvent),
 ) -> Result<(PeakTable, PathBuf), ProbeError> {
     let info = ctx.info();
+    let atomic_probes = match cache_only {
+        true => 0,
+        false => RANDOM_FOOTPRINTS.len() + WALK_SIDES.len(),
+    };
+    let mut teller = Teller {
+        tell: &mut tell,
+        done: 0,
+        total: atomic_probes + 1 + cache_working_sets(info).len(),
+    };
     let mut table = if cache_only {
         load_cached(info).unwrap_or_else(|| PeakTable::empty(info))
     } else {
-        atomic_peaks(ctx, &mut say)?
+        atomic_peaks(ctx, &mut teller)?
     };
     let copy = measure_copy(ctx)?;
-    say(format!(
+    teller.line(format!(
         "streaming copy of {} MiB: {:.1} GB/s read + written (the grid kernels' bandwidth ceiling)",
         copy.buffer_bytes >> 20,
         copy.bytes_per_s / 1e9
     ));
+    teller.step();
     table.copy = Some(copy);
-    let (latency, bandwidth) = measure_cache(ctx, |_| {})?;
+    let (shortest_ns, clock) = shortest_latency(info);
+    let (latency, bandwidth) = measure_cache(ctx, shortest_ns, |_| teller.step())?;
     cache_report(&latency, &bandwidth, info.is_cpu())
         .into_iter()
-        .for_each(&mut say);
+        .for_each(|line| teller.line(line));
+    teller.line(format!(
+        "  (-: unresolved: the longer chase was not slower, or came out under {clock} ({shortest_ns:.2} ns), faster than any load)"
+    ));
     table.cache_latency = latency;
     table.cache_bandwidth = bandwidth;
     let cached = save_cached(info, &table)?;
     Ok((table, cached))
 }
 
-fn atomic_peaks(ctx: &Arc<Context>, say: &mut impl FnMut(String)) -> Result<PeakTable, ProbeError> {
+fn atomic_peaks(ctx: &Arc<Context>, teller: &mut Teller) -> Result<PeakTable, ProbeError> {
     let probe = PeakProbe::new(ctx)?;
     let mut table = PeakTable::empty(ctx.info());
-    say("random-address atomicAdd (int):".into());
-    say(format!(
+    teller.line("random-address atomicAdd (int):".into());
+    teller.line(format!(
         "  {:>12} {:>14} {:>14}",
         "addresses", "footprint", "G atomics/s"
     ));
     for addresses in RANDOM_FOOTPRINTS {
         if !probe.fits(u64::from(addresses)) {
-            say(format!(
+            teller.line(format!(
                 "  {addresses:>12}   does not fit this device's maxStorageBufferRange"
             ));
+            teller.step();
             continue;
         }
         let r = probe.random(addresses)?;
-        say(format!(
+        teller.step();
+        teller.line(format!(
             "  {:>12} {:>11} KiB {:>14.2}",
             addresses,
             r.footprint_bytes / 1024,
@@ -356,20 +428,22 @@ fn atomic_peaks(ctx: &Arc<Context>, say: &mut impl FnMut(String)) -> Result<Peak
         ));
         table.random.push(r);
     }
-    say("droplet-shaped walks (30 unit steps, 2x2 atomicAdd per step):".into());
-    say(format!(
+    teller.line("droplet-shaped walks (30 unit steps, 2x2 atomicAdd per step):".into());
+    teller.line(format!(
         "  {:>8} {:>12} {:>16} {:>14}",
         "map", "footprint", "G walk-steps/s", "G atomics/s"
     ));
     for side in WALK_SIDES {
         if !probe.fits(u64::from(side).pow(2)) {
-            say(format!(
+            teller.line(format!(
                 "  {side:>8}   does not fit this device's maxStorageBufferRange"
             ));
+            teller.step();
             continue;
         }
         let w = probe.walk(side)?;
-        say(format!(
+        teller.step();
+        teller.line(format!(
             "  {:>8} {:>8} MiB {:>16.2} {:>14.2}",
             format!("{side}²"),
             w.footprint_bytes >> 20,

@@ -93,6 +93,11 @@ impl GpuMonitor {
         })
     }
 
+    /// The SM clock's maximum in MHz (its fastest, so its shortest cycle).
+    pub fn max_sm_mhz(&self) -> Option<u32> {
+        self.device()?.max_clock_info(Clock::SM).ok()
+    }
+
     /// How the clocks are governed: locked by vkerode, or boost up to the maximum, with
     /// the applications clock where the driver reports one.
     pub fn clocks_policy(&self) -> String {

@@ -231,6 +231,9 @@ pub fn cli_reference(cli: &clap::Command) -> String {
         out,
         "{about}. Every command also takes the global flags below; `vkerode <command> --help` prints the same.\n"
     );
+    if let Some(grammar) = cli.get_after_long_help() {
+        let _ = writeln!(out, "{grammar}\n");
+    }
     out.push_str("## Global flags\n\n");
     let globals: Vec<&clap::Arg> = cli.get_arguments().filter(|a| a.is_global_set()).collect();
     flags(&mut out, &globals);
@@ -538,7 +541,7 @@ pub fn experiments_index(dir: &Path) -> Result<String, ConfigError> {
         let equivalence =
             toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.contains_key(EQUIVALENCE_TABLE));
         let (kind, description, shape) = if equivalence {
-            let plan = Plan::load(&path, &EquivalenceOptions::default(), &[], true)?;
+            let plan = Plan::load(&path, &[], &EquivalenceOptions::default(), &[], true)?;
             let labels: Vec<&str> = plan.variants.iter().map(|v| v.label.as_str()).collect();
             (
                 "equivalence",

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::json::json_fields;
 use crate::experiment::equivalence::EquivalenceReport;
 use crate::experiment::report::{CompareReport, ReportRow, SweepReport};
+use crate::experiment::reproduce::Reproduction;
 use crate::experiment::results::Meta;
 use crate::experiment::ErodeReport;
 use crate::gpu::DeviceInfo;
@@ -43,6 +44,10 @@ pub fn json_schemas() -> Vec<JsonSchemaDoc> {
         output_schema::<CompareReport>("compare", "what `compare --json` prints"),
         output_schema::<Vec<ReportRow>>("report", "what `report --json` prints"),
         output_schema::<SweepReport>("sweep", "what `sweep --json` prints"),
+        output_schema::<Reproduction>(
+            "reproduce",
+            "reproduce.json, and what `reproduce --json` prints",
+        ),
     ]
 }
 

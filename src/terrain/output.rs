@@ -261,7 +261,7 @@ fn sync_folders(dir: &Path) -> io::Result<()> {
 
 /// Whether a command may write the folder `target`: missing or empty, or, with
 /// `replace`, a folder vkerode made.
-fn check_replaceable(target: &Path, replace: bool) -> Result<(), OutputError> {
+pub fn check_replaceable(target: &Path, replace: bool) -> Result<(), OutputError> {
     let path = target.to_path_buf();
     let Ok(meta) = fs::symlink_metadata(target) else {
         return Ok(());

@@ -163,13 +163,8 @@ pub fn sweep_command(
     root: &std::path::Path,
     extra: &[&str],
 ) -> std::process::Command {
-    let mut args = vec![
-        "sweep",
-        config.to_str().unwrap(),
-        "--results",
-        root.to_str().unwrap(),
-        "--quiet",
-    ];
+    let out = sweep_out(root);
+    let mut args = vec!["sweep", config.to_str().unwrap(), "--out", &out, "--quiet"];
     args.extend_from_slice(extra);
     vkerode_command(&args)
 }
@@ -199,16 +194,27 @@ pub fn sweep_into(config: &std::path::Path, root: &std::path::Path, extra: &[&st
     assert_clean_success(&sweep(config, root, extra));
 }
 
-/// `vkerode plot CSV --x X [extra...] --out OUT`.
+/// `sweep --out` for results under `root` as `root/<experiment>/<device>`.
+pub fn sweep_out(root: &std::path::Path) -> String {
+    root.join("{experiment}/{device}")
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `vkerode plot CSV --x X [extra...] --out DIR --name NAME`: the charts at `chart`
+/// (DIR/NAME), .png and .svg.
 pub fn plot(
     csv: &std::path::Path,
     x: &str,
-    out: &std::path::Path,
+    chart: &std::path::Path,
     extra: &[&str],
 ) -> std::process::Output {
     let mut args = vec!["plot", csv.to_str().unwrap(), "--x", x];
     args.extend_from_slice(extra);
-    args.extend(["--out", out.to_str().unwrap()]);
+    let folder = chart.parent().unwrap().to_str().unwrap();
+    let name = chart.file_name().unwrap().to_str().unwrap();
+    args.extend(["--out", folder, "--name", name]);
     vkerode(&args)
 }
 
@@ -355,4 +361,54 @@ pub fn browse(page: &std::path::Path, args: &[&str]) -> (String, Vec<String>) {
         .map(str::to_string)
         .collect();
     (String::from_utf8_lossy(&out.stdout).into_owned(), console)
+}
+
+/// The committed schemas, compiled.
+pub struct Schemas {
+    compiled: boon::Schemas,
+    compiler: boon::Compiler,
+}
+
+impl Schemas {
+    pub fn new() -> Self {
+        Self {
+            compiled: boon::Schemas::new(),
+            compiler: boon::Compiler::new(),
+        }
+    }
+
+    pub fn index(&mut self, name: &str) -> boon::SchemaIndex {
+        let path = std::path::Path::new("docs/schemas").join(format!("{name}.schema.json"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}; run `make docs`", path.display()));
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("a schema is JSON");
+        let location = format!("file:///schemas/{name}.schema.json");
+        // Adding twice is refused: a schema already added is compiled already.
+        let _ = self.compiler.add_resource(&location, schema);
+        self.compiler
+            .compile(&location, &mut self.compiled)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()))
+    }
+
+    /// The errors of `document` against the schema `name`, if any.
+    pub fn errors(&mut self, name: &str, document: &serde_json::Value) -> Option<String> {
+        let index = self.index(name);
+        self.compiled
+            .validate(document, index)
+            .err()
+            .map(|e| format!("{e:#}"))
+    }
+
+    pub fn assert_valid(&mut self, name: &str, what: &str, document: &serde_json::Value) {
+        if let Some(errors) = self.errors(name, document) {
+            panic!("{what} does not pass {name}.schema.json:\n{errors}\n{document:#}");
+        }
+    }
+
+    pub fn assert_invalid(&mut self, name: &str, what: &str, document: &serde_json::Value) {
+        assert!(
+            self.errors(name, document).is_some(),
+            "{what} passes {name}.schema.json, which should refuse it"
+        );
+    }
 }

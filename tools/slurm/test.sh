@@ -61,7 +61,7 @@ if grep -il "validation" "$work"/cluster-results/slurm-logs/*; then
     echo "the validation layer reported messages in the jobs' logs above" >&2
     exit 1
 fi
-"$bin" sweep "$config" --results "$work/single-results" --quiet > /dev/null
+"$bin" sweep "$config" --out "$work/single-results/{experiment}/{device}" --quiet > /dev/null
 merged=$(echo "$work"/cluster-results/slurm-test/*/merged/points.csv)
 single=$(echo "$work"/single-results/slurm-test/*/points.csv)
 python3 - "$merged" "$single" <<'PY'

@@ -7,6 +7,6 @@ set -euo pipefail
 bin=${VKERODE:-./target/release/vkerode}
 root=${1:?results root}
 for exp in workgroup fast; do
-    time "$bin" sweep "experiments/$exp.toml" --devices all --results "$root/two" --quiet
+    time "$bin" sweep "experiments/$exp.toml" --devices all --out "$root/two/{experiment}/{device}" --quiet
 done
-time "$bin" sweep experiments/workgroup.toml --devices all --replicate --results "$root/replicate" --quiet
+time "$bin" sweep experiments/workgroup.toml --devices all --replicate --out "$root/replicate/{experiment}/{device}" --quiet

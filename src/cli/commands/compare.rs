@@ -47,17 +47,17 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         }
     };
     if base.is_none()
-        && (args.out.is_some()
+        && (args.markdown.is_some()
             || args.fail_slower.is_some()
             || args.threshold.is_some()
             || args.json)
     {
         return Err(usage(
-            "--out, --threshold, --fail-slower and --json need a comparison: give BASE and NEW, or --baseline NAME",
+            "--markdown, --threshold, --fail-slower and --json need a comparison: give BASE and NEW, or --baseline NAME",
         ));
     }
-    // Before any work: an existing baseline is refused unless --force, and an --out
-    // that cannot be written fails here.
+    // Before any work: an existing baseline is refused unless --force, and a
+    // --markdown that cannot be written fails here.
     let pending = match &args.save_baseline {
         Some(name) => Some(
             PendingBaseline::begin(&args.baselines, name, args.force)
@@ -65,8 +65,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         ),
         None => None,
     };
-    if let Some(out) = &args.out {
-        check_writable(out).context("--out")?;
+    if let Some(markdown) = &args.markdown {
+        check_writable(markdown).context("--markdown")?;
     }
     if let Some(base) = base {
         let compared = compare(&base, new, args.threshold)?;
@@ -79,7 +79,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         } else {
             say!("{table}");
         }
-        write_text(args.out.as_deref(), &table)?;
+        write_text(args.markdown.as_deref(), &table)?;
         if let Some(percent) = args.fail_slower {
             let slower = compared.slower_than(percent);
             if !slower.is_empty() {
@@ -102,7 +102,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         let files = pending
             .save(new)
             .with_context(|| format!("--save-baseline {name}"))?;
-        say!(
+        note!(
             "saved {} as baseline {name} ({})",
             new.display(),
             target.display()

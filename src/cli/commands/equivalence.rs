@@ -22,7 +22,13 @@ pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
                     path.display()
                 );
             }
-            Plan::load(path, &args.options, &args.options_given, allow_long)?
+            Plan::load(
+                path,
+                &args.overrides,
+                &args.options,
+                &args.options_given,
+                allow_long,
+            )?
         }
         None => Plan::of_settings(
             args.settings.clone(),
@@ -43,7 +49,7 @@ pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
     let mut caches = vec![args.out.join(CACHE_FOLDER)];
     caches.extend(cache_folders(&args.reference_cache));
     let ctx = open_device(options)?;
-    say!(
+    note!(
         "{} configuration(s) x {} variant(s) and the paper's kernel, {} seeds each on the GPU; the sequential reference {} seeds per job",
         plan.configurations.len(),
         plan.variants.len(),
@@ -51,7 +57,7 @@ pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
         plan.options.reference_seeds
     );
     let (report, written) = run_equivalence(&ctx, &plan, &caches, staged.path(), &mut |line| {
-        say!("{line}")
+        note!("{line}")
     })
     .with_context(|| match &args.config {
         Some(path) => format!("running {}", path.display()),

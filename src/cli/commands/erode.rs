@@ -1,10 +1,12 @@
 //! `vkerode erode`: one run of a strategy on generated terrain or a heightmap file.
 
+use std::sync::Arc;
+
 use anyhow::{Context as _, Result};
 
 use crate::cli::args::ErodeArgs;
 use crate::cli::open_device;
-use crate::cli::print::{begin_json, print_input, print_json, print_outcome, say_wrote};
+use crate::cli::print::{begin_json, print_input, print_json, print_outcome, progress_bar, say_wrote};
 use vkerode::experiment::{
     run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions, TerrainSource,
 };
@@ -36,7 +38,30 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         Engine::Gpu => Some(open_device(options)?),
         Engine::Cpu | Engine::CpuSequential => None,
     };
-    let mut outcome = run_erosion(ctx.as_ref(), &request).with_context(|| match &args.input {
+    let bar = match &ctx {
+        Some(_) => progress_bar(0, "GPU submissions"),
+        None => indicatif::ProgressBar::hidden(),
+    };
+    if let Some(ctx) = &ctx {
+        // Told between submissions, on the host: the timed GPU work runs on unchanged.
+        let shown = bar.clone();
+        ctx.observe_submissions(Some(Arc::new(move |done, of| {
+            if of > 1 {
+                shown.set_length(of as u64);
+                shown.set_position(done as u64);
+                if done == of {
+                    detail!("a run of {of} GPU submissions completed");
+                }
+            }
+        })));
+    }
+    bar.set_message(format!("{} run", request.settings.algorithm.as_str()));
+    let eroded = run_erosion(ctx.as_ref(), &request);
+    if let Some(ctx) = &ctx {
+        ctx.observe_submissions(None);
+    }
+    bar.finish_and_clear();
+    let mut outcome = eroded.with_context(|| match &args.input {
         Some(path) => format!("eroding {}", path.display()),
         None => "eroding the generated terrain".into(),
     })?;

@@ -1,18 +1,22 @@
 //! `vkerode kernels`: the driver's compiler statistics of droplet kernel builds.
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 
 use crate::cli::args::KernelsArgs;
 use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, print_kernels, say_wrote};
 use vkerode::gpu::ContextOptions;
 use vkerode::probes::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
+use vkerode::terrain::files::check_writable;
 
 pub fn run(options: &ContextOptions, args: &KernelsArgs) -> Result<()> {
     begin_json(args.json);
+    if let Some(path) = &args.csv {
+        check_writable(path).context("--csv")?;
+    }
     let base = args.base();
     let (variants, notes) = kernel_variants(&args.variant, &args.lever, &base);
-    notes.iter().for_each(|note| say!("{note}"));
+    notes.iter().for_each(|line| note!("{line}"));
     let ctx = open_device(options)?;
     let rows = kernel_statistics(&ctx, &variants, &args.workgroup, base.scale)?;
     if args.json {
@@ -20,7 +24,7 @@ pub fn run(options: &ContextOptions, args: &KernelsArgs) -> Result<()> {
     } else {
         print_kernels(ctx.info(), &rows);
     }
-    if let Some(path) = &args.out {
+    if let Some(path) = &args.csv {
         write_statistics_csv(path, &rows)?;
         say_wrote([path.clone()]);
     }

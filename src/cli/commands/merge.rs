@@ -8,7 +8,7 @@ use vkerode::experiment::results::merge;
 
 pub fn run(inputs: &[PathBuf], out: &Path, partial: bool, force: bool) -> Result<()> {
     let points = merge(inputs, out, partial, force)?;
-    say!(
+    note!(
         "merged {points} points from {} folders into {}",
         inputs.len(),
         out.display()

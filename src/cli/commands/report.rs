@@ -14,7 +14,7 @@ use vkerode::terrain::files::check_writable;
 pub fn run(args: &ReportArgs) -> Result<()> {
     begin_json(args.json);
     // Before any work: a folder or an unwritable path fails here, and nothing is written.
-    for (flag, path) in [("--out", &args.out), ("--html", &args.html)] {
+    for (flag, path) in [("--markdown", &args.markdown), ("--html", &args.html)] {
         if let Some(path) = path {
             check_writable(path).with_context(|| flag.to_string())?;
         }
@@ -35,7 +35,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     } else {
         say!("{table}");
     }
-    write_text(args.out.as_deref(), &table)?;
+    write_text(args.markdown.as_deref(), &table)?;
     if let Some(path) = &args.html {
         let page = html_report(&args.results, base.as_deref(), args.threshold)
             .with_context(|| format!("the HTML report of {}", args.results.display()))?;

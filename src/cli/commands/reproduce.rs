@@ -6,14 +6,16 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::args::ReproduceArgs;
 use crate::cli::open_device;
-use crate::cli::print::say_wrote;
+use crate::cli::print::{begin_json, print_json, say_wrote};
 use vkerode::experiment::reproduce::{
     default_budget_s, run_reproduce, ReproduceOptions, Reproduction, SUMMARY_MD,
 };
+use vkerode::experiment::sweep::Verbosity;
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::{slug, StagedFolder};
 
-pub fn run(gpu: &ContextOptions, args: &ReproduceArgs) -> Result<()> {
+pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> Result<()> {
+    begin_json(args.json);
     // Read before any work: a broken reference stops the run here.
     let reference = Reproduction::read_reference(&args.reference)
         .with_context(|| format!("--reference {}", args.reference.display()))?;
@@ -29,10 +31,10 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs) -> Result<()> {
         seeds: args.seeds,
         reference_dir: args.reference.clone(),
         reference,
-        quiet: args.quiet,
+        verbosity,
     };
     let (outcome, written) =
-        run_reproduce(&ctx, &options, staged.path(), &mut |line| say!("{line}"))
+        run_reproduce(&ctx, &options, staged.path(), &mut |line| note!("{line}"))
             .context("running the paper's claims")?;
     let written = staged.publish(written)?;
     for claim in &outcome.claims {
@@ -46,5 +48,8 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs) -> Result<()> {
     }
     say!("summary: {}", out.join(SUMMARY_MD).display());
     say_wrote(written);
+    if args.json {
+        print_json(&outcome)?;
+    }
     Ok(())
 }

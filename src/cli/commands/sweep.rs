@@ -10,7 +10,7 @@ use crate::cli::print::{begin_json, print_json, write_text};
 use vkerode::experiment::report::{report, report_rows, SweepReport};
 use vkerode::experiment::results::FAILED_CSV;
 use vkerode::experiment::sweep::config::Experiment;
-use vkerode::experiment::sweep::{dry_run, run_sweep};
+use vkerode::experiment::sweep::{dry_run, run_sweep, Verbosity};
 use vkerode::gpu::{list_devices, Context, ContextOptions};
 use vkerode::terrain::files::check_writable;
 
@@ -40,13 +40,13 @@ fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<C
         .collect()
 }
 
-pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
+pub fn run(options: &ContextOptions, args: &SweepArgs, verbosity: Verbosity) -> Result<()> {
     begin_json(args.json);
     let (config, loading) = (&args.config, args.load_options());
     // Syntax, types and values first, with no device; then the device's limits.
     Experiment::load(config, &loading, None)?;
-    if let Some(summary) = &args.summary {
-        check_writable(summary).context("--summary")?;
+    if let Some(markdown) = &args.markdown {
+        check_writable(markdown).context("--markdown")?;
     }
     if args.devices.is_some() && options.device.is_some() {
         bail!("--device picks one device and --devices several: give one of them");
@@ -61,20 +61,20 @@ pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
     // The first device's limits decide which points are checked and which skipped.
     let ctx = &contexts[0];
     let experiment = Experiment::load(config, &loading, Some(ctx.info()))?;
-    let sweep = args.options();
+    let sweep = args.options(verbosity);
     if args.dry_run {
         say!("{}", dry_run(&experiment, ctx.info(), &sweep));
         return Ok(());
     }
     let shard = sweep.shard.map(|s| format!(", shard {s}"));
-    say!(
+    note!(
         "{}: {} points{}",
         experiment.config.name,
         experiment.points.len(),
         shard.unwrap_or_default()
     );
     let summary = run_sweep(&contexts, &experiment, &sweep)?;
-    say!(
+    note!(
         "measured {} points ({} already recorded) into {}",
         summary.measured,
         summary.skipped,
@@ -89,7 +89,7 @@ pub fn run(options: &ContextOptions, args: &SweepArgs) -> Result<()> {
     } else {
         say!("{table}");
     }
-    write_text(args.summary.as_deref(), &table)?;
+    write_text(args.markdown.as_deref(), &table)?;
     let failed_csv = summary.dir.join(FAILED_CSV);
     if let Some(stopped) = summary.stopped {
         bail!(

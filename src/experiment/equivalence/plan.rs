@@ -8,6 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::super::results::config_hash_of;
+use super::super::sweep::config::apply_override;
 use super::super::ConfigError;
 use crate::erosion::RunSettings;
 
@@ -437,10 +438,12 @@ impl Plan {
         Ok(())
     }
 
-    /// Reads and checks an equivalence config. `options_given` are option keys given
-    /// as flags, whose values (from `flags`) replace the config's.
+    /// Reads and checks an equivalence config, after its `--set` `overrides`
+    /// (`fixed.KEY`, `axes.KEY`, `equivalence.KEY`). `options_given` are option keys
+    /// given as flags, whose values (from `flags`) replace the config's.
     pub fn load(
         path: &Path,
+        overrides: &[String],
         flags: &EquivalenceOptions,
         options_given: &[String],
         allow_long: bool,
@@ -451,8 +454,19 @@ impl Plan {
             reason,
         };
         let text = crate::read_input_text(path).map_err(|e| error("(file)", e.to_string()))?;
-        let file: EquivalenceConfig =
+        let mut table: toml::Table =
             toml::from_str(&text).map_err(|e| error("(syntax)", e.message().into()))?;
+        for assignment in overrides {
+            apply_override(
+                &mut table,
+                assignment,
+                &["fixed", "axes", "equivalence"],
+                &[],
+            )
+            .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
+        }
+        let file = EquivalenceConfig::deserialize(toml::Value::Table(table))
+            .map_err(|e| error("(syntax)", e.message().into()))?;
         let mut options = file.equivalence;
         let flag_values = serde_json::to_value(flags).expect("options serialize");
         let mut merged = serde_json::to_value(&options).expect("options serialize");

@@ -113,7 +113,8 @@ pub struct PlotRequest {
     pub series: Option<String>,
     /// Only rows whose column equals the value: (column, value).
     pub filters: Vec<(String, String)>,
-    /// Output path without extension; `.png` and `.svg` are written.
+    /// Output path without extension (`--out DIR` joined with `--name`); `.png` and
+    /// `.svg` are written.
     pub out: PathBuf,
 }
 
@@ -818,14 +819,23 @@ pub struct Plotted {
 }
 
 pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
-    // Not a folder: it would get DIR.png and DIR.svg beside it.
+    // Checked before the CSVs are read: the folder must be one, and the name not.
+    let folder = request.out.parent().unwrap_or(Path::new("."));
+    if folder.exists() && !folder.is_dir() {
+        return Err(PlotError::Request(format!(
+            "--out {} is a file; --out is the folder the charts go into",
+            folder.display()
+        )));
+    }
     if request.out.is_dir() {
         return Err(PlotError::Request(format!(
-            "--out {} is a folder; --out is a path stem: plot writes STEM.png and STEM.svg",
+            "{} is a folder; choose another --name for the charts",
             request.out.display()
         )));
     }
     let chart = read_chart(request)?;
+    std::fs::create_dir_all(folder)
+        .map_err(|e| PlotError::Request(format!("--out {}: {e}", folder.display())))?;
     let files = write_charts(&request.out, std::slice::from_ref(&chart), 1, SIZE)?;
     Ok(Plotted {
         files,
@@ -926,10 +936,7 @@ pub fn throughput_chart(csv: &Path, x: &str) -> Result<Chart, PlotError> {
     })
 }
 
-/// Is this the chart's output path stem? (For callers that take `out.png`.)
-pub fn stem(out: &Path) -> PathBuf {
-    match out.extension().and_then(|e| e.to_str()) {
-        Some("png" | "svg") => out.with_extension(""),
-        _ => out.to_path_buf(),
-    }
+/// The file name of `plot`'s charts without --name: the y axis by the x axis.
+pub fn default_name(y: &str, x: &str) -> String {
+    format!("{y}-by-{x}")
 }

@@ -18,7 +18,7 @@ use crate::experiment::results::{
 use crate::readable_number;
 
 /// A claim's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClaimVerdict {
     Holds,
@@ -37,7 +37,7 @@ impl ClaimVerdict {
 }
 
 /// A measured quantity with its interval.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Effect {
     /// What it is, e.g. "GPU time at workgroup 8 / at workgroup 64".
     pub what: String,
@@ -67,7 +67,7 @@ impl Effect {
 /// Whether the setting a claim favours erodes as its base does: the ratio of their net
 /// changes, paired by seed, against the equivalence command's margin (TOST: its 90%
 /// interval within 1 ± margin).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErosionCheck {
     /// Mean over seeds of (new net change) / (base net change).
     pub ratio: f64,
@@ -80,7 +80,7 @@ pub struct ErosionCheck {
 }
 
 /// One claim's outcome on this device.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClaimResult {
     pub id: String,
     pub topic: String,

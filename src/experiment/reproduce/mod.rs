@@ -23,10 +23,10 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::results::Table;
+use super::results::{Existing, Table};
 use super::strategies::{run_strategies, Strategies, STRATEGIES_CSV};
 use super::sweep::config::Experiment;
-use super::sweep::{run_sweep, OnPointError, SweepOptions};
+use super::sweep::{run_sweep, OnPointError, SweepOptions, Verbosity};
 use super::ExperimentError;
 use crate::experiment::report::Threshold;
 use crate::gpu::{Context, DeviceInfo};
@@ -64,20 +64,20 @@ pub struct ReproduceOptions {
     /// ([`Reproduction::read_reference`]); a missing one is stated in the summary.
     pub reference_dir: PathBuf,
     pub reference: Option<Reproduction>,
-    /// No progress bars.
-    pub quiet: bool,
+    /// The sweeps' progress bars and notes.
+    pub verbosity: Verbosity,
 }
 
 /// What one run's cost per point came to in the calibration: seconds of wall time,
 /// `fixed_s` plus `per_cell_s` for each cell of the map.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Calibration {
     pub fixed_s: f64,
     pub per_cell_s: f64,
 }
 
 /// reproduce.json: the device, the scale, the threshold and every claim's outcome.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Reproduction {
     pub device: String,
     pub driver: String,
@@ -113,13 +113,14 @@ impl Reproduction {
     }
 }
 
-/// The sweep options of the suite's sweeps: results under `root`, stop at a failure.
-fn sweep_options(root: &Path, quiet: bool) -> SweepOptions {
+/// The sweep options of the suite's sweeps: results in `root/<experiment>/<device>`,
+/// stop at a failure.
+fn sweep_options(root: &Path, verbosity: Verbosity) -> SweepOptions {
     SweepOptions {
-        results_root: root.to_path_buf(),
-        resume: false,
+        out: root.join("{experiment}").join("{device}"),
+        existing: Existing::Refuse,
         shard: None,
-        quiet,
+        verbosity,
         lock_sm_mhz: None,
         on_point_error: OnPointError::Stop,
         replicate: false,
@@ -132,7 +133,7 @@ fn sweep(
     plan: &SweepPlan,
     scale: &Scale,
     root: &Path,
-    quiet: bool,
+    verbosity: Verbosity,
 ) -> Result<PathBuf, ExperimentError> {
     let text = plan.config_toml(scale);
     let file = PathBuf::from(format!("reproduce-{}.toml", plan.name));
@@ -140,7 +141,7 @@ fn sweep(
     let summary = run_sweep(
         std::slice::from_ref(ctx),
         &experiment,
-        &sweep_options(root, quiet),
+        &sweep_options(root, verbosity),
     )?;
     if let Some(why) = summary.stopped.or_else(|| {
         summary
@@ -168,7 +169,7 @@ fn calibrate(
     budget_s: f64,
     point_budget_s: f64,
     root: &Path,
-    quiet: bool,
+    verbosity: Verbosity,
 ) -> Result<Calibration, ExperimentError> {
     let started = Instant::now();
     let one_point = SweepPlan {
@@ -195,7 +196,7 @@ fn calibrate(
             &one_point,
             &Scale::at(size, 1, point_budget_s),
             &root.join(i.to_string()),
-            quiet,
+            verbosity,
         )?;
         walls.push((cells, point.elapsed().as_secs_f64()));
         if let [.., (c0, w0), (c1, w1)] = walls[..] {
@@ -252,7 +253,7 @@ pub fn run_reproduce(
         options.budget_s,
         point_budget_s,
         &calibration_dir,
-        options.quiet,
+        options.verbosity,
     )?;
     let _ = std::fs::remove_dir_all(&calibration_dir);
     let left = options.budget_s - started.elapsed().as_secs_f64();
@@ -283,7 +284,7 @@ pub fn run_reproduce(
     let mut sweeps = BTreeMap::new();
     for plan in SWEEPS {
         say(format!("sweep {}: {}", plan.name, plan.description));
-        let folder = sweep(ctx, plan, &scale, &root, options.quiet)?;
+        let folder = sweep(ctx, plan, &scale, &root, options.verbosity)?;
         sweeps.insert(plan.name, SweepFiles::read(&folder)?);
     }
     say("the grid against the droplets at matched water".into());
@@ -292,7 +293,7 @@ pub fn run_reproduce(
         path: grid_dir.clone(),
         source,
     })?;
-    let strategies = Strategies::parse(Path::new("reproduce-grid.toml"), &grid_toml(&scale))?;
+    let strategies = Strategies::parse(Path::new("reproduce-grid.toml"), &grid_toml(&scale), &[])?;
     run_strategies(ctx, &strategies, &grid_dir, &mut *say)?;
     let grid_runs = Table::read(&grid_dir.join(STRATEGIES_CSV))?;
 

@@ -118,7 +118,7 @@ pub const CLAIMS: &[Claim] = &[
 ];
 
 /// The scale every sweep runs at.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Scale {
     /// The noise map's side, in cells.
     pub size: u32,

@@ -15,7 +15,8 @@ pub use schema::{
     SampleRow, SCHEMA_VERSION,
 };
 pub use store::{
-    config_hash_of, merge, read_rows, read_samples, Meta, ResultsWriter, SweepSource, WorkerDevice,
+    config_hash_of, merge, read_rows, read_samples, Existing, Meta, ResultsWriter, SweepSource,
+    WorkerDevice,
 };
 pub use table::{read_points, Table};
 

@@ -4,7 +4,7 @@
 //! merge into one.
 
 use std::collections::BTreeSet;
-use std::fs::{File, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -18,7 +18,9 @@ use crate::gpu::DeviceInfo;
 use crate::probes::gpu_state::GpuState;
 use crate::table::{header_of, Row};
 use crate::terrain::files::write_atomically;
-use crate::terrain::output::{remove_dead_leftovers, FolderLock, StagedFolder};
+use crate::terrain::output::{
+    check_replaceable, remove_dead_leftovers, FolderLock, StagedFolder, MARKER,
+};
 
 /// Where a results set came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -331,12 +333,48 @@ fn recorded_rows(table: &Table, path: &Path) -> Result<Vec<(usize, usize)>, Resu
         .collect()
 }
 
+/// What a sweep does with a results set already in its folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Refuse it (the default): two runs' rows are never mixed by accident.
+    Refuse,
+    /// Continue it (`--resume`).
+    Resume,
+    /// Remove it and start afresh (`--force`); only a folder vkerode made.
+    Replace,
+}
+
+/// Removes everything in `dir` but its marker, whose lock the caller holds.
+fn clear_folder(dir: &Path) -> Result<(), ResultsError> {
+    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+        let path = entry.map_err(io_error(dir))?.path();
+        if path.file_name().is_some_and(|n| n == MARKER) {
+            continue;
+        }
+        let removed = match path.is_dir() {
+            true => fs::remove_dir_all(&path),
+            false => fs::remove_file(&path),
+        };
+        removed.map_err(io_error(&path))?;
+    }
+    Ok(())
+}
+
 impl ResultsWriter {
-    /// Starts a new results set in `dir`, or with `resume` continues one made by the
-    /// same config on the same device; an older set's points.csv is first rewritten on
-    /// the current columns. Without `resume`, an existing set is an error.
-    pub fn open(dir: &Path, meta: Meta, resume: bool) -> Result<Self, ResultsError> {
+    /// Starts a new results set in `dir`, or continues one made by the same config on
+    /// the same device (`Existing::Resume`; an older set's points.csv is first rewritten
+    /// on the current columns), or replaces one (`Existing::Replace`). An existing set
+    /// is otherwise an error.
+    pub fn open(dir: &Path, meta: Meta, existing: Existing) -> Result<Self, ResultsError> {
+        if existing == Existing::Replace {
+            // Before the lock marks it: a folder vkerode did not make is never cleared.
+            check_replaceable(dir, true)?;
+        }
         let lock = FolderLock::take(dir)?;
+        if existing == Existing::Replace {
+            clear_folder(dir)?;
+        }
+        let resume = existing == Existing::Resume;
         remove_dead_leftovers(dir, None);
         let points_path = dir.join(POINTS_CSV);
         let samples_path = dir.join(SAMPLES_CSV);
@@ -346,7 +384,7 @@ impl ResultsWriter {
         if exists && !resume {
             return Err(ResultsError::Mismatch {
                 path: points_path,
-                reason: "results already exist here; pass --resume to continue them or remove the folder".into(),
+                reason: "results already exist here; pass --resume to continue them or --force to replace them".into(),
             });
         }
         let meta = if exists {

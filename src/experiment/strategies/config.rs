@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::erosion::settings::NoiseSettings;
 use crate::erosion::{Algorithm, RunSettings, STRATEGIES};
 use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSource};
-use crate::experiment::sweep::config::{MeasureSettings, STRATEGIES_KEY};
+use crate::experiment::sweep::config::{apply_override, MeasureSettings, STRATEGIES_KEY};
 use crate::experiment::{ConfigError, ExperimentError};
 use crate::terrain::image::CellSize;
 use crate::terrain::output::slug;
@@ -96,17 +96,23 @@ fn plain_name(name: &str) -> bool {
 impl Strategies {
     /// Reads and checks `path`: errors name the file and the key, before any GPU work.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        Self::load_with(path, &[])
+    }
+
+    /// [`Strategies::load`] with `--set` assignments applied first: a strategy's
+    /// table's key (`pipes.pipes_dt`), `measure.KEY`, `water_per_cell` or `seeds`.
+    pub fn load_with(path: &Path, overrides: &[String]) -> Result<Self, ConfigError> {
         let text = crate::read_input_text(path).map_err(|e| ConfigError {
             file: path.to_path_buf(),
             key: "(file)".into(),
             reason: e.to_string(),
         })?;
-        Self::parse(path, &text)
+        Self::parse(path, &text, overrides)
     }
 
     /// Checks `text`, a config as if read from `path` (its inputs are relative to
-    /// `path`'s folder).
-    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+    /// `path`'s folder), with `overrides` applied as [`Strategies::load_with`] does.
+    pub fn parse(path: &Path, text: &str, overrides: &[String]) -> Result<Self, ConfigError> {
         let error = |key: &str, reason: String| ConfigError {
             file: path.to_path_buf(),
             key: key.into(),
@@ -114,6 +120,17 @@ impl Strategies {
         };
         let mut table: toml::Table =
             toml::from_str(text).map_err(|e| error("(syntax)", e.message().into()))?;
+        let mut sections = vec!["measure"];
+        sections.extend(STRATEGIES.iter().map(|s| s.algorithm().as_str()));
+        for assignment in overrides {
+            apply_override(
+                &mut table,
+                assignment,
+                &sections,
+                &["water_per_cell", "seeds"],
+            )
+            .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
+        }
         let tables: Vec<(Algorithm, toml::Table)> = STRATEGIES
             .iter()
             .filter_map(|s| {
@@ -255,6 +272,18 @@ impl Strategies {
     }
 
     /// Where a run on `device` writes without `--out`: `results/<name>/<device>`.
+    /// How many runs the config makes: every strategy on every terrain, at every level
+    /// of water, for every seed.
+    pub fn runs(&self) -> usize {
+        let per_seed: usize = self
+            .plans
+            .iter()
+            .flat_map(|plan| &plan.strategies)
+            .map(|strategy| strategy.doses.len())
+            .sum();
+        per_seed * self.seeds.len()
+    }
+
     pub fn default_out(&self, device: &str) -> PathBuf {
         Path::new("results").join(&self.name).join(slug(device))
     }

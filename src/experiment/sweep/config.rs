@@ -211,7 +211,7 @@ impl Experiment {
             ));
         }
         for assignment in overrides {
-            apply_override(&mut table, assignment)
+            apply_override(&mut table, assignment, &SWEEP_SECTIONS, &[])
                 .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
         }
         let mut config =
@@ -433,24 +433,38 @@ impl ExperimentConfig {
     }
 }
 
-/// Sets `section.key` (e.g. `fixed.size`, `axes.workgroup`, `measure.max_reps`) to a
-/// TOML value.
-fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), String> {
+/// The sections a sweep config's `--set` may write.
+pub const SWEEP_SECTIONS: [&str; 3] = ["fixed", "axes", "measure"];
+
+/// `--set`, for every command that loads a config: sets `section.key` (e.g.
+/// `fixed.size`, `axes.workgroup`, `measure.max_reps`), one of `sections`, or a
+/// top-level key of `top_keys` given alone, to a TOML value.
+pub fn apply_override(
+    table: &mut toml::Table,
+    assignment: &str,
+    sections: &[&str],
+    top_keys: &[&str],
+) -> Result<(), String> {
     let (path, value) = assignment
         .split_once('=')
         .ok_or("expected section.key=value")?;
-    let (section, key) = path
-        .trim()
-        .split_once('.')
-        .ok_or("the key must name its section: fixed.KEY, axes.KEY or measure.KEY")?;
-    if !matches!(section, "fixed" | "axes" | "measure") {
-        return Err(format!(
-            "unknown section {section:?}; use fixed, axes or measure"
-        ));
-    }
+    let path = path.trim();
     let parsed: toml::Table = toml::from_str(&format!("v = {}", value.trim()))
         .map_err(|e| format!("{value:?} is not a TOML value: {}", e.message()))?;
     let value = parsed.get("v").cloned().ok_or("no value")?;
+    if top_keys.contains(&path) {
+        table.insert(path.to_string(), value);
+        return Ok(());
+    }
+    let mut allowed: Vec<String> = sections.iter().map(|s| format!("{s}.KEY")).collect();
+    allowed.extend(top_keys.iter().map(|k| k.to_string()));
+    let allowed = allowed.join(", ");
+    let (section, key) = path
+        .split_once('.')
+        .ok_or_else(|| format!("the key must name its section: {allowed}"))?;
+    if !sections.contains(&section) {
+        return Err(format!("unknown section {section:?}; use {allowed}"));
+    }
     let section = table
         .entry(section)
         .or_insert_with(|| toml::Value::Table(toml::Table::new()));

@@ -10,7 +10,7 @@ mod point;
 mod workers;
 
 pub use measure::{measure_runs, should_stop};
-pub use options::{OnPointError, Shard, SweepOptions, SweepSummary};
+pub use options::{OnPointError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -26,12 +26,20 @@ use crate::gpu::{Context, DeviceInfo};
 use crate::probes::gpu_state::GpuMonitor;
 use crate::terrain::output::slug;
 
-/// Where a sweep's results go: `<root>/<experiment>/<device-slug>[/shard-i-of-n]`.
+/// Where a sweep's results go: `--out` with its `{experiment}` and `{device}` filled in
+/// (in any component of the path), then `shard-i-of-n` for a shard.
 pub fn results_dir(experiment: &Experiment, device_name: &str, options: &SweepOptions) -> PathBuf {
-    let mut dir = options
-        .results_root
-        .join(&experiment.config.name)
-        .join(slug(device_name));
+    let device = slug(device_name);
+    let fill = |part: &std::ffi::OsStr| -> PathBuf {
+        match part.to_str() {
+            Some(text) => text
+                .replace("{experiment}", &experiment.config.name)
+                .replace("{device}", &device)
+                .into(),
+            None => part.into(),
+        }
+    };
+    let mut dir: PathBuf = options.out.iter().map(fill).collect();
     if let Some(shard) = options.shard {
         dir = dir.join(format!("shard-{}-of-{}", shard.index, shard.count));
     }
@@ -75,7 +83,7 @@ pub fn run_sweep(
     };
     let mut meta = Meta::new(source, &infos);
     meta.replicate = options.replicate;
-    let writer = ResultsWriter::open(&dir, meta, options.resume)?;
+    let writer = ResultsWriter::open(&dir, meta, options.existing)?;
     for repair in &writer.repairs {
         eprintln!("note: {repair}; the points it lacks run again");
     }

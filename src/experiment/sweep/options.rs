@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use super::super::results::FailedRow;
+use super::super::results::{Existing, FailedRow};
 
 /// Every n-th point, starting at the i-th: one of n parts of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,12 +38,27 @@ impl std::fmt::Display for Shard {
     }
 }
 
+/// The results folder of `sweep --out` unless given: `{experiment}` and `{device}` are
+/// replaced by the config's name and the device's slug.
+pub const DEFAULT_OUT: &str = "results/{experiment}/{device}";
+
+/// How much a sweep tells as it goes: progress bars and notes, or nothing but warnings,
+/// or also each point's measurement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verbosity {
+    Quiet,
+    Normal,
+    Verbose,
+}
+
 pub struct SweepOptions {
-    /// Results go to `<root>/<experiment>/<device-slug>[/shard-i-of-n]`.
-    pub results_root: PathBuf,
-    pub resume: bool,
+    /// The results folder, `{experiment}` and `{device}` replaced (see [`DEFAULT_OUT`]);
+    /// a shard's go to its `shard-i-of-n` folder in it.
+    pub out: PathBuf,
+    /// What to do with a results set already there.
+    pub existing: Existing,
     pub shard: Option<Shard>,
-    pub quiet: bool,
+    pub verbosity: Verbosity,
     /// Lock the SM clock at this many MHz for the sweep (NVIDIA, through NVML).
     pub lock_sm_mhz: Option<u32>,
     pub on_point_error: OnPointError,

@@ -80,7 +80,7 @@ impl PointContext<'_> {
         terrain: &mut TerrainCache,
         ceilings: &mut Ceilings,
         writer: &Mutex<ResultsWriter>,
-    ) -> Result<(), ExperimentError> {
+    ) -> Result<String, ExperimentError> {
         let (ctx, s) = (self.ctx, &point.settings);
         let strategy = s.strategy();
         let heights = match &point.input {
@@ -154,7 +154,14 @@ impl PointContext<'_> {
             })
             .collect();
         let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
-        Ok(writer.record((point.index, self.worker), &row, &samples)?)
+        writer.record((point.index, self.worker), &row, &samples)?;
+        // What `--verbose` tells of the point.
+        Ok(format!(
+            "{} repetitions ({}), median GPU time {:.3} ms",
+            measurement.samples.len(),
+            measurement.stop.as_str(),
+            measurement.gpu_ms.median
+        ))
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::config::Point;
-use super::options::{OnPointError, SweepOptions, SweepSummary};
+use super::options::{OnPointError, SweepOptions, SweepSummary, Verbosity};
 use super::point::{PointContext, TerrainCache};
 use crate::erosion::ErosionError;
 use crate::experiment::results::{FailedRow, ResultsWriter, Table};
@@ -96,12 +96,13 @@ struct Progress {
     _lines: MultiProgress,
     total: ProgressBar,
     workers: Vec<ProgressBar>,
+    verbosity: Verbosity,
 }
 
 impl Progress {
-    fn new(name: &str, points: usize, devices: &[String], quiet: bool) -> Self {
+    fn new(name: &str, points: usize, devices: &[String], verbosity: Verbosity) -> Self {
         let lines = MultiProgress::new();
-        if quiet {
+        if verbosity == Verbosity::Quiet {
             lines.set_draw_target(ProgressDrawTarget::hidden());
         }
         let workers = devices
@@ -128,11 +129,31 @@ impl Progress {
             _lines: lines,
             total,
             workers,
+            verbosity,
         }
     }
 
+    /// A warning or a failure: above the bars, or on stderr where they are hidden
+    /// (--quiet, or no terminal), where indicatif would drop it.
     fn say(&self, line: String) {
-        self.total.println(line);
+        match self.total.is_hidden() {
+            true => eprintln!("{line}"),
+            false => self.total.println(line),
+        }
+    }
+
+    /// A note, which --quiet leaves out.
+    fn note(&self, line: String) {
+        if self.verbosity != Verbosity::Quiet {
+            self.say(line);
+        }
+    }
+
+    /// A detail only --verbose prints.
+    fn detail(&self, line: String) {
+        if self.verbosity == Verbosity::Verbose {
+            self.say(line);
+        }
     }
 }
 
@@ -158,7 +179,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
         let devices: Vec<String> = contexts.iter().map(|c| c.info().name.clone()).collect();
         Self {
             writer: Mutex::new(writer),
-            progress: Progress::new(name, work.pending(), &devices, options.quiet),
+            progress: Progress::new(name, work.pending(), &devices, options.verbosity),
             work,
             measured: AtomicUsize::new(0),
             unsupported: AtomicUsize::new(0),
@@ -186,7 +207,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
             let label = point.label();
             if let Some(reason) = &point.unsupported {
                 self.progress
-                    .say(format!("note: skipping point {}: {reason}", point.index));
+                    .note(format!("note: skipping point {}: {reason}", point.index));
                 self.progress.total.inc(1);
                 self.unsupported.fetch_add(1, Ordering::Relaxed);
                 continue;
@@ -198,7 +219,11 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
             }
             self.progress.total.inc(1);
             let error = match measured {
-                Ok(()) => {
+                Ok(line) => {
+                    self.progress.detail(format!(
+                        "point {} ({label}) on worker {worker}: {line}",
+                        point.index
+                    ));
                     self.measured.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
