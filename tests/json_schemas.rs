@@ -75,8 +75,8 @@ fn every_json_output_and_file_passes_its_schema() {
     let sweep = json_output(&[
         "sweep",
         path(&config),
-        "--results",
-        path(&results),
+        "--out",
+        &common::sweep_out(&results),
         "--quiet",
     ]);
     schemas.assert_valid("sweep", "sweep --json", &sweep);

@@ -75,7 +75,11 @@ fn every_claim_gets_a_verdict_beside_the_reference_and_the_page_loads() {
         "--json",
     ]);
     assert_clean_success(&run);
-    assert!(stderr(&run).contains("the budget is too small"), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("the budget is too small"),
+        "{}",
+        stderr(&run)
+    );
 
     // stdout is reproduce.json, and both pass its schema.
     let file: serde_json::Value =

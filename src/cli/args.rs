@@ -392,7 +392,8 @@ pub struct ReproduceArgs {
     /// The reference bundle to set the results beside (its reproduce.json).
     #[arg(long, value_name = "DIR", default_value = reproduce::REFERENCE_DIR)]
     pub reference: PathBuf,
-    /// Output folder, written whole at the end. Default: results/reproduce/<device>.
+    /// Output folder, written whole at the end. Default: out/reproduce/<device> (never
+    /// the committed reference's folder).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Replace --out whole if it already holds files (by default it is refused).

@@ -6,7 +6,9 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::args::ErodeArgs;
 use crate::cli::open_device;
-use crate::cli::print::{begin_json, print_input, print_json, print_outcome, progress_bar, say_wrote};
+use crate::cli::print::{
+    begin_json, print_input, print_json, print_outcome, progress_bar, say_wrote,
+};
 use vkerode::experiment::{
     run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions, TerrainSource,
 };

@@ -21,7 +21,7 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
         .with_context(|| format!("--reference {}", args.reference.display()))?;
     let ctx = open_device(gpu)?;
     let out = args.out.clone().unwrap_or_else(|| {
-        Path::new("results")
+        Path::new("out")
             .join("reproduce")
             .join(slug(&ctx.info().name))
     });

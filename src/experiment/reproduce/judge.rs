@@ -202,6 +202,20 @@ impl SweepFiles {
         values
     }
 
+    /// The median time of the rows of each droplet seed (their repetitions pooled).
+    fn seed_medians(&self, rows: &[usize]) -> BTreeMap<u32, f64> {
+        let mut by_seed: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for &r in rows {
+            if let Some(seed) = self.table.number(r, "droplet_seed") {
+                by_seed.entry(seed as u32).or_default().push(r);
+            }
+        }
+        by_seed
+            .into_iter()
+            .filter_map(|(seed, rows)| Some((seed, self.median_ms(&rows)?)))
+            .collect()
+    }
+
     /// The median of the rows' pooled repetitions, in ms.
     fn median_ms(&self, rows: &[usize]) -> Option<f64> {
         let mut times = self.pooled(rows);
@@ -236,10 +250,32 @@ fn speed(
     let missed = files
         .missed_target(base)
         .or_else(|| files.missed_target(new));
+    // Repetitions pooled over seeds weigh timing jitter only: each seed's own ratio
+    // must fall on the verdict's side too.
+    let per_seed: Vec<(u32, f64)> = files
+        .seed_medians(base)
+        .into_iter()
+        .filter_map(|(seed, b)| Some((seed, files.seed_medians(new).get(&seed)? / b)))
+        .collect();
+    let disagreeing = |verdict: Verdict| {
+        per_seed
+            .iter()
+            .find(|&&(_, ratio)| Verdict::of((ratio, ratio), threshold) != verdict)
+    };
     let verdict = match (missed, interval) {
         (Some(why), _) => Err(format!("no speed verdict: {why}")),
         (None, None) => Err("no speed verdict: no interval".into()),
-        (None, Some(i)) => Ok(Verdict::of(i, threshold)),
+        (None, Some(i)) => {
+            let verdict = Verdict::of(i, threshold);
+            match (verdict, disagreeing(verdict)) {
+                (Verdict::Unclear, _) | (_, None) => Ok(verdict),
+                (_, Some((seed, ratio))) => Err(format!(
+                    "no speed verdict: the pooled ratio is {}, but seed {seed}'s alone is {}",
+                    verdict.as_str(),
+                    readable_number(*ratio)
+                )),
+            }
+        }
     };
     (Some(effect), verdict)
 }
@@ -340,6 +376,14 @@ impl Evidence<'_> {
             (_, Measurement::Strategies) => self.grid(&mut result),
             (id, _) => result.why = format!("no judgement for claim {id}"),
         }
+        if result
+            .erosion
+            .as_ref()
+            .is_some_and(|e| e.verdict == "different")
+        {
+            result.why +=
+                "; it erodes differently from its base, so the two speeds are of different answers";
+        }
         result
     }
 
@@ -352,10 +396,16 @@ impl Evidence<'_> {
             .into_iter()
             .filter(|w| w != "64")
             .collect();
+        // The fastest stable one: a workgroup that is faster by blowing up refutes nothing.
         let fastest = sizes
             .iter()
-            .filter_map(|w| Some((w, files.median_ms(&files.rows(&[("workgroup", w)]))?)))
-            .min_by(|a, b| a.1.total_cmp(&b.1));
+            .filter_map(|w| {
+                let rows = files.rows(&[("workgroup", w)]);
+                let unstable = files.stable(&rows) == Some(false);
+                Some((w, unstable, files.median_ms(&rows)?))
+            })
+            .min_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2)))
+            .map(|(w, _, ms)| (w, ms));
         let Some((best, _)) = fastest else {
             r.why = "the sweep has no workgroup but 64".into();
             return;
@@ -374,7 +424,9 @@ impl Evidence<'_> {
             files,
             &base,
             &new,
-            format!("GPU time at workgroup {best} (the fastest other) / at 64"),
+            format!(
+                "GPU time at workgroup {best} (the fastest other, stable where one is) / at 64"
+            ),
             self.threshold,
         );
         r.effect = effect;
@@ -472,7 +524,6 @@ impl Evidence<'_> {
                 readable_number(mean),
             ));
         }
-        r.stable = files.stable(&on);
         if ratios.is_empty() {
             r.why = "no seed had subgroup conflicts to cut without stagger".into();
             return;
@@ -530,7 +581,7 @@ impl Evidence<'_> {
         }
         let differing = files.by_seed(&int, column);
         let Some(most) = differing.values().copied().reduce(f64::max) else {
-            r.why = "the sweep has no int points".into();
+            r.why = "the sweep's int points have no rerun counts".into();
             return;
         };
         r.effect = Some(Effect {
@@ -838,6 +889,17 @@ mod tests {
         );
         assert_eq!(unjudged.verdict, ClaimVerdict::Inconclusive, "{unjudged:?}");
         assert!(unjudged.why.contains("max-reps"), "{}", unjudged.why);
+    }
+
+    #[test]
+    fn a_pooled_speed_up_one_seed_does_not_share_has_no_verdict() {
+        // Seed 5's workgroup 8 runs no faster than its 64: pooled, 8 still looks faster.
+        let mut points: Vec<Planted> = (1..=5).map(|seed| point("64", seed, 10.0)).collect();
+        points.extend((1..=4).map(|seed| point("8", seed, 5.0)));
+        points.push(point("8", 5, 9.9));
+        let split = judged("workgroup", points, "workgroup");
+        assert_eq!(split.verdict, ClaimVerdict::Inconclusive, "{split:?}");
+        assert!(split.why.contains("seed 5"), "{}", split.why);
     }
 
     #[test]

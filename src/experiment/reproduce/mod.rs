@@ -7,21 +7,22 @@
 //! reference bundle (the H200's, made by this same command).
 //!
 //! Its parts: the claims, their sweeps and the scale (`suite.rs`), the verdicts
-//! (`judge.rs`) and the summary as markdown and HTML (`summary.rs`).
+//! (`judge.rs`), the outcome as reproduce.json holds it (`outcome.rs`) and the summary
+//! as markdown and HTML (`summary.rs`).
 
 mod judge;
+mod outcome;
 mod suite;
 mod summary;
 
 pub use judge::{ClaimResult, ClaimVerdict, Effect, ErosionCheck};
+pub use outcome::{Calibration, Reproduction, JSON_FILE};
 pub use suite::{Claim, Measurement, Scale, SweepPlan, CLAIMS, GRID_WATER_PER_CELL, SIZES};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
-
-use serde::{Deserialize, Serialize};
 
 use super::results::{Existing, Table};
 use super::strategies::{run_strategies, Strategies, STRATEGIES_CSV};
@@ -40,8 +41,6 @@ pub const GPU_BUDGET_S: f64 = 600.0;
 pub const CPU_BUDGET_S: f64 = 120.0;
 /// The committed reference bundle: the H200's, from this command.
 pub const REFERENCE_DIR: &str = "results/reproduce/nvidia-h200";
-/// The verdicts and everything they rest on.
-pub const JSON_FILE: &str = "reproduce.json";
 pub const SUMMARY_MD: &str = "summary.md";
 pub const REPORT_HTML: &str = "report.html";
 /// The droplet seeds by default: the fewest that give an interval some width.
@@ -66,51 +65,6 @@ pub struct ReproduceOptions {
     pub reference: Option<Reproduction>,
     /// The sweeps' progress bars and notes.
     pub verbosity: Verbosity,
-}
-
-/// What one run's cost per point came to in the calibration: seconds of wall time,
-/// `fixed_s` plus `per_cell_s` for each cell of the map.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Calibration {
-    pub fixed_s: f64,
-    pub per_cell_s: f64,
-}
-
-/// reproduce.json: the device, the scale, the threshold and every claim's outcome.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Reproduction {
-    pub device: String,
-    pub driver: String,
-    pub vulkan: String,
-    pub commit: String,
-    /// Seconds the suite was given.
-    pub budget_s: f64,
-    /// Seconds it took, calibration included.
-    pub elapsed_s: f64,
-    pub calibration: Calibration,
-    pub scale: Scale,
-    /// The noise threshold of the speed verdicts, in percent, and where it came from.
-    pub threshold_percent: f64,
-    pub threshold_source: String,
-    pub claims: Vec<ClaimResult>,
-}
-
-impl Reproduction {
-    /// The reference bundle's reproduce.json in `dir`, if there is one.
-    pub fn read_reference(dir: &Path) -> Result<Option<Self>, ExperimentError> {
-        let path = dir.join(JSON_FILE);
-        if !path.exists() {
-            return Ok(None);
-        }
-        let io = |source| ExperimentError::Io {
-            path: path.clone(),
-            source,
-        };
-        let text = std::fs::read_to_string(&path).map_err(io)?;
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| io(std::io::Error::other(e)))
-    }
 }
 
 /// The sweep options of the suite's sweeps: results in `root/<experiment>/<device>`,
@@ -158,12 +112,11 @@ fn sweep(
 }
 
 /// The share of the budget the calibration may spend.
-const CALIBRATION_SHARE: f64 = 0.1;
+pub const CALIBRATION_SHARE: f64 = 0.1;
 
 /// Times one point of the paper's kernel at growing sizes, from the smallest, while the
 /// next would stay within [`CALIBRATION_SHARE`] of `budget_s`, and fits a cost per run
-/// of a fixed part and a part per cell to the last two: the suite's sizes lie no more
-/// than a few factors of four beyond them.
+/// of a fixed part and a part per cell to them all ([`fitted`]).
 fn calibrate(
     ctx: &Arc<Context>,
     budget_s: f64,
@@ -199,15 +152,39 @@ fn calibrate(
             verbosity,
         )?;
         walls.push((cells, point.elapsed().as_secs_f64()));
-        if let [.., (c0, w0), (c1, w1)] = walls[..] {
-            let per_cell_s = ((w1 - w0) / (c1 - c0)).max(0.0);
-            fit = Calibration {
-                fixed_s: (w0 - per_cell_s * c0).max(0.0),
-                per_cell_s,
-            };
+        if walls.len() >= 2 {
+            fit = fitted(&walls);
         }
     }
     Ok(fit)
+}
+
+/// The least-squares line of wall time against cells. Where noise makes it fall or
+/// cross zero, no fixed part and the steeper of the line and the largest point's time
+/// per cell: an overestimate of larger maps (a smaller scale, never a blown budget).
+fn fitted(walls: &[(f64, f64)]) -> Calibration {
+    let n = walls.len() as f64;
+    let (mean_c, mean_w) = walls
+        .iter()
+        .fold((0.0, 0.0), |(c, w), &(ci, wi)| (c + ci / n, w + wi / n));
+    let (mut cov, mut var) = (0.0, 0.0);
+    for &(c, w) in walls {
+        cov += (c - mean_c) * (w - mean_w);
+        var += (c - mean_c) * (c - mean_c);
+    }
+    let slope = cov / var;
+    let fixed_s = mean_w - slope * mean_c;
+    if slope > 0.0 && fixed_s >= 0.0 {
+        return Calibration {
+            fixed_s,
+            per_cell_s: slope,
+        };
+    }
+    let &(c_last, w_last) = walls.last().expect("two points or more");
+    Calibration {
+        fixed_s: 0.0,
+        per_cell_s: slope.max(w_last / c_last),
+    }
 }
 
 /// Every file under `dir`.
@@ -335,4 +312,24 @@ pub fn run_reproduce(
         &summary::html(&reproduction, reference, reference_dir, dir)?,
     )?);
     Ok((reproduction, written))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fit_is_a_line_through_the_points_and_never_falls() {
+        let line = fitted(&[(100.0, 2.0), (200.0, 3.0), (400.0, 5.0)]);
+        assert!((line.fixed_s - 1.0).abs() < 1e-9 && (line.per_cell_s - 0.01).abs() < 1e-12);
+        // Noise: the larger map ran faster. All of its time counts per cell.
+        let falling = fitted(&[(100.0, 2.0), (400.0, 1.0)]);
+        assert_eq!(
+            falling,
+            Calibration {
+                fixed_s: 0.0,
+                per_cell_s: 1.0 / 400.0
+            }
+        );
+    }
 }

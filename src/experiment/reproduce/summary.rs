@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::judge::{ClaimResult, ErosionCheck};
+use super::outcome::Reproduction;
 use super::suite::SWEEPS;
-use super::Reproduction;
 use crate::experiment::report::html::{charts, escape, self_contained_page, HtmlError};
 use crate::experiment::results::{Meta, POINTS_CSV};
 use crate::readable_number;
