@@ -71,7 +71,9 @@ pub fn references(cli: &clap::Command, experiments: &Path) -> Result<Vec<Referen
 
 /// docs/reproduce.md: the claims `vkerode reproduce` judges, from the suite itself.
 pub fn reproduce_reference() -> String {
-    use crate::experiment::reproduce::{Measurement, CLAIMS, GRID_WATER_PER_CELL, SIZES};
+    use crate::experiment::reproduce::{
+        Measurement, CALIBRATION_SHARE, CLAIMS, GRID_WATER_PER_CELL, SIZES,
+    };
     let mut out = String::from(GENERATED);
     out += "# `vkerode reproduce`: the paper's claims, as judged
 
@@ -84,10 +86,12 @@ pub fn reproduce_reference() -> String {
          reference bundle, the H200's (`results/reproduce/nvidia-h200/`, made by the same \
          command), in `summary.md`, `report.html` and `reproduce.json`.\n\n\
          **Scale.** It first times one point of the paper's kernel at {}², {}² and larger \
-         sides while the next stays within a tenth of the budget, fits a cost per run of a \
-         fixed part and a part per cell to the last two, and runs every sweep at the largest \
-         map side of {} whose runs fit the budget left (the smallest when none does; the \
-         summary says so). Droplets are one per four cells (the paper's density at 4096²), lifetime 30, \
+         sides while the next stays within {}% of the budget, fits a cost per run of a \
+         fixed part and a part per cell to them by least squares (where noise makes the \
+         line fall, all of the largest point's time counts per cell), and runs every sweep \
+         at the largest map side of {} whose runs fit the budget left (the smallest when \
+         none does; the summary says so). A speed verdict also needs every seed's own \
+         ratio of medians on its side of the threshold. Droplets are one per four cells (the paper's density at 4096²), lifetime 30, \
          on erosion-noise terrain, each point once per droplet seed (`--seeds`).\n\n\
          **Speed verdicts** rest on the ratio of the two settings' median GPU times over all \
          their seeds' repetitions, with a 95% bootstrap interval (as `vkerode compare`), \
@@ -105,6 +109,7 @@ pub fn reproduce_reference() -> String {
          interval over the seeds.\n\n",
         SIZES[0],
         SIZES[1],
+        CALIBRATION_SHARE * 100.0,
         SIZES.map(|s| s.to_string()).join(", ")
     );
     out += "## The claims\n\n";

@@ -280,6 +280,11 @@ fn speed(
     (Some(effect), verdict)
 }
 
+/// The mean of `values`, 0 for none.
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
 /// The seeds' paired ratios of `column`, new over base.
 fn paired_ratios(files: &SweepFiles, base: &[usize], new: &[usize], column: &str) -> Vec<f64> {
     let (b, n) = (files.by_seed(base, column), files.by_seed(new, column));
@@ -517,11 +522,10 @@ impl Evidence<'_> {
         let column = "subgroup_conflicts_per_1000";
         let ratios = paired_ratios(files, &off, &on, column);
         for (name, rows) in [("unstaggered", &off), ("staggered", &on)] {
-            let per_seed = files.by_seed(rows, column);
-            let mean = per_seed.values().sum::<f64>() / per_seed.len().max(1) as f64;
+            let per_seed: Vec<f64> = files.by_seed(rows, column).into_values().collect();
             r.figures.push((
                 format!("subgroup conflicts per 1000 atomics, {name}"),
-                readable_number(mean),
+                readable_number(mean(&per_seed)),
             ));
         }
         if ratios.is_empty() {
@@ -607,31 +611,20 @@ impl Evidence<'_> {
 
     fn races(&self, r: &mut ClaimResult) {
         let files = self.sweep(&ATOMICS);
-        let share = |mode: &str| -> Vec<f64> {
+        // Each seed's `column` over the net change it intended.
+        let share = |mode: &str, column: &str| -> Vec<f64> {
             let rows = files.rows(&[("atomics", mode)]);
-            let (lost, intended) = (
-                files.by_seed(&rows, "mass_lost"),
+            let (part, intended) = (
+                files.by_seed(&rows, column),
                 files.by_seed(&rows, "mass_intended"),
             );
-            lost.iter()
-                .filter_map(|(seed, &l)| Some(l / intended.get(seed)?.abs()))
+            part.iter()
+                .filter_map(|(seed, &v)| Some(v / intended.get(seed)?.abs()))
                 .filter(|v| v.is_finite())
                 .collect()
         };
-        let (racy, int) = (share("racy"), share("int"));
-        let truncated = {
-            let rows = files.rows(&[("atomics", "int")]);
-            let (t, i) = (
-                files.by_seed(&rows, "mass_truncated"),
-                files.by_seed(&rows, "mass_intended"),
-            );
-            let shares: Vec<f64> = t
-                .iter()
-                .filter_map(|(s, &v)| Some(v / i.get(s)?.abs()))
-                .filter(|v| v.is_finite())
-                .collect();
-            shares.iter().sum::<f64>() / shares.len().max(1) as f64
-        };
+        let (racy, int) = (share("racy", "mass_lost"), share("int", "mass_lost"));
+        let truncated = mean(&share("int", "mass_truncated"));
         r.figures.push((
             "mass the int fixed point's truncation dropped / the net change intended".into(),
             readable_number(truncated),
@@ -695,10 +688,10 @@ impl Evidence<'_> {
             .filter(|v| v.is_finite())
             .collect();
         for (name, costs) in [("droplets", &droplets), ("pipes", &pipes)] {
-            let mean = costs.values().sum::<f64>() / costs.len().max(1) as f64;
+            let per_seed: Vec<f64> = costs.values().copied().collect();
             r.figures.push((
                 format!("GPU ms per height unit of eroded depth, {name}"),
-                readable_number(mean),
+                readable_number(mean(&per_seed)),
             ));
         }
         let missed = (0..table.rows.len()).find_map(|row| {
