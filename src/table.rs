@@ -123,6 +123,27 @@ pub fn undocumented<T: Section>() -> Option<String> {
     })
 }
 
+/// A markdown cell: pipes escaped, lines joined.
+fn markdown_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Appends a markdown table of `head` and `rows` to `out`, then a blank line.
+pub fn markdown_table(
+    out: &mut String,
+    head: &[&str],
+    rows: impl IntoIterator<Item = Vec<String>>,
+) {
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "| {} |", head.join(" | "));
+    let _ = writeln!(out, "|{}", " --- |".repeat(head.len()));
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|c| markdown_cell(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out.push('\n');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

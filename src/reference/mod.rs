@@ -26,7 +26,7 @@ use crate::experiment::strategies::{dose_columns, strategies_columns, Strategies
 use crate::experiment::sweep::config::{Experiment, MeasureSettings, STRATEGIES_KEY};
 use crate::experiment::sweep::input::INPUT_KEYS;
 use crate::experiment::ConfigError;
-use crate::table::{Column, Section};
+use crate::table::{markdown_table, Column, Section};
 
 /// One generated file of docs/: its name and text.
 pub struct Reference {
@@ -116,8 +116,8 @@ pub fn reproduce_reference() -> String {
     let rows = CLAIMS.iter().map(|c| {
         let measured = match c.measured_by {
             Measurement::Sweep(plan) => format!(
-                "sweep `reproduce-{}`: {} Axes: `{}`, and the droplet seeds.",
-                plan.name,
+                "sweep `{}`: {} Axes: `{}`, and the droplet seeds.",
+                plan.experiment(),
                 plan.description,
                 plan.axes.replace('\n', "; ")
             ),
@@ -133,27 +133,12 @@ pub fn reproduce_reference() -> String {
             measured,
         ]
     });
-    table(
+    markdown_table(
         &mut out,
         &["id", "claim", "the paper's words", "tested", "measured by"],
         rows,
     );
     out
-}
-
-/// A markdown cell: pipes escaped, lines joined.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
-}
-
-fn table(out: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
-    let _ = writeln!(out, "| {} |", head.join(" | "));
-    let _ = writeln!(out, "|{}", " --- |".repeat(head.len()));
-    for row in rows {
-        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
-    }
-    out.push('\n');
 }
 
 /// One flag as a row: name, value, default, meaning.
@@ -221,7 +206,7 @@ fn flags(out: &mut String, args: &[&clap::Arg]) {
             .iter()
             .filter(|a| a.get_help_heading() == heading)
             .map(|a| flag_row(a));
-        table(out, &["flag", "value", "default", "meaning"], rows);
+        markdown_table(out, &["flag", "value", "default", "meaning"], rows);
     }
 }
 
@@ -310,7 +295,7 @@ pub fn config_reference() -> String {
         .filter(|c| !strategy_keys.contains(&c.name))
         .collect();
     out.push_str("## The terrain and the strategy\n\n");
-    table(&mut out, &head, key_rows(terrain, &defaults));
+    markdown_table(&mut out, &head, key_rows(terrain, &defaults));
     out.push_str(
         "## A heightmap instead of noise\n\nFixed or axes, as the settings; each is also an `erode` flag (`--input`, \
          `--cell-size X[,Y]`, ...). Every file is read and checked as `erode --input` checks it (its cell size, \
@@ -325,7 +310,7 @@ pub fn config_reference() -> String {
         .iter()
         .map(|&(name, unit, meaning)| Column::new(name, unit, meaning))
         .collect();
-    table(&mut out, &head, key_rows(input_keys, &input_defaults));
+    markdown_table(&mut out, &head, key_rows(input_keys, &input_defaults));
     for strategy in STRATEGIES.iter() {
         let _ = writeln!(
             out,
@@ -335,7 +320,7 @@ pub fn config_reference() -> String {
             strategy.algorithm().as_str(),
             strategy.dose_key(),
         );
-        table(
+        markdown_table(
             &mut out,
             &head,
             key_rows(strategy.settings_columns(), &defaults),
@@ -347,7 +332,7 @@ pub fn config_reference() -> String {
         .zip(crate::table::values_of(&measure))
         .collect();
     out.push_str("## [measure]\n\nHow each point is measured, after nvbench: warm-up, then timed repetitions until the noise target, `max_reps` or the time budget.\n\n");
-    table(
+    markdown_table(
         &mut out,
         &head,
         key_rows(MeasureSettings::columns(), &measure_defaults),
@@ -380,7 +365,7 @@ pub fn config_reference() -> String {
         SPEED_KEYS.join(", ")
     );
     let options_defaults = defaults_of::<EquivalenceOptions>();
-    table(
+    markdown_table(
         &mut out,
         &head,
         key_rows(
@@ -428,7 +413,7 @@ pub fn results_reference() -> String {
         let rows = columns
             .into_iter()
             .map(|c| vec![format!("`{}`", c.name), c.unit, c.meaning]);
-        table(out, &["column", "unit", "meaning"], rows);
+        markdown_table(out, &["column", "unit", "meaning"], rows);
     };
     csv(
         &mut out,
@@ -483,7 +468,7 @@ pub fn results_reference() -> String {
          (a landform figure added later) takes {}%. Every test is at alpha {ALPHA} after Holm's correction.\n",
         100.0 * DEFAULT_MARGIN
     );
-    table(
+    markdown_table(
         &mut out,
         &["figure", "margin", "why"],
         MARGINS
@@ -509,7 +494,7 @@ pub fn results_reference() -> String {
             };
             vec![format!("`{}`", f.path), f.unit.to_string(), meaning]
         });
-        table(&mut out, &["field", "unit", "meaning"], rows);
+        markdown_table(&mut out, &["field", "unit", "meaning"], rows);
     }
     out
 }

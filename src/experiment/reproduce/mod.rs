@@ -90,7 +90,7 @@ fn sweep(
     verbosity: Verbosity,
 ) -> Result<PathBuf, ExperimentError> {
     let text = plan.config_toml(scale);
-    let file = PathBuf::from(format!("reproduce-{}.toml", plan.name));
+    let file = PathBuf::from(format!("{}.toml", plan.experiment()));
     let experiment = Experiment::parse(&file, &text, Some(ctx.info()))?;
     let summary = run_sweep(
         std::slice::from_ref(ctx),
@@ -259,10 +259,12 @@ pub fn run_reproduce(
 
     let root = dir.join("sweeps");
     let mut sweeps = BTreeMap::new();
+    let mut folders = Vec::new();
     for plan in SWEEPS {
         say(format!("sweep {}: {}", plan.name, plan.description));
         let folder = sweep(ctx, plan, &scale, &root, options.verbosity)?;
         sweeps.insert(plan.name, SweepFiles::read(&folder)?);
+        folders.push((plan, folder));
     }
     say("the grid against the droplets at matched water".into());
     let grid_dir = dir.join("grid");
@@ -309,7 +311,7 @@ pub fn run_reproduce(
     )?);
     written.push(write(
         REPORT_HTML,
-        &summary::html(&reproduction, reference, reference_dir, dir)?,
+        &summary::html(&reproduction, reference, reference_dir, &folders)?,
     )?);
     Ok((reproduction, written))
 }

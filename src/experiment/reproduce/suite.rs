@@ -162,6 +162,11 @@ impl Scale {
 const GRID_STRATEGIES: usize = 2;
 
 impl SweepPlan {
+    /// Its experiment's name, which names its folder: `reproduce-<name>`.
+    pub fn experiment(&self) -> String {
+        format!("reproduce-{}", self.name)
+    }
+
     /// Its points per droplet seed: the product of its axes' lengths.
     pub fn points_per_seed(&self) -> usize {
         let axes = self.axes_at(SIZES[0]);
@@ -182,8 +187,8 @@ impl SweepPlan {
     /// The experiment config of this sweep at `scale`, in TOML.
     pub fn config_toml(&self, scale: &Scale) -> String {
         format!(
-            "name = \"reproduce-{name}\"\ndescription = \"\"\"\n{description}\"\"\"\n\n[fixed]\nsize = {size}\ndroplets = {droplets}\n\n[axes]\n{axes}\ndroplet_seed = [{seeds}]\n\n[measure]\nwarmup = 1\nmin_reps = 5\nmax_reps = 50\ntarget_rel_iqr = 0.02\ntime_budget_s = {budget}\n",
-            name = self.name,
+            "name = \"{experiment}\"\ndescription = \"\"\"\n{description}\"\"\"\n\n[fixed]\nsize = {size}\ndroplets = {droplets}\n\n[axes]\n{axes}\ndroplet_seed = [{seeds}]\n\n[measure]\nwarmup = 1\nmin_reps = 5\nmax_reps = 50\ntarget_rel_iqr = 0.02\ntime_budget_s = {budget}\n",
+            experiment = self.experiment(),
             description = self.description,
             size = scale.size,
             droplets = scale.droplets,

@@ -2,14 +2,15 @@
 //! set beside the reference bundle's.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::judge::{ClaimResult, ErosionCheck};
 use super::outcome::Reproduction;
-use super::suite::SWEEPS;
+use super::suite::SweepPlan;
 use crate::experiment::report::html::{charts, escape, self_contained_page, HtmlError};
 use crate::experiment::results::{Meta, POINTS_CSV};
 use crate::readable_number;
+use crate::table::markdown_table;
 
 /// The columns of the claims table.
 const HEADER: [&str; 6] = [
@@ -148,17 +149,14 @@ pub fn markdown(
     for line in provenance(outcome, reference, reference_dir) {
         let _ = writeln!(out, "{line}");
     }
-    let cell = |t: &str| t.replace('|', "\\|");
-    let _ = write!(
-        out,
-        "\n| {} |\n|{}\n",
-        HEADER.join(" | "),
-        " --- |".repeat(HEADER.len())
+    out.push('\n');
+    markdown_table(
+        &mut out,
+        &HEADER,
+        rows(outcome, reference.map(|(_, r)| r))
+            .into_iter()
+            .map(Vec::from),
     );
-    for row in rows(outcome, reference.map(|(_, r)| r)) {
-        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
-    }
     for c in &outcome.claims {
         let _ = write!(
             out,
@@ -181,13 +179,13 @@ pub fn markdown(
     out
 }
 
-/// The summary as one self-contained page, with each sweep's charts (`dir` holds the
-/// sweeps).
+/// The summary as one self-contained page, with the charts of each sweep (its plan
+/// and results folder).
 pub fn html(
     outcome: &Reproduction,
     reference: Option<(&Path, &Reproduction)>,
     reference_dir: &Path,
-    dir: &Path,
+    sweeps: &[(&SweepPlan, PathBuf)],
 ) -> Result<String, HtmlError> {
     let mut body = String::new();
     for line in provenance(outcome, reference, reference_dir) {
@@ -234,24 +232,15 @@ pub fn html(
             body += "</ul>\n";
         }
     }
-    for plan in SWEEPS {
-        let experiment = format!("reproduce-{}", plan.name);
-        let folder = dir.join("sweeps").join(&experiment);
-        // One device folder per sweep.
-        let Some(device_dir) = std::fs::read_dir(&folder)
-            .ok()
-            .and_then(|mut entries| entries.find_map(|e| e.ok().map(|e| e.path())))
-        else {
-            continue;
-        };
-        let meta = Meta::read(&device_dir).ok();
+    for (plan, folder) in sweeps {
+        let meta = Meta::read(folder).ok();
         let _ = writeln!(
             body,
             "<h2>The {} sweep</h2>\n<p>{}</p>",
             escape(plan.name),
             escape(plan.description)
         );
-        body += &charts(&device_dir.join(POINTS_CSV), meta.as_ref())?;
+        body += &charts(&folder.join(POINTS_CSV), meta.as_ref())?;
     }
     Ok(self_contained_page(
         &format!("The paper's claims on {}", outcome.device),
