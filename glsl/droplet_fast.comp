@@ -62,6 +62,11 @@ int addHeight(ivec2 coord, float deltaH) {
 #endif
     }
     recordModification(index, deltaH, fixedDelta);
+#ifdef NO_ZERO_SKIP
+    recordAdd(index, true);
+#else
+    recordAdd(index, fixedDelta != 0);
+#endif
     return fixedDelta;
 }
 
@@ -97,6 +102,7 @@ void main() {
         }
         if (!cached) {
             corners = loadCorners(iPos);
+            recordSample(uint(step), 0u, iPos.y * MAP_WIDTH + iPos.x);
             cached = true;
         }
 
@@ -112,6 +118,7 @@ void main() {
         vec2 newPos = pos + dir;
         ivec2 newCell = ivec2(newPos);
         ivec4 next = loadCorners(newCell);
+        recordSample(uint(step), 1u, newCell.y * MAP_WIDTH + newCell.x);
         float hNew = surfaceFromCorners(next, newPos).z;
         float deltaH = hNew - hOld;
 

@@ -36,6 +36,8 @@ void main() {
     }
     // Four rounding calls per step: stochastic rounding draws what one pass would.
     roundingCalls = firstStep * 4u;
+    recordedSamples = firstStep * 2u;
+    recordedAdds = firstStep * 4u;
     for (uint step = firstStep; step < endStep; ++step) {
         if (!dropletStep(s.pos, s.dir, s.speed, s.water, s.sediment)) {
             s.alive = 0u;

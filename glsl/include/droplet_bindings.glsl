@@ -73,12 +73,12 @@ layout(std430, binding = 7) buffer HeightQuads {
 };
 #endif
 #ifdef LOADS_TEXEL
-layout(binding = 8) uniform isamplerBuffer heightTexels;
+layout(binding = 9) uniform isamplerBuffer heightTexels;
 #elif defined(ATOMICS_IMAGE) || defined(LOADS_IMAGE)
 // The image-atomics lever: the adds go through a storage texel view of the
 // heightfield, so that the shader has no SSBO atomics; its loads stay SSBO loads. The
 // image lever loads through the same view too.
-layout(binding = 8, r32i) uniform iimageBuffer heightImage;
+layout(binding = 9, r32i) uniform iimageBuffer heightImage;
 #define ADDS_THROUGH_IMAGE
 #endif
 
@@ -108,6 +108,17 @@ layout(std430, binding = 3) buffer IntendedChange {
 layout(std430, binding = 4) buffer AppliedChange {
     ivec2 appliedFixed[];
 };
+
+// The counted build's record of the addresses each droplet touched, where
+// RECORDS_ADDRESSES is set (src/erosion/droplets/replay.rs replays it): per droplet and
+// step, x and y the cells whose 2x2 corners the step's two samples loaded, z the cell
+// whose 2x2 corners it added to, w which of them it did: bit 0 and 1 the samples, bits
+// 4 to 7 the adds at NW, NE, SW, SE. A step never taken is all zero.
+layout(constant_id = 6) const bool RECORDS_ADDRESSES = false;
+layout(std430, binding = 8) buffer AddressRecord {
+    uvec4 addressRecord[];
+};
+const uint RECORD_ADDS_SHIFT = 4u;
 
 // Deterministic mode: this dispatch's fixed-point changes, applied to heightData by
 // glsl/apply_delta.comp after the dispatch, so that every droplet reads frozen heights.

@@ -64,6 +64,45 @@ void recordDeath(vec2 pos, float sediment) {
 #endif
 }
 
+// The address record's cursor: the paper's main() passes no step to the functions it
+// calls, so they count their calls, two samples (pos, then newPos) and four adds per
+// step. Kernels that start a droplet mid-life (passes) set them to its first step.
+uint recordedSamples = 0u;
+uint recordedAdds = 0u;
+
+uint recordSlot(uint step) {
+    return (BATCH_BASE_ID + gl_GlobalInvocationID.x) * uint(MAX_LIFETIME) + step;
+}
+
+// Step `step`'s sample `which` (0 at pos, 1 at newPos) loaded the corners of `index`.
+void recordSample(uint step, uint which, int index) {
+#ifdef COUNT_WORK
+    if (RECORDS_ADDRESSES && step < uint(MAX_LIFETIME)) {
+        uint slot = recordSlot(step);
+        addressRecord[slot][which] = uint(index);
+        addressRecord[slot].w |= 1u << which;
+    }
+#endif
+}
+
+// The next add of this droplet, to corner index, made (`issued`) or skipped.
+void recordAdd(int index, bool issued) {
+#ifdef COUNT_WORK
+    uint step = recordedAdds >> 2u;
+    uint corner = recordedAdds & 3u;
+    recordedAdds++;
+    if (RECORDS_ADDRESSES && step < uint(MAX_LIFETIME)) {
+        uint slot = recordSlot(step);
+        if (corner == 0u) {
+            addressRecord[slot].z = uint(index);
+        }
+        if (issued) {
+            addressRecord[slot].w |= 1u << (RECORD_ADDS_SHIFT + corner);
+        }
+    }
+#endif
+}
+
 // modifyHeight's rounding calls so far by this invocation: with the droplet's id, the
 // key of stochastic rounding (4 per step, one per corner).
 uint roundingCalls = 0u;
@@ -122,6 +161,7 @@ void modifyHeight(ivec2 coord, float deltaH) {
     int index = coord.y * MAP_WIDTH + coord.x;
     atomicAdd(heightData[index], deltaH);
     recordModification(index, deltaH, 0);
+    recordAdd(index, true);
 }
 #else
 // The paper's modifyHeight, with its literal 1000.0 as the FIXED_POINT_SCALE
@@ -143,6 +183,7 @@ void modifyHeight(ivec2 coord, float deltaH) {
     atomicAdd(heightData[index], fixedDelta);
 #endif
     recordModification(index, deltaH, fixedDelta);
+    recordAdd(index, true);
 }
 #endif
 
@@ -270,6 +311,10 @@ vec3 bilinearSurface(float hNW, float hNE, float hSW, float hSE, vec2 pos) {
 
 vec3 getSurfaceNormalAndHeight(vec2 pos) {
     ivec2 cell = ivec2(pos);
+#ifdef COUNT_WORK
+    recordSample(recordedSamples >> 1u, recordedSamples & 1u, cell.y * MAP_WIDTH + cell.x);
+    recordedSamples++;
+#endif
     return bilinearSurface(cellHeight(cell), cellHeight(cell + ivec2(1, 0)),
                            cellHeight(cell + ivec2(0, 1)), cellHeight(cell + ivec2(1, 1)), pos);
 }

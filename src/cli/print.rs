@@ -272,6 +272,18 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
             say!("{percent:.1}% of this device's {name} ceiling (vkerode peak)");
         }
     }
+    if let Some(g) = &r.gpm {
+        say!(
+            "NVML GPM over {:.0} ms of runs ({:.0}% busy): SM occupancy {:.1}%, SM {:.1}%, integer {:.1}%, FP32 {:.1}%, DRAM bandwidth {:.1}%",
+            g.window_ms,
+            g.busy_percent,
+            g.sm_occupancy_percent,
+            g.sm_util_percent,
+            g.integer_util_percent,
+            g.fp32_util_percent,
+            g.dram_bandwidth_percent
+        );
+    }
     for warning in &r.warnings {
         eprintln!("warning: {warning}");
     }

@@ -23,7 +23,7 @@ pub use keys::SettingError;
 pub use registry::{MAX_RUN_WORK, STRATEGIES};
 pub use settings::RunSettings;
 pub use strategy::{
-    report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, Prepared, Strategy, TimedRun,
-    WorkUnit,
+    report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, Prepared, Replay, ReplayTraffic,
+    Strategy, TimedRun, WorkUnit,
 };
 pub use workgroup::WorkgroupShape;

@@ -210,6 +210,42 @@ pub trait Prepared {
     /// One run from the initial map with the instrumented build: the heights, the work
     /// done and the strategy's own figures.
     fn run_counted(&mut self) -> Result<CountedRun, ErosionError>;
+    /// A run recorded for replay (see [`Replay`]), where the strategy has one.
+    fn record_replay(&mut self) -> Result<Option<Box<dyn Replay + '_>>, ErosionError> {
+        Ok(None)
+    }
+}
+
+/// Which of a recorded run's memory traffic a replay makes: the run's loads and atomics
+/// at its addresses, without its arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayTraffic {
+    /// All of it, in the run's order: the run's own ceiling.
+    InOrder,
+    /// The atomics alone.
+    Atomics,
+    /// The loads alone.
+    Loads,
+    /// The atomics, each step's addresses shuffled between the units of work that made
+    /// that step side by side: the same footprint and addresses, without their
+    /// collisions.
+    ShuffledAtomics,
+}
+
+impl ReplayTraffic {
+    pub const ALL: [ReplayTraffic; 4] = [
+        ReplayTraffic::InOrder,
+        ReplayTraffic::Atomics,
+        ReplayTraffic::Loads,
+        ReplayTraffic::ShuffledAtomics,
+    ];
+}
+
+/// A recorded run, replayed: each call one replay of `traffic`, its GPU time between
+/// timestamps (`None` without them) and its wall time.
+pub trait Replay {
+    fn run(&mut self, traffic: ReplayTraffic)
+        -> Result<(Option<Duration>, Duration), ErosionError>;
 }
 
 /// What a timed run gave.

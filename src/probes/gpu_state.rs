@@ -1,10 +1,15 @@
 //! The GPU's state around each measured point, through NVML on NVIDIA devices: SM and
-//! memory clocks, temperature, power and throttle reasons. Elsewhere (lavapipe, other
-//! vendors) there is no monitor and the figures are left empty, never zero.
+//! memory clocks, temperature, power and throttle reasons, and the hardware counters of
+//! NVML's GPU performance monitoring (GPM, Hopper and newer) over a window of runs.
+//! Elsewhere (lavapipe, other vendors, older NVIDIA GPUs) there is no monitor or no GPM
+//! and the figures are left empty, never zero.
+
+use std::time::{Duration, Instant};
 
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::enums::device::GpuLockedClocksSetting;
+use nvml_wrapper::enums::gpm::GpmMetricId;
 use nvml_wrapper::{Device, Nvml};
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +63,41 @@ pub fn slowed(before: &GpuState, after: &GpuState) -> bool {
     f64::from(after.sm_mhz) < 0.95 * f64::from(before.sm_mhz) || !after.slowing_reasons().is_empty()
 }
 
+/// NVML GPM's counters over a window of back-to-back runs, as percentages of the
+/// window's wall time, so diluted by whatever idle the window holds: `busy_percent`
+/// says how much of it the GPU spent in the runs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GpmCounters {
+    /// Warps resident against the SMs' maximum, averaged over the SMs.
+    pub sm_occupancy_percent: f64,
+    /// Time each SM had at least one warp, averaged over the SMs.
+    pub sm_util_percent: f64,
+    /// Time the SMs issued integer instructions.
+    pub integer_util_percent: f64,
+    /// Time the SMs issued FP32 instructions.
+    pub fp32_util_percent: f64,
+    /// DRAM bandwidth used against its peak.
+    pub dram_bandwidth_percent: f64,
+    /// Wall time between the two samples.
+    pub window_ms: f64,
+    /// GPU time of the runs inside the window against the window (the rest is the host
+    /// between submissions).
+    pub busy_percent: f64,
+}
+
+/// Wall time a GPM window spans at least: NVML computes its metrics from counters
+/// sampled at each end, and windows much shorter than 100 ms read noisy; the GPU.md
+/// measurements used 0.5 s.
+pub const GPM_WINDOW: Duration = Duration::from_millis(500);
+
+const GPM_METRICS: [GpmMetricId; 5] = [
+    GpmMetricId::SmOccupancy,
+    GpmMetricId::SmUtil,
+    GpmMetricId::IntegerUtil,
+    GpmMetricId::Fp32Util,
+    GpmMetricId::DramBwUtil,
+];
+
 /// NVML, bound to the Vulkan device by its UUID.
 pub struct GpuMonitor {
     nvml: Nvml,
@@ -91,6 +131,60 @@ impl GpuMonitor {
             power_w: f64::from(device.power_usage().ok()?) / 1e3,
             throttle: device.current_throttle_reasons().ok()?.bits(),
         })
+    }
+
+    /// Whether the GPU has GPM (Hopper and newer, and a driver that serves it).
+    pub fn has_gpm(&self) -> bool {
+        self.device()
+            .is_some_and(|d| d.gpm_support().unwrap_or(false))
+    }
+
+    /// GPM's counters over back-to-back calls of `run` (which returns the GPU time of one
+    /// run) for at least [`GPM_WINDOW`]: `Ok(None)`, running nothing, where the GPU has
+    /// no GPM; `Ok(None)` too if NVML refuses a sample or a metric, so that no counter
+    /// is ever made up.
+    pub fn gpm_window<E>(
+        &self,
+        mut run: impl FnMut() -> Result<Duration, E>,
+    ) -> Result<Option<GpmCounters>, E> {
+        let Some(device) = self.device().filter(|d| d.gpm_support().unwrap_or(false)) else {
+            return Ok(None);
+        };
+        let Ok(first) = device.gpm_sample() else {
+            return Ok(None);
+        };
+        let started = Instant::now();
+        let mut busy = Duration::ZERO;
+        while started.elapsed() < GPM_WINDOW {
+            busy += run()?;
+        }
+        let Ok(second) = device.gpm_sample() else {
+            return Ok(None);
+        };
+        let window = started.elapsed();
+        let Ok(results) =
+            nvml_wrapper::gpm::gpm_metrics_get(&self.nvml, &first, &second, &GPM_METRICS)
+        else {
+            return Ok(None);
+        };
+        let values: Option<Vec<f64>> = results
+            .into_iter()
+            .map(|r| r.ok().map(|m| m.value))
+            .collect();
+        let Some([occupancy, sm, integer, fp32, dram]) =
+            values.and_then(|v| <[f64; 5]>::try_from(v).ok())
+        else {
+            return Ok(None);
+        };
+        Ok(Some(GpmCounters {
+            sm_occupancy_percent: occupancy,
+            sm_util_percent: sm,
+            integer_util_percent: integer,
+            fp32_util_percent: fp32,
+            dram_bandwidth_percent: dram,
+            window_ms: window.as_secs_f64() * 1e3,
+            busy_percent: 100.0 * busy.as_secs_f64() / window.as_secs_f64(),
+        }))
     }
 
     /// The SM clock's maximum in MHz (its fastest, so its shortest cycle).

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use rayon::prelude::*;
 
 use super::params::{DropletJob, Rounding, WorkCount, SPAWN_WATER};
+use super::replay::StepAddresses;
 use super::spawn::droplet_start;
 use crate::hash::pcg_hash;
 
@@ -85,8 +86,15 @@ fn fract(x: f32) -> f32 {
 }
 
 /// One droplet's life, as `main()` of the paper's kernel. Returns the steps it took
-/// (iterations that reached `modifyHeight`).
-fn run_droplet(grid: &Grid, job: &DropletJob, id: u32) -> u32 {
+/// (iterations that reached `modifyHeight`); with a `trace`, the addresses of each step,
+/// as the recording build writes them.
+fn run_droplet(
+    grid: &Grid,
+    job: &DropletJob,
+    id: u32,
+    mut trace: Option<&mut Vec<StepAddresses>>,
+) -> u32 {
+    let cell = |(x, y): (i32, i32)| (y * grid.width + x) as u32;
     let p = &job.params;
     let mut pos = droplet_start(id, job.seed, grid.width as u32, grid.height as u32);
     let mut dir = (0.0f32, 0.0f32);
@@ -106,6 +114,11 @@ fn run_droplet(grid: &Grid, job: &DropletJob, id: u32) -> u32 {
             break;
         }
         let (gx, gy, h_old) = grid.surface(pos);
+        let mut addresses = StepAddresses {
+            samples: [cell((ix, iy)), 0],
+            adds: cell((ix, iy)),
+            made: StepAddresses::SAMPLED_AT_POS,
+        };
 
         dir = (
             dir.0 * p.inertia - gx * (1.0 - p.inertia),
@@ -113,12 +126,20 @@ fn run_droplet(grid: &Grid, job: &DropletJob, id: u32) -> u32 {
         );
         let len = (dir.0 * dir.0 + dir.1 * dir.1).sqrt();
         if len == 0.0 {
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(addresses);
+            }
             break;
         }
         dir = (dir.0 / len, dir.1 / len);
 
         let new_pos = (pos.0 + dir.0, pos.1 + dir.1);
         let h_new = grid.surface(new_pos).2;
+        addresses.samples[1] = cell((new_pos.0 as i32, new_pos.1 as i32));
+        addresses.made |= StepAddresses::SAMPLED_AT_NEW_POS | (0xF << StepAddresses::ADDS_SHIFT);
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(addresses);
+        }
         let delta_h = h_new - h_old;
 
         let capacity = (-delta_h).max(0.01) * speed * water * p.capacity;
@@ -190,7 +211,7 @@ pub fn erode_sequential(
 ) -> WorkCount {
     erode_with(cells, width, height, job, |grid| {
         (0..job.droplets)
-            .map(|id| u64::from(run_droplet(grid, job, id)))
+            .map(|id| u64::from(run_droplet(grid, job, id, None)))
             .sum()
     })
 }
@@ -206,7 +227,23 @@ pub fn erode_parallel(
     erode_with(cells, width, height, job, |grid| {
         (0..job.droplets)
             .into_par_iter()
-            .map(|id| u64::from(run_droplet(grid, job, id)))
+            .map(|id| u64::from(run_droplet(grid, job, id, None)))
             .sum()
     })
+}
+
+/// Droplet `id` of `job` alone on the map: the addresses of each of its steps, as the
+/// paper's kernel's recording build writes them (every add made, zero or not).
+pub fn lone_droplet_addresses(
+    cells: &[i32],
+    width: usize,
+    height: usize,
+    job: &DropletJob,
+    id: u32,
+) -> Vec<StepAddresses> {
+    let mut trace = Vec::new();
+    erode_with(&mut cells.to_vec(), width, height, job, |grid| {
+        u64::from(run_droplet(grid, job, id, Some(&mut trace)))
+    });
+    trace
 }

@@ -38,6 +38,20 @@ pub(super) struct DropletPushConstants {
     pub colour_groups: u32,
 }
 
+/// The push-constant block of glsl/droplet_replay.comp.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub(super) struct ReplayPushConstants {
+    pub map_width: u32,
+    pub max_lifetime: u32,
+    pub batch_base_id: u32,
+    pub batch_size: u32,
+    pub pass: u32,
+    pub pass_count: u32,
+    pub steps_per_pass: u32,
+    pub stagger: u32,
+}
+
 /// The push-constant block of glsl/apply_delta.comp.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -49,9 +63,10 @@ pub(super) const APPLY_WORKGROUP: u32 = 256;
 pub(super) const DROPLET_STATE_BYTES: u64 = 32;
 
 /// SSBO bindings of the droplet kernel: heightData, the six of the instrumented and
-/// stateful builds, and the heightfield again for the readonly and quad loads. A texel
-/// view of it follows where a lever asks for one (`texel_binding`).
-const STORAGE_BINDINGS: u32 = 8;
+/// stateful builds, the heightfield again for the readonly and quad loads, and the
+/// address record. A texel view of it follows where a lever asks for one
+/// (`texel_binding`).
+const STORAGE_BINDINGS: u32 = 9;
 
 /// Specialization constant IDs of the droplet kernel.
 const WORKGROUP_SIZE_ID: u32 = 1;
@@ -59,6 +74,7 @@ const FIXED_POINT_SCALE_ID: u32 = 2;
 const RESERVED_SHARED_WORDS_ID: u32 = 3;
 const PHYSICS_SIGN_ID: u32 = 4;
 const ROUNDING_ID: u32 = 5;
+const RECORDS_ADDRESSES_ID: u32 = 6;
 /// Slots of the `workCounters` SSBO: droplets, then 64 shards each of atomics, of
 /// same-cell conflicts inside a subgroup, and of adds of zero.
 pub(super) const COUNTER_SHARDS: usize = 64;
@@ -86,6 +102,9 @@ pub struct DropletKernel {
     ctx: Arc<Context>,
     timed: ComputePipeline,
     counted: ComputePipeline,
+    /// The counted build that records addresses, built on first use.
+    recording: std::sync::OnceLock<ComputePipeline>,
+    spec: Vec<SpecConstant>,
     /// Deterministic mode's glsl/apply_delta.comp.
     apply: Option<ComputePipeline>,
     workgroup: u32,
@@ -151,7 +170,7 @@ impl DropletKernel {
                 "float atomics (shaderBufferFloat32AtomicAdd of VK_EXT_shader_atomic_float)",
             ));
         }
-        let spec = [
+        let spec = vec![
             SpecConstant {
                 id: WORKGROUP_SIZE_ID,
                 value: SpecValue::U32(workgroup),
@@ -173,21 +192,7 @@ impl DropletKernel {
                 value: SpecValue::U32(model.rounding.code()),
             },
         ];
-        let build = |shader: Spirv| {
-            ComputePipeline::new(
-                ctx,
-                &PipelineDesc {
-                    texel_buffers: texel_binding(variant.lever).as_slice(),
-                    robustness_off: variant.lever == Lever::RobustnessOff,
-                    ..PipelineDesc::storage(
-                        shader,
-                        &spec,
-                        STORAGE_BINDINGS,
-                        std::mem::size_of::<DropletPushConstants>() as u32,
-                    )
-                },
-            )
-        };
+        let build = |shader: Spirv| droplet_pipeline(ctx, &variant, shader, &spec);
         let module = |counted| {
             variant.module(counted).ok_or_else(|| {
                 ErosionError::Variant(format!("{} has no compiled module", variant.module_name()))
@@ -210,6 +215,8 @@ impl DropletKernel {
             ctx: Arc::clone(ctx),
             timed: build(module(false)?)?,
             counted: build(module(true)?)?,
+            recording: std::sync::OnceLock::new(),
+            spec,
             apply,
             workgroup,
             variant,
@@ -246,19 +253,67 @@ impl DropletKernel {
         self.scale
     }
 
-    /// The instrumented pipeline, or the timed one.
-    pub(super) fn pipeline(&self, counted: bool) -> &ComputePipeline {
-        if counted {
-            &self.counted
-        } else {
-            &self.timed
-        }
+    /// The timed pipeline, the instrumented one, or the instrumented one that records
+    /// addresses.
+    pub(super) fn pipeline(
+        &self,
+        counted: bool,
+        records: bool,
+    ) -> Result<&ComputePipeline, ErosionError> {
+        Ok(match (counted, records) {
+            (false, _) => &self.timed,
+            (true, false) => &self.counted,
+            (true, true) => match self.recording.get() {
+                Some(pipeline) => pipeline,
+                None => {
+                    let pipeline = self.build_recording()?;
+                    self.recording.get_or_init(|| pipeline)
+                }
+            },
+        })
+    }
+
+    fn build_recording(&self) -> Result<ComputePipeline, ErosionError> {
+        let module = self.variant.module(true).ok_or_else(|| {
+            ErosionError::Variant(format!(
+                "{} has no compiled module",
+                self.variant.module_name()
+            ))
+        })?;
+        let mut spec = self.spec.clone();
+        spec.push(SpecConstant {
+            id: RECORDS_ADDRESSES_ID,
+            value: SpecValue::U32(1),
+        });
+        Ok(droplet_pipeline(&self.ctx, &self.variant, module, &spec)?)
     }
 
     /// Deterministic mode's apply pipeline.
     pub(super) fn apply(&self) -> Option<&ComputePipeline> {
         self.apply.as_ref()
     }
+}
+
+/// A droplet module's pipeline, with the variant's texel binding and robustness.
+fn droplet_pipeline(
+    ctx: &Arc<Context>,
+    variant: &KernelVariant,
+    shader: Spirv,
+    spec: &[SpecConstant],
+) -> crate::gpu::GpuResult<ComputePipeline> {
+    ComputePipeline::new(
+        ctx,
+        &PipelineDesc {
+            texel_buffers: texel_binding(variant.lever).as_slice(),
+            robustness_off: variant.lever == Lever::RobustnessOff,
+            ..PipelineDesc::storage(
+                shader,
+                spec,
+                STORAGE_BINDINGS,
+                std::mem::size_of::<DropletPushConstants>() as u32,
+            )
+        },
+    )
 }
 
 /// The texel view of the heightfield a lever binds after the SSBOs, if any.
@@ -328,6 +383,16 @@ mod tests {
         COLOUR_GROUPS => colour_groups,
     });
     const APPLY_PUSH_LAYOUT: [(&str, usize); 1] = layout!(ApplyPushConstants { CELLS => cells });
+    const REPLAY_PUSH_LAYOUT: [(&str, usize); 8] = layout!(ReplayPushConstants {
+        MAP_WIDTH => map_width,
+        MAX_LIFETIME => max_lifetime,
+        BATCH_BASE_ID => batch_base_id,
+        BATCH_SIZE => batch_size,
+        PASS => pass,
+        PASS_COUNT => pass_count,
+        STEPS_PER_PASS => steps_per_pass,
+        STAGGER => stagger,
+    });
 
     /// The module's push-constant members, with the Rust layout's names and offsets,
     /// and the block's size against the Rust struct's.
@@ -359,5 +424,7 @@ mod tests {
         }
         let apply = std::mem::size_of::<ApplyPushConstants>();
         assert_push_layout(shaders::APPLY_DELTA, &APPLY_PUSH_LAYOUT, apply);
+        let replay = std::mem::size_of::<ReplayPushConstants>();
+        assert_push_layout(shaders::DROPLET_REPLAY, &REPLAY_PUSH_LAYOUT, replay);
     }
 }

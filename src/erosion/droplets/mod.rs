@@ -10,7 +10,9 @@ mod contention;
 pub mod cpu;
 mod error;
 mod kernel;
+mod occupancy;
 mod params;
+pub mod replay;
 mod runner;
 mod settings;
 mod spawn;
@@ -21,12 +23,14 @@ pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS
 pub use contention::Contention;
 pub use error::ParamError;
 pub use kernel::{DropletKernel, FixedHeightfield};
+pub use occupancy::OccupancyChoice;
 pub use params::{
     AtomicMode, DropletJob, KernelParams, Model, Passes, Physics, Rounding, WorkCount,
     ATOMICS_PER_STEP, SPAWN_WATER,
 };
+pub use replay::{DropletReplay, StepAddresses};
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
-pub use settings::DropletSettings;
+pub use settings::{DropletSettings, SharedKib, OCCUPANCY_CANDIDATES_KIB};
 pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
 pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
 
@@ -37,7 +41,7 @@ use serde::Serialize;
 
 use crate::erosion::{
     report_of, Algorithm, Ceiling, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, Prepared,
-    RunSettings, SettingError, Strategy, TimedRun, WorkUnit,
+    Replay, RunSettings, SettingError, Strategy, TimedRun, WorkUnit,
 };
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
@@ -145,13 +149,27 @@ impl Strategy for Droplets {
     ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
         let d = &settings.droplets;
         let job = d.job(settings.noise.seed);
-        let kernel = DropletKernel::for_params(ctx, d.workgroup, &job.params, d.kernel_variant())?;
         let (cells, _) = fixed_cells(initial)?;
         let map = FixedHeightfield::new(initial.width() as u32, initial.height() as u32, cells);
+        let batch = d.droplets_per_dispatch(initial.len() as u64);
+        let (kernel, occupancy) = match d.shared_kib {
+            SharedKib::Kib(_) => (
+                DropletKernel::for_params(ctx, d.workgroup, &job.params, d.kernel_variant())?,
+                None,
+            ),
+            SharedKib::Auto => {
+                let (kernel, choice) =
+                    occupancy::fastest(ctx, d.workgroup, &job, d.kernel_variant(), &map, batch)?;
+                (kernel, Some(choice))
+            }
+        };
         Ok(Box::new(DropletsPrepared {
             runner: kernel.into_runner(&map)?,
-            batch: d.droplets_per_dispatch(initial.len() as u64),
-            figures: DropletFigures::new(settings, initial.len() as u64),
+            batch,
+            figures: DropletFigures {
+                occupancy,
+                ..DropletFigures::new(settings, initial.len() as u64)
+            },
             job,
             dispatches: 0,
             initial,
@@ -302,6 +320,11 @@ impl Prepared for DropletsPrepared<'_> {
 
     /// The instrumented build: it races as the timed run does but is not the same run,
     /// so its counts estimate the timed run's.
+    fn record_replay(&mut self) -> Result<Option<Box<dyn Replay + '_>>, ErosionError> {
+        let replay = DropletReplay::record(&mut self.runner, self.job, self.batch)?;
+        Ok(Some(Box::new(replay)))
+    }
+
     fn run_counted(&mut self) -> Result<CountedRun, ErosionError> {
         let run = self
             .runner
@@ -340,6 +363,9 @@ pub struct DropletFigures {
     pub work: WorkCount,
     /// From the instrumented run (GPU only): hits per cell, subgroup conflicts, mass.
     pub contention: Option<Contention>,
+    /// What `shared_kib = "auto"` chose, and its probe.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occupancy: Option<OccupancyChoice>,
     /// A sweep's reruns against the CPU reference of the same job.
     #[serde(skip)]
     stability: Option<Judgement>,
@@ -369,6 +395,7 @@ impl DropletFigures {
             lever: d.lever,
             work: WorkCount::default(),
             contention: None,
+            occupancy: None,
             stability: None,
             concurrency: None,
             in_flight_per_cell: f64::from(batch.min(d.droplets)) / cells.max(1) as f64,
@@ -394,6 +421,7 @@ struct DropletColumns {
     eroded_vs_sequential: Option<f64>,
     change_map_rmse_vs_sequential: Option<f64>,
     change_map_rel_rmse_vs_sequential: Option<f64>,
+    shared_kib_chosen: Option<u32>,
 }
 
 impl Section for DropletColumns {
@@ -451,6 +479,11 @@ impl Section for DropletColumns {
             "ratio",
             "change_map_rmse_vs_sequential over the root mean square of the reference's change; empty where the reference changed nothing",
         ),
+        (
+            "shared_kib_chosen",
+            "KiB per workgroup",
+            "what shared_kib = auto chose: the fastest candidate of a probe of three interleaved timed runs each (run.json's occupancy has their times); empty where shared_kib was set",
+        ),
     ];
 }
 
@@ -477,6 +510,7 @@ impl Figures for DropletFigures {
             change_map_rel_rmse_vs_sequential: self
                 .concurrency
                 .and_then(|c| c.change_map_relative_rmse),
+            shared_kib_chosen: self.occupancy.as_ref().map(|o| o.chosen_kib),
         };
         let contention = match &self.contention {
             Some(c) => values_of(c),

@@ -9,10 +9,12 @@ use super::batches::{plan_batches, plan_phased, Batch};
 use super::contention::{AtomicCounts, Contention, MassInputs};
 use super::kernel::{
     check_map, texel_binding, ApplyPushConstants, DropletKernel, DropletPushConstants,
-    FixedHeightfield, APPLY_WORKGROUP, COUNTER_SHARDS, COUNTER_SLOTS, DROPLET_STATE_BYTES,
+    FixedHeightfield, ReplayPushConstants, APPLY_WORKGROUP, COUNTER_SHARDS, COUNTER_SLOTS,
+    DROPLET_STATE_BYTES,
 };
 use super::params::WorkCount;
 use super::params::{AtomicMode, DropletJob};
+use super::replay::StepAddresses;
 use super::variant::{DropletShader, KernelVariant};
 use crate::erosion::ErosionError;
 use crate::gpu::{
@@ -38,6 +40,16 @@ pub struct GpuRun {
     /// Filled by the instrumented build only.
     pub work: Option<WorkCount>,
     pub contention: Option<Contention>,
+    /// The addresses each droplet's steps touched, where the run recorded them.
+    pub addresses: Option<Vec<StepAddresses>>,
+}
+
+/// What one replay gave.
+pub(super) struct ReplayRun {
+    pub gpu_time: Option<Duration>,
+    pub wall_time: Duration,
+    /// The atomics it made at each cell, where it counted them.
+    pub adds_per_cell: Option<Vec<i32>>,
 }
 
 /// Which kernel a run uses and whether it reads the heights back.
@@ -45,21 +57,32 @@ pub struct GpuRun {
 pub struct RunMode {
     pub counted: bool,
     pub read_back: bool,
+    /// The counted build records every step's addresses (see [`StepAddresses`]).
+    pub records: bool,
 }
 
 impl RunMode {
     pub const TIMED: RunMode = RunMode {
         counted: false,
         read_back: true,
+        records: false,
     };
     pub const COUNTED: RunMode = RunMode {
         counted: true,
         read_back: true,
+        records: false,
     };
     /// For repetitions of a benchmark: no read-back.
     pub const TIMED_ONLY: RunMode = RunMode {
         counted: false,
         read_back: false,
+        records: false,
+    };
+    /// The counted run that records its addresses, for a replay.
+    pub const RECORDED: RunMode = RunMode {
+        counted: true,
+        read_back: true,
+        records: true,
     };
 }
 
@@ -138,6 +161,9 @@ struct MapBuffers {
     hits: Buffer,
     delta: Buffer,
     states: Buffer,
+    /// The address record of a recording run, and its read-back; token-sized otherwise.
+    addresses: Buffer,
+    addresses_readback: Buffer,
     per_droplet: Option<PerDroplet>,
     upload: Buffer,
     readback: Buffer,
@@ -221,6 +247,11 @@ impl<'k> DropletRunner<'k> {
         } else {
             (Vec::new(), 0.0)
         };
+        let addresses = if mode.records {
+            Some(buffers.addresses_readback.read::<StepAddresses>()?)
+        } else {
+            None
+        };
         let (work, contention) = if mode.counted {
             let (work, contention) =
                 buffers.read_counts(kernel, job.droplets as usize, received)?;
@@ -237,6 +268,106 @@ impl<'k> DropletRunner<'k> {
             batches: plan.batches,
             work,
             contention,
+            addresses,
+        })
+    }
+
+    /// A device-local storage buffer holding `data`.
+    pub(super) fn storage_from<T: bytemuck::Pod>(
+        &mut self,
+        name: &str,
+        data: &[T],
+    ) -> Result<Buffer, ErosionError> {
+        let ctx = self.kernel.context();
+        let upload = Buffer::upload_from(ctx, name, data)?;
+        let storage = Buffer::new(ctx, name, upload.size(), BufferKind::Storage)?;
+        self.stream.submit(|rec| {
+            rec.barrier(Hazard::EarlierWorkToTransfer);
+            rec.copy(&upload, &storage);
+        })?;
+        Ok(storage)
+    }
+
+    /// One replay of an address record (see [`StepAddresses`]) by `pipeline`, in the
+    /// dispatches, passes and submissions `job` runs in. It adds 1 per atomic into the
+    /// map's heights, which every run uploads afresh: from zero, and read back, if
+    /// `counts_adds`.
+    pub(super) fn replay(
+        &mut self,
+        job: &DropletJob,
+        batch: u32,
+        pipeline: &ComputePipeline,
+        record: &Buffer,
+        sink: &Buffer,
+        counts_adds: bool,
+    ) -> Result<ReplayRun, ErosionError> {
+        let plan = self.plan(job, batch, RunMode::TIMED_ONLY)?;
+        let buffers = &self.buffers;
+        let set = DescriptorSet::new(pipeline, &[&buffers.heights, record, sink])?;
+        let steps_per_pass = job.passes.steps_per_pass(job.params.lifetime);
+        let wall_time = self.stream.submit(|rec| {
+            if let Some(q) = &buffers.queries {
+                rec.reset_queries(q);
+            }
+            if counts_adds {
+                rec.barrier(Hazard::EarlierWorkToTransfer);
+                rec.fill_zero(&buffers.heights);
+            }
+            // After the record's upload and the runs before.
+            rec.barrier(Hazard::TransferToCompute);
+            rec.barrier(Hazard::ComputeToCompute);
+            if let Some(q) = &buffers.queries {
+                rec.timestamp(q, 0);
+            }
+            let mut first = true;
+            for (b, &starts) in plan.batches.iter().zip(&plan.starts) {
+                if starts && !first {
+                    rec.split_submission();
+                }
+                for pass in 0..plan.passes {
+                    if !first {
+                        rec.barrier(Hazard::ComputeToCompute);
+                    }
+                    first = false;
+                    rec.bind(pipeline, &set);
+                    rec.push_constants(&ReplayPushConstants {
+                        map_width: buffers.width,
+                        max_lifetime: job.params.lifetime,
+                        batch_base_id: b.base_id,
+                        batch_size: b.size,
+                        pass,
+                        pass_count: if plan.passes > 1 { job.passes.count } else { 1 },
+                        steps_per_pass: if plan.passes > 1 {
+                            steps_per_pass
+                        } else {
+                            job.params.lifetime
+                        },
+                        stagger: u32::from(plan.passes > 1 && job.passes.stagger),
+                    });
+                    rec.dispatch(b.groups, 1, 1);
+                }
+            }
+            if let Some(q) = &buffers.queries {
+                rec.timestamp(q, 1);
+            }
+            if counts_adds {
+                rec.barrier(Hazard::ComputeToTransfer);
+                rec.copy(&buffers.heights, &buffers.readback);
+                rec.barrier(Hazard::TransferToHost);
+            }
+        })?;
+        let gpu_time = match &buffers.queries {
+            Some(q) => Some(q.elapsed(0, 1)?),
+            None => None,
+        };
+        let adds_per_cell = match counts_adds {
+            true => Some(buffers.readback.read::<i32>()?),
+            false => None,
+        };
+        Ok(ReplayRun {
+            gpu_time,
+            wall_time,
+            adds_per_cell,
         })
     }
 
@@ -347,6 +478,8 @@ impl MapBuffers {
             hits: storage("cellHits", bytes)?,
             delta: storage("deltaData", delta_bytes)?,
             states: storage("dropletState", unused)?,
+            addresses: storage("addressRecord", unused)?,
+            addresses_readback: download("addressRecord read-back", unused)?,
             per_droplet: None,
             upload,
             readback: download("heightData read-back", bytes)?,
@@ -382,6 +515,22 @@ impl MapBuffers {
         {
             self.per_droplet = Some(PerDroplet::new(ctx, needed)?);
         }
+        if mode.records {
+            let steps = u64::from(job.droplets) * u64::from(job.params.lifetime);
+            let bytes = steps * STEP_ADDRESSES_BYTES;
+            let limit = ctx.info().max_storage_buffer_range;
+            if bytes > limit {
+                return Err(ErosionError::Variant(format!(
+                    "recording the addresses of {} droplets of {} steps needs {bytes} bytes, above this device's storage buffer range of {limit}: record fewer droplets",
+                    job.droplets, job.params.lifetime
+                )));
+            }
+            if self.addresses.size() < bytes {
+                self.addresses = Buffer::new(ctx, "addressRecord", bytes, BufferKind::Storage)?;
+                self.addresses_readback =
+                    Buffer::new(ctx, "addressRecord read-back", bytes, BufferKind::Download)?;
+            }
+        }
         if kernel.variant().shader == DropletShader::Passes {
             let largest = batches.iter().map(|b| u64::from(b.size)).max().unwrap_or(1);
             let bytes = largest * DROPLET_STATE_BYTES;
@@ -404,7 +553,7 @@ impl MapBuffers {
         mode: RunMode,
         texels: Option<&'a TexelView<'a>>,
     ) -> Result<Sets<'a>, ErosionError> {
-        let pipeline = kernel.pipeline(mode.counted);
+        let pipeline = kernel.pipeline(mode.counted, mode.records)?;
         let per_droplet = self.per_droplet();
         let droplet = DescriptorSet::with_texels(
             pipeline,
@@ -417,6 +566,7 @@ impl MapBuffers {
                 &self.delta,
                 &self.states,
                 &self.heights,
+                &self.addresses,
             ],
             texels.as_slice(),
         )?;
@@ -453,6 +603,9 @@ impl MapBuffers {
         rec.copy(&self.upload, &self.heights);
         if sets.apply.is_some() {
             rec.fill_zero(&self.delta);
+        }
+        if mode.records {
+            rec.fill_zero(&self.addresses);
         }
         if mode.counted {
             for buffer in [
@@ -506,6 +659,9 @@ impl MapBuffers {
                 rec.copy(&self.hits, &self.hits_readback);
                 rec.copy(&per_droplet.intended, &per_droplet.intended_readback);
                 rec.copy(&per_droplet.applied, &per_droplet.applied_readback);
+            }
+            if mode.records {
+                rec.copy(&self.addresses, &self.addresses_readback);
             }
             rec.barrier(Hazard::TransferToHost);
         }
@@ -600,6 +756,8 @@ impl MapBuffers {
         Ok((work, contention))
     }
 }
+
+const STEP_ADDRESSES_BYTES: u64 = std::mem::size_of::<StepAddresses>() as u64;
 
 /// Bytes per droplet of each per-droplet buffer: two 32-bit numbers.
 const PER_DROPLET_BYTES: u64 = 8;

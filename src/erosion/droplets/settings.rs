@@ -70,9 +70,11 @@ pub struct DropletSettings {
     /// SPIR-V as build.rs compiled it verbatim, or through shaderc's optimiser.
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.spirv)]
     pub spirv: SpirvBuild,
-    /// KiB of shared memory each workgroup reserves unused, to lower the occupancy.
+    /// KiB of shared memory each workgroup reserves unused, to lower the occupancy; or
+    /// auto: the fastest of a short probe of the job at each of OCCUPANCY_CANDIDATES_KIB
+    /// that the device allows, recorded as shared_kib_chosen.
     #[arg(long, default_value_t = Self::DEFAULT.shared_kib)]
-    pub shared_kib: u32,
+    pub shared_kib: SharedKib,
     /// How the heightfield's loads and adds reach the caches (the L1 experiments).
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.lever)]
     pub lever: Lever,
@@ -130,7 +132,7 @@ impl DropletSettings {
         batches: None,
         variant: DropletShader::Paper,
         spirv: SpirvBuild::Verbatim,
-        shared_kib: 0,
+        shared_kib: SharedKib::Kib(0),
         lever: Lever::None,
         atomics: AtomicMode::Int,
         spawn: Spawn::DEFAULT.mode,
@@ -163,7 +165,7 @@ impl DropletSettings {
         ("batches", "dispatches"),
         ("variant", "choice"),
         ("spirv", "choice"),
-        ("shared_kib", "KiB per workgroup"),
+        ("shared_kib", "KiB per workgroup, or auto"),
         ("lever", "choice"),
         ("atomics", "choice"),
         ("spawn", "choice"),
@@ -250,7 +252,7 @@ impl DropletSettings {
             atomics: self.atomic_mode(),
             spawn: self.spawn,
             spirv: self.spirv,
-            reserved_shared_bytes: self.shared_kib.saturating_mul(1024),
+            reserved_shared_bytes: self.shared_kib.kib().unwrap_or(0).saturating_mul(1024),
             lever: self.lever,
         }
     }
@@ -308,6 +310,12 @@ impl DropletSettings {
         if self.workgroup == 0 {
             return Err(SettingError::new("workgroup", "must be at least 1"));
         }
+        if self.shared_kib == SharedKib::Auto && self.lever == Lever::NoShared {
+            return Err(SettingError::new(
+                "shared_kib",
+                "auto probes reserved shared memory, which the no-shared lever declares none of",
+            ));
+        }
         let Some(device) = device else { return Ok(()) };
         let limit = device.max_workgroup_x();
         if self.workgroup > limit {
@@ -319,7 +327,7 @@ impl DropletSettings {
                 ),
             ));
         }
-        let shared = u64::from(self.shared_kib) * 1024;
+        let shared = u64::from(self.shared_kib.kib().unwrap_or(0)) * 1024;
         if shared > u64::from(device.max_shared_memory_bytes) {
             return Err(SettingError::new(
                 "shared_kib",
@@ -379,6 +387,87 @@ impl DropletSettings {
     }
 }
 
+/// The shared memory each workgroup reserves: a size, or the fastest of a probe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedKib {
+    Kib(u32),
+    Auto,
+}
+
+/// What `shared_kib = "auto"` probes, in KiB per workgroup: on the H200 (228 KiB per SM)
+/// 0 to 48 KiB hold 32 down to 4 workgroups per SM.
+pub const OCCUPANCY_CANDIDATES_KIB: [u32; 8] = [0, 4, 8, 12, 16, 24, 32, 48];
+
+impl SharedKib {
+    /// The size set; `None` for auto.
+    pub fn kib(self) -> Option<u32> {
+        match self {
+            SharedKib::Kib(kib) => Some(kib),
+            SharedKib::Auto => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SharedKib {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SharedKib::Kib(kib) => write!(f, "{kib}"),
+            SharedKib::Auto => f.write_str("auto"),
+        }
+    }
+}
+
+impl std::str::FromStr for SharedKib {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "auto" => Ok(SharedKib::Auto),
+            kib => kib
+                .parse()
+                .map(SharedKib::Kib)
+                .map_err(|_| format!("{text:?} is neither KiB (a whole number) nor \"auto\"")),
+        }
+    }
+}
+
+impl Serialize for SharedKib {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SharedKib::Kib(kib) => serializer.serialize_u32(*kib),
+            SharedKib::Auto => serializer.serialize_str("auto"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedKib {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = SharedKib;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("KiB (a whole number) or \"auto\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<SharedKib, E> {
+                u32::try_from(v)
+                    .map(SharedKib::Kib)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<SharedKib, E> {
+                u32::try_from(v)
+                    .map(SharedKib::Kib)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SharedKib, E> {
+                match v {
+                    "auto" => Ok(SharedKib::Auto),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
 impl From<ParamError> for SettingError {
     fn from(e: ParamError) -> Self {
         SettingError::new(key_of(e.name), e.to_string())
@@ -405,6 +494,28 @@ fn key_of(param: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_kib_is_kib_or_auto_in_flags_and_configs() {
+        assert_eq!("16".parse(), Ok(SharedKib::Kib(16)));
+        assert_eq!("auto".parse(), Ok(SharedKib::Auto));
+        assert!("sixteen".parse::<SharedKib>().is_err());
+        #[derive(Deserialize)]
+        struct Key {
+            shared_kib: SharedKib,
+        }
+        let key = |text: &str| toml::from_str::<Key>(text).map(|k| k.shared_kib);
+        assert_eq!(key("shared_kib = 8").ok(), Some(SharedKib::Kib(8)));
+        assert_eq!(key("shared_kib = \"auto\"").ok(), Some(SharedKib::Auto));
+        assert!(key("shared_kib = -1").is_err());
+        assert!(key("shared_kib = \"most\"").is_err());
+        let no_shared = DropletSettings {
+            shared_kib: SharedKib::Auto,
+            lever: Lever::NoShared,
+            ..DropletSettings::DEFAULT
+        };
+        assert_eq!(no_shared.check_job(None).unwrap_err().key, "shared_kib");
+    }
 
     #[test]
     fn deterministic_mode_has_one_spelling_in_the_resolved_settings() {

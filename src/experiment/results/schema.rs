@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::measurement::Measurement;
 use crate::erosion::{Figures, RunSettings, WorkUnit, STRATEGIES};
-use crate::experiment::run::CeilingShare;
+use crate::experiment::run::{CeilingShare, TimeSplit};
 use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
-use crate::probes::gpu_state::{slowed, GpuState};
+use crate::probes::gpu_state::{slowed, GpmCounters, GpuState};
 use crate::table::{Column, Row, Section};
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::{HeightUnit, HEIGHT_UNIT_MEANING};
@@ -217,6 +217,45 @@ impl Section for GpuColumns {
     ];
 }
 
+/// NVML GPM's counters over a window of back-to-back timed runs after the repetitions
+/// (Hopper and newer; empty elsewhere).
+#[derive(Clone, Debug, Default, Serialize)]
+struct GpmColumns {
+    gpm_sm_occupancy_percent: f64,
+    gpm_sm_util_percent: f64,
+    gpm_integer_util_percent: f64,
+    gpm_fp32_util_percent: f64,
+    gpm_dram_bandwidth_percent: f64,
+    gpm_window_ms: f64,
+    gpm_busy_percent: f64,
+}
+
+impl GpmColumns {
+    fn of(c: &GpmCounters) -> Self {
+        Self {
+            gpm_sm_occupancy_percent: c.sm_occupancy_percent,
+            gpm_sm_util_percent: c.sm_util_percent,
+            gpm_integer_util_percent: c.integer_util_percent,
+            gpm_fp32_util_percent: c.fp32_util_percent,
+            gpm_dram_bandwidth_percent: c.dram_bandwidth_percent,
+            gpm_window_ms: c.window_ms,
+            gpm_busy_percent: c.busy_percent,
+        }
+    }
+}
+
+impl Section for GpmColumns {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("gpm_sm_occupancy_percent", "%", "NVML GPM: resident warps over the SMs' maximum, averaged over the SMs, over a window of back-to-back timed runs after the repetitions (Hopper and newer; empty elsewhere)"),
+        ("gpm_sm_util_percent", "%", "NVML GPM: time each SM had a warp, averaged over the SMs"),
+        ("gpm_integer_util_percent", "%", "NVML GPM: time the SMs issued integer instructions"),
+        ("gpm_fp32_util_percent", "%", "NVML GPM: time the SMs issued FP32 instructions"),
+        ("gpm_dram_bandwidth_percent", "%", "NVML GPM: DRAM bandwidth used over its peak"),
+        ("gpm_window_ms", "ms", "wall time between GPM's two samples: at least 500 ms of runs"),
+        ("gpm_busy_percent", "%", "GPU time of the runs over the window: the counters are averages over the window, diluted by the rest"),
+    ];
+}
+
 /// The throughput columns of one unit of work: `droplet_steps`, `droplet_steps_per_s`
 /// and its quartiles and interval, and likewise `cell_steps`.
 fn throughput_columns(unit: WorkUnit) -> Vec<Column> {
@@ -289,6 +328,8 @@ pub struct PointValues<'a> {
     /// Units of work of one run, in the strategy's unit.
     pub work: u64,
     pub ceiling: Option<CeilingShare>,
+    /// Its time against its replays' (`measure.replay`).
+    pub split: Option<TimeSplit>,
     pub figures: &'a dyn Figures,
     /// The counted run's change, and the difference of two timed reruns, in kernel
     /// height units; reported in `height_unit`.
@@ -300,6 +341,7 @@ pub struct PointValues<'a> {
     /// NVML's reads around the timed repetitions, where there is NVML.
     pub gpu_before: Option<GpuState>,
     pub gpu_after: Option<GpuState>,
+    pub gpm: Option<GpmCounters>,
 }
 
 /// The row of a measured point, or with `None` the columns alone.
@@ -376,6 +418,7 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
         row.push_columns(throughput_columns(unit), values);
     }
     row.push(point.and_then(|p| p.ceiling.as_ref()));
+    row.push(point.and_then(|p| p.split.as_ref()));
     for strategy in STRATEGIES.iter() {
         let columns = strategy.figures_columns();
         let values = own(*strategy).map(|p| {
@@ -422,6 +465,12 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
                     .map(|(before, after)| slowed(&before, &after)),
                 device_spread_percent: None,
             })
+            .as_ref(),
+    );
+    row.push(
+        point
+            .and_then(|p| p.gpm.as_ref())
+            .map(GpmColumns::of)
             .as_ref(),
     );
     row
@@ -538,6 +587,7 @@ mod tests {
         assert_eq!(undocumented::<Timing>(), None);
         assert_eq!(undocumented::<ChangeColumns>(), None);
         assert_eq!(undocumented::<GpuColumns>(), None);
+        assert_eq!(undocumented::<GpmColumns>(), None);
         assert_eq!(undocumented::<SampleRow>(), None);
         assert_eq!(undocumented::<FailedRow>(), None);
         assert_eq!(undocumented::<Landform>(), None);

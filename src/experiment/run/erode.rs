@@ -13,6 +13,7 @@ use super::terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSou
 use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
 use crate::gpu::{CompilerStatistic, Context};
 use crate::probes::ceilings::Ceilings;
+use crate::probes::gpu_state::{GpmCounters, GpuMonitor};
 use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
 use crate::terrain::metrics::Landform;
@@ -134,6 +135,9 @@ pub struct ErodeReport {
     pub figures: RunFigures,
     /// The throughput against the strategy's ceiling (GPU runs with timestamps).
     pub ceiling: Option<CeilingShare>,
+    /// NVML GPM's hardware counters over at least half a second of timed runs after the
+    /// timed run (NVIDIA Hopper and newer; absent elsewhere).
+    pub gpm: Option<GpmCounters>,
     /// Landform metrics of the terrain before and after, in the exported units (metres
     /// for a DEM, cells for generated terrain).
     pub landform: LandformChange,
@@ -198,6 +202,7 @@ struct EngineRun {
     dispatches: usize,
     submissions: usize,
     provenance: Provenance,
+    gpm: Option<GpmCounters>,
 }
 
 /// The instrumented run to count the work, then the timed run whose heights are the
@@ -212,6 +217,13 @@ fn run_on_gpu(
     let mut prepared = strategy.prepare(ctx, settings, initial)?;
     let counted = prepared.run_counted()?;
     let timed = prepared.run_timed(true)?;
+    let gpm = match GpuMonitor::for_device(ctx.info()) {
+        Some(monitor) => monitor.gpm_window(|| {
+            let run = prepared.run_timed(false)?;
+            Ok::<_, ExperimentError>(run.gpu_time.unwrap_or(run.wall_time))
+        })?,
+        None => None,
+    };
     let source = match timed.gpu_time {
         Some(_) => TimeSource::GpuTimestamps,
         None => TimeSource::WallClock,
@@ -235,6 +247,7 @@ fn run_on_gpu(
         dispatches: prepared.dispatches(),
         submissions: timed.submissions,
         provenance: Provenance::collect(ctx.info()),
+        gpm,
     })
 }
 
@@ -262,6 +275,7 @@ fn run_on_cpu(
         dispatches: 0,
         submissions: 0,
         provenance: Provenance::cpu(run.threads),
+        gpm: None,
     })
 }
 
@@ -338,6 +352,7 @@ pub fn run_erosion(
         submissions: run.submissions,
         figures: run.run,
         ceiling,
+        gpm: run.gpm,
         landform: LandformChange::between(&before_map, &after_map, &terrain.units),
         change: ChangeFigures::between(
             &initial,

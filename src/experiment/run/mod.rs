@@ -1,10 +1,12 @@
 //! One run end to end, for any strategy: its terrain (`terrain.rs`), the run and its
-//! files (`erode.rs`), its figures (`figures.rs`), and where it came from
+//! files (`erode.rs`), its figures (`figures.rs`), its time split by
+//! replays (`split.rs`), and where it came from
 //! (`provenance.rs`).
 
 mod erode;
 mod figures;
 mod provenance;
+mod split;
 mod terrain;
 
 pub use erode::{
@@ -13,6 +15,7 @@ pub use erode::{
 };
 pub use figures::{CeilingShare, ChangeFigures, RunFigures, TimeSource};
 pub use provenance::Provenance;
+pub use split::TimeSplit;
 pub use terrain::{
     prepare_terrain, InputError, InputUnits, PreparedTerrain, TerrainReport, TerrainSource,
 };

@@ -61,6 +61,10 @@ pub struct MeasureSettings {
     /// Seconds of repetitions per point at most (warm-up and counting excluded).
     #[serde(default = "measure_defaults::time_budget_s")]
     pub time_budget_s: f64,
+    /// Record each point's addresses and time their replays (the time split), where
+    /// its strategy has a replay.
+    #[serde(default, with = "crate::erosion::keys::switch")]
+    pub replay: bool,
 }
 
 mod measure_defaults {
@@ -94,6 +98,7 @@ impl crate::table::Section for MeasureSettings {
         ("max_reps", "repetitions", "timed repetitions at most"),
         ("target_rel_iqr", "ratio", "stop once (q3 - q1) / median of the GPU times is at or below this"),
         ("time_budget_s", "s", "seconds of repetitions per point at most (warm-up and counting excluded), once min_reps ran"),
+        ("replay", "switch", "record each point's addresses and measure its replays as its repetitions are (docs/results.md, the time split); off by default: a recording holds 16 bytes per droplet-step"),
     ];
 }
 

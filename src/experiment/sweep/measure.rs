@@ -136,6 +136,7 @@ mod tests {
             max_reps,
             target_rel_iqr: target,
             time_budget_s: budget,
+            replay: false,
         }
     }
 

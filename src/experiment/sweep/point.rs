@@ -5,11 +5,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::config::{Experiment, Point};
+use super::config::{Experiment, MeasureSettings, Point};
 use super::measure::measure_runs;
-use crate::erosion::ErosionError;
+use crate::erosion::{ErosionError, Prepared, ReplayTraffic};
 use crate::experiment::results::{point_row, InputRecord, PointValues, ResultsWriter, SampleRow};
-use crate::experiment::run::CeilingShare;
+use crate::experiment::run::{CeilingShare, TimeSplit};
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
@@ -101,6 +101,18 @@ impl PointContext<'_> {
             Ok::<_, ErosionError>((run.gpu_time, run.wall_time))
         })?;
         let gpu_after = self.monitor.and_then(GpuMonitor::read);
+        let gpm = match self.monitor {
+            Some(monitor) => monitor.gpm_window(|| {
+                let run = prepared.run_timed(false)?;
+                Ok::<_, ErosionError>(run.gpu_time.unwrap_or(run.wall_time))
+            })?,
+            None => None,
+        };
+        let run_ms = measurement.gpu_ms.median;
+        let split = match self.experiment.config.measure.replay {
+            true => time_split(prepared.as_mut(), run_ms, &self.experiment.config.measure)?,
+            false => None,
+        };
         let mut counted = prepared.run_counted()?;
         let first = read_back(prepared.run_timed(true)?.cells)?;
         let second = read_back(prepared.run_timed(true)?.cells)?;
@@ -127,6 +139,7 @@ impl PointContext<'_> {
             measurement: &measurement,
             work: counted.work,
             ceiling: CeilingShare::of(strategy.ceiling(s, map), rate, ceilings)?,
+            split,
             figures: counted.figures.as_ref(),
             change: change(&initial, &counted.cells)?,
             rerun: change(&first, &second)?,
@@ -137,6 +150,7 @@ impl PointContext<'_> {
             ),
             gpu_before,
             gpu_after,
+            gpm,
         };
         let row = point_row(Some(&values));
         let samples: Vec<SampleRow> = measurement
@@ -163,6 +177,23 @@ impl PointContext<'_> {
             measurement.gpu_ms.median
         ))
     }
+}
+
+/// The point's time against the replays of its recorded addresses, each measured as
+/// its repetitions are; `None` for a strategy without a replay.
+fn time_split(
+    prepared: &mut dyn Prepared,
+    run_ms: f64,
+    measure: &MeasureSettings,
+) -> Result<Option<TimeSplit>, ErosionError> {
+    let Some(mut replay) = prepared.record_replay()? else {
+        return Ok(None);
+    };
+    let mut medians = [0.0; 4];
+    for (median, traffic) in medians.iter_mut().zip(ReplayTraffic::ALL) {
+        *median = measure_runs(measure, || replay.run(traffic))?.gpu_ms.median;
+    }
+    Ok(Some(TimeSplit::of(run_ms, medians)))
 }
 
 /// The commit the results set records, which every row repeats.

@@ -1,0 +1,316 @@
+//! A droplet run's own speed of light: a recording build writes the cells every step of
+//! every droplet loaded and added to (glsl/include/droplet_bindings.glsl's
+//! `AddressRecord`); glsl/droplet_replay.comp then makes those loads and atomics alone,
+//! in the run's dispatches, with none of the erosion arithmetic and none of the
+//! dependence of one step's addresses on the last step's heights. The replays time the
+//! parts of a run: all its traffic, its atomics alone, its loads alone, and its atomics
+//! with each step's addresses shuffled between the droplets that took that step in the
+//! same dispatch and pass, which keeps the footprint and the multiset of addresses but
+//! breaks the collisions of droplets that run side by side.
+
+use super::batches::Batch;
+use super::kernel::DropletKernel;
+use super::params::DropletJob;
+use super::runner::{DropletRunner, ReplayRun};
+use crate::erosion::{ErosionError, Replay, ReplayTraffic};
+use crate::gpu::{
+    shaders, Buffer, BufferKind, ComputePipeline, PipelineDesc, SpecConstant, SpecValue,
+};
+use crate::hash::pcg_hash;
+
+/// One step of one droplet in the address record (glsl/include/droplet_bindings.glsl's
+/// `AddressRecord`): the cells under its two samples, the cell of its adds, and which of
+/// them it made.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct StepAddresses {
+    pub samples: [u32; 2],
+    pub adds: u32,
+    pub made: u32,
+}
+
+impl StepAddresses {
+    pub const SAMPLED_AT_POS: u32 = 1;
+    pub const SAMPLED_AT_NEW_POS: u32 = 2;
+    /// Bits 4 to 7: the adds at NW, NE, SW, SE.
+    pub const ADDS_SHIFT: u32 = 4;
+
+    /// Whether the droplet took this step.
+    pub fn taken(&self) -> bool {
+        self.made != 0
+    }
+
+    /// The cells whose corners it loaded, and those it added to, on a map `width` wide.
+    pub fn cells(&self, width: u32) -> (Vec<u32>, Vec<u32>) {
+        let corners = |cell: u32| [cell, cell + 1, cell + width, cell + width + 1];
+        let loads = (0..2)
+            .filter(|&i| self.made & (1 << i) != 0)
+            .flat_map(|i| corners(self.samples[i]))
+            .collect();
+        let adds = corners(self.adds)
+            .into_iter()
+            .enumerate()
+            .filter(|&(c, _)| self.made & (1 << (Self::ADDS_SHIFT + c as u32)) != 0)
+            .map(|(_, cell)| cell)
+            .collect();
+        (loads, adds)
+    }
+}
+
+/// The replay pipelines at one workgroup size.
+struct ReplayKernel {
+    in_order: ComputePipeline,
+    atomics: ComputePipeline,
+    loads: ComputePipeline,
+}
+
+const WORKGROUP_SIZE_ID: u32 = 1;
+
+impl ReplayKernel {
+    fn new(kernel: &DropletKernel) -> Result<Self, ErosionError> {
+        let spec = [SpecConstant {
+            id: WORKGROUP_SIZE_ID,
+            value: SpecValue::U32(kernel.workgroup()),
+        }];
+        let push = std::mem::size_of::<super::kernel::ReplayPushConstants>() as u32;
+        let build = |module| {
+            ComputePipeline::new(
+                kernel.context(),
+                &PipelineDesc::storage(module, &spec, 3, push),
+            )
+        };
+        Ok(Self {
+            in_order: build(shaders::DROPLET_REPLAY)?,
+            atomics: build(shaders::DROPLET_REPLAY_ATOMICS)?,
+            loads: build(shaders::DROPLET_REPLAY_LOADS)?,
+        })
+    }
+}
+
+/// A recorded droplet run, ready to replay.
+pub struct DropletReplay<'r> {
+    runner: &'r mut DropletRunner<'static>,
+    job: DropletJob,
+    batch: u32,
+    kernel: ReplayKernel,
+    in_order: Buffer,
+    shuffled: Buffer,
+    sink: Buffer,
+    /// The record, as read back.
+    recorded: Vec<StepAddresses>,
+}
+
+impl<'r> DropletReplay<'r> {
+    /// Records `job`'s addresses with the counted build and uploads the record as run
+    /// and shuffled.
+    pub fn record(
+        runner: &'r mut DropletRunner<'static>,
+        job: DropletJob,
+        batch: u32,
+    ) -> Result<Self, ErosionError> {
+        let run = runner.execute(&job, batch, super::runner::RunMode::RECORDED)?;
+        let record = run
+            .addresses
+            .ok_or_else(|| ErosionError::Variant("the recording run kept no addresses".into()))?;
+        let steps = job.droplets as usize * job.params.lifetime as usize;
+        let mut record = record;
+        record.truncate(steps);
+        let start_passes = if job.passes.stagger {
+            job.passes.count
+        } else {
+            1
+        };
+        let shuffled = shuffle_steps(&record, job.params.lifetime, &run.batches, start_passes);
+        let kernel = ReplayKernel::new(runner.kernel())?;
+        let in_order = runner.storage_from("addressRecord", &record)?;
+        let shuffled = runner.storage_from("addressRecord shuffled", &shuffled)?;
+        let sink = Buffer::new(
+            runner.kernel().context(),
+            "replay sink",
+            16,
+            BufferKind::Storage,
+        )?;
+        Ok(Self {
+            runner,
+            job,
+            batch,
+            kernel,
+            in_order,
+            shuffled,
+            sink,
+            recorded: record,
+        })
+    }
+
+    /// Each droplet's steps, `lifetime` entries per droplet.
+    pub fn recorded(&self) -> &[StepAddresses] {
+        &self.recorded
+    }
+}
+
+impl DropletReplay<'_> {
+    fn replay(
+        &mut self,
+        traffic: ReplayTraffic,
+        counts_adds: bool,
+    ) -> Result<ReplayRun, ErosionError> {
+        let (pipeline, record) = match traffic {
+            ReplayTraffic::InOrder => (&self.kernel.in_order, &self.in_order),
+            ReplayTraffic::Atomics => (&self.kernel.atomics, &self.in_order),
+            ReplayTraffic::Loads => (&self.kernel.loads, &self.in_order),
+            ReplayTraffic::ShuffledAtomics => (&self.kernel.atomics, &self.shuffled),
+        };
+        self.runner.replay(
+            &self.job,
+            self.batch,
+            pipeline,
+            record,
+            &self.sink,
+            counts_adds,
+        )
+    }
+
+    /// The atomics one replay of `traffic` makes at each cell.
+    pub fn adds_per_cell(&mut self, traffic: ReplayTraffic) -> Result<Vec<i32>, ErosionError> {
+        let run = self.replay(traffic, true)?;
+        Ok(run.adds_per_cell.unwrap_or_default())
+    }
+}
+
+impl Replay for DropletReplay<'_> {
+    fn run(
+        &mut self,
+        traffic: ReplayTraffic,
+    ) -> Result<(Option<std::time::Duration>, std::time::Duration), ErosionError> {
+        let run = self.replay(traffic, false)?;
+        Ok((run.gpu_time, run.wall_time))
+    }
+}
+
+/// The record with each step's entries permuted among the droplets that took that step
+/// in the same dispatch and start pass (droplet id mod `start_passes`, so that each
+/// entry stays in the pass that made it); every droplet keeps its number of steps.
+/// Reproducible: the permutation is drawn from the PCG hash of the dispatch and step.
+pub fn shuffle_steps(
+    record: &[StepAddresses],
+    lifetime: u32,
+    batches: &[Batch],
+    start_passes: u32,
+) -> Vec<StepAddresses> {
+    let lifetime = lifetime as usize;
+    let mut shuffled = record.to_vec();
+    let mut takers = Vec::new();
+    for (b, batch) in batches.iter().enumerate() {
+        let droplets = batch.base_id as usize..(batch.base_id + batch.size) as usize;
+        for start in 0..start_passes as usize {
+            for step in 0..lifetime {
+                takers.clear();
+                takers.extend(
+                    droplets
+                        .clone()
+                        .filter(|d| d % start_passes as usize == start)
+                        .map(|d| d * lifetime + step)
+                        .filter(|&slot| record[slot].taken()),
+                );
+                // Fisher-Yates on the slots' entries.
+                let mut state =
+                    pcg_hash((b as u32) ^ pcg_hash((step as u32) ^ ((start as u32) << 16)));
+                for i in (1..takers.len()).rev() {
+                    state = pcg_hash(state);
+                    let j = state as usize % (i + 1);
+                    shuffled.swap(takers[i], takers[j]);
+                }
+            }
+        }
+    }
+    shuffled
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(cell: u32) -> StepAddresses {
+        StepAddresses {
+            samples: [cell, cell + 1],
+            adds: cell,
+            made: 0xF3,
+        }
+    }
+
+    #[test]
+    fn a_shuffle_keeps_each_steps_addresses_and_each_droplets_steps() {
+        let lifetime = 4;
+        // 64 droplets of 1 to 4 steps, in two dispatches.
+        let record: Vec<StepAddresses> = (0..64u32)
+            .flat_map(|d| {
+                (0..lifetime).map(move |s| {
+                    if s <= d % lifetime {
+                        step(d * 100 + s)
+                    } else {
+                        StepAddresses::default()
+                    }
+                })
+            })
+            .collect();
+        let batch = |base_id| Batch {
+            base_id,
+            size: 32,
+            groups: 4,
+            phase: 0,
+            group_base: 0,
+        };
+        let batches = [batch(0), batch(32)];
+        let shuffled = shuffle_steps(&record, lifetime, &batches, 1);
+        assert_ne!(shuffled, record, "a shuffle moves entries");
+        let lifetime = lifetime as usize;
+        for d in 0..64 {
+            for s in 0..lifetime {
+                let slot = d * lifetime + s;
+                assert_eq!(
+                    shuffled[slot].taken(),
+                    record[slot].taken(),
+                    "droplet {d} step {s}"
+                );
+            }
+        }
+        for b in &batches {
+            for s in 0..lifetime {
+                let entries = |r: &[StepAddresses]| {
+                    let mut v: Vec<u32> = (b.base_id..b.base_id + b.size)
+                        .map(|d| r[d as usize * lifetime + s].adds)
+                        .collect();
+                    v.sort_unstable();
+                    v
+                };
+                assert_eq!(
+                    entries(&shuffled),
+                    entries(&record),
+                    "dispatch {} step {s}",
+                    b.base_id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn staggered_entries_stay_with_droplets_of_their_start_pass() {
+        let lifetime = 2;
+        let record: Vec<StepAddresses> = (0..16u32)
+            .flat_map(|d| (0..lifetime).map(move |s| step(d * 10 + s)))
+            .collect();
+        let batches = [Batch {
+            base_id: 0,
+            size: 16,
+            groups: 2,
+            phase: 0,
+            group_base: 0,
+        }];
+        let shuffled = shuffle_steps(&record, lifetime, &batches, 4);
+        for (slot, entry) in shuffled.iter().enumerate() {
+            let from = entry.adds / 10;
+            let to = (slot / lifetime as usize) as u32;
+            assert_eq!(from % 4, to % 4, "slot {slot}");
+        }
+    }
+}
