@@ -11,11 +11,16 @@
 
 layout(local_size_x = 64, local_size_x_id = 1, local_size_y = 1, local_size_z = 1) in;
 
+// The run's reserved shared memory, so that the replay runs at the run's occupancy.
+layout(constant_id = 3) const uint RESERVED_SHARED_WORDS = 1u;
+shared uint reservedShared[RESERVED_SHARED_WORDS];
+
 layout(std430, binding = 0) buffer Heightfield {
     int heightData[];
 };
-// As glsl/include/droplet_bindings.glsl's AddressRecord: x, y the samples' cells, z the
-// adds' cell, w bits 0-1 the samples made and 4-7 the adds made.
+// As glsl/include/droplet_bindings.glsl's AddressRecord, laid out as its recordSlot():
+// x, y the samples' cells, z the adds' cell, w bits 0-1 the samples made and 4-7 the
+// adds made.
 layout(std430, binding = 1) readonly buffer AddressRecord {
     uvec4 addressRecord[];
 };
@@ -41,6 +46,11 @@ int cornerSum(uint cell) {
 void main() {
     uint id = gl_GlobalInvocationID.x;
     if (id >= BATCH_SIZE) {
+        // Never true for a dispatched thread; it keeps the reserved memory declared.
+        if (id == 0xFFFFFFFFu) {
+            reservedShared[id % RESERVED_SHARED_WORDS] = id;
+            sink[0] = int(reservedShared[BATCH_SIZE % RESERVED_SHARED_WORDS]);
+        }
         return;
     }
     uint droplet = BATCH_BASE_ID + id;
@@ -53,7 +63,7 @@ void main() {
     uint endStep = min(firstStep + STEPS_PER_PASS, MAX_LIFETIME);
     int loaded = 0;
     for (uint step = firstStep; step < endStep; ++step) {
-        uvec4 r = addressRecord[droplet * MAX_LIFETIME + step];
+        uvec4 r = addressRecord[BATCH_BASE_ID * MAX_LIFETIME + step * BATCH_SIZE + id];
         if (r.w == 0u) {
             break;
         }

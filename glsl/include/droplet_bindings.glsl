@@ -110,8 +110,8 @@ layout(std430, binding = 4) buffer AppliedChange {
 };
 
 // The counted build's record of the addresses each droplet touched, where
-// RECORDS_ADDRESSES is set (src/erosion/droplets/replay.rs replays it): per droplet and
-// step, x and y the cells whose 2x2 corners the step's two samples loaded, z the cell
+// RECORDS_ADDRESSES is set (src/erosion/droplets/replay.rs replays it): per dispatch,
+// step and droplet (recordSlot), x and y the cells whose 2x2 corners the step's two samples loaded, z the cell
 // whose 2x2 corners it added to, w which of them it did: bit 0 and 1 the samples, bits
 // 4 to 7 the adds at NW, NE, SW, SE. A step never taken is all zero.
 layout(constant_id = 6) const bool RECORDS_ADDRESSES = false;

@@ -70,8 +70,10 @@ void recordDeath(vec2 pos, float sediment) {
 uint recordedSamples = 0u;
 uint recordedAdds = 0u;
 
+// Each dispatch's steps one after another, its droplets side by side in each: the
+// replay's threads then read their steps coalesced.
 uint recordSlot(uint step) {
-    return (BATCH_BASE_ID + gl_GlobalInvocationID.x) * uint(MAX_LIFETIME) + step;
+    return BATCH_BASE_ID * uint(MAX_LIFETIME) + step * BATCH_SIZE + gl_GlobalInvocationID.x;
 }
 
 // Step `step`'s sample `which` (0 at pos, 1 at newPos) loaded the corners of `index`.

@@ -65,13 +65,21 @@ struct ReplayKernel {
 }
 
 const WORKGROUP_SIZE_ID: u32 = 1;
+const RESERVED_SHARED_WORDS_ID: u32 = 3;
 
 impl ReplayKernel {
     fn new(kernel: &DropletKernel) -> Result<Self, ErosionError> {
-        let spec = [SpecConstant {
-            id: WORKGROUP_SIZE_ID,
-            value: SpecValue::U32(kernel.workgroup()),
-        }];
+        let reserved_words = (kernel.variant().reserved_shared_bytes / 4).max(1);
+        let spec = [
+            SpecConstant {
+                id: WORKGROUP_SIZE_ID,
+                value: SpecValue::U32(kernel.workgroup()),
+            },
+            SpecConstant {
+                id: RESERVED_SHARED_WORDS_ID,
+                value: SpecValue::U32(reserved_words),
+            },
+        ];
         let push = std::mem::size_of::<super::kernel::ReplayPushConstants>() as u32;
         let build = |module| {
             ComputePipeline::new(
@@ -142,7 +150,7 @@ impl<'r> DropletReplay<'r> {
         })
     }
 
-    /// Each droplet's steps, `lifetime` entries per droplet.
+    /// The record as read back, laid out as [`record_slot`] says.
     pub fn recorded(&self) -> &[StepAddresses] {
         &self.recorded
     }
@@ -187,6 +195,19 @@ impl Replay for DropletReplay<'_> {
     }
 }
 
+/// Where droplet `id`'s step `step` lies in a record of these dispatches: each
+/// dispatch's steps one after another, its droplets side by side in each (the shaders'
+/// `recordSlot`).
+pub fn record_slot(batches: &[Batch], lifetime: u32, id: u32, step: u32) -> Option<usize> {
+    let b = batches
+        .iter()
+        .find(|b| (b.base_id..b.base_id + b.size).contains(&id))?;
+    let slot = u64::from(b.base_id) * u64::from(lifetime)
+        + u64::from(step) * u64::from(b.size)
+        + u64::from(id - b.base_id);
+    Some(slot as usize)
+}
+
 /// The record with each step's entries permuted among the droplets that took that step
 /// in the same dispatch and start pass (droplet id mod `start_passes`, so that each
 /// entry stays in the pass that made it); every droplet keeps its number of steps.
@@ -197,28 +218,24 @@ pub fn shuffle_steps(
     batches: &[Batch],
     start_passes: u32,
 ) -> Vec<StepAddresses> {
-    let lifetime = lifetime as usize;
     let mut shuffled = record.to_vec();
     let mut takers = Vec::new();
     for (b, batch) in batches.iter().enumerate() {
-        let droplets = batch.base_id as usize..(batch.base_id + batch.size) as usize;
-        for start in 0..start_passes as usize {
-            for step in 0..lifetime {
+        let size = batch.size as usize;
+        for step in 0..lifetime {
+            let first = batch.base_id as usize * lifetime as usize + step as usize * size;
+            let entries = &mut shuffled[first..first + size];
+            for start in 0..start_passes {
                 takers.clear();
-                takers.extend(
-                    droplets
-                        .clone()
-                        .filter(|d| d % start_passes as usize == start)
-                        .map(|d| d * lifetime + step)
-                        .filter(|&slot| record[slot].taken()),
-                );
-                // Fisher-Yates on the slots' entries.
-                let mut state =
-                    pcg_hash((b as u32) ^ pcg_hash((step as u32) ^ ((start as u32) << 16)));
+                takers.extend((0..size).filter(|&i| {
+                    (batch.base_id + i as u32) % start_passes == start && entries[i].taken()
+                }));
+                // Fisher-Yates on the takers' entries.
+                let mut state = pcg_hash((b as u32) ^ pcg_hash(step ^ (start << 16)));
                 for i in (1..takers.len()).rev() {
                     state = pcg_hash(state);
                     let j = state as usize % (i + 1);
-                    shuffled.swap(takers[i], takers[j]);
+                    entries.swap(takers[i], takers[j]);
                 }
             }
         }
@@ -238,79 +255,80 @@ mod tests {
         }
     }
 
+    fn batch(base_id: u32, size: u32) -> Batch {
+        Batch {
+            base_id,
+            size,
+            groups: 1,
+            phase: 0,
+            group_base: 0,
+        }
+    }
+
+    /// A record of `batches` whose droplet `d`'s step `s` is `entry(d, s)`.
+    fn layout(
+        batches: &[Batch],
+        lifetime: u32,
+        entry: impl Fn(u32, u32) -> StepAddresses,
+    ) -> Vec<StepAddresses> {
+        let droplets: u32 = batches.iter().map(|b| b.size).sum();
+        let mut record = vec![StepAddresses::default(); (droplets * lifetime) as usize];
+        for d in 0..droplets {
+            for s in 0..lifetime {
+                record[record_slot(batches, lifetime, d, s).unwrap()] = entry(d, s);
+            }
+        }
+        record
+    }
+
     #[test]
     fn a_shuffle_keeps_each_steps_addresses_and_each_droplets_steps() {
         let lifetime = 4;
+        let batches = [batch(0, 32), batch(32, 32)];
         // 64 droplets of 1 to 4 steps, in two dispatches.
-        let record: Vec<StepAddresses> = (0..64u32)
-            .flat_map(|d| {
-                (0..lifetime).map(move |s| {
-                    if s <= d % lifetime {
-                        step(d * 100 + s)
-                    } else {
-                        StepAddresses::default()
-                    }
-                })
-            })
-            .collect();
-        let batch = |base_id| Batch {
-            base_id,
-            size: 32,
-            groups: 4,
-            phase: 0,
-            group_base: 0,
-        };
-        let batches = [batch(0), batch(32)];
+        let record = layout(&batches, lifetime, |d, s| {
+            if s <= d % lifetime {
+                step(d * 100 + s)
+            } else {
+                StepAddresses::default()
+            }
+        });
         let shuffled = shuffle_steps(&record, lifetime, &batches, 1);
         assert_ne!(shuffled, record, "a shuffle moves entries");
-        let lifetime = lifetime as usize;
+        let slot = |d, s| record_slot(&batches, lifetime, d, s).unwrap();
         for d in 0..64 {
             for s in 0..lifetime {
-                let slot = d * lifetime + s;
-                assert_eq!(
-                    shuffled[slot].taken(),
-                    record[slot].taken(),
-                    "droplet {d} step {s}"
-                );
+                let taken = |r: &[StepAddresses]| r[slot(d, s)].taken();
+                assert_eq!(taken(&shuffled), taken(&record), "droplet {d} step {s}");
             }
         }
         for b in &batches {
             for s in 0..lifetime {
                 let entries = |r: &[StepAddresses]| {
                     let mut v: Vec<u32> = (b.base_id..b.base_id + b.size)
-                        .map(|d| r[d as usize * lifetime + s].adds)
+                        .map(|d| r[slot(d, s)].adds)
                         .collect();
                     v.sort_unstable();
                     v
                 };
-                assert_eq!(
-                    entries(&shuffled),
-                    entries(&record),
-                    "dispatch {} step {s}",
-                    b.base_id
-                );
+                assert_eq!(entries(&shuffled), entries(&record), "dispatch {} step {s}", b.base_id);
             }
         }
     }
 
     #[test]
-    fn staggered_entries_stay_with_droplets_of_their_start_pass() {
+    fn staggered_entries_stay_with_droplets_of_their_start_pass_and_step() {
         let lifetime = 2;
-        let record: Vec<StepAddresses> = (0..16u32)
-            .flat_map(|d| (0..lifetime).map(move |s| step(d * 10 + s)))
-            .collect();
-        let batches = [Batch {
-            base_id: 0,
-            size: 16,
-            groups: 2,
-            phase: 0,
-            group_base: 0,
-        }];
+        let batches = [batch(0, 16)];
+        let record = layout(&batches, lifetime, |d, s| step(d * 10 + s));
         let shuffled = shuffle_steps(&record, lifetime, &batches, 4);
-        for (slot, entry) in shuffled.iter().enumerate() {
-            let from = entry.adds / 10;
-            let to = (slot / lifetime as usize) as u32;
-            assert_eq!(from % 4, to % 4, "slot {slot}");
+        assert_ne!(shuffled, record);
+        for d in 0..16 {
+            for s in 0..lifetime {
+                let entry = shuffled[record_slot(&batches, lifetime, d, s).unwrap()];
+                let (from, from_step) = (entry.adds / 10, entry.adds % 10);
+                assert_eq!((from % 4, from_step), (d % 4, s), "droplet {d} step {s}");
+            }
         }
     }
 }
