@@ -53,6 +53,9 @@ pub(super) const DROPLET_STATE_BYTES: u64 = 32;
 /// view of it follows where a lever asks for one (`texel_binding`).
 const STORAGE_BINDINGS: u32 = 8;
 
+/// Buffers the wide build reaches by address: heightData and cellHits.
+pub(super) const WIDE_ADDRESSES: u32 = 2;
+
 /// Specialization constant IDs of the droplet kernel.
 const WORKGROUP_SIZE_ID: u32 = 1;
 const FIXED_POINT_SCALE_ID: u32 = 2;
@@ -173,17 +176,26 @@ impl DropletKernel {
                 value: SpecValue::U32(model.rounding.code()),
             },
         ];
+        let wide = variant.lever == Lever::Wide;
+        if wide && !(ctx.info().buffer_device_address && ctx.info().shader_int64) {
+            return Err(ErosionError::Unsupported(
+                "the wide build (bufferDeviceAddress and shaderInt64)",
+            ));
+        }
+        // The wide build's addresses lead its push constants.
+        let addressed = if wide { WIDE_ADDRESSES } else { 0 };
         let build = |shader: Spirv| {
             ComputePipeline::new(
                 ctx,
                 &PipelineDesc {
                     texel_buffers: texel_binding(variant.lever).as_slice(),
                     robustness_off: variant.lever == Lever::RobustnessOff,
+                    addressed_buffers: addressed,
                     ..PipelineDesc::storage(
                         shader,
                         &spec,
                         STORAGE_BINDINGS,
-                        std::mem::size_of::<DropletPushConstants>() as u32,
+                        8 * addressed + std::mem::size_of::<DropletPushConstants>() as u32,
                     )
                 },
             )
@@ -270,7 +282,8 @@ pub(super) fn texel_binding(lever: Lever) -> Option<TexelKind> {
     }
 }
 
-pub(super) fn check_map(map: &FixedHeightfield) -> Result<(), ErosionError> {
+/// The map's shape against its cells; past 2^31 cells only for the wide build.
+pub(super) fn check_map(map: &FixedHeightfield, wide: bool) -> Result<(), ErosionError> {
     let min = crate::terrain::MIN_SIZE;
     if map.width < min || map.height < min {
         return Err(ErosionError::MapTooSmall {
@@ -279,7 +292,7 @@ pub(super) fn check_map(map: &FixedHeightfield) -> Result<(), ErosionError> {
         });
     }
     let cells = u64::from(map.width) * u64::from(map.height);
-    if map.cells.len() as u64 != cells || cells > i32::MAX as u64 {
+    if map.cells.len() as u64 != cells || (cells > i32::MAX as u64 && !wide) {
         return Err(ErosionError::MapShape {
             width: map.width,
             height: map.height,
@@ -359,5 +372,23 @@ mod tests {
         }
         let apply = std::mem::size_of::<ApplyPushConstants>();
         assert_push_layout(shaders::APPLY_DELTA, &APPLY_PUSH_LAYOUT, apply);
+    }
+
+    #[test]
+    fn the_wide_build_leads_its_push_constants_with_two_addresses() {
+        let shift = 8 * WIDE_ADDRESSES as usize;
+        for module in [shaders::DROPLET_WIDE, shaders::DROPLET_FAST_WIDE] {
+            let members = push_constant_members(module).expect("a push-constant block");
+            let mut expected = vec![
+                ("heightAddress".to_string(), 0u32),
+                ("cellHitsAddress".to_string(), 8),
+            ];
+            expected.extend(
+                DROPLET_PUSH_LAYOUT
+                    .iter()
+                    .map(|(name, offset)| (name.to_string(), (offset + shift) as u32)),
+            );
+            assert_eq!(members, expected, "{}", module.name);
+        }
     }
 }

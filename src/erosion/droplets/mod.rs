@@ -145,7 +145,8 @@ impl Strategy for Droplets {
     ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
         let d = &settings.droplets;
         let job = d.job(settings.noise.seed);
-        let kernel = DropletKernel::for_params(ctx, d.workgroup, &job.params, d.kernel_variant())?;
+        let variant = d.kernel_variant().for_map(initial.len() as u64, ctx.info());
+        let kernel = DropletKernel::for_params(ctx, d.workgroup, &job.params, variant)?;
         let (cells, _) = fixed_cells(initial)?;
         let map = FixedHeightfield::new(initial.width() as u32, initial.height() as u32, cells);
         Ok(Box::new(DropletsPrepared {
@@ -204,7 +205,11 @@ impl Strategy for Droplets {
         let limit = device.max_storage_buffer_range;
         let heights = map.cells() * 4;
         let per_droplet = u64::from(d.droplets) * 4;
-        let fits = if heights <= limit && per_droplet <= limit {
+        let variant = d.kernel_variant().for_map(map.cells(), device);
+        let wide = variant.lever == Lever::Wide;
+        let fits = if wide && per_droplet <= limit {
+            "fits (the heights by address)"
+        } else if heights <= limit && per_droplet <= limit {
             "fits"
         } else {
             "PAST THE LIMIT"
@@ -213,7 +218,7 @@ impl Strategy for Droplets {
             "{} droplets, {} per dispatch, kernel {}; heights {heights} bytes, per-droplet {per_droplet} bytes: {fits} (maxStorageBufferRange {limit} bytes)",
             d.droplets,
             d.droplets_per_dispatch(map.cells()),
-            d.kernel_variant().module_name(),
+            variant.module_name(),
         )
     }
 
@@ -253,14 +258,15 @@ struct DropletsPrepared<'a> {
 }
 
 impl DropletsPrepared<'_> {
-    fn cells(&self, run: &GpuRun) -> Result<Cells, ErosionError> {
+    fn cells(&self, run: &mut GpuRun) -> Result<Cells, ErosionError> {
         let scale = self.job.params.fixed_point_scale;
         let (w, h) = (self.initial.width(), self.initial.height());
         Ok(Cells::new(
             w,
             h,
             Values::Fixed {
-                cells: run.cells.clone(),
+                // Taken, not copied: a 65536^2 map is 16 GiB.
+                cells: std::mem::take(&mut run.cells),
                 scale,
             },
         )?)
@@ -286,14 +292,14 @@ impl Prepared for DropletsPrepared<'_> {
         } else {
             RunMode::TIMED_ONLY
         };
-        let run = self.runner.execute(&self.job, self.batch, mode)?;
+        let mut run = self.runner.execute(&self.job, self.batch, mode)?;
         self.dispatches = run.dispatches;
         Ok(TimedRun {
             gpu_time: run.gpu_time,
             wall_time: run.wall_time,
             submissions: run.submissions,
             cells: if read_back {
-                Some(self.cells(&run)?)
+                Some(self.cells(&mut run)?)
             } else {
                 None
             },
@@ -303,7 +309,7 @@ impl Prepared for DropletsPrepared<'_> {
     /// The instrumented build: it races as the timed run does but is not the same run,
     /// so its counts estimate the timed run's.
     fn run_counted(&mut self) -> Result<CountedRun, ErosionError> {
-        let run = self
+        let mut run = self
             .runner
             .execute(&self.job, self.batch, RunMode::COUNTED)?;
         self.dispatches = run.dispatches;
@@ -316,7 +322,7 @@ impl Prepared for DropletsPrepared<'_> {
             ..self.figures.clone()
         };
         Ok(CountedRun {
-            cells: self.cells(&run)?,
+            cells: self.cells(&mut run)?,
             work: work.steps,
             figures: Box::new(figures),
         })
@@ -530,6 +536,11 @@ impl Figures for DropletFigures {
     /// concurrency error.
     fn judge_reruns(&mut self, initial: &Cells, runs: &[&Cells]) {
         let Some(job) = &self.job else { return };
+        // Left unjudged past the landform's bound, for the same reasons: a sequential
+        // CPU run on a copy of the map, kept in the references' cache.
+        if !crate::terrain::metrics::Landform::feasible(initial.len() as u64) {
+            return;
+        }
         let Some(reference) = cached_reference(initial, job) else {
             return;
         };

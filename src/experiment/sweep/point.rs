@@ -131,10 +131,12 @@ impl PointContext<'_> {
             change: change(&initial, &counted.cells)?,
             rerun: change(&first, &second)?,
             height_unit,
-            landform: (
-                terrain.landform(&initial, &units),
-                Landform::of_kernel(&counted.cells.heightmap(), &units),
-            ),
+            landform: Landform::feasible(initial.len() as u64).then(|| {
+                (
+                    terrain.landform(&initial, &units),
+                    Landform::of_kernel(&counted.cells.heightmap(), &units),
+                )
+            }),
             gpu_before,
             gpu_after,
         };
