@@ -11,14 +11,15 @@
 //! axis spirv: opt=@O
 //! axis ideas: skiponly=NO_CORNER_REUSE reuseonly=NO_ZERO_SKIP quads=QUAD_LOADS
 //! axis spawn: tiled=SPAWN_TILED
-//! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL imageatomic=ATOMICS_IMAGE image=LOADS_IMAGE vmm=VULKAN_MEMORY_MODEL
+//! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL imageatomic=ATOMICS_IMAGE image=LOADS_IMAGE vmm=VULKAN_MEMORY_MODEL wide=WIDE_INDEX
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
 
 #include "include/droplet_bindings.glsl"
 #include "include/droplet_functions.glsl"
 
-#if defined(QUAD_LOADS) && !defined(LOADS_READONLY)
+#if defined(QUAD_LOADS) && !defined(LOADS_READONLY) && !defined(WIDE_INDEX)
+#define QUAD_PAIRS
 // Cells i and i + 1: one aligned 16-byte load, or two where they straddle quads.
 ivec2 cellPair(int i) {
     int q = i >> 2;
@@ -33,8 +34,8 @@ ivec2 cellPair(int i) {
 
 // Fixed-point heights of the 2x2 corners NW, NE, SW, SE of `cell`.
 ivec4 loadCorners(ivec2 cell) {
-    int i = cell.y * MAP_WIDTH + cell.x;
-#if defined(QUAD_LOADS) && !defined(LOADS_READONLY)
+    CellIndex i = cellIndex(cell);
+#ifdef QUAD_PAIRS
     return ivec4(cellPair(i), cellPair(i + MAP_WIDTH));
 #else
     return ivec4(storedHeight(i), storedHeight(i + 1), storedHeight(i + MAP_WIDTH), storedHeight(i + MAP_WIDTH + 1));
@@ -50,7 +51,7 @@ vec3 surfaceFromCorners(ivec4 corners, vec2 pos) {
 // fixed-point change made.
 int addHeight(ivec2 coord, float deltaH) {
     int fixedDelta = toFixed(deltaH * FIXED_POINT_SCALE);
-    int index = coord.y * MAP_WIDTH + coord.x;
+    CellIndex index = cellIndex(coord);
 #ifndef NO_ZERO_SKIP
     if (fixedDelta != 0)
 #endif
@@ -58,7 +59,7 @@ int addHeight(ivec2 coord, float deltaH) {
 #if defined(ADDS_THROUGH_IMAGE)
         imageAtomicAdd(heightImage, index, fixedDelta);
 #else
-        atomicAdd(heightData[index], fixedDelta);
+        atomicAdd(HEIGHT_AT(index), fixedDelta);
 #endif
     }
     recordModification(index, deltaH, fixedDelta);
@@ -102,7 +103,7 @@ void main() {
         }
         if (!cached) {
             corners = loadCorners(iPos);
-            recordSample(uint(step), 0u, iPos.y * MAP_WIDTH + iPos.x);
+            recordSample(uint(step), 0u, cellIndex(iPos));
             cached = true;
         }
 
@@ -118,7 +119,7 @@ void main() {
         vec2 newPos = pos + dir;
         ivec2 newCell = ivec2(newPos);
         ivec4 next = loadCorners(newCell);
-        recordSample(uint(step), 1u, newCell.y * MAP_WIDTH + newCell.x);
+        recordSample(uint(step), 1u, cellIndex(newCell));
         float hNew = surfaceFromCorners(next, newPos).z;
         float deltaH = hNew - hOld;
 

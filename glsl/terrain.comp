@@ -4,6 +4,7 @@
 // the erosion function), is in include/erosion_noise.glsl.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 #include "include/erosion_noise.glsl"
 
@@ -30,5 +31,8 @@ void main() {
         return;
     }
     precise vec2 uv = (vec2(cell) + 0.5) * UV_PER_CELL + UV_OFFSET;
-    terrainHeights.v[cell.y * WIDTH + cell.x] = heightmap(uv).x * RELIEF;
+    // 64-bit: a 65536^2 map's index passes 2^31 at row 32768.
+    int64_t index = int64_t(cell.y) * int64_t(WIDTH) + int64_t(cell.x);
+    // glslang takes no 64-bit array index: the cell's own address instead.
+    Heights(uint64_t(terrainHeights) + uint64_t(index) * 4ul).v[0] = heightmap(uv).x * RELIEF;
 }

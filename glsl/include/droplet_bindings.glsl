@@ -46,6 +46,29 @@ layout(constant_id = 3) const uint RESERVED_SHARED_WORDS = 1u;
 shared uint reservedShared[RESERVED_SHARED_WORDS];
 #endif
 
+#ifdef WIDE_INDEX
+// The wide build (the `wide` lever, chosen by itself where a map passes 2^31 cells or
+// maxStorageBufferRange): the heightfield, and the counted build's cellHits, reached
+// by buffer device address (their addresses lead the push constants) with 64-bit cell
+// indices, as the grid strategy reaches its fields. Bindings 0 and 2 are then tokens.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#ifdef ATOMICS_FLOAT
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer WideHeights { float v[]; };
+#else
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer WideHeights { int v[]; };
+#endif
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer WideHits { uint v[]; };
+#define CellIndex int64_t
+// glslang takes no 64-bit array index: the cell's own address instead.
+#define HEIGHT_AT(i) WideHeights(uint64_t(heightAddress) + uint64_t(i) * 4ul).v[0]
+#define CELL_HIT_AT(i) WideHits(uint64_t(cellHitsAddress) + uint64_t(i) * 4ul).v[0]
+#else
+#define CellIndex int
+#define HEIGHT_AT(i) heightData[i]
+#define CELL_HIT_AT(i) cellHits[i]
+#endif
+
 #ifdef ATOMICS_FLOAT
 // Float mode: heights in height units, added with float atomics.
 layout(std430, binding = 0) buffer Heightfield {
@@ -140,6 +163,10 @@ layout(std430, binding = 6) buffer DropletStates {
 };
 
 layout(push_constant) uniform DropletParams {
+#ifdef WIDE_INDEX
+    WideHeights heightAddress; // vkerode, wide build only: heightData's address
+    WideHits cellHitsAddress;  // and cellHits'
+#endif
     int MAP_WIDTH;
     int MAP_HEIGHT;
     int MAX_LIFETIME;

@@ -12,14 +12,30 @@ void countWork(uint slot) {
 #endif
 }
 
+// The row-major index of a cell: 32-bit as the paper computes it, 64-bit in the wide
+// build (a 65536-wide map passes 2^31 at row 32768).
+CellIndex cellIndex(ivec2 coord) {
+#ifdef WIDE_INDEX
+    return int64_t(coord.y) * int64_t(MAP_WIDTH) + int64_t(coord.x);
+#else
+    return coord.y * MAP_WIDTH + coord.x;
+#endif
+}
+
 #ifdef COUNT_WORK
 // How many other active lanes of this subgroup aim at the same cell right now.
-uint sameCellLanes(int index) {
+uint sameCellLanes(CellIndex index) {
     uvec4 activeLanes = subgroupBallot(true);
     uint matches = 0u;
     for (uint lane = 0u; lane < gl_SubgroupSize; ++lane) {
-        int other = subgroupShuffle(index, lane);
-        if (lane != gl_SubgroupInvocationID && subgroupBallotBitExtract(activeLanes, lane) && other == index) {
+#ifdef WIDE_INDEX
+        // Shuffled as two words: 64-bit shuffles need shaderSubgroupExtendedTypes.
+        uvec2 words = unpackUint2x32(uint64_t(index));
+        bool same = subgroupShuffle(words, lane) == words;
+#else
+        bool same = subgroupShuffle(index, lane) == index;
+#endif
+        if (lane != gl_SubgroupInvocationID && subgroupBallotBitExtract(activeLanes, lane) && same) {
             matches++;
         }
     }
@@ -28,7 +44,7 @@ uint sameCellLanes(int index) {
 #endif
 
 // The instrumented build's record of one modifyHeight.
-void recordModification(int index, float deltaH, int fixedDelta) {
+void recordModification(CellIndex index, float deltaH, int fixedDelta) {
 #ifdef COUNT_WORK
     uint shard = gl_GlobalInvocationID.x % COUNTER_SHARDS;
     countWork(ATOMICS_SLOT + shard);
@@ -43,7 +59,7 @@ void recordModification(int index, float deltaH, int fixedDelta) {
     if (sameCellLanes(index) > 0u) {
         countWork(CONFLICTS_SLOT + shard);
     }
-    atomicAdd(cellHits[index], 1u);
+    atomicAdd(CELL_HIT_AT(index), 1u);
     uint droplet = BATCH_BASE_ID + gl_GlobalInvocationID.x;
     intendedChange[droplet].x += deltaH;
     appliedFixed[droplet] += ivec2(fixedDelta, max(fixedDelta, 0));
@@ -77,7 +93,7 @@ uint recordSlot(uint step) {
 }
 
 // Step `step`'s sample `which` (0 at pos, 1 at newPos) loaded the corners of `index`.
-void recordSample(uint step, uint which, int index) {
+void recordSample(uint step, uint which, CellIndex index) {
 #ifdef COUNT_WORK
     if (RECORDS_ADDRESSES && step < uint(MAX_LIFETIME)) {
         uint slot = recordSlot(step);
@@ -88,7 +104,7 @@ void recordSample(uint step, uint which, int index) {
 }
 
 // The next add of this droplet, to corner index, made (`issued`) or skipped.
-void recordAdd(int index, bool issued) {
+void recordAdd(CellIndex index, bool issued) {
 #ifdef COUNT_WORK
     uint step = recordedAdds >> 2u;
     uint corner = recordedAdds & 3u;
@@ -134,18 +150,18 @@ int toFixed(float scaled) {
 // the overshoot runs away. 128 changes are 32 steps, a whole life at the default
 // lifetime of 30; past that the oldest are forgotten.
 const uint OWN_CHANGES = 128u;
-int ownCell[OWN_CHANGES];
+CellIndex ownCell[OWN_CHANGES];
 int ownChange[OWN_CHANGES];
 uint ownCount = 0u;
 
-void rememberChange(int index, int fixedDelta) {
+void rememberChange(CellIndex index, int fixedDelta) {
     uint slot = ownCount % OWN_CHANGES;
     ownCell[slot] = index;
     ownChange[slot] = fixedDelta;
     ownCount++;
 }
 
-int ownChangeAt(int index) {
+int ownChangeAt(CellIndex index) {
     int sum = 0;
     uint remembered = min(ownCount, OWN_CHANGES);
     for (uint i = 0u; i < remembered; ++i) {
@@ -160,8 +176,8 @@ int ownChangeAt(int index) {
 #if defined(ATOMICS_FLOAT)
 // Float mode: the same call, with float heights and float atomicAdd.
 void modifyHeight(ivec2 coord, float deltaH) {
-    int index = coord.y * MAP_WIDTH + coord.x;
-    atomicAdd(heightData[index], deltaH);
+    CellIndex index = cellIndex(coord);
+    atomicAdd(HEIGHT_AT(index), deltaH);
     recordModification(index, deltaH, 0);
     recordAdd(index, true);
 }
@@ -173,16 +189,18 @@ void modifyHeight(ivec2 coord, float deltaH) {
 // into deltaData and leaves the heights the droplets read unchanged.
 void modifyHeight(ivec2 coord, float deltaH) {
     int fixedDelta = toFixed(deltaH * FIXED_POINT_SCALE);
-    int index = coord.y * MAP_WIDTH + coord.x;
+    CellIndex index = cellIndex(coord);
 #if defined(ATOMICS_RACY)
-    heightData[index] += fixedDelta;
+    HEIGHT_AT(index) += fixedDelta;
 #elif defined(ADDS_THROUGH_IMAGE)
     imageAtomicAdd(heightImage, index, fixedDelta);
 #elif defined(DETERMINISTIC)
-    atomicAdd(deltaData[index], fixedDelta);
+    // An SSBO within maxStorageBufferRange, so int32 reaches it (variant.rs refuses a
+    // deterministic wide build).
+    atomicAdd(deltaData[int(index)], fixedDelta);
     rememberChange(index, fixedDelta);
 #else
-    atomicAdd(heightData[index], fixedDelta);
+    atomicAdd(HEIGHT_AT(index), fixedDelta);
 #endif
     recordModification(index, deltaH, fixedDelta);
     recordAdd(index, true);
@@ -263,7 +281,7 @@ vec2 getRandomPosition(uint id) {
 // Cell `index` as stored (fixed point, or float in float mode), through the variant's
 // read path.
 #if defined(ATOMICS_FLOAT)
-float storedHeight(int index) {
+float storedHeight(CellIndex index) {
 #if defined(LOADS_TEXEL)
     return intBitsToFloat(texelFetch(heightTexels, index).x);
 #elif defined(LOADS_IMAGE)
@@ -271,11 +289,11 @@ float storedHeight(int index) {
 #elif defined(LOADS_READONLY)
     return intBitsToFloat(heightRead[index]);
 #else
-    return heightData[index];
+    return HEIGHT_AT(index);
 #endif
 }
 #else
-int storedHeight(int index) {
+int storedHeight(CellIndex index) {
 #if defined(LOADS_TEXEL)
     return texelFetch(heightTexels, index).x;
 #elif defined(LOADS_IMAGE)
@@ -283,13 +301,13 @@ int storedHeight(int index) {
 #elif defined(LOADS_READONLY)
     return heightRead[index];
 #else
-    return heightData[index];
+    return HEIGHT_AT(index);
 #endif
 }
 #endif
 
 float cellHeight(ivec2 cell) {
-    int index = cell.y * MAP_WIDTH + cell.x;
+    CellIndex index = cellIndex(cell);
 #if defined(ATOMICS_FLOAT)
     return storedHeight(index);
 #elif defined(DETERMINISTIC)
@@ -314,7 +332,7 @@ vec3 bilinearSurface(float hNW, float hNE, float hSW, float hSE, vec2 pos) {
 vec3 getSurfaceNormalAndHeight(vec2 pos) {
     ivec2 cell = ivec2(pos);
 #ifdef COUNT_WORK
-    recordSample(recordedSamples >> 1u, recordedSamples & 1u, cell.y * MAP_WIDTH + cell.x);
+    recordSample(recordedSamples >> 1u, recordedSamples & 1u, cellIndex(cell));
     recordedSamples++;
 #endif
     return bilinearSurface(cellHeight(cell), cellHeight(cell + ivec2(1, 0)),

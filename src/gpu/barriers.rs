@@ -18,6 +18,9 @@ pub enum Hazard {
     ComputeToTransfer,
     /// A copy into a host-visible buffer, then the host reading it after the fence.
     TransferToHost,
+    /// A copy into a device buffer, then any later copy or dispatch that reads or
+    /// writes it: the end of each chunk of a staged upload.
+    TransferToLaterWork,
 }
 
 /// The stages and access masks of one hazard.
@@ -58,6 +61,12 @@ impl Hazard {
                 A::TRANSFER_READ,
             ),
             Hazard::TransferToHost => (S::TRANSFER, A::TRANSFER_WRITE, S::HOST, A::HOST_READ),
+            Hazard::TransferToLaterWork => (
+                S::TRANSFER,
+                A::TRANSFER_WRITE,
+                S::TRANSFER | S::COMPUTE_SHADER,
+                A::TRANSFER_READ | A::TRANSFER_WRITE | A::SHADER_READ | A::SHADER_WRITE,
+            ),
         };
         Masks {
             src_stage,

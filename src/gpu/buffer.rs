@@ -194,6 +194,28 @@ impl Buffer {
         ))
     }
 
+    /// Copies `data` to the start of a host-visible buffer, as much as fits.
+    pub(crate) fn write_start<T: bytemuck::Pod>(&mut self, data: &[T]) -> GpuResult<()> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let mapped = self.mapped_mut()?;
+        let n = bytes.len().min(mapped.len());
+        mapped[..n].copy_from_slice(&bytes[..n]);
+        Ok(())
+    }
+
+    /// Fills `out` from the start of a host-visible buffer, as much as it holds.
+    pub(crate) fn read_start<T: bytemuck::Pod>(&self, out: &mut [T]) -> GpuResult<()> {
+        let bytes = self
+            .allocation
+            .as_ref()
+            .and_then(|a| a.mapped_slice())
+            .ok_or_else(|| GpuError::NotHostVisible(self.name.clone()))?;
+        let out: &mut [u8] = bytemuck::cast_slice_mut(out);
+        let n = out.len().min(bytes.len());
+        out[..n].copy_from_slice(&bytes[..n]);
+        Ok(())
+    }
+
     fn mapped_mut(&mut self) -> GpuResult<&mut [u8]> {
         let name = &self.name;
         self.allocation

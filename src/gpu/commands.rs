@@ -325,6 +325,55 @@ impl<'r> Recorder<'r> {
         };
     }
 
+    /// Copies `size` bytes from `src` at `src_offset` to `dst` at `dst_offset`: the
+    /// chunks of a transfer larger than one host buffer holds.
+    pub fn copy_region(
+        &mut self,
+        src: &'r Buffer,
+        src_offset: u64,
+        dst: &'r Buffer,
+        dst_offset: u64,
+        size: u64,
+    ) {
+        let problem = if !src.kind().transfer_source() {
+            Some(format!("buffer {:?} cannot be copied from", src.name()))
+        } else if !dst.kind().transfer_destination() {
+            Some(format!("buffer {:?} cannot be copied into", dst.name()))
+        } else if std::ptr::eq(src, dst) {
+            Some(format!(
+                "buffer {:?} cannot be copied onto itself",
+                src.name()
+            ))
+        } else if src_offset
+            .checked_add(size)
+            .is_none_or(|end| end > src.size())
+            || dst_offset
+                .checked_add(size)
+                .is_none_or(|end| end > dst.size())
+        {
+            Some(format!(
+                "{size} bytes from {src_offset} of {:?} to {dst_offset} of {:?} lie outside a buffer",
+                src.name(),
+                dst.name()
+            ))
+        } else {
+            None
+        };
+        if !self.check("a copy", problem) || size == 0 {
+            return;
+        }
+        let region = [vk::BufferCopy::default()
+            .src_offset(src_offset)
+            .dst_offset(dst_offset)
+            .size(size)];
+        // SAFETY: both buffers are borrowed past the submission and have the transfer
+        // usages checked above; the region lies inside both.
+        unsafe {
+            self.ctx
+                .cmd_copy_buffer(self.cmd(), src.raw(), dst.raw(), &region)
+        };
+    }
+
     pub fn fill_zero(&mut self, buffer: &'r Buffer) {
         let problem = (!buffer.kind().transfer_destination())
             .then(|| format!("buffer {:?} cannot be filled", buffer.name()));
@@ -410,6 +459,23 @@ impl<'r> Recorder<'r> {
         }
         self.bound = Some(pipeline);
         self.pushed = true;
+    }
+
+    /// Binds `pipeline` with `set`, and sets its push constants: the addresses of
+    /// `buffers` (each `Addressed`, borrowed past the submission), then `params`. For a
+    /// pipeline that reaches some buffers through descriptors and others by address.
+    pub fn bind_with_addresses<T: bytemuck::Pod>(
+        &mut self,
+        pipeline: &'r ComputePipeline,
+        set: &'r DescriptorSet<'_>,
+        buffers: &[&'r Buffer],
+        params: &T,
+    ) {
+        self.bind(pipeline, set);
+        if self.error.is_some() {
+            return;
+        }
+        self.bind_addressed(pipeline, buffers, params);
     }
 
     /// Binds `pipeline` with `set`, which must have been made for it.

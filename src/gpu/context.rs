@@ -356,7 +356,10 @@ fn create_device(
         .vulkan_memory_model_device_scope(true);
     let mut addresses =
         vk::PhysicalDeviceBufferDeviceAddressFeatures::default().buffer_device_address(true);
-    let mut create_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
+    let core_features = vk::PhysicalDeviceFeatures::default().shader_int64(info.shader_int64);
+    let mut create_info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_info)
+        .enabled_features(&core_features);
     if info.buffer_device_address {
         create_info = create_info.push_next(&mut addresses);
     }

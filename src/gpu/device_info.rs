@@ -71,6 +71,10 @@ pub struct DeviceInfo {
     /// Shaders may reach buffers through 64-bit addresses (`bufferDeviceAddress`,
     /// Vulkan 1.2): no descriptor, so no `maxStorageBufferRange`.
     pub buffer_device_address: bool,
+    /// Shaders may use 64-bit integers (`shaderInt64`): the wide droplet build's cell
+    /// indices and the terrain kernel's.
+    #[serde(default)]
+    pub shader_int64: bool,
     /// `maxPushConstantsSize`, in bytes.
     pub max_push_constant_bytes: u32,
     /// The queue family vkerode submits compute work to; null without one.
@@ -141,6 +145,7 @@ impl DeviceInfo {
             pipeline_robustness,
             vulkan_memory_model,
             buffer_device_address,
+            shader_int64,
         } = Features::query(instance, pd, &has);
 
         let compute_family = families
@@ -187,6 +192,7 @@ impl DeviceInfo {
             pipeline_robustness,
             vulkan_memory_model,
             buffer_device_address,
+            shader_int64,
             max_push_constant_bytes: limits.max_push_constants_size,
             compute_queue_family: compute_family.map(|i| i as u32),
             raw_api_version: v,
@@ -246,6 +252,7 @@ struct Features {
     pipeline_robustness: bool,
     vulkan_memory_model: bool,
     buffer_device_address: bool,
+    shader_int64: bool,
 }
 
 impl Features {
@@ -278,6 +285,7 @@ impl Features {
         // memory model's and buffer addresses' are core in Vulkan 1.2, which vkerode
         // requires.
         unsafe { instance.get_physical_device_features2(pd, &mut features) };
+        let shader_int64 = features.features.shader_int64 == vk::TRUE;
         Features {
             float_atomic_add: has_float_ext
                 && atomic_float.shader_buffer_float32_atomic_add == vk::TRUE,
@@ -287,6 +295,7 @@ impl Features {
             vulkan_memory_model: memory_model.vulkan_memory_model == vk::TRUE
                 && memory_model.vulkan_memory_model_device_scope == vk::TRUE,
             buffer_device_address: addresses.buffer_device_address == vk::TRUE,
+            shader_int64,
         }
     }
 }

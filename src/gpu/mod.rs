@@ -17,6 +17,7 @@ mod pipeline;
 mod reflect;
 mod statistics;
 mod timing;
+mod transfer;
 mod validation;
 
 pub use barriers::Hazard;
@@ -33,6 +34,7 @@ pub use pipeline::{
 pub use reflect::push_constant_members;
 pub use statistics::{statistics_summary, CompilerStatistic, StatisticValue};
 pub use timing::TimestampQueries;
+pub use transfer::{download, upload, STAGING_BYTES};
 pub use validation::ValidationLog;
 
 /// The SPIR-V modules build.rs compiled from `glsl/`.

@@ -8,13 +8,16 @@ use thiserror::Error;
 use super::heightmap::Heightmap;
 use super::noise::{heightmap, V2};
 use crate::gpu::{
-    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, GpuError, Hazard,
-    PipelineDesc,
+    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, GpuError, PipelineDesc,
 };
 use crate::hash::pcg_hash;
 
 /// Smallest map side: the droplet kernel needs a one-cell border and a 2x2 stencil.
 pub const MIN_SIZE: u32 = 4;
+
+/// The most cells a generated terrain has: 65536^2, which the terrain kernel's 64-bit
+/// index and the wide droplet build reach.
+pub const MAX_CELLS: u64 = 1 << 32;
 
 /// Default relief per cell of map side: the noise then has a mean slope of about 0.8 to
 /// 1 height unit per cell, so the kernel's minimum slope (0.01) and its 1/1000
@@ -25,7 +28,7 @@ pub const DEFAULT_RELIEF_PER_SIDE: f32 = 2.0;
 pub enum TerrainError {
     #[error("terrain size {width} x {height} is below the minimum of {MIN_SIZE} x {MIN_SIZE}")]
     TooSmall { width: u32, height: u32 },
-    #[error("terrain size {width} x {height} has more than 2^31 cells, past the kernel's int32 cell index")]
+    #[error("terrain size {width} x {height} has more than 2^32 cells (65536^2), the largest map vkerode generates")]
     TooLarge { width: u32, height: u32 },
     #[error("relief must be finite and positive, got {0}")]
     BadRelief(f32),
@@ -71,7 +74,7 @@ impl TerrainSpec {
                 height: self.height,
             });
         }
-        if u64::from(self.width) * u64::from(self.height) >= 1 << 31 {
+        if u64::from(self.width) * u64::from(self.height) > MAX_CELLS {
             return Err(TerrainError::TooLarge {
                 width: self.width,
                 height: self.height,
@@ -151,8 +154,15 @@ pub fn generate_on_gpu(ctx: &Arc<Context>, spec: &TerrainSpec) -> Result<Heightm
             std::mem::size_of::<TerrainPushConstants>() as u32,
         ),
     )?;
+    if !ctx.info().shader_int64 {
+        return Err(GpuError::MissingFeature {
+            what: "the terrain kernel's 64-bit cell index".into(),
+            feature: "shaderInt64",
+            device: ctx.info().name.clone(),
+        }
+        .into());
+    }
     let heights = Buffer::new(ctx, "terrain heights", bytes, BufferKind::Addressed)?;
-    let readback = Buffer::new(ctx, "terrain read-back", bytes, BufferKind::Download)?;
     let offset = spec.uv_offset();
     let push = TerrainPushConstants {
         width: spec.width as i32,
@@ -181,11 +191,9 @@ pub fn generate_on_gpu(ctx: &Arc<Context>, spec: &TerrainSpec) -> Result<Heightm
     stream.submit(|rec| {
         rec.bind_addressed(&pipeline, &[&heights], &push);
         rec.dispatch(groups[0], groups[1], 1);
-        rec.barrier(Hazard::ComputeToTransfer);
-        rec.copy(&heights, &readback);
-        rec.barrier(Hazard::TransferToHost);
     })?;
-    let data = readback.read::<f32>()?;
+    // In chunks: a 65536^2 map is 16 GiB.
+    let data = crate::gpu::download::<f32>(ctx, &heights, cells as usize)?;
     Ok(
         Heightmap::new(spec.width as usize, spec.height as usize, data)
             .expect("buffer holds width * height floats"),

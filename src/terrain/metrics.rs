@@ -20,6 +20,13 @@ pub const INCISION_RADIUS: usize = 3;
 const BINS_PER_DECADE: f64 = 10.0;
 const MIN_CELLS_PER_BIN: usize = 5;
 
+/// The most cells whose landform a sweep point computes: 2^28 (16384^2). Above it the
+/// figures are left empty, never estimated: the CPU's passes (drainage by priority
+/// flood, depression filling, an 8-byte index per interior cell) take minutes per map
+/// there, longer than a point's GPU work, and at 65536^2 (2^32 cells) their index
+/// alone is 32 GiB beside the five 16 GiB maps a point already holds on the host.
+pub const LANDFORM_MAX_CELLS: u64 = 1 << 28;
+
 /// The figures of a terrain's form, on its hydrologically conditioned drainage
 /// ([`Drainage`]: depressions filled, flats resolved), over its interior: the outer ring
 /// of cells, which is every strategy's boundary and which the droplet kernel never
@@ -94,6 +101,11 @@ impl Landform {
         ("pits", "cells", "cells"),
         ("depression_volume", "m3", "cells3"),
     ];
+
+    /// Whether a map of `cells` gets its landform figures (see [`LANDFORM_MAX_CELLS`]).
+    pub fn feasible(cells: u64) -> bool {
+        cells <= LANDFORM_MAX_CELLS
+    }
 
     /// The unit of figure `name` on a grid of `lengths`.
     pub fn unit(name: &str, lengths: LengthUnit) -> Option<&'static str> {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use rayon::prelude::*;
 
 use super::params::{DropletJob, Rounding, WorkCount, SPAWN_WATER};
-use super::replay::StepAddresses;
+use super::record::StepAddresses;
 use super::spawn::droplet_start;
 use crate::hash::pcg_hash;
 

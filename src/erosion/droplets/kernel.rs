@@ -68,6 +68,9 @@ pub(super) const DROPLET_STATE_BYTES: u64 = 32;
 /// (`texel_binding`).
 const STORAGE_BINDINGS: u32 = 9;
 
+/// Buffers the wide build reaches by address: heightData and cellHits.
+pub(super) const WIDE_ADDRESSES: u32 = 2;
+
 /// Specialization constant IDs of the droplet kernel.
 const WORKGROUP_SIZE_ID: u32 = 1;
 const FIXED_POINT_SCALE_ID: u32 = 2;
@@ -192,6 +195,12 @@ impl DropletKernel {
                 value: SpecValue::U32(model.rounding.code()),
             },
         ];
+        let wide = variant.lever == Lever::Wide;
+        if wide && !(ctx.info().buffer_device_address && ctx.info().shader_int64) {
+            return Err(ErosionError::Unsupported(
+                "the wide build (bufferDeviceAddress and shaderInt64)",
+            ));
+        }
         let build = |shader: Spirv| droplet_pipeline(ctx, &variant, shader, &spec);
         let module = |counted| {
             variant.module(counted).ok_or_else(|| {
@@ -301,16 +310,23 @@ fn droplet_pipeline(
     shader: Spirv,
     spec: &[SpecConstant],
 ) -> crate::gpu::GpuResult<ComputePipeline> {
+    // The wide build's addresses lead its push constants.
+    let addressed = if variant.lever == Lever::Wide {
+        WIDE_ADDRESSES
+    } else {
+        0
+    };
     ComputePipeline::new(
         ctx,
         &PipelineDesc {
             texel_buffers: texel_binding(variant.lever).as_slice(),
             robustness_off: variant.lever == Lever::RobustnessOff,
+            addressed_buffers: addressed,
             ..PipelineDesc::storage(
                 shader,
                 spec,
                 STORAGE_BINDINGS,
-                std::mem::size_of::<DropletPushConstants>() as u32,
+                8 * addressed + std::mem::size_of::<DropletPushConstants>() as u32,
             )
         },
     )
@@ -325,7 +341,8 @@ pub(super) fn texel_binding(lever: Lever) -> Option<TexelKind> {
     }
 }
 
-pub(super) fn check_map(map: &FixedHeightfield) -> Result<(), ErosionError> {
+/// The map's shape against its cells; past 2^31 cells only for the wide build.
+pub(super) fn check_map(map: &FixedHeightfield, wide: bool) -> Result<(), ErosionError> {
     let min = crate::terrain::MIN_SIZE;
     if map.width < min || map.height < min {
         return Err(ErosionError::MapTooSmall {
@@ -334,7 +351,7 @@ pub(super) fn check_map(map: &FixedHeightfield) -> Result<(), ErosionError> {
         });
     }
     let cells = u64::from(map.width) * u64::from(map.height);
-    if map.cells.len() as u64 != cells || cells > i32::MAX as u64 {
+    if map.cells.len() as u64 != cells || (cells > i32::MAX as u64 && !wide) {
         return Err(ErosionError::MapShape {
             width: map.width,
             height: map.height,
@@ -426,5 +443,23 @@ mod tests {
         assert_push_layout(shaders::APPLY_DELTA, &APPLY_PUSH_LAYOUT, apply);
         let replay = std::mem::size_of::<ReplayPushConstants>();
         assert_push_layout(shaders::DROPLET_REPLAY, &REPLAY_PUSH_LAYOUT, replay);
+    }
+
+    #[test]
+    fn the_wide_build_leads_its_push_constants_with_two_addresses() {
+        let shift = 8 * WIDE_ADDRESSES as usize;
+        for module in [shaders::DROPLET_WIDE, shaders::DROPLET_FAST_WIDE] {
+            let members = push_constant_members(module).expect("a push-constant block");
+            let mut expected = vec![
+                ("heightAddress".to_string(), 0u32),
+                ("cellHitsAddress".to_string(), 8),
+            ];
+            expected.extend(
+                DROPLET_PUSH_LAYOUT
+                    .iter()
+                    .map(|(name, offset)| (name.to_string(), (offset + shift) as u32)),
+            );
+            assert_eq!(members, expected, "{}", module.name);
+        }
     }
 }

@@ -12,6 +12,7 @@ mod error;
 mod kernel;
 mod occupancy;
 mod params;
+mod record;
 pub mod replay;
 mod runner;
 mod settings;
@@ -28,7 +29,8 @@ pub use params::{
     AtomicMode, DropletJob, KernelParams, Model, Passes, Physics, Rounding, WorkCount,
     ATOMICS_PER_STEP, SPAWN_WATER,
 };
-pub use replay::{DropletReplay, StepAddresses};
+pub use record::{record_slot, StepAddresses};
+pub use replay::DropletReplay;
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
 pub use settings::{DropletSettings, SharedKib, OCCUPANCY_CANDIDATES_KIB};
 pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
@@ -149,17 +151,18 @@ impl Strategy for Droplets {
     ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
         let d = &settings.droplets;
         let job = d.job(settings.noise.seed);
+        let variant = d.kernel_variant().for_map(initial.len() as u64, ctx.info());
         let (cells, _) = fixed_cells(initial)?;
         let map = FixedHeightfield::new(initial.width() as u32, initial.height() as u32, cells);
         let batch = d.droplets_per_dispatch(initial.len() as u64);
         let (kernel, occupancy) = match d.shared_kib {
             SharedKib::Kib(_) => (
-                DropletKernel::for_params(ctx, d.workgroup, &job.params, d.kernel_variant())?,
+                DropletKernel::for_params(ctx, d.workgroup, &job.params, variant)?,
                 None,
             ),
             SharedKib::Auto => {
                 let (kernel, choice) =
-                    occupancy::fastest(ctx, d.workgroup, &job, d.kernel_variant(), &map, batch)?;
+                    occupancy::fastest(ctx, d.workgroup, &job, variant, &map, batch)?;
                 (kernel, Some(choice))
             }
         };
@@ -222,7 +225,11 @@ impl Strategy for Droplets {
         let limit = device.max_storage_buffer_range;
         let heights = map.cells() * 4;
         let per_droplet = u64::from(d.droplets) * 4;
-        let fits = if heights <= limit && per_droplet <= limit {
+        let variant = d.kernel_variant().for_map(map.cells(), device);
+        let wide = variant.lever == Lever::Wide;
+        let fits = if wide && per_droplet <= limit {
+            "fits (the heights by address)"
+        } else if heights <= limit && per_droplet <= limit {
             "fits"
         } else {
             "PAST THE LIMIT"
@@ -231,7 +238,7 @@ impl Strategy for Droplets {
             "{} droplets, {} per dispatch, kernel {}; heights {heights} bytes, per-droplet {per_droplet} bytes: {fits} (maxStorageBufferRange {limit} bytes)",
             d.droplets,
             d.droplets_per_dispatch(map.cells()),
-            d.kernel_variant().module_name(),
+            variant.module_name(),
         )
     }
 
@@ -271,14 +278,15 @@ struct DropletsPrepared<'a> {
 }
 
 impl DropletsPrepared<'_> {
-    fn cells(&self, run: &GpuRun) -> Result<Cells, ErosionError> {
+    fn cells(&self, run: &mut GpuRun) -> Result<Cells, ErosionError> {
         let scale = self.job.params.fixed_point_scale;
         let (w, h) = (self.initial.width(), self.initial.height());
         Ok(Cells::new(
             w,
             h,
             Values::Fixed {
-                cells: run.cells.clone(),
+                // Taken, not copied: a 65536^2 map is 16 GiB.
+                cells: std::mem::take(&mut run.cells),
                 scale,
             },
         )?)
@@ -304,14 +312,14 @@ impl Prepared for DropletsPrepared<'_> {
         } else {
             RunMode::TIMED_ONLY
         };
-        let run = self.runner.execute(&self.job, self.batch, mode)?;
+        let mut run = self.runner.execute(&self.job, self.batch, mode)?;
         self.dispatches = run.dispatches;
         Ok(TimedRun {
             gpu_time: run.gpu_time,
             wall_time: run.wall_time,
             submissions: run.submissions,
             cells: if read_back {
-                Some(self.cells(&run)?)
+                Some(self.cells(&mut run)?)
             } else {
                 None
             },
@@ -326,7 +334,7 @@ impl Prepared for DropletsPrepared<'_> {
     }
 
     fn run_counted(&mut self) -> Result<CountedRun, ErosionError> {
-        let run = self
+        let mut run = self
             .runner
             .execute(&self.job, self.batch, RunMode::COUNTED)?;
         self.dispatches = run.dispatches;
@@ -339,7 +347,7 @@ impl Prepared for DropletsPrepared<'_> {
             ..self.figures.clone()
         };
         Ok(CountedRun {
-            cells: self.cells(&run)?,
+            cells: self.cells(&mut run)?,
             work: work.steps,
             figures: Box::new(figures),
         })
@@ -564,6 +572,11 @@ impl Figures for DropletFigures {
     /// concurrency error.
     fn judge_reruns(&mut self, initial: &Cells, runs: &[&Cells]) {
         let Some(job) = &self.job else { return };
+        // Left unjudged past the landform's bound, for the same reasons: a sequential
+        // CPU run on a copy of the map, kept in the references' cache.
+        if !crate::terrain::metrics::Landform::feasible(initial.len() as u64) {
+            return;
+        }
         let Some(reference) = cached_reference(initial, job) else {
             return;
         };

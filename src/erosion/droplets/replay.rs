@@ -11,51 +11,13 @@
 use super::batches::Batch;
 use super::kernel::DropletKernel;
 use super::params::DropletJob;
+use super::record::StepAddresses;
 use super::runner::{DropletRunner, ReplayRun};
 use crate::erosion::{ErosionError, Replay, ReplayTraffic};
 use crate::gpu::{
     shaders, Buffer, BufferKind, ComputePipeline, PipelineDesc, SpecConstant, SpecValue,
 };
 use crate::hash::pcg_hash;
-
-/// One step of one droplet in the address record (glsl/include/droplet_bindings.glsl's
-/// `AddressRecord`): the cells under its two samples, the cell of its adds, and which of
-/// them it made.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct StepAddresses {
-    pub samples: [u32; 2],
-    pub adds: u32,
-    pub made: u32,
-}
-
-impl StepAddresses {
-    pub const SAMPLED_AT_POS: u32 = 1;
-    pub const SAMPLED_AT_NEW_POS: u32 = 2;
-    /// Bits 4 to 7: the adds at NW, NE, SW, SE.
-    pub const ADDS_SHIFT: u32 = 4;
-
-    /// Whether the droplet took this step.
-    pub fn taken(&self) -> bool {
-        self.made != 0
-    }
-
-    /// The cells whose corners it loaded, and those it added to, on a map `width` wide.
-    pub fn cells(&self, width: u32) -> (Vec<u32>, Vec<u32>) {
-        let corners = |cell: u32| [cell, cell + 1, cell + width, cell + width + 1];
-        let loads = (0..2)
-            .filter(|&i| self.made & (1 << i) != 0)
-            .flat_map(|i| corners(self.samples[i]))
-            .collect();
-        let adds = corners(self.adds)
-            .into_iter()
-            .enumerate()
-            .filter(|&(c, _)| self.made & (1 << (Self::ADDS_SHIFT + c as u32)) != 0)
-            .map(|(_, cell)| cell)
-            .collect();
-        (loads, adds)
-    }
-}
 
 /// The replay pipelines at one workgroup size.
 struct ReplayKernel {
@@ -116,6 +78,11 @@ impl<'r> DropletReplay<'r> {
         job: DropletJob,
         batch: u32,
     ) -> Result<Self, ErosionError> {
+        if runner.kernel().variant().lever == super::variant::Lever::Wide {
+            return Err(ErosionError::Variant(
+                "the replay reaches the heightfield as one SSBO, which a map of the wide build passes; no replay past it yet".into(),
+            ));
+        }
         let run = runner.execute(&job, batch, super::runner::RunMode::RECORDED)?;
         let record = run
             .addresses
@@ -150,7 +117,7 @@ impl<'r> DropletReplay<'r> {
         })
     }
 
-    /// The record as read back, laid out as [`record_slot`] says.
+    /// The record as read back, laid out as [`super::record_slot`] says.
     pub fn recorded(&self) -> &[StepAddresses] {
         &self.recorded
     }
@@ -195,19 +162,6 @@ impl Replay for DropletReplay<'_> {
     }
 }
 
-/// Where droplet `id`'s step `step` lies in a record of these dispatches: each
-/// dispatch's steps one after another, its droplets side by side in each (the shaders'
-/// `recordSlot`).
-pub fn record_slot(batches: &[Batch], lifetime: u32, id: u32, step: u32) -> Option<usize> {
-    let b = batches
-        .iter()
-        .find(|b| (b.base_id..b.base_id + b.size).contains(&id))?;
-    let slot = u64::from(b.base_id) * u64::from(lifetime)
-        + u64::from(step) * u64::from(b.size)
-        + u64::from(id - b.base_id);
-    Some(slot as usize)
-}
-
 /// The record with each step's entries permuted among the droplets that took that step
 /// in the same dispatch and start pass (droplet id mod `start_passes`, so that each
 /// entry stays in the pass that made it); every droplet keeps its number of steps.
@@ -245,6 +199,7 @@ pub fn shuffle_steps(
 
 #[cfg(test)]
 mod tests {
+    use super::super::record::record_slot;
     use super::*;
 
     fn step(cell: u32) -> StepAddresses {
@@ -311,7 +266,12 @@ mod tests {
                     v.sort_unstable();
                     v
                 };
-                assert_eq!(entries(&shuffled), entries(&record), "dispatch {} step {s}", b.base_id);
+                assert_eq!(
+                    entries(&shuffled),
+                    entries(&record),
+                    "dispatch {} step {s}",
+                    b.base_id
+                );
             }
         }
     }

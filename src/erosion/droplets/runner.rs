@@ -14,8 +14,8 @@ use super::kernel::{
 };
 use super::params::WorkCount;
 use super::params::{AtomicMode, DropletJob};
-use super::replay::StepAddresses;
-use super::variant::{DropletShader, KernelVariant};
+use super::record::StepAddresses;
+use super::variant::{DropletShader, KernelVariant, Lever};
 use crate::erosion::ErosionError;
 use crate::gpu::{
     Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet, Hazard, Recorder,
@@ -165,7 +165,13 @@ struct MapBuffers {
     addresses: Buffer,
     addresses_readback: Buffer,
     per_droplet: Option<PerDroplet>,
+    /// The initial heights: host-visible, or in the wide build a device buffer filled
+    /// in chunks (a 65536^2 map is 16 GiB).
     upload: Buffer,
+    /// The wide build: heights and cellHits by address, read back in chunks; `token`
+    /// stands in their bindings.
+    wide: bool,
+    token: Buffer,
     readback: Buffer,
     counter_readback: Buffer,
     hits_readback: Buffer,
@@ -202,7 +208,7 @@ struct Sets<'a> {
 
 impl<'k> DropletRunner<'k> {
     fn new(kernel: KernelRef<'k>, map: &FixedHeightfield) -> Result<Self, ErosionError> {
-        check_map(map)?;
+        check_map(map, kernel.variant().lever == Lever::Wide)?;
         Ok(Self {
             stream: CommandStream::new(kernel.context())?,
             buffers: MapBuffers::new(&kernel, map)?,
@@ -226,7 +232,7 @@ impl<'k> DropletRunner<'k> {
         let buffers = &self.buffers;
         let texels = texel_binding(kernel.variant().lever)
             .map(|kind| {
-                let cells = u64::from(buffers.width * buffers.height);
+                let cells = u64::from(buffers.width) * u64::from(buffers.height);
                 TexelView::new(&buffers.heights, cells, TexelFormat::I32, kind)
             })
             .transpose()?;
@@ -452,7 +458,12 @@ impl MapBuffers {
     fn new(kernel: &DropletKernel, map: &FixedHeightfield) -> Result<Self, ErosionError> {
         let ctx = kernel.context();
         let bytes = map.cells.len() as u64 * 4;
-        let upload = if kernel.variant().atomics == AtomicMode::Float {
+        let wide = kernel.variant().lever == Lever::Wide;
+        let upload = if wide {
+            let initial = Buffer::new(ctx, "heightData initial", bytes, BufferKind::Addressed)?;
+            crate::gpu::upload(ctx, map.cells, &initial)?;
+            initial
+        } else if kernel.variant().atomics == AtomicMode::Float {
             let scale = kernel.scale();
             let heights: Vec<f32> = map.cells.iter().map(|&c| c as f32 / scale).collect();
             Buffer::upload_from(ctx, "heightData upload", &heights)?
@@ -468,23 +479,32 @@ impl MapBuffers {
         };
         let storage = |name, size| Buffer::new(ctx, name, size, BufferKind::Storage);
         let download = |name, size| Buffer::new(ctx, name, size, BufferKind::Download);
+        // The wide build's whole-map buffers: by address, read back in chunks.
+        let (map_kind, read_bytes) = if wide {
+            (BufferKind::Addressed, unused)
+        } else {
+            (BufferKind::Storage, bytes)
+        };
+        let map_buffer = |name, size| Buffer::new(ctx, name, size, map_kind);
         Ok(Self {
             width: map.width,
             height: map.height,
             initial_sum: map.cells.iter().map(|&c| i64::from(c)).sum(),
             // Whole 16-byte quads, for the quad loads.
-            heights: storage("heightData", bytes.next_multiple_of(16))?,
+            heights: map_buffer("heightData", bytes.next_multiple_of(16))?,
             counters: storage("workCounters", COUNTER_SLOTS * 4)?,
-            hits: storage("cellHits", bytes)?,
+            hits: map_buffer("cellHits", bytes)?,
             delta: storage("deltaData", delta_bytes)?,
             states: storage("dropletState", unused)?,
             addresses: storage("addressRecord", unused)?,
             addresses_readback: download("addressRecord read-back", unused)?,
             per_droplet: None,
             upload,
-            readback: download("heightData read-back", bytes)?,
+            wide,
+            token: storage("wide build's token binding", unused)?,
+            readback: download("heightData read-back", read_bytes)?,
             counter_readback: download("workCounters read-back", COUNTER_SLOTS * 4)?,
-            hits_readback: download("cellHits read-back", bytes)?,
+            hits_readback: download("cellHits read-back", read_bytes)?,
             queries: TimestampQueries::new(ctx, 2)?,
         })
     }
@@ -555,17 +575,22 @@ impl MapBuffers {
     ) -> Result<Sets<'a>, ErosionError> {
         let pipeline = kernel.pipeline(mode.counted, mode.records)?;
         let per_droplet = self.per_droplet();
+        let (heights, hits) = if self.wide {
+            (&self.token, &self.token)
+        } else {
+            (&self.heights, &self.hits)
+        };
         let droplet = DescriptorSet::with_texels(
             pipeline,
             &[
-                &self.heights,
+                heights,
                 &self.counters,
-                &self.hits,
+                hits,
                 &per_droplet.intended,
                 &per_droplet.applied,
                 &self.delta,
                 &self.states,
-                &self.heights,
+                heights,
                 &self.addresses,
             ],
             texels.as_slice(),
@@ -621,7 +646,8 @@ impl MapBuffers {
         if let Some(q) = &self.queries {
             rec.timestamp(q, 0);
         }
-        let cells = self.width * self.height;
+        // Only deterministic mode's apply kernel uses it, and it has no wide build.
+        let cells = self.width.saturating_mul(self.height);
         let apply_groups = cells
             .div_ceil(APPLY_WORKGROUP)
             .min(kernel.context().info().max_workgroup_count[0]);
@@ -635,8 +661,13 @@ impl MapBuffers {
                     rec.barrier(Hazard::ComputeToCompute);
                 }
                 first = false;
-                rec.bind(pipeline, set);
-                rec.push_constants(&self.push_constants(job, plan, b, pass));
+                let push = self.push_constants(job, plan, b, pass);
+                if self.wide {
+                    rec.bind_with_addresses(pipeline, set, &[&self.heights, &self.hits], &push);
+                } else {
+                    rec.bind(pipeline, set);
+                    rec.push_constants(&push);
+                }
                 rec.dispatch(b.groups, 1, 1);
                 if let Some((apply, apply_set)) = &sets.apply {
                     rec.barrier(Hazard::ComputeToCompute);
@@ -651,12 +682,15 @@ impl MapBuffers {
         }
         if mode.read_back || mode.counted {
             rec.barrier(Hazard::ComputeToTransfer);
-            if mode.read_back {
+            // The wide build reads heights and hits back in chunks after the run.
+            if mode.read_back && !self.wide {
                 rec.copy(&self.heights, &self.readback);
             }
             if mode.counted {
                 rec.copy(&self.counters, &self.counter_readback);
-                rec.copy(&self.hits, &self.hits_readback);
+                if !self.wide {
+                    rec.copy(&self.hits, &self.hits_readback);
+                }
                 rec.copy(&per_droplet.intended, &per_droplet.intended_readback);
                 rec.copy(&per_droplet.applied, &per_droplet.applied_readback);
             }
@@ -713,10 +747,18 @@ impl MapBuffers {
                 .collect();
             Ok((cells, sum - self.initial_sum as f64 / f64::from(scale)))
         } else {
-            let cells = self.readback.read::<i32>()?;
+            let cells = if self.wide {
+                crate::gpu::download::<i32>(kernel.context(), &self.heights, self.cell_count())?
+            } else {
+                self.readback.read::<i32>()?
+            };
             let sum: i64 = cells.iter().map(|&c| i64::from(c)).sum();
             Ok((cells, (sum - self.initial_sum) as f64 / f64::from(scale)))
         }
+    }
+
+    fn cell_count(&self) -> usize {
+        (u64::from(self.width) * u64::from(self.height)) as usize
     }
 
     /// What the instrumented build counted, given the height the map received.
@@ -741,8 +783,13 @@ impl MapBuffers {
         };
         let intended = per_droplet.intended_readback.read::<[f32; 2]>()?;
         let applied = per_droplet.applied_readback.read::<[i32; 2]>()?;
+        let hits = if self.wide {
+            crate::gpu::download::<u32>(kernel.context(), &self.hits, self.cell_count())?
+        } else {
+            self.hits_readback.read::<u32>()?
+        };
         let contention = Contention::measure(
-            &self.hits_readback.read::<u32>()?,
+            &hits,
             counts,
             &MassInputs {
                 intended: &intended[..droplets],

@@ -349,12 +349,26 @@ impl DropletSettings {
         self.job(0).spawn.check_map(map.width, map.height)?;
         let Some(device) = device else { return Ok(()) };
         let bytes = map.cells() * 4;
-        if bytes > device.max_storage_buffer_range {
+        // Past the int32 index or one SSBO, the wide build by itself, if no other
+        // lever was asked for.
+        let variant = self.kernel_variant().for_map(map.cells(), device);
+        if variant.lever != Lever::Wide
+            && super::variant::needs_wide(map.cells(), device.max_storage_buffer_range)
+        {
             return Err(SettingError::new(
-                "size",
+                "lever",
                 format!(
-                    "a {}x{} map needs {bytes} bytes, above this device's maxStorageBufferRange of {}",
-                    map.width, map.height, device.max_storage_buffer_range
+                    "a {}x{} map needs {bytes} bytes, past the int32 index or this device's maxStorageBufferRange of {}: only the wide build (lever none or wide) reaches it, not the {} lever",
+                    map.width, map.height, device.max_storage_buffer_range, self.lever.as_str()
+                ),
+            ));
+        }
+        if let Some(reason) = variant.unsupported() {
+            return Err(SettingError::new(
+                "lever",
+                format!(
+                    "a {}x{} map needs the wide build, and {reason}",
+                    map.width, map.height
                 ),
             ));
         }
@@ -370,6 +384,12 @@ impl DropletSettings {
         if self.lever == Lever::VulkanMemoryModel && !device.vulkan_memory_model {
             return Some(format!(
                 "{name} does not support the Vulkan memory model with device scope"
+            ));
+        }
+        let wide = self.kernel_variant().for_map(map.cells(), device).lever == Lever::Wide;
+        if wide && !(device.buffer_device_address && device.shader_int64) {
+            return Some(format!(
+                "{name} lacks bufferDeviceAddress or shaderInt64, which the wide build (maps past 2^31 cells or maxStorageBufferRange) needs"
             ));
         }
         if self.lever == Lever::RobustnessOff && !device.pipeline_robustness {

@@ -106,10 +106,15 @@ pub enum Lever {
     /// The pipeline's storage-buffer robustness explicitly disabled
     /// (VK_EXT_pipeline_robustness).
     RobustnessOff,
+    /// Loads and adds through the heightfield's buffer device address with 64-bit cell
+    /// indices (int atomics), as the grid strategy reaches its fields: maps past 2^31
+    /// cells or past maxStorageBufferRange. Chosen by itself for such maps
+    /// ([`KernelVariant::for_map`]).
+    Wide,
 }
 
 impl Lever {
-    pub const ALL: [Lever; 8] = [
+    pub const ALL: [Lever; 9] = [
         Lever::None,
         Lever::NoShared,
         Lever::Readonly,
@@ -118,6 +123,7 @@ impl Lever {
         Lever::Image,
         Lever::VulkanMemoryModel,
         Lever::RobustnessOff,
+        Lever::Wide,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -130,6 +136,7 @@ impl Lever {
             Lever::Image => "image",
             Lever::VulkanMemoryModel => "vulkan-memory-model",
             Lever::RobustnessOff => "robustness-off",
+            Lever::Wide => "wide",
         }
     }
 
@@ -143,6 +150,7 @@ impl Lever {
             Lever::ImageAtomics => "imageatomic",
             Lever::Image => "image",
             Lever::VulkanMemoryModel => "vmm",
+            Lever::Wide => "wide",
             Lever::None | Lever::RobustnessOff => "",
         }
     }
@@ -258,8 +266,31 @@ impl KernelVariant {
             && (self.shader != DropletShader::Paper || job.params.physics == Physics::Paper)
     }
 
+    /// This variant on a map of `cells`: the wide build where the int32 index or one
+    /// SSBO of the heightfield (or of the counted build's cellHits) would not reach,
+    /// unless another lever was asked for.
+    pub fn for_map(self, cells: u64, device: &crate::gpu::DeviceInfo) -> Self {
+        if self.lever == Lever::None && needs_wide(cells, device.max_storage_buffer_range) {
+            Self {
+                lever: Lever::Wide,
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     /// Why no module of this variant exists, if none does.
     pub fn unsupported(&self) -> Option<String> {
+        if self.lever == Lever::Wide && self.atomics != AtomicMode::Int {
+            return Some(format!(
+                "the wide build adds int atomics only, not {}",
+                self.atomics.as_str()
+            ));
+        }
+        if self.lever == Lever::Wide && self.shader == DropletShader::FastQuads {
+            return Some("the quads kernel reads through its own 32-bit binding, not the wide build's address".into());
+        }
         if self.shader.is_fast() && self.atomics != AtomicMode::Int {
             return Some(format!(
                 "the fast kernel runs int atomics only, not {}",
@@ -297,9 +328,31 @@ impl KernelVariant {
     }
 }
 
+/// Whether a map of `cells` int32 cells passes the int32 index (2^31 cells) or one
+/// SSBO of at most `max_storage_buffer_range` bytes (its heights rounded up to whole
+/// 16-byte quads).
+pub fn needs_wide(cells: u64, max_storage_buffer_range: u64) -> bool {
+    cells > i32::MAX as u64 || (cells * 4).next_multiple_of(16) > max_storage_buffer_range
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wide_build_starts_where_the_index_or_the_storage_range_ends() {
+        let h200 = 4_294_967_295;
+        // 32767^2 fits in 4 GiB; 32768^2 is 4 GiB exactly, one byte past the range.
+        assert!(!needs_wide(32767 * 32767, h200));
+        assert!(needs_wide(32768 * 32768, h200));
+        // From 2^31 cells the last index overflows int32, whatever the range.
+        assert!(!needs_wide(i32::MAX as u64, u64::MAX));
+        assert!(needs_wide(1 << 31, u64::MAX));
+        // lavapipe's 128 MiB: 5792^2 cells fit, 5794^2 do not.
+        let lavapipe = 128 << 20;
+        assert!(!needs_wide(5792 * 5792, lavapipe));
+        assert!(needs_wide(5794 * 5794, lavapipe));
+    }
 
     #[test]
     fn every_variant_has_a_compiled_module_and_its_counted_build() {

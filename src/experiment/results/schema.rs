@@ -336,8 +336,9 @@ pub struct PointValues<'a> {
     pub change: Change,
     pub rerun: Change,
     pub height_unit: HeightUnit,
-    /// The terrain's landform before and after the counted run.
-    pub landform: (Landform, Landform),
+    /// The terrain's landform before and after the counted run; `None` (empty columns)
+    /// past [`crate::terrain::metrics::LANDFORM_MAX_CELLS`].
+    pub landform: Option<(Landform, Landform)>,
     /// NVML's reads around the timed repetitions, where there is NVML.
     pub gpu_before: Option<GpuState>,
     pub gpu_after: Option<GpuState>,
@@ -439,7 +440,7 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
             })
             .as_ref(),
     );
-    let landform = point.map(|p| p.landform);
+    let landform = point.and_then(|p| p.landform);
     row.push_suffixed(
         landform.as_ref().map(|l| &l.0),
         "_before",

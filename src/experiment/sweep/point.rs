@@ -1,6 +1,7 @@
 //! One point of a sweep, measured the same way whatever its strategy: timed
-//! repetitions between two reads of the GPU's state, the instrumented run, two timed
-//! reruns, then the CPU's share (the strategy's own judgement of the reruns, the
+//! repetitions between two reads of the GPU's state, GPM's counters over a window of
+//! further runs, the replays of the time split where `measure.replay` asks, the
+//! instrumented run, two timed reruns, then the CPU's share (the strategy's own judgement of the reruns, the
 //! landform), and the point's samples and row recorded.
 
 use std::sync::{Arc, Mutex};
@@ -144,10 +145,12 @@ impl PointContext<'_> {
             change: change(&initial, &counted.cells)?,
             rerun: change(&first, &second)?,
             height_unit,
-            landform: (
-                terrain.landform(&initial, &units),
-                Landform::of_kernel(&counted.cells.heightmap(), &units),
-            ),
+            landform: Landform::feasible(initial.len() as u64).then(|| {
+                (
+                    terrain.landform(&initial, &units),
+                    Landform::of_kernel(&counted.cells.heightmap(), &units),
+                )
+            }),
             gpu_before,
             gpu_after,
             gpm,
