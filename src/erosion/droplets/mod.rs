@@ -28,7 +28,7 @@ pub use params::{
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
 pub use settings::DropletSettings;
 pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
-pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
+pub use variant::{CacheWindow, DropletShader, KernelVariant, Lever, SpirvBuild};
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -708,6 +708,16 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
         "height units x cells",
         "(eroded - deposited) - (at death + off edge + truncated) (GPU runs)",
     ),
+    (
+        "contention.cache_escaped_adds",
+        "modifyHeight calls",
+        "tile-cache kernel: calls on a cell outside the workgroup's cached window, sent to the global heightfield (GPU runs; null for other kernels)",
+    ),
+    (
+        "contention.cache_escape_share",
+        "share",
+        "those calls over all modifyHeight calls (GPU runs; null for other kernels)",
+    ),
 ];
 
 #[cfg(test)]
@@ -726,6 +736,10 @@ mod tests {
             (
                 "droplet_stepped.comp",
                 include_str!("../../../glsl/droplet_stepped.comp"),
+            ),
+            (
+                "droplet_tilecache.comp",
+                include_str!("../../../glsl/droplet_tilecache.comp"),
             ),
         ] {
             assert!(source.contains(&statement), "{name} lacks `{statement}`");

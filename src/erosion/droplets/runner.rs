@@ -250,6 +250,18 @@ impl<'k> DropletRunner<'k> {
             return Err(ErosionError::Batch);
         }
         let variant = kernel.variant();
+        if variant.shader == DropletShader::TileCache {
+            if variant.cache.tile != job.spawn.tile {
+                return Err(ErosionError::Variant(format!(
+                    "the job's tile of {} cells is not the {} the tile-cache kernel was built for",
+                    job.spawn.tile, variant.cache.tile
+                )));
+            }
+            variant
+                .cache
+                .rule(job.spawn.phases)
+                .map_err(ErosionError::Variant)?;
+        }
         if !variant.runs(job) {
             return Err(ErosionError::VariantMismatch {
                 needed: KernelVariant::for_job(job, variant.atomics).module_name(),
@@ -582,6 +594,7 @@ impl MapBuffers {
             atomics: shards(0),
             conflicts: shards(1),
             zero_adds: shards(2),
+            escapes: (kernel.variant().shader == DropletShader::TileCache).then(|| shards(3)),
         };
         let intended = per_droplet.intended_readback.read::<[f32; 2]>()?;
         let applied = per_droplet.applied_readback.read::<[i32; 2]>()?;
