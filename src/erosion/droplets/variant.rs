@@ -498,8 +498,9 @@ mod tests {
             for tile in 2..40u32 {
                 for margin in 0..40u32 {
                     let w = window(tile, margin);
-                    let last = tile + margin; // of the window of tile 0, from cell 0 - margin
-                    let next_first = stride * tile - margin;
+                    // The last cell of tile 0's window, the first of the next one's.
+                    let last = i64::from(tile + margin);
+                    let next_first = i64::from(stride * tile) - i64::from(margin);
                     assert_eq!(w.rule(phases).is_ok(), last < next_first, "{tile} {margin}");
                 }
             }
