@@ -80,8 +80,8 @@ pub struct GpmCounters {
     pub dram_bandwidth_percent: f64,
     /// Wall time between the two samples.
     pub window_ms: f64,
-    /// GPU time of the runs inside the window against the window (the rest is the host
-    /// between submissions).
+    /// GPU time of the runs' dispatches against the window (the rest is the host between
+    /// submissions and each run's upload of the map).
     pub busy_percent: f64,
 }
 
@@ -150,10 +150,10 @@ impl GpuMonitor {
         let Some(device) = self.device().filter(|d| d.gpm_support().unwrap_or(false)) else {
             return Ok(None);
         };
+        let started = Instant::now();
         let Ok(first) = device.gpm_sample() else {
             return Ok(None);
         };
-        let started = Instant::now();
         let mut busy = Duration::ZERO;
         while started.elapsed() < GPM_WINDOW {
             busy += run()?;

@@ -57,6 +57,11 @@ pub struct Contention {
     /// The sediment's balance: (eroded - deposited) - (at death + off edge +
     /// truncated); 0 up to float32 rounding of the droplets' sums.
     pub balance_sediment: f64,
+    /// The tile-cache kernel's modifyHeight calls on cells outside its workgroup's
+    /// cached window, which went to the global heightfield; `None` for other kernels.
+    pub cache_escaped_adds: Option<u64>,
+    /// Those calls over all modifyHeight calls.
+    pub cache_escape_share: Option<f64>,
 }
 
 impl Section for Contention {
@@ -97,6 +102,16 @@ impl Section for Contention {
             "height units x cells",
             "(eroded - deposited) - (at death + off edge + truncated): 0 up to float32 rounding",
         ),
+        (
+            "cache_escaped_adds",
+            "modifyHeight calls",
+            "tile-cache kernel: calls on a cell outside the workgroup's cached window (tile and margin), which read and added to the global heightfield instead; empty for other kernels",
+        ),
+        (
+            "cache_escape_share",
+            "share",
+            "cache_escaped_adds over all modifyHeight calls; empty for other kernels",
+        ),
     ];
 }
 
@@ -108,6 +123,8 @@ pub struct AtomicCounts {
     pub conflicts: u64,
     /// Calls that added zero.
     pub zero_adds: u64,
+    /// The tile-cache kernel's calls outside its window; `None` for other kernels.
+    pub escapes: Option<u64>,
 }
 
 impl Contention {
@@ -176,6 +193,8 @@ impl Contention {
             mass_off_edge: off_edge,
             balance_terrain: mass.received - (deposited - eroded),
             balance_sediment: (eroded - deposited) - (at_death + off_edge + truncated),
+            cache_escaped_adds: counts.escapes,
+            cache_escape_share: counts.escapes.map(per_atomic),
         }
     }
 }
@@ -200,6 +219,7 @@ mod tests {
             atomics: 798,
             conflicts: 40,
             zero_adds: 399,
+            escapes: Some(200),
         };
         let c = Contention::measure(&hits, counts, &mass);
         assert_eq!(c.hits_max, 500);
@@ -211,6 +231,17 @@ mod tests {
         assert!((c.hottest_1pct_share - 600.0 / 798.0).abs() < 1e-12);
         assert!((c.subgroup_conflicts_per_1000 - 1000.0 * 40.0 / 798.0).abs() < 1e-9);
         assert_eq!(c.zero_add_share, 0.5);
+        assert_eq!(c.cache_escaped_adds, Some(200));
+        assert!((c.cache_escape_share.unwrap() - 200.0 / 798.0).abs() < 1e-12);
+        let other = Contention::measure(
+            &hits,
+            AtomicCounts {
+                escapes: None,
+                ..counts
+            },
+            &mass,
+        );
+        assert_eq!(other.cache_escape_share, None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::params::{AtomicMode, KernelParams, Model};
-use super::variant::{KernelVariant, Lever};
+use super::variant::{DropletShader, KernelVariant, Lever};
 use crate::erosion::ErosionError;
 use crate::gpu::{
     shaders, CompilerStatistic, ComputePipeline, Context, PipelineDesc, SpecConstant, SpecValue,
@@ -78,10 +78,14 @@ const RESERVED_SHARED_WORDS_ID: u32 = 3;
 const PHYSICS_SIGN_ID: u32 = 4;
 const ROUNDING_ID: u32 = 5;
 const RECORDS_ADDRESSES_ID: u32 = 6;
+/// The tile-cache kernel's window (glsl/droplet_tilecache.comp).
+const CACHE_TILE_ID: u32 = 7;
+const CACHE_MARGIN_ID: u32 = 8;
 /// Slots of the `workCounters` SSBO: droplets, then 64 shards each of atomics, of
-/// same-cell conflicts inside a subgroup, and of adds of zero.
+/// same-cell conflicts inside a subgroup, of adds of zero, and of the tile-cache
+/// kernel's adds outside its window.
 pub(super) const COUNTER_SHARDS: usize = 64;
-pub(super) const COUNTER_SLOTS: u64 = 1 + 3 * COUNTER_SHARDS as u64;
+pub(super) const COUNTER_SLOTS: u64 = 1 + 4 * COUNTER_SHARDS as u64;
 
 /// A fixed-point heightfield: `int(h * scale)` per cell, row-major.
 #[derive(Clone, Debug)]
@@ -168,12 +172,23 @@ impl DropletKernel {
                 variant.reserved_shared_bytes
             )));
         }
+        let cached_bytes = if variant.shader == DropletShader::TileCache {
+            variant.cache.shared_bytes()
+        } else {
+            0
+        };
+        if u64::from(variant.reserved_shared_bytes) + cached_bytes > u64::from(shared_limit) {
+            return Err(ErosionError::Variant(format!(
+                "{} bytes of reserved and {cached_bytes} of cached shared memory are above this device's limit of {shared_limit}",
+                variant.reserved_shared_bytes
+            )));
+        }
         if variant.atomics == AtomicMode::Float && !ctx.info().float_atomic_add {
             return Err(ErosionError::Unsupported(
                 "float atomics (shaderBufferFloat32AtomicAdd of VK_EXT_shader_atomic_float)",
             ));
         }
-        let spec = vec![
+        let mut spec = vec![
             SpecConstant {
                 id: WORKGROUP_SIZE_ID,
                 value: SpecValue::U32(workgroup),
@@ -200,6 +215,16 @@ impl DropletKernel {
             return Err(ErosionError::Unsupported(
                 "the wide build (bufferDeviceAddress and shaderInt64)",
             ));
+        }
+        if variant.shader == DropletShader::TileCache {
+            spec.push(SpecConstant {
+                id: CACHE_TILE_ID,
+                value: SpecValue::U32(variant.cache.tile),
+            });
+            spec.push(SpecConstant {
+                id: CACHE_MARGIN_ID,
+                value: SpecValue::U32(variant.cache.margin),
+            });
         }
         let build = |shader: Spirv| droplet_pipeline(ctx, &variant, shader, &spec);
         let module = |counted| {
@@ -436,6 +461,7 @@ mod tests {
             shaders::DROPLET,
             shaders::DROPLET_PASSES,
             shaders::DROPLET_FAST,
+            shaders::DROPLET_TILECACHE,
         ] {
             assert_push_layout(module, &DROPLET_PUSH_LAYOUT, size);
         }

@@ -34,7 +34,7 @@ pub use replay::DropletReplay;
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
 pub use settings::{DropletSettings, SharedKib, OCCUPANCY_CANDIDATES_KIB};
 pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
-pub use variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
+pub use variant::{CacheWindow, DropletShader, KernelVariant, Lever, SpirvBuild};
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -594,6 +594,16 @@ impl Figures for DropletFigures {
 /// Its fields of run.json (beside the common ones): path, unit, meaning.
 const REPORT_FIELDS: &[(&str, &str, &str)] = &[
     (
+        "occupancy.chosen_kib",
+        "KiB per workgroup",
+        "shared_kib = auto: the reserved shared memory the probe chose (absent where shared_kib was set)",
+    ),
+    (
+        "occupancy.probe_ms[]",
+        "KiB per workgroup, ms",
+        "each candidate and the median GPU time of its three probe runs",
+    ),
+    (
         "figures.droplets_per_s",
         "droplets/s",
         "droplets started over the GPU time",
@@ -755,6 +765,16 @@ const REPORT_FIELDS: &[(&str, &str, &str)] = &[
         "height units x cells",
         "(eroded - deposited) - (at death + off edge + truncated) (GPU runs)",
     ),
+    (
+        "contention.cache_escaped_adds",
+        "modifyHeight calls",
+        "tile-cache kernel: calls on a cell outside the workgroup's cached window, sent to the global heightfield (GPU runs; null for other kernels)",
+    ),
+    (
+        "contention.cache_escape_share",
+        "share",
+        "those calls over all modifyHeight calls (GPU runs; null for other kernels)",
+    ),
 ];
 
 #[cfg(test)]
@@ -773,6 +793,10 @@ mod tests {
             (
                 "droplet_stepped.comp",
                 include_str!("../../../glsl/droplet_stepped.comp"),
+            ),
+            (
+                "droplet_tilecache.comp",
+                include_str!("../../../glsl/droplet_tilecache.comp"),
             ),
         ] {
             assert!(source.contains(&statement), "{name} lacks `{statement}`");

@@ -12,7 +12,7 @@ use super::kernel::{DropletKernel, FixedHeightfield};
 use super::params::DropletJob;
 use super::runner::RunMode;
 use super::settings::OCCUPANCY_CANDIDATES_KIB;
-use super::variant::KernelVariant;
+use super::variant::{DropletShader, KernelVariant};
 use crate::erosion::ErosionError;
 use crate::gpu::Context;
 
@@ -42,43 +42,46 @@ pub(super) fn fastest(
     map: &FixedHeightfield,
     batch: u32,
 ) -> Result<(DropletKernel, OccupancyChoice), ErosionError> {
-    let limit = ctx.info().max_shared_memory_bytes;
+    // The tile-cache kernel's windows share the workgroup's shared memory.
+    let window = match variant.shader {
+        DropletShader::TileCache => variant.cache.shared_bytes(),
+        _ => 0,
+    };
+    let limit = u64::from(ctx.info().max_shared_memory_bytes);
     let candidates: Vec<u32> = OCCUPANCY_CANDIDATES_KIB
         .into_iter()
-        .filter(|&kib| kib * 1024 <= limit)
+        .filter(|&kib| u64::from(kib) * 1024 + window <= limit)
         .collect();
-    let kernel = |kib: u32| {
-        let variant = KernelVariant {
-            reserved_shared_bytes: kib * 1024,
-            ..variant
-        };
-        DropletKernel::for_params(ctx, workgroup, &job.params, variant)
-    };
     let kernels = candidates
         .iter()
-        .map(|&kib| kernel(kib))
+        .map(|&kib| {
+            let variant = KernelVariant {
+                reserved_shared_bytes: kib * 1024,
+                ..variant
+            };
+            DropletKernel::for_params(ctx, workgroup, &job.params, variant)
+        })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut runners = kernels
-        .iter()
-        .map(|k| k.prepare(map))
-        .collect::<Result<Vec<_>, _>>()?;
-    let time = |runner: &mut super::runner::DropletRunner<'_>| {
-        let run = runner.execute(job, batch, RunMode::TIMED_ONLY)?;
+    // One candidate's map buffers at a time: a map near the device's memory holds no
+    // more than two.
+    let time = |kernel: &DropletKernel| {
+        let run = kernel
+            .prepare(map)?
+            .execute(job, batch, RunMode::TIMED_ONLY)?;
         Ok::<f64, ErosionError>(run.gpu_time.unwrap_or(run.wall_time).as_secs_f64())
     };
     let mut warm = 0.0;
     while warm < PROBE_WARMUP_S {
-        let seconds = time(&mut runners[0])?;
+        let seconds = time(&kernels[0])?;
         // A run that takes no time would never warm anything up.
         warm += seconds.max(PROBE_WARMUP_S / 20.0);
     }
-    let mut times = vec![Vec::with_capacity(PROBE_ROUNDS); runners.len()];
+    let mut times = vec![Vec::with_capacity(PROBE_ROUNDS); kernels.len()];
     for _ in 0..PROBE_ROUNDS {
-        for (runner, samples) in runners.iter_mut().zip(&mut times) {
-            samples.push(time(runner)? * 1e3);
+        for (kernel, samples) in kernels.iter().zip(&mut times) {
+            samples.push(time(kernel)? * 1e3);
         }
     }
-    drop(runners);
     let probe_ms: Vec<(u32, f64)> = candidates
         .iter()
         .zip(&mut times)

@@ -78,12 +78,18 @@ impl<'r> DropletReplay<'r> {
         job: DropletJob,
         batch: u32,
     ) -> Result<Self, ErosionError> {
+        if runner.kernel().variant().shader == super::variant::DropletShader::TileCache {
+            return Err(ErosionError::Variant(
+                "the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay".into(),
+            ));
+        }
         if runner.kernel().variant().lever == super::variant::Lever::Wide {
             return Err(ErosionError::Variant(
                 "the replay reaches the heightfield as one SSBO, which a map of the wide build passes; no replay past it yet".into(),
             ));
         }
         let run = runner.execute(&job, batch, super::runner::RunMode::RECORDED)?;
+        runner.release_record()?;
         let record = run
             .addresses
             .ok_or_else(|| ErosionError::Variant("the recording run kept no addresses".into()))?;

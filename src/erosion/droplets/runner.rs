@@ -278,6 +278,16 @@ impl<'k> DropletRunner<'k> {
         })
     }
 
+    /// Frees the address record of the last recording run (read back by then), which
+    /// holds 16 bytes per droplet-step twice over.
+    pub(super) fn release_record(&mut self) -> Result<(), ErosionError> {
+        let ctx = self.kernel.context();
+        self.buffers.addresses = Buffer::new(ctx, "addressRecord", 16, BufferKind::Storage)?;
+        self.buffers.addresses_readback =
+            Buffer::new(ctx, "addressRecord read-back", 16, BufferKind::Download)?;
+        Ok(())
+    }
+
     /// A device-local storage buffer holding `data`.
     pub(super) fn storage_from<T: bytemuck::Pod>(
         &mut self,
@@ -387,6 +397,18 @@ impl<'k> DropletRunner<'k> {
             return Err(ErosionError::Batch);
         }
         let variant = kernel.variant();
+        if variant.shader == DropletShader::TileCache {
+            if variant.cache.tile != job.spawn.tile {
+                return Err(ErosionError::Variant(format!(
+                    "the job's tile of {} cells is not the {} the tile-cache kernel was built for",
+                    job.spawn.tile, variant.cache.tile
+                )));
+            }
+            variant
+                .cache
+                .rule(job.spawn.phases)
+                .map_err(ErosionError::Variant)?;
+        }
         if !variant.runs(job) {
             return Err(ErosionError::VariantMismatch {
                 needed: KernelVariant::for_job(job, variant.atomics).module_name(),
@@ -780,6 +802,7 @@ impl MapBuffers {
             atomics: shards(0),
             conflicts: shards(1),
             zero_adds: shards(2),
+            escapes: (kernel.variant().shader == DropletShader::TileCache).then(|| shards(3)),
         };
         let intended = per_droplet.intended_readback.read::<[f32; 2]>()?;
         let applied = per_droplet.applied_readback.read::<[i32; 2]>()?;

@@ -8,7 +8,7 @@ use super::batches::default_batch;
 use super::error::ParamError;
 use super::params::{AtomicMode, DropletJob, KernelParams, Passes, Physics, Rounding};
 use super::spawn::{Spawn, SpawnMode, TileOrder};
-use super::variant::{DropletShader, KernelVariant, Lever, SpirvBuild};
+use super::variant::{CacheWindow, DropletShader, KernelVariant, Lever, SpirvBuild};
 use crate::erosion::keys::{switch, SettingError};
 use crate::gpu::DeviceInfo;
 use crate::terrain::fits_fixed_point;
@@ -94,6 +94,10 @@ pub struct DropletSettings {
     /// Checkerboard colours (1, 4 or 9), each its own dispatch, for tiled spawning.
     #[arg(long, default_value_t = Self::DEFAULT.phases)]
     pub phases: u32,
+    /// Cells the tile-cache kernel caches beyond its spawn tile on each side (at most
+    /// (tile - 1) / 2 with 4 phases, tile - 1 with 9).
+    #[arg(long, default_value_t = Self::DEFAULT.cache_margin)]
+    pub cache_margin: u32,
     /// Dispatch passes each droplet's life is split over, its state kept in a buffer.
     #[arg(long, default_value_t = Self::DEFAULT.passes)]
     pub passes: u32,
@@ -139,6 +143,7 @@ impl DropletSettings {
         tile: Spawn::DEFAULT.tile,
         tile_order: Spawn::DEFAULT.order,
         phases: Spawn::DEFAULT.phases,
+        cache_margin: 8,
         passes: 1,
         stagger: false,
         deterministic: false,
@@ -172,6 +177,7 @@ impl DropletSettings {
         ("tile", "cells"),
         ("tile_order", "choice"),
         ("phases", "colours"),
+        ("cache_margin", "cells"),
         ("passes", "dispatch passes"),
         ("stagger", "switch"),
         ("deterministic", "switch"),
@@ -192,6 +198,7 @@ impl DropletSettings {
         "tile",
         "tile_order",
         "phases",
+        "cache_margin",
         "passes",
         "stagger",
         "deterministic",
@@ -254,6 +261,19 @@ impl DropletSettings {
             spirv: self.spirv,
             reserved_shared_bytes: self.shared_kib.kib().unwrap_or(0).saturating_mul(1024),
             lever: self.lever,
+            cache: self.cache_window(),
+        }
+    }
+
+    /// The tile-cache kernel's window; zero for the other kernels.
+    pub fn cache_window(&self) -> CacheWindow {
+        if self.variant == DropletShader::TileCache {
+            CacheWindow {
+                tile: self.tile,
+                margin: self.cache_margin,
+            }
+        } else {
+            CacheWindow::default()
         }
     }
 
@@ -307,6 +327,16 @@ impl DropletSettings {
         if let Some(reason) = self.kernel_variant().unsupported() {
             return Err(SettingError::new("variant", reason));
         }
+        if self.variant == DropletShader::TileCache {
+            let key = if matches!(self.phases, 4 | 9) {
+                "cache_margin"
+            } else {
+                "phases"
+            };
+            self.cache_window()
+                .rule(self.phases)
+                .map_err(|reason| SettingError::new(key, reason))?;
+        }
         if self.workgroup == 0 {
             return Err(SettingError::new("workgroup", "must be at least 1"));
         }
@@ -328,6 +358,25 @@ impl DropletSettings {
             ));
         }
         let shared = u64::from(self.shared_kib.kib().unwrap_or(0)) * 1024;
+        let cached = if self.variant == DropletShader::TileCache {
+            self.cache_window().shared_bytes()
+        } else {
+            0
+        };
+        if shared + cached > u64::from(device.max_shared_memory_bytes) && cached > 0 {
+            return Err(SettingError::new(
+                "cache_margin",
+                format!(
+                    "tile {} and cache margin {} need {cached} bytes of shared memory (two int32 windows of {} x {} cells){}, above this device's maxComputeSharedMemorySize of {} bytes",
+                    self.tile,
+                    self.cache_margin,
+                    self.cache_window().side(),
+                    self.cache_window().side(),
+                    if shared > 0 { format!(" besides {} KiB reserved", self.shared_kib) } else { String::new() },
+                    device.max_shared_memory_bytes
+                ),
+            ));
+        }
         if shared > u64::from(device.max_shared_memory_bytes) {
             return Err(SettingError::new(
                 "shared_kib",
@@ -415,7 +464,8 @@ pub enum SharedKib {
 }
 
 /// What `shared_kib = "auto"` probes, in KiB per workgroup: on the H200 (228 KiB per SM)
-/// 0 to 48 KiB hold 32 down to 4 workgroups per SM.
+/// 0 to 48 KiB would hold 32 down to 4 workgroups of 64 per SM by the arithmetic, but
+/// GPM reads fewer (9% occupancy at 16 KiB): the driver reserves more than is declared.
 pub const OCCUPANCY_CANDIDATES_KIB: [u32; 8] = [0, 4, 8, 12, 16, 24, 32, 48];
 
 impl SharedKib {
@@ -550,5 +600,47 @@ mod tests {
         assert_eq!(by_atomics.resolved(4096, 1), by_switch.resolved(4096, 1));
         assert!(by_atomics.resolved(4096, 1).deterministic);
         assert!(!DropletSettings::DEFAULT.resolved(4096, 1).deterministic);
+    }
+
+    #[test]
+    fn the_tile_cache_kernel_refuses_windows_that_meet_and_untiled_spawning() {
+        let cached = |tile, cache_margin, phases| DropletSettings {
+            variant: DropletShader::TileCache,
+            spawn: SpawnMode::Tiled,
+            tile,
+            cache_margin,
+            phases,
+            ..DropletSettings::DEFAULT
+        };
+        let key = |s: DropletSettings| s.check_job(None).err().map(|e| e.key.to_string());
+        assert_eq!(key(cached(32, 15, 4)), None);
+        assert_eq!(key(cached(32, 16, 4)).as_deref(), Some("cache_margin"));
+        assert_eq!(key(cached(16, 15, 9)), None);
+        assert_eq!(key(cached(16, 16, 9)).as_deref(), Some("cache_margin"));
+        assert_eq!(key(cached(32, 0, 1)).as_deref(), Some("phases"));
+        let global = DropletSettings {
+            spawn: SpawnMode::Global,
+            ..cached(32, 8, 1)
+        };
+        assert_eq!(key(global).as_deref(), Some("variant"));
+        let float = DropletSettings {
+            atomics: AtomicMode::Float,
+            ..cached(32, 8, 4)
+        };
+        assert_eq!(key(float).as_deref(), Some("variant"));
+        // The margin is the tile-cache kernel's alone.
+        let fast = DropletSettings {
+            variant: DropletShader::Fast,
+            ..cached(32, 30, 1)
+        };
+        assert_eq!(key(fast.clone()), None);
+        assert_eq!(fast.kernel_variant().cache, CacheWindow::default());
+        assert_eq!(
+            cached(32, 8, 4).kernel_variant().cache,
+            CacheWindow {
+                tile: 32,
+                margin: 8
+            }
+        );
     }
 }

@@ -45,6 +45,9 @@ pub enum DropletShader {
     FastReuseOnly,
     /// The fast kernel reading each row's two corners with one aligned 16-byte load.
     FastQuads,
+    /// glsl/droplet_tilecache.comp: the fast kernel with each workgroup's spawn tile
+    /// and a margin cached in shared memory (tiled spawning, 4 or 9 phases, int atomics).
+    TileCache,
 }
 
 impl DropletShader {
@@ -65,7 +68,61 @@ impl DropletShader {
                 | DropletShader::FastSkipOnly
                 | DropletShader::FastReuseOnly
                 | DropletShader::FastQuads
+                | DropletShader::TileCache
         )
+    }
+}
+
+/// The window the tile-cache kernel copies into shared memory: its workgroup's spawn
+/// tile and `margin` cells around it, plus the column and row the SE corners of the
+/// last cells need: `tile + 2 * margin + 1` cells a side. Zero for other kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct CacheWindow {
+    /// Tile side, in cells.
+    pub tile: u32,
+    /// Cells cached beyond the tile on each side.
+    pub margin: u32,
+}
+
+impl CacheWindow {
+    /// Cells a side.
+    pub fn side(self) -> u32 {
+        self.tile + 2 * self.margin + 1
+    }
+
+    /// Shared memory per workgroup, in bytes: the heights and the initial heights.
+    pub fn shared_bytes(self) -> u64 {
+        2 * 4 * u64::from(self.side()) * u64::from(self.side())
+    }
+
+    /// Why the windows of workgroups running at once could meet, if they could. Tiles
+    /// of one checkerboard colour, the only ones a dispatch holds, start `stride * tile`
+    /// cells apart (stride 2 for 4 phases, 3 for 9), and a window spans
+    /// `tile + 2 * margin + 1` cells: they stay apart when
+    /// `2 * margin + 1 <= (stride - 1) * tile`. Without phases neighbouring tiles run
+    /// together and every margin meets.
+    pub fn rule(self, phases: u32) -> Result<(), String> {
+        let stride: u32 = match phases {
+            4 => 2,
+            9 => 3,
+            _ => {
+                return Err(format!(
+                    "the tile-cache kernel needs phases = 4 or 9, not {phases}: without checkerboard phases neighbouring tiles run together and their cached windows meet"
+                ))
+            }
+        };
+        let reach = 2 * u64::from(self.margin) + 1;
+        let gap = u64::from(stride - 1) * u64::from(self.tile);
+        if reach > gap {
+            return Err(format!(
+                "cache margin {} with tile {} and {phases} phases: the windows of one colour's tiles meet unless 2 x margin + 1 <= {} x tile, a margin of at most {}",
+                self.margin,
+                self.tile,
+                stride - 1,
+                (gap.saturating_sub(1)) / 2
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -188,6 +245,8 @@ pub struct KernelVariant {
     /// Shared memory each workgroup reserves without using it, to lower occupancy.
     pub reserved_shared_bytes: u32,
     pub lever: Lever,
+    /// The tile-cache kernel's window (zero for the others).
+    pub cache: CacheWindow,
 }
 
 impl KernelVariant {
@@ -200,6 +259,7 @@ impl KernelVariant {
             spirv: SpirvBuild::Verbatim,
             reserved_shared_bytes: 0,
             lever: Lever::None,
+            cache: CacheWindow::default(),
         }
     }
 
@@ -214,6 +274,7 @@ impl KernelVariant {
             spirv: SpirvBuild::Verbatim,
             reserved_shared_bytes: 0,
             lever: Lever::None,
+            cache: CacheWindow::default(),
         }
     }
 
@@ -228,6 +289,7 @@ impl KernelVariant {
             DropletShader::FastSkipOnly => ("droplet_fast", "skiponly"),
             DropletShader::FastReuseOnly => ("droplet_fast", "reuseonly"),
             DropletShader::FastQuads => ("droplet_fast", "quads"),
+            DropletShader::TileCache => ("droplet_tilecache", ""),
         };
         let atomics = match self.atomics {
             AtomicMode::Int => "",
@@ -243,7 +305,14 @@ impl KernelVariant {
                 ("spirv", pick(self.spirv == SpirvBuild::Optimised, "opt")),
                 ("ideas", ideas),
                 ("atomics", atomics),
-                ("spawn", pick(self.spawn == SpawnMode::Tiled, "tiled")),
+                // The tile-cache kernel always spawns tiled: it has no spawn axis.
+                (
+                    "spawn",
+                    pick(
+                        self.spawn == SpawnMode::Tiled && self.shader != DropletShader::TileCache,
+                        "tiled",
+                    ),
+                ),
                 ("loads", self.lever.loads_option()),
                 ("build", pick(counted, "counted")),
             ],
@@ -264,6 +333,8 @@ impl KernelVariant {
         self.spawn == job.spawn.mode
             && (self.shader == DropletShader::Passes || !job.passes.needs_state())
             && (self.shader != DropletShader::Paper || job.params.physics == Physics::Paper)
+            && (self.shader != DropletShader::TileCache
+                || (self.cache.tile == job.spawn.tile && self.cache.rule(job.spawn.phases).is_ok()))
     }
 
     /// This variant on a map of `cells`: the wide build where the int32 index or one
@@ -290,6 +361,29 @@ impl KernelVariant {
         }
         if self.lever == Lever::Wide && self.shader == DropletShader::FastQuads {
             return Some("the quads kernel reads through its own 32-bit binding, not the wide build's address".into());
+        }
+        if self.shader == DropletShader::TileCache {
+            if self.spawn != SpawnMode::Tiled {
+                return Some(
+                    "the tile-cache kernel caches each workgroup's spawn tile: it needs spawn = tiled"
+                        .into(),
+                );
+            }
+            if !matches!(
+                self.lever,
+                Lever::None | Lever::Image | Lever::RobustnessOff
+            ) {
+                return Some(format!(
+                    "the tile-cache kernel has no {} build (levers none, image, robustness-off)",
+                    self.lever.as_str()
+                ));
+            }
+            if self.cache.tile < 2 {
+                return Some(format!(
+                    "the tile-cache kernel's window needs a tile of at least 2 cells, not {}",
+                    self.cache.tile
+                ));
+            }
         }
         if self.shader.is_fast() && self.atomics != AtomicMode::Int {
             return Some(format!(
@@ -364,6 +458,7 @@ mod tests {
             DropletShader::FastSkipOnly,
             DropletShader::FastReuseOnly,
             DropletShader::FastQuads,
+            DropletShader::TileCache,
         ];
         let modes = [
             AtomicMode::Int,
@@ -385,6 +480,10 @@ mod tests {
                             spirv,
                             reserved_shared_bytes: 0,
                             lever,
+                            cache: CacheWindow {
+                                tile: 32,
+                                margin: 8,
+                            },
                         };
                         if variant.unsupported().is_some() {
                             continue;
@@ -434,6 +533,51 @@ mod tests {
         assert!(variant(DropletShader::Stepped).runs(&corrected));
         assert!(!variant(DropletShader::Stepped).runs(&passes));
         assert!(variant(DropletShader::Stepped).unsupported().is_none());
+    }
+
+    #[test]
+    fn cached_windows_of_one_colour_stay_apart_by_the_rule() {
+        let window = |tile, margin| CacheWindow { tile, margin };
+        // 4 phases: tiles of a colour one tile apart; 9 phases: two.
+        assert!(window(32, 15).rule(4).is_ok());
+        assert!(window(32, 16).rule(4).unwrap_err().contains("at most 15"));
+        assert!(window(32, 31).rule(9).is_ok());
+        assert!(window(32, 32).rule(9).is_err());
+        assert!(window(32, 0).rule(1).unwrap_err().contains("phases"));
+        // The rule is the geometry: the last cell of one window against the first of
+        // the next window of the colour, for every tile and margin it accepts.
+        for phases in [4, 9] {
+            let stride = if phases == 4 { 2 } else { 3 };
+            for tile in 2..40u32 {
+                for margin in 0..40u32 {
+                    let w = window(tile, margin);
+                    // The last cell of tile 0's window, the first of the next one's.
+                    let last = i64::from(tile + margin);
+                    let next_first = i64::from(stride * tile) - i64::from(margin);
+                    assert_eq!(w.rule(phases).is_ok(), last < next_first, "{tile} {margin}");
+                }
+            }
+        }
+        assert_eq!(window(16, 8).side(), 33);
+        assert_eq!(window(16, 8).shared_bytes(), 2 * 4 * 33 * 33);
+        let tiled = KernelVariant {
+            shader: DropletShader::TileCache,
+            ..KernelVariant::default()
+        };
+        assert!(tiled.unsupported().unwrap().contains("spawn = tiled"));
+        let image = KernelVariant {
+            spawn: SpawnMode::Tiled,
+            lever: Lever::Image,
+            cache: window(16, 4),
+            ..tiled
+        };
+        assert_eq!(image.unsupported(), None);
+        assert_eq!(image.module_name(), "droplet_tilecache_image");
+        let texel = KernelVariant {
+            lever: Lever::Texel,
+            ..image
+        };
+        assert!(texel.unsupported().unwrap().contains("texel"));
     }
 
     #[test]
