@@ -71,20 +71,9 @@ fn a_lone_droplet_leaves_the_paper_kernels_heights_inside_and_outside_the_window
     let mut stayed_inside = false;
     for variant in variants {
         let kernel = DropletKernel::new(&ctx, 64, SCALE, variant).unwrap();
-        let name = variant.module_name();
         for seed in 1..=8 {
             let one = tiled_job(1, seed, variant.cache.tile, 4);
-            let expected = paper.run_counted(&map, &one, 1).unwrap();
-            let got = kernel.run_counted(&map, &one, 1).unwrap();
-            assert!(
-                expected.cells != map.cells,
-                "seed {seed}: the droplet moved"
-            );
-            assert!(
-                got.cells == expected.cells,
-                "{name}, seed {seed}: heights differ"
-            );
-            assert_eq!(got.work, expected.work, "{name}, seed {seed}: same steps");
+            let (expected, got) = common::assert_lone_droplet_matches(&paper, &kernel, &map, &one);
             let escapes = got.contention.unwrap().cache_escaped_adds;
             assert_eq!(expected.contention.unwrap().cache_escaped_adds, None);
             let escapes = escapes.expect("the tile-cache kernel counts escapes");

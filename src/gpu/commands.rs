@@ -301,28 +301,7 @@ impl<'r> Recorder<'r> {
 
     /// Copies all of `src` (or as much as fits) to the start of `dst`.
     pub fn copy(&mut self, src: &'r Buffer, dst: &'r Buffer) {
-        let problem = if !src.kind().transfer_source() {
-            Some(format!("buffer {:?} cannot be copied from", src.name()))
-        } else if !dst.kind().transfer_destination() {
-            Some(format!("buffer {:?} cannot be copied into", dst.name()))
-        } else if std::ptr::eq(src, dst) {
-            Some(format!(
-                "buffer {:?} cannot be copied onto itself",
-                src.name()
-            ))
-        } else {
-            None
-        };
-        if !self.check("a copy", problem) {
-            return;
-        }
-        let region = [vk::BufferCopy::default().size(src.size().min(dst.size()))];
-        // SAFETY: both buffers are borrowed past the submission and have the transfer
-        // usages checked above; the region lies inside both.
-        unsafe {
-            self.ctx
-                .cmd_copy_buffer(self.cmd(), src.raw(), dst.raw(), &region)
-        };
+        self.copy_region(src, 0, dst, 0, src.size().min(dst.size()));
     }
 
     /// Copies `size` bytes from `src` at `src_offset` to `dst` at `dst_offset`: the

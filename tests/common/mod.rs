@@ -140,21 +140,35 @@ pub fn assert_lone_droplets_match(
     map: &vkerode::erosion::droplets::FixedHeightfield,
     seeds: std::ops::RangeInclusive<u32>,
 ) {
-    let name = kernel.variant().module_name();
     for seed in seeds {
-        let one = default_job(1, seed);
-        let expected = reference.run_counted(map, &one, 1).unwrap();
-        let got = kernel.run_counted(map, &one, 1).unwrap();
-        assert!(
-            expected.cells != map.cells,
-            "seed {seed}: the droplet moved"
-        );
-        assert!(
-            got.cells == expected.cells,
-            "{name}, seed {seed}: heights differ"
-        );
-        assert_eq!(got.work, expected.work, "{name}, seed {seed}: same steps");
+        assert_lone_droplet_matches(reference, kernel, map, &default_job(1, seed));
     }
+}
+
+/// The lone droplet of `one` through `kernel` moves and leaves the heights and step
+/// count it leaves through `reference`, bit for bit; the two counted runs.
+pub fn assert_lone_droplet_matches(
+    reference: &vkerode::erosion::droplets::DropletKernel,
+    kernel: &vkerode::erosion::droplets::DropletKernel,
+    map: &vkerode::erosion::droplets::FixedHeightfield,
+    one: &vkerode::erosion::droplets::DropletJob,
+) -> (
+    vkerode::erosion::droplets::GpuRun,
+    vkerode::erosion::droplets::GpuRun,
+) {
+    let (name, seed) = (kernel.variant().module_name(), one.seed);
+    let expected = reference.run_counted(map, one, 1).unwrap();
+    let got = kernel.run_counted(map, one, 1).unwrap();
+    assert!(
+        expected.cells != map.cells,
+        "seed {seed}: the droplet moved"
+    );
+    assert!(
+        got.cells == expected.cells,
+        "{name}, seed {seed}: heights differ"
+    );
+    assert_eq!(got.work, expected.work, "{name}, seed {seed}: same steps");
+    (expected, got)
 }
 
 /// `vkerode sweep` quietly into `root`, ready to run.

@@ -199,6 +199,30 @@ struct Plan {
     starts: Vec<bool>,
 }
 
+impl Plan {
+    /// `dispatch` for every batch and pass in order, each batch that starts a submission
+    /// starting one, with a barrier between each two.
+    fn record_dispatches<'r>(
+        &self,
+        rec: &mut Recorder<'r>,
+        mut dispatch: impl FnMut(&mut Recorder<'r>, &Batch, u32),
+    ) {
+        let mut first = true;
+        for (b, &starts) in self.batches.iter().zip(&self.starts) {
+            if starts && !first {
+                rec.split_submission();
+            }
+            for pass in 0..self.passes {
+                if !first {
+                    rec.barrier(Hazard::ComputeToCompute);
+                }
+                first = false;
+                dispatch(rec, b, pass);
+            }
+        }
+    }
+}
+
 /// The descriptor sets of one run: the droplet kernel's, and deterministic mode's
 /// apply kernel's.
 struct Sets<'a> {
@@ -335,34 +359,24 @@ impl<'k> DropletRunner<'k> {
             if let Some(q) = &buffers.queries {
                 rec.timestamp(q, 0);
             }
-            let mut first = true;
-            for (b, &starts) in plan.batches.iter().zip(&plan.starts) {
-                if starts && !first {
-                    rec.split_submission();
-                }
-                for pass in 0..plan.passes {
-                    if !first {
-                        rec.barrier(Hazard::ComputeToCompute);
-                    }
-                    first = false;
-                    rec.bind(pipeline, &set);
-                    rec.push_constants(&ReplayPushConstants {
-                        map_width: buffers.width,
-                        max_lifetime: job.params.lifetime,
-                        batch_base_id: b.base_id,
-                        batch_size: b.size,
-                        pass,
-                        pass_count: if plan.passes > 1 { job.passes.count } else { 1 },
-                        steps_per_pass: if plan.passes > 1 {
-                            steps_per_pass
-                        } else {
-                            job.params.lifetime
-                        },
-                        stagger: u32::from(plan.passes > 1 && job.passes.stagger),
-                    });
-                    rec.dispatch(b.groups, 1, 1);
-                }
-            }
+            plan.record_dispatches(rec, |rec, b, pass| {
+                rec.bind(pipeline, &set);
+                rec.push_constants(&ReplayPushConstants {
+                    map_width: buffers.width,
+                    max_lifetime: job.params.lifetime,
+                    batch_base_id: b.base_id,
+                    batch_size: b.size,
+                    pass,
+                    pass_count: if plan.passes > 1 { job.passes.count } else { 1 },
+                    steps_per_pass: if plan.passes > 1 {
+                        steps_per_pass
+                    } else {
+                        job.params.lifetime
+                    },
+                    stagger: u32::from(plan.passes > 1 && job.passes.stagger),
+                });
+                rec.dispatch(b.groups, 1, 1);
+            });
             if let Some(q) = &buffers.queries {
                 rec.timestamp(q, 1);
             }
@@ -673,32 +687,22 @@ impl MapBuffers {
         let apply_groups = cells
             .div_ceil(APPLY_WORKGROUP)
             .min(kernel.context().info().max_workgroup_count[0]);
-        let mut first = true;
-        for (b, &starts) in plan.batches.iter().zip(&plan.starts) {
-            if starts && !first {
-                rec.split_submission();
+        plan.record_dispatches(rec, |rec, b, pass| {
+            let push = self.push_constants(job, plan, b, pass);
+            if self.wide {
+                rec.bind_with_addresses(pipeline, set, &[&self.heights, &self.hits], &push);
+            } else {
+                rec.bind(pipeline, set);
+                rec.push_constants(&push);
             }
-            for pass in 0..plan.passes {
-                if !first {
-                    rec.barrier(Hazard::ComputeToCompute);
-                }
-                first = false;
-                let push = self.push_constants(job, plan, b, pass);
-                if self.wide {
-                    rec.bind_with_addresses(pipeline, set, &[&self.heights, &self.hits], &push);
-                } else {
-                    rec.bind(pipeline, set);
-                    rec.push_constants(&push);
-                }
-                rec.dispatch(b.groups, 1, 1);
-                if let Some((apply, apply_set)) = &sets.apply {
-                    rec.barrier(Hazard::ComputeToCompute);
-                    rec.bind(apply, apply_set);
-                    rec.push_constants(&ApplyPushConstants { cells });
-                    rec.dispatch(apply_groups, 1, 1);
-                }
+            rec.dispatch(b.groups, 1, 1);
+            if let Some((apply, apply_set)) = &sets.apply {
+                rec.barrier(Hazard::ComputeToCompute);
+                rec.bind(apply, apply_set);
+                rec.push_constants(&ApplyPushConstants { cells });
+                rec.dispatch(apply_groups, 1, 1);
             }
-        }
+        });
         if let Some(q) = &self.queries {
             rec.timestamp(q, 1);
         }
