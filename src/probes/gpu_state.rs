@@ -133,12 +133,6 @@ impl GpuMonitor {
         })
     }
 
-    /// Whether the GPU has GPM (Hopper and newer, and a driver that serves it).
-    pub fn has_gpm(&self) -> bool {
-        self.device()
-            .is_some_and(|d| d.gpm_support().unwrap_or(false))
-    }
-
     /// GPM's counters over back-to-back calls of `run` (which returns the GPU time of one
     /// run) for at least [`GPM_WINDOW`]: `Ok(None)`, running nothing, where the GPU has
     /// no GPM; `Ok(None)` too if NVML refuses a sample or a metric, so that no counter

@@ -72,9 +72,9 @@ const STORAGE_BINDINGS: u32 = 9;
 pub(super) const WIDE_ADDRESSES: u32 = 2;
 
 /// Specialization constant IDs of the droplet kernel.
-const WORKGROUP_SIZE_ID: u32 = 1;
+pub(super) const WORKGROUP_SIZE_ID: u32 = 1;
 const FIXED_POINT_SCALE_ID: u32 = 2;
-const RESERVED_SHARED_WORDS_ID: u32 = 3;
+pub(super) const RESERVED_SHARED_WORDS_ID: u32 = 3;
 const PHYSICS_SIGN_ID: u32 = 4;
 const ROUNDING_ID: u32 = 5;
 const RECORDS_ADDRESSES_ID: u32 = 6;

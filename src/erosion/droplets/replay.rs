@@ -9,7 +9,9 @@
 //! breaks the collisions of droplets that run side by side.
 
 use super::batches::Batch;
-use super::kernel::DropletKernel;
+use super::kernel::{
+    DropletKernel, ReplayPushConstants, RESERVED_SHARED_WORDS_ID, WORKGROUP_SIZE_ID,
+};
 use super::params::DropletJob;
 use super::record::StepAddresses;
 use super::runner::{DropletRunner, ReplayRun};
@@ -26,9 +28,6 @@ struct ReplayKernel {
     loads: ComputePipeline,
 }
 
-const WORKGROUP_SIZE_ID: u32 = 1;
-const RESERVED_SHARED_WORDS_ID: u32 = 3;
-
 impl ReplayKernel {
     fn new(kernel: &DropletKernel) -> Result<Self, ErosionError> {
         let reserved_words = (kernel.variant().reserved_shared_bytes / 4).max(1);
@@ -42,7 +41,7 @@ impl ReplayKernel {
                 value: SpecValue::U32(reserved_words),
             },
         ];
-        let push = std::mem::size_of::<super::kernel::ReplayPushConstants>() as u32;
+        let push = std::mem::size_of::<ReplayPushConstants>() as u32;
         let build = |module| {
             ComputePipeline::new(
                 kernel.context(),
@@ -90,12 +89,10 @@ impl<'r> DropletReplay<'r> {
         }
         let run = runner.execute(&job, batch, super::runner::RunMode::RECORDED)?;
         runner.release_record()?;
-        let record = run
+        let mut record = run
             .addresses
             .ok_or_else(|| ErosionError::Variant("the recording run kept no addresses".into()))?;
-        let steps = job.droplets as usize * job.params.lifetime as usize;
-        let mut record = record;
-        record.truncate(steps);
+        record.truncate(job.droplets as usize * job.params.lifetime as usize);
         let start_passes = if job.passes.stagger {
             job.passes.count
         } else {

@@ -367,13 +367,10 @@ impl<'k> DropletRunner<'k> {
                     batch_base_id: b.base_id,
                     batch_size: b.size,
                     pass,
-                    pass_count: if plan.passes > 1 { job.passes.count } else { 1 },
-                    steps_per_pass: if plan.passes > 1 {
-                        steps_per_pass
-                    } else {
-                        job.params.lifetime
-                    },
-                    stagger: u32::from(plan.passes > 1 && job.passes.stagger),
+                    // One pass, unstaggered, for the kernels without passes.
+                    pass_count: job.passes.count,
+                    steps_per_pass,
+                    stagger: u32::from(job.passes.stagger),
                 });
                 rec.dispatch(b.groups, 1, 1);
             });

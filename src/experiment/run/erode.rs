@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::super::ExperimentError;
-use super::figures::{CeilingShare, ChangeFigures, RunFigures, TimeSource};
+use super::figures::{gpm_counters, CeilingShare, ChangeFigures, RunFigures, TimeSource};
 use super::provenance::Provenance;
 use super::terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};
 use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
@@ -218,10 +218,7 @@ fn run_on_gpu(
     let counted = prepared.run_counted()?;
     let timed = prepared.run_timed(true)?;
     let gpm = match GpuMonitor::for_device(ctx.info()) {
-        Some(monitor) => monitor.gpm_window(|| {
-            let run = prepared.run_timed(false)?;
-            Ok::<_, ExperimentError>(run.gpu_time.unwrap_or(run.wall_time))
-        })?,
+        Some(monitor) => gpm_counters(&monitor, prepared.as_mut())?,
         None => None,
     };
     let source = match timed.gpu_time {

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::erosion::{Ceiling, Figures, WorkUnit};
+use crate::erosion::{Ceiling, ErosionError, Figures, Prepared, WorkUnit};
 use crate::probes::ceilings::Ceilings;
+use crate::probes::gpu_state::{GpmCounters, GpuMonitor};
 use crate::probes::ProbeError;
 use crate::table::Section;
 use crate::terrain::drainage::{channel_incision, channel_mask, flow_accumulation};
@@ -235,6 +236,17 @@ impl ChangeFigures {
             max_after: of(f64::from(stats.max)),
         })
     }
+}
+
+/// GPM's counters over timed runs of `prepared` (no read-back), where `monitor` has GPM.
+pub fn gpm_counters(
+    monitor: &GpuMonitor,
+    prepared: &mut dyn Prepared,
+) -> Result<Option<GpmCounters>, ErosionError> {
+    monitor.gpm_window(|| {
+        let run = prepared.run_timed(false)?;
+        Ok(run.gpu_time.unwrap_or(run.wall_time))
+    })
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! One point of a sweep, measured the same way whatever its strategy: timed
 //! repetitions between two reads of the GPU's state, GPM's counters over a window of
 //! further runs, the replays of the time split where `measure.replay` asks, the
-//! instrumented run, two timed reruns, then the CPU's share (the strategy's own judgement of the reruns, the
-//! landform), and the point's samples and row recorded.
+//! instrumented run, two timed reruns, then the CPU's share (the strategy's own
+//! judgement of the reruns, the landform), and the point's samples and row recorded.
 
 use std::sync::{Arc, Mutex};
 
@@ -10,7 +10,7 @@ use super::config::{Experiment, MeasureSettings, Point};
 use super::measure::measure_runs;
 use crate::erosion::{ErosionError, Prepared, ReplayTraffic};
 use crate::experiment::results::{point_row, InputRecord, PointValues, ResultsWriter, SampleRow};
-use crate::experiment::run::{CeilingShare, TimeSplit};
+use crate::experiment::run::{gpm_counters, CeilingShare, TimeSplit};
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
@@ -103,10 +103,7 @@ impl PointContext<'_> {
         })?;
         let gpu_after = self.monitor.and_then(GpuMonitor::read);
         let gpm = match self.monitor {
-            Some(monitor) => monitor.gpm_window(|| {
-                let run = prepared.run_timed(false)?;
-                Ok::<_, ErosionError>(run.gpu_time.unwrap_or(run.wall_time))
-            })?,
+            Some(monitor) => gpm_counters(monitor, prepared.as_mut())?,
             None => None,
         };
         let run_ms = measurement.gpu_ms.median;
