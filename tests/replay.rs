@@ -183,3 +183,66 @@ replay = true
         .expect("auto records its choice");
     assert!(vkerode::erosion::droplets::OCCUPANCY_CANDIDATES_KIB.contains(&chosen));
 }
+
+#[test]
+fn builds_without_a_replay_leave_the_split_empty_and_judge_off_leaves_the_cpus_share_empty() {
+    let root = common::scratch("replay", "unjudged");
+    let config = root.join("unjudged.toml");
+    std::fs::write(
+        &config,
+        r#"name = "unjudged"
+description = "a build without a replay beside one with, the CPU's judgement on and off"
+[fixed]
+size = 64
+droplets = 500
+spawn = "tiled"
+tile = 16
+phases = 4
+cache_margin = 3
+[axes]
+variant = ["paper", "tile-cache"]
+[measure]
+warmup = 1
+min_reps = 2
+max_reps = 2
+replay = true
+"#,
+    )
+    .unwrap();
+    let judged_columns = [
+        "unstable",
+        "net_change_vs_sequential",
+        "hypsometric_integral_before",
+        "hypsometric_integral_after",
+    ];
+    for judge in [true, false] {
+        let out = root.join(format!("judge-{judge}"));
+        common::sweep_into(&config, &out, &["--set", &format!("measure.judge={judge}")]);
+        let rows = common::csv_rows(&common::results_dir(&out, "unjudged").join("points.csv"));
+        assert_eq!(rows.len(), 2, "both points ran, neither failed");
+        let (paper, cached) = (&rows[0], &rows[1]);
+        assert_eq!(cached["variant"], "tile-cache");
+        assert!(paper["replay_ms"].parse::<f64>().unwrap() > 0.0);
+        for column in [
+            "replay_ms",
+            "contention_surcharge_ms",
+            "arithmetic_and_latency_ms",
+        ] {
+            assert_eq!(
+                cached[column], "",
+                "{column}: the tile-cache kernel has no replay"
+            );
+        }
+        for row in &rows {
+            assert!(row["gpu_ms_median"].parse::<f64>().unwrap() > 0.0);
+            for column in judged_columns {
+                assert_eq!(
+                    row[column].is_empty(),
+                    !judge,
+                    "{column} with judge {judge}: {:?}",
+                    row[column]
+                );
+            }
+        }
+    }
+}

@@ -210,7 +210,8 @@ pub trait Prepared {
     /// One run from the initial map with the instrumented build: the heights, the work
     /// done and the strategy's own figures.
     fn run_counted(&mut self) -> Result<CountedRun, ErosionError>;
-    /// A run recorded for replay (see [`Replay`]), where the strategy has one.
+    /// A run recorded for replay (see [`Replay`]), where the strategy and its build have
+    /// one; `None` leaves the time split empty.
     fn record_replay(&mut self) -> Result<Option<Box<dyn Replay + '_>>, ErosionError> {
         Ok(None)
     }

@@ -70,6 +70,17 @@ pub struct DropletReplay<'r> {
 }
 
 impl<'r> DropletReplay<'r> {
+    /// Why the build of `variant` has no replay, if it has none.
+    pub fn unavailable(variant: &super::variant::KernelVariant) -> Option<&'static str> {
+        if variant.shader == super::variant::DropletShader::TileCache {
+            Some("the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay")
+        } else if variant.lever == super::variant::Lever::Wide {
+            Some("the record holds 32-bit cell indices and the replay reaches the heightfield as one SSBO, which a map of the wide build passes: no replay past it")
+        } else {
+            None
+        }
+    }
+
     /// Records `job`'s addresses with the counted build and uploads the record as run
     /// and shuffled.
     pub fn record(
@@ -77,15 +88,8 @@ impl<'r> DropletReplay<'r> {
         job: DropletJob,
         batch: u32,
     ) -> Result<Self, ErosionError> {
-        if runner.kernel().variant().shader == super::variant::DropletShader::TileCache {
-            return Err(ErosionError::Variant(
-                "the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay".into(),
-            ));
-        }
-        if runner.kernel().variant().lever == super::variant::Lever::Wide {
-            return Err(ErosionError::Variant(
-                "the replay reaches the heightfield as one SSBO, which a map of the wide build passes; no replay past it yet".into(),
-            ));
+        if let Some(reason) = Self::unavailable(&runner.kernel().variant()) {
+            return Err(ErosionError::Variant(reason.into()));
         }
         let run = runner.execute(&job, batch, super::runner::RunMode::RECORDED)?;
         runner.release_record()?;

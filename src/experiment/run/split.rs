@@ -46,7 +46,7 @@ impl TimeSplit {
 
 impl Section for TimeSplit {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("replay_ms", "ms", "median GPU time of the replay of the run's recorded loads and atomics, in its dispatches, with no erosion arithmetic: the run's own ceiling (measure.replay; empty without it)"),
+        ("replay_ms", "ms", "median GPU time of the replay of the run's recorded loads and atomics, in its dispatches, with no erosion arithmetic: the run's own ceiling (measure.replay; empty without it, and for the builds that have no replay: the tile-cache kernel and the wide build)"),
         ("replay_percent_of_run", "%", "replay_ms over the run's median GPU time: how near the run is to its ceiling"),
         ("replay_atomics_ms", "ms", "the replay of its atomics alone"),
         ("replay_loads_ms", "ms", "the replay of its loads alone"),

@@ -137,6 +137,7 @@ mod tests {
             target_rel_iqr: target,
             time_budget_s: budget,
             replay: false,
+            judge: true,
         }
     }
 

@@ -1,8 +1,9 @@
 //! One point of a sweep, measured the same way whatever its strategy: timed
 //! repetitions between two reads of the GPU's state, GPM's counters over a window of
 //! further runs, the replays of the time split where `measure.replay` asks, the
-//! instrumented run, two timed reruns, then the CPU's share (the strategy's own
-//! judgement of the reruns, the landform), and the point's samples and row recorded.
+//! instrumented run, two timed reruns, then the CPU's share where `measure.judge` asks
+//! (the strategy's own judgement of the reruns, the landform), and the point's samples
+//! and row recorded.
 
 use std::sync::{Arc, Mutex};
 
@@ -83,6 +84,7 @@ impl PointContext<'_> {
         writer: &Mutex<ResultsWriter>,
     ) -> Result<String, ExperimentError> {
         let (ctx, s) = (self.ctx, &point.settings);
+        let judge = self.experiment.config.measure.judge;
         let strategy = s.strategy();
         let heights = match &point.input {
             // Read and prepared at load, for every point that shares it.
@@ -115,9 +117,11 @@ impl PointContext<'_> {
         let first = read_back(prepared.run_timed(true)?.cells)?;
         let second = read_back(prepared.run_timed(true)?.cells)?;
         // The CPU's share last: the GPU work above runs without pauses.
-        counted
-            .figures
-            .judge_reruns(&initial, &[&counted.cells, &first, &second]);
+        if judge {
+            counted
+                .figures
+                .judge_reruns(&initial, &[&counted.cells, &first, &second]);
+        }
         let rate = counted.work as f64 / (measurement.gpu_ms.median / 1e3);
         let values = PointValues {
             experiment: &self.experiment.config.name,
@@ -142,7 +146,7 @@ impl PointContext<'_> {
             change: change(&initial, &counted.cells)?,
             rerun: change(&first, &second)?,
             height_unit,
-            landform: Landform::feasible(initial.len() as u64).then(|| {
+            landform: (judge && Landform::feasible(initial.len() as u64)).then(|| {
                 (
                     terrain.landform(&initial, &units),
                     Landform::of_kernel(&counted.cells.heightmap(), &units),
