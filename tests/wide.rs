@@ -5,7 +5,8 @@
 mod common;
 
 use vkerode::erosion::droplets::{
-    AtomicMode, DropletKernel, DropletShader, FixedHeightfield, KernelVariant, Lever, SpawnMode,
+    computed_cells, AtomicMode, DropletKernel, DropletShader, FixedHeightfield, KernelVariant,
+    Lever, SpawnMode,
 };
 
 use common::{
@@ -97,4 +98,41 @@ fn a_map_past_the_storage_range_gets_the_wide_build_by_itself() {
         ..KernelVariant::paper(AtomicMode::Float, SpawnMode::Global)
     };
     assert!(float_wide.unsupported().is_some());
+}
+
+#[test]
+fn the_wide_builds_cell_index_and_address_hold_past_2_31_cells() {
+    let ctx = validated_device();
+    // A 65536^2 map's cells, where lavapipe holds no such map: the index the kernels'
+    // cellIndex computes, and the address their heights are reached at.
+    let width = 65536i32;
+    let cells = [
+        [0, 0],
+        [65535, 32767],
+        [0, 32768],
+        [65535, 32768],
+        [12345, 40000],
+        [65535, 65535],
+    ];
+    let base = 0x0000_7f00_0000_1000u64; // a device address past 4 GiB
+    let wide = computed_cells(&ctx, true, width, base, &cells).expect("the wide probe runs");
+    for (&[x, y], got) in cells.iter().zip(&wide) {
+        let index = i64::from(y) * i64::from(width) + i64::from(x);
+        assert_eq!(got.index, index, "cell ({x}, {y})");
+        assert_eq!(
+            got.address,
+            base + index as u64 * 4,
+            "cell ({x}, {y})'s address"
+        );
+    }
+    assert_eq!(wide[5].index, (1 << 32) - 1, "the last of 2^32 cells");
+    // The paper's 32-bit index wraps from row 32768: why the wide build exists.
+    let narrow = computed_cells(&ctx, false, width, 0, &cells).expect("the 32-bit probe runs");
+    assert_eq!(
+        narrow[1].index,
+        i64::from(i32::MAX),
+        "the last cell below 2^31"
+    );
+    assert_eq!(narrow[2].index, i64::from(i32::MIN), "row 32768 wraps");
+    assert_validation_clean(&ctx);
 }

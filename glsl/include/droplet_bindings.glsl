@@ -59,12 +59,9 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer WideHeights 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer WideHeights { int v[]; };
 #endif
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer WideHits { uint v[]; };
-#define CellIndex int64_t
-// glslang takes no 64-bit array index: the cell's own address instead.
-#define HEIGHT_AT(i) WideHeights(uint64_t(heightAddress) + uint64_t(i) * 4ul).v[0]
-#define CELL_HIT_AT(i) WideHits(uint64_t(cellHitsAddress) + uint64_t(i) * 4ul).v[0]
+#define HEIGHT_AT(i) WideHeights(cellAddress(uint64_t(heightAddress), i)).v[0]
+#define CELL_HIT_AT(i) WideHits(cellAddress(uint64_t(cellHitsAddress), i)).v[0]
 #else
-#define CellIndex int
 #define HEIGHT_AT(i) heightData[i]
 #define CELL_HIT_AT(i) cellHits[i]
 #endif
@@ -191,5 +188,7 @@ layout(push_constant) uniform DropletParams {
     uint STAGGER;       // 1: droplet i starts in pass i mod P; 0: all start in pass 0
     uint COLOUR_GROUPS; // workgroups of this colour in all dispatches (sweep order)
 };
+
+#include "cell_index.glsl"
 
 #endif

@@ -12,16 +12,6 @@ void countWork(uint slot) {
 #endif
 }
 
-// The row-major index of a cell: 32-bit as the paper computes it, 64-bit in the wide
-// build (a 65536-wide map passes 2^31 at row 32768).
-CellIndex cellIndex(ivec2 coord) {
-#ifdef WIDE_INDEX
-    return int64_t(coord.y) * int64_t(MAP_WIDTH) + int64_t(coord.x);
-#else
-    return coord.y * MAP_WIDTH + coord.x;
-#endif
-}
-
 #ifdef COUNT_WORK
 // How many other active lanes of this subgroup aim at the same cell right now.
 uint sameCellLanes(CellIndex index) {

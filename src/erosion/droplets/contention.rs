@@ -127,6 +127,80 @@ pub struct AtomicCounts {
     pub escapes: Option<u64>,
 }
 
+/// Hits per cell in rank order without sorting a copy: a 65536^2 map has 2^32 cells,
+/// whose sort took minutes. Counts below `DENSE` by value, the rare higher ones sorted.
+struct RankedHits {
+    by_value: Vec<u64>,
+    high: Vec<u32>,
+    /// Hits over all cells.
+    total: u64,
+}
+
+impl RankedHits {
+    const DENSE: u32 = 1 << 16;
+
+    fn of(hits: &[u32]) -> Self {
+        let mut by_value = vec![0u64; Self::DENSE as usize];
+        let mut high = Vec::new();
+        let mut total = 0u64;
+        for &h in hits {
+            total += u64::from(h);
+            match by_value.get_mut(h as usize) {
+                Some(count) => *count += 1,
+                None => high.push(h),
+            }
+        }
+        high.sort_unstable();
+        Self {
+            by_value,
+            high,
+            total,
+        }
+    }
+
+    /// The value of ascending rank `rank` (0 if there are no cells).
+    fn at(&self, rank: usize) -> u32 {
+        let mut below = 0u64;
+        for (value, &count) in self.by_value.iter().enumerate() {
+            below += count;
+            if (rank as u64) < below {
+                return value as u32;
+            }
+        }
+        let rank_in_high = rank - below as usize;
+        self.high.get(rank_in_high).copied().unwrap_or(0)
+    }
+
+    fn max(&self) -> u32 {
+        match self.high.last() {
+            Some(&h) => h,
+            None => self.by_value.iter().rposition(|&c| c > 0).unwrap_or(0) as u32,
+        }
+    }
+
+    /// The sum of the `k` highest values.
+    fn top_sum(&self, k: usize) -> u64 {
+        let mut left = k as u64;
+        let mut sum = 0u64;
+        for &h in self.high.iter().rev() {
+            if left == 0 {
+                return sum;
+            }
+            sum += u64::from(h);
+            left -= 1;
+        }
+        for (value, &count) in self.by_value.iter().enumerate().rev() {
+            let taken = count.min(left);
+            sum += taken * value as u64;
+            left -= taken;
+            if left == 0 {
+                break;
+            }
+        }
+        sum
+    }
+}
+
 impl Contention {
     pub fn measure(hits: &[u32], counts: AtomicCounts, mass: &MassInputs) -> Self {
         let per_atomic = |n: u64| {
@@ -136,20 +210,9 @@ impl Contention {
                 0.0
             }
         };
-        let mut sorted = hits.to_vec();
-        sorted.sort_unstable();
-        let total: u64 = sorted.iter().map(|&h| u64::from(h)).sum();
-        let p99 = sorted
-            .get(((sorted.len().max(1) - 1) as f64 * 0.99) as usize)
-            .copied()
-            .unwrap_or(0);
-        let hottest = sorted.len().div_ceil(100);
-        let hottest_sum: u64 = sorted
-            .iter()
-            .rev()
-            .take(hottest)
-            .map(|&h| u64::from(h))
-            .sum();
+        let ranked = RankedHits::of(hits);
+        let p99 = ranked.at(((hits.len().max(1) - 1) as f64 * 0.99) as usize);
+        let hottest_sum = ranked.top_sum(hits.len().div_ceil(100));
 
         let intended: f64 = mass.intended.iter().map(|d| f64::from(d[0])).sum();
         let sum_where = |keep: fn(f32) -> bool| -> f64 {
@@ -173,10 +236,10 @@ impl Contention {
         let eroded = deposited - applied;
         let truncated = intended - applied;
         Self {
-            hits_max: sorted.last().copied().unwrap_or(0),
+            hits_max: ranked.max(),
             hits_p99: p99,
-            hottest_1pct_share: if total > 0 {
-                hottest_sum as f64 / total as f64
+            hottest_1pct_share: if ranked.total > 0 {
+                hottest_sum as f64 / ranked.total as f64
             } else {
                 0.0
             },
@@ -202,6 +265,38 @@ impl Contention {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranked_hits_rank_as_a_sort_does() {
+        let mut state = 12345u32;
+        let mut next = || {
+            state = crate::hash::pcg_hash(state);
+            state
+        };
+        for cells in [0usize, 1, 7, 1000, 5000] {
+            let hits: Vec<u32> = (0..cells)
+                .map(|i| match i % 97 {
+                    0 => 70_000 + next() % 1_000_000, // past the dense range
+                    _ => next() % 300,
+                })
+                .collect();
+            let ranked = RankedHits::of(&hits);
+            let mut sorted = hits.clone();
+            sorted.sort_unstable();
+            for rank in 0..cells {
+                assert_eq!(ranked.at(rank), sorted[rank], "{cells} cells, rank {rank}");
+            }
+            assert_eq!(ranked.max(), sorted.last().copied().unwrap_or(0));
+            for k in [0, 1, cells / 100, cells / 3, cells] {
+                let top: u64 = sorted.iter().rev().take(k).map(|&h| u64::from(h)).sum();
+                assert_eq!(ranked.top_sum(k), top, "{cells} cells, top {k}");
+            }
+            assert_eq!(
+                ranked.total,
+                sorted.iter().map(|&h| u64::from(h)).sum::<u64>()
+            );
+        }
+    }
 
     #[test]
     fn hit_statistics_find_the_hot_cells() {

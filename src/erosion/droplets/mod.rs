@@ -6,6 +6,7 @@
 //! judges a run against it; this file is its [`Strategy`].
 
 mod batches;
+mod cell_index;
 mod contention;
 pub mod cpu;
 mod error;
@@ -21,6 +22,7 @@ pub mod stability;
 mod variant;
 
 pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS_PER_DROPLET};
+pub use cell_index::{computed_cells, ComputedCell};
 pub use contention::Contention;
 pub use error::ParamError;
 pub use kernel::{DropletKernel, FixedHeightfield};

@@ -1,0 +1,84 @@
+//! The droplet kernels' cell index, run on the device for given coordinates
+//! (glsl/cell_index_probe.comp, which runs glsl/include/cell_index.glsl): the
+//! arithmetic of maps past 2^31 cells, checked where no such map fits in memory.
+
+use std::sync::Arc;
+
+use super::super::ErosionError;
+use crate::gpu::{
+    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet, Hazard,
+    PipelineDesc, ShaderModule,
+};
+
+/// What the kernels compute for one cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputedCell {
+    /// Its row-major index (the 32-bit build's, sign-extended).
+    pub index: i64,
+    /// Its address from the probe's base (the wide build only; 0 otherwise).
+    pub address: u64,
+}
+
+const WORKGROUP: u32 = 64;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct ProbeParams {
+    map_width: i32,
+    count: u32,
+    base_address: [u32; 2],
+}
+
+/// The index (and, `wide`, the address from `base_address`) the wide or the 32-bit
+/// build computes for each `(x, y)` of `cells` on a map `map_width` cells wide.
+pub fn computed_cells(
+    ctx: &Arc<Context>,
+    wide: bool,
+    map_width: i32,
+    base_address: u64,
+    cells: &[[i32; 2]],
+) -> Result<Vec<ComputedCell>, ErosionError> {
+    let build = if wide { "wide" } else { "" };
+    let shader = ShaderModule::find(shaders::MODULES, "cell_index_probe", &[("build", build)])
+        .ok_or_else(|| ErosionError::Variant("no cell_index_probe build".into()))?;
+    let params = ProbeParams {
+        map_width,
+        count: cells.len() as u32,
+        base_address: [base_address as u32, (base_address >> 32) as u32],
+    };
+    let pipeline = ComputePipeline::new(
+        ctx,
+        &PipelineDesc::storage(shader, &[], 2, std::mem::size_of::<ProbeParams>() as u32),
+    )?;
+    let upload = Buffer::upload_from(ctx, "cell coordinates upload", cells)?;
+    let coordinates = Buffer::new(ctx, "cell coordinates", upload.size(), BufferKind::Storage)?;
+    let results_bytes = cells.len() as u64 * 16;
+    let results = Buffer::new(ctx, "computed cells", results_bytes, BufferKind::Storage)?;
+    let readback = Buffer::new(
+        ctx,
+        "computed cells read-back",
+        results_bytes,
+        BufferKind::Download,
+    )?;
+    let set = DescriptorSet::new(&pipeline, &[&coordinates, &results])?;
+    let mut stream = CommandStream::new(ctx)?;
+    stream.submit(|rec| {
+        rec.copy(&upload, &coordinates);
+        rec.barrier(Hazard::TransferToCompute);
+        rec.bind(&pipeline, &set);
+        rec.push_constants(&params);
+        rec.dispatch((cells.len() as u32).div_ceil(WORKGROUP), 1, 1);
+        rec.barrier(Hazard::ComputeToTransfer);
+        rec.copy(&results, &readback);
+        rec.barrier(Hazard::TransferToHost);
+    })?;
+    let words = readback.read::<[u32; 4]>()?;
+    let wide_word = |low: u32, high: u32| u64::from(low) | (u64::from(high) << 32);
+    Ok(words
+        .iter()
+        .map(|w| ComputedCell {
+            index: wide_word(w[0], w[1]) as i64,
+            address: wide_word(w[2], w[3]),
+        })
+        .collect())
+}
