@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::collections::BTreeMap;
+
 use common::{assert_validation_clean, default_job, fixed_terrain, paper_kernel, validated_device};
 use vkerode::erosion::droplets::cpu::lone_droplet_addresses;
 use vkerode::erosion::droplets::{
@@ -128,31 +130,24 @@ fn skipped(shader: DropletShader, run: &vkerode::erosion::droplets::GpuRun) -> u
     }
 }
 
+/// The rows of a small sweep on lavapipe with the time split on: experiment `name`,
+/// its `[fixed]` and `[axes]` in `body`, two repetitions a point.
+fn replay_sweep(name: &str, body: &str, extra: &[&str]) -> Vec<BTreeMap<String, String>> {
+    let root = common::scratch("replay", name);
+    let config = root.join(format!("{name}.toml"));
+    let measure = "[measure]\nwarmup = 1\nmin_reps = 2\nmax_reps = 2\nreplay = true\n";
+    let text = format!("name = \"{name}\"\ndescription = \"on lavapipe\"\n{body}{measure}");
+    std::fs::write(&config, text).unwrap();
+    common::sweep_into(&config, &root, extra);
+    common::csv_rows(&common::results_dir(&root, name).join("points.csv"))
+}
+
 #[test]
 fn a_sweep_with_replay_splits_each_points_time_and_leaves_gpm_empty_without_nvidia() {
-    let root = common::scratch("replay", "sweep");
-    let config = root.join("split.toml");
-    std::fs::write(
-        &config,
-        r#"name = "split"
-description = "the time split and auto occupancy on lavapipe"
-[fixed]
-size = 64
-droplets = 500
-[axes]
-shared_kib = [0, "auto"]
-[measure]
-warmup = 1
-min_reps = 2
-max_reps = 2
-replay = true
-"#,
-    )
-    .unwrap();
-    common::sweep_into(&config, &root, &[]);
-    let rows = common::csv_rows(&common::results_dir(&root, "split").join("points.csv"));
+    let body = "[fixed]\nsize = 64\ndroplets = 500\n[axes]\nshared_kib = [0, \"auto\"]\n";
+    let rows = replay_sweep("split", body, &[]);
     assert_eq!(rows.len(), 2);
-    let number = |row: &std::collections::BTreeMap<String, String>, column: &str| -> f64 {
+    let number = |row: &BTreeMap<String, String>, column: &str| -> f64 {
         row[column]
             .parse()
             .unwrap_or_else(|_| panic!("{column}: {:?}", row[column]))
@@ -186,13 +181,7 @@ replay = true
 
 #[test]
 fn builds_without_a_replay_leave_the_split_empty_and_judge_off_leaves_the_cpus_share_empty() {
-    let root = common::scratch("replay", "unjudged");
-    let config = root.join("unjudged.toml");
-    std::fs::write(
-        &config,
-        r#"name = "unjudged"
-description = "a build without a replay beside one with, the CPU's judgement on and off"
-[fixed]
+    let body = r#"[fixed]
 size = 64
 droplets = 500
 spawn = "tiled"
@@ -201,14 +190,7 @@ phases = 4
 cache_margin = 3
 [axes]
 variant = ["paper", "tile-cache"]
-[measure]
-warmup = 1
-min_reps = 2
-max_reps = 2
-replay = true
-"#,
-    )
-    .unwrap();
+"#;
     let judged_columns = [
         "unstable",
         "net_change_vs_sequential",
@@ -216,9 +198,8 @@ replay = true
         "hypsometric_integral_after",
     ];
     for judge in [true, false] {
-        let out = root.join(format!("judge-{judge}"));
-        common::sweep_into(&config, &out, &["--set", &format!("measure.judge={judge}")]);
-        let rows = common::csv_rows(&common::results_dir(&out, "unjudged").join("points.csv"));
+        let set = format!("measure.judge={judge}");
+        let rows = replay_sweep(&format!("judged-{judge}"), body, &["--set", &set]);
         assert_eq!(rows.len(), 2, "both points ran, neither failed");
         let (paper, cached) = (&rows[0], &rows[1]);
         assert_eq!(cached["variant"], "tile-cache");

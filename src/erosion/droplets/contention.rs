@@ -283,8 +283,8 @@ mod tests {
             let ranked = RankedHits::of(&hits);
             let mut sorted = hits.clone();
             sorted.sort_unstable();
-            for rank in 0..cells {
-                assert_eq!(ranked.at(rank), sorted[rank], "{cells} cells, rank {rank}");
+            for (rank, &value) in sorted.iter().enumerate() {
+                assert_eq!(ranked.at(rank), value, "{cells} cells, rank {rank}");
             }
             assert_eq!(ranked.max(), sorted.last().copied().unwrap_or(0));
             for k in [0, 1, cells / 100, cells / 3, cells] {
