@@ -38,6 +38,14 @@ pub fn computed_cells(
     base_address: u64,
     cells: &[[i32; 2]],
 ) -> Result<Vec<ComputedCell>, ErosionError> {
+    if cells.is_empty() {
+        return Ok(Vec::new());
+    }
+    if wide && !ctx.info().shader_int64 {
+        return Err(ErosionError::Unsupported(
+            "the wide build's 64-bit index (shaderInt64)",
+        ));
+    }
     let build = if wide { "wide" } else { "" };
     let shader = ShaderModule::find(shaders::MODULES, "cell_index_probe", &[("build", build)])
         .ok_or_else(|| ErosionError::Variant("no cell_index_probe build".into()))?;

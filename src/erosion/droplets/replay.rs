@@ -75,7 +75,7 @@ impl<'r> DropletReplay<'r> {
         if variant.shader == super::variant::DropletShader::TileCache {
             Some("the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay")
         } else if variant.lever == super::variant::Lever::Wide {
-            Some("the record holds 32-bit cell indices and the replay reaches the heightfield as one SSBO, which a map of the wide build passes: no replay past it")
+            Some("the record holds 32-bit cell indices and the replay reaches the heightfield as one SSBO, the wide build's heights by address: the wide build (forced, or past 2^31 cells or the storage range) has no replay")
         } else {
             None
         }
