@@ -66,7 +66,7 @@ pub struct MeasureSettings {
     #[serde(default, with = "crate::erosion::keys::switch")]
     pub replay: bool,
     /// The CPU's judgement of each point: its landform, and the strategy's own (for
-    /// droplets, the sequential reference's stability verdict and concurrency error).
+    /// droplets, the stability verdict and concurrency error against the CPU reference).
     #[serde(
         default = "measure_defaults::judge",
         with = "crate::erosion::keys::switch"
@@ -109,7 +109,7 @@ impl crate::table::Section for MeasureSettings {
         ("target_rel_iqr", "ratio", "stop once (q3 - q1) / median of the GPU times is at or below this"),
         ("time_budget_s", "s", "seconds of repetitions per point at most (warm-up and counting excluded), once min_reps ran"),
         ("replay", "switch", "record each point's addresses and measure its replays as its repetitions are (docs/results.md, the time split); off by default: a recording holds 16 bytes per droplet-step"),
-        ("judge", "switch", "judge each point on the CPU: its landform (depressions filled) and the strategy's own verdicts (droplets: stability and concurrency error against the sequential reference); off leaves those columns empty, for throughput sweeps whose maps would make the CPU's share dominate; on by default"),
+        ("judge", "switch", "judge each point on the CPU: its landform (depressions filled) and the strategy's own verdicts (droplets: stability and concurrency error against the CPU reference of the same job); off leaves those columns empty, for throughput sweeps whose maps would make the CPU's share dominate; on by default"),
     ];
 }
 
