@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::super::ErosionError;
 use crate::gpu::{
-    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet, Hazard,
+    shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet,
     PipelineDesc, ShaderModule,
 };
 
@@ -58,29 +58,22 @@ pub fn computed_cells(
         ctx,
         &PipelineDesc::storage(shader, &[], 2, std::mem::size_of::<ProbeParams>() as u32),
     )?;
-    let upload = Buffer::upload_from(ctx, "cell coordinates upload", cells)?;
-    let coordinates = Buffer::new(ctx, "cell coordinates", upload.size(), BufferKind::Storage)?;
+    let coordinates = Buffer::new(
+        ctx,
+        "cell coordinates",
+        std::mem::size_of_val(cells) as u64,
+        BufferKind::Storage,
+    )?;
+    crate::gpu::upload(ctx, cells, &coordinates)?;
     let results_bytes = cells.len() as u64 * 16;
     let results = Buffer::new(ctx, "computed cells", results_bytes, BufferKind::Storage)?;
-    let readback = Buffer::new(
-        ctx,
-        "computed cells read-back",
-        results_bytes,
-        BufferKind::Download,
-    )?;
     let set = DescriptorSet::new(&pipeline, &[&coordinates, &results])?;
-    let mut stream = CommandStream::new(ctx)?;
-    stream.submit(|rec| {
-        rec.copy(&upload, &coordinates);
-        rec.barrier(Hazard::TransferToCompute);
+    CommandStream::new(ctx)?.submit(|rec| {
         rec.bind(&pipeline, &set);
         rec.push_constants(&params);
         rec.dispatch((cells.len() as u32).div_ceil(WORKGROUP), 1, 1);
-        rec.barrier(Hazard::ComputeToTransfer);
-        rec.copy(&results, &readback);
-        rec.barrier(Hazard::TransferToHost);
     })?;
-    let words = readback.read::<[u32; 4]>()?;
+    let words = crate::gpu::download::<[u32; 4]>(ctx, &results, cells.len())?;
     let wide_word = |low: u32, high: u32| u64::from(low) | (u64::from(high) << 32);
     Ok(words
         .iter()

@@ -180,15 +180,12 @@ impl RankedHits {
 
     /// The sum of the `k` highest values.
     fn top_sum(&self, k: usize) -> u64 {
-        let mut left = k as u64;
-        let mut sum = 0u64;
-        for &h in self.high.iter().rev() {
-            if left == 0 {
-                return sum;
-            }
-            sum += u64::from(h);
-            left -= 1;
-        }
+        let from_high = k.min(self.high.len());
+        let mut sum: u64 = self.high[self.high.len() - from_high..]
+            .iter()
+            .map(|&h| u64::from(h))
+            .sum();
+        let mut left = (k - from_high) as u64;
         for (value, &count) in self.by_value.iter().enumerate().rev() {
             let taken = count.min(left);
             sum += taken * value as u64;

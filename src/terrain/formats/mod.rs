@@ -140,6 +140,13 @@ pub fn write_dem(
     }
 }
 
+/// `dem` as a float32 BigTIFF whatever its size, as [`write_dem`] writes maps past 4 GB:
+/// for tests, which cannot afford 4 GB (tests/geotiff.rs).
+#[doc(hidden)]
+pub fn write_bigtiff(path: &Path, dem: &Dem) -> Result<(), FormatError> {
+    tiff_band::write_as(path, dem, false, true)
+}
+
 /// What `dem` written as `format` leaves out, for a warning: a CRS with no EPSG code,
 /// which GDAL's files beside a non-TIFF heightmap cannot name (TIFFs keep it whole).
 pub fn export_warning(dem: &Dem, format: HeightFormat) -> Option<String> {

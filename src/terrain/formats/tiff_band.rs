@@ -174,7 +174,12 @@ pub fn write(path: &Path, dem: &Dem, deflate: bool) -> Result<(), FormatError> {
 }
 
 /// [`write`], as BigTIFF where `big` says, whatever the map's size.
-fn write_as(path: &Path, dem: &Dem, deflate: bool, big: bool) -> Result<(), FormatError> {
+pub(super) fn write_as(
+    path: &Path,
+    dem: &Dem,
+    deflate: bool,
+    big: bool,
+) -> Result<(), FormatError> {
     let map = &dem.heights;
     let nodata = dem.nodata_written();
     let fill = nodata.unwrap_or(f32::NAN);
@@ -248,98 +253,5 @@ mod tests {
             needs_bigtiff(32768 * 32768 * 4),
             "32768^2 is 4 GiB: BigTIFF"
         );
-    }
-
-    /// What GDAL reads of `path` (`gdalinfo -json`), and its cells as float32 bytes.
-    fn as_gdal_reads_it(path: &Path) -> (serde_json::Value, Vec<u8>) {
-        let run = |program: &str, args: &[&str]| {
-            let out = std::process::Command::new(program)
-                .args(args)
-                .output()
-                .unwrap_or_else(|e| panic!("{program} runs (gdal-bin, make deps): {e}"));
-            assert!(out.status.success(), "{program} {args:?} fails");
-            assert!(
-                out.stderr.is_empty(),
-                "{program} warns on {}",
-                path.display()
-            );
-            out.stdout
-        };
-        let name = path.to_str().unwrap();
-        let info = serde_json::from_slice(&run("gdalinfo", &["-json", name])).unwrap();
-        let raw = path.with_extension("envi");
-        let args = ["-q", "-of", "ENVI", name, raw.to_str().unwrap()];
-        run("gdal_translate", &args);
-        (info, std::fs::read(raw).unwrap())
-    }
-
-    /// The BigTIFF path runs only past 4 GB, which no test can afford to write: here it
-    /// writes the test DEM (georeferenced, with nodata) and GDAL must read it as it
-    /// reads the classic file, cell for cell.
-    #[test]
-    fn a_bigtiff_reads_in_gdal_as_the_classic_tiff_does() {
-        let dir = std::env::temp_dir().join(format!("vkerode-bigtiff-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        // The test DEM placed in UTM 17N with a nodata value, by GDAL.
-        let dem_file =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jacksboro_fault_dem.tif");
-        let input = dir.join("placed.tif");
-        let args = [
-            "-q",
-            "-a_srs",
-            "EPSG:26917",
-            "-a_ullr",
-            "700000",
-            "4000000",
-            "730000",
-            "3970000",
-        ];
-        let placed = [input.to_str().unwrap(), dem_file.to_str().unwrap()];
-        let status = std::process::Command::new("gdal_translate")
-            .args(args)
-            .args(["-a_nodata", "-9999", placed[1], placed[0]])
-            .status()
-            .expect("gdal_translate runs (gdal-bin, make deps)");
-        assert!(status.success());
-        let mut dem = super::super::read_dem(&input, None).unwrap();
-        assert!(
-            dem.geo.is_some() && dem.nodata == Some(-9999.0),
-            "placed, with nodata"
-        );
-        // Its lowest cells missing, so that the fill is written.
-        let lowest = dem
-            .heights
-            .data()
-            .iter()
-            .copied()
-            .fold(f32::INFINITY, f32::min);
-        dem.heights = dem
-            .heights
-            .map(|h| if h < lowest + 5.0 { f32::NAN } else { h });
-        assert!(dem.heights.data().iter().any(|h| h.is_nan()));
-        let (classic, big) = (dir.join("classic.tif"), dir.join("big.tif"));
-        write_as(&classic, &dem, false, false).unwrap();
-        write_as(&big, &dem, false, true).unwrap();
-        let magic = |path: &Path| std::fs::read(path).unwrap()[..4].to_vec();
-        assert_eq!(magic(&classic), b"II*\0", "classic TIFF, version 42");
-        assert_eq!(magic(&big), b"II+\0", "BigTIFF, version 43");
-        let (classic_info, classic_cells) = as_gdal_reads_it(&classic);
-        let (big_info, big_cells) = as_gdal_reads_it(&big);
-        for key in ["size", "geoTransform", "coordinateSystem", "bands"] {
-            assert_eq!(big_info[key], classic_info[key], "GDAL's {key}");
-        }
-        assert_eq!(big_info["bands"][0]["type"], "Float32");
-        assert_eq!(big_cells, classic_cells, "the same cells");
-        let expected: Vec<u8> = dem
-            .heights
-            .data()
-            .iter()
-            .map(|&h| if h.is_nan() { dem.nodata.unwrap() } else { h })
-            .flat_map(f32::to_le_bytes)
-            .collect();
-        assert_eq!(big_cells, expected, "the DEM's cells, nodata where missing");
-        let back = super::super::read_dem(&big, None).unwrap();
-        assert_eq!(back.geo, dem.geo, "vkerode reads its BigTIFF back");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
