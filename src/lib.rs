@@ -4,6 +4,7 @@
 //! - [`gpu`]: the only place for `unsafe` and raw ash (device, buffers, pipelines,
 //!   commands, barriers, timing).
 //! - [`hash`], [`table`]: hashes and named result columns every layer shares.
+//! - [`stats`]: quantiles, intervals, tests and the one verdict every study uses.
 //! - [`terrain`]: erosion-noise generation, heightmaps, their files, units and
 //!   pictures, and the change between two states of a map.
 //! - [`erosion`]: the strategies (droplets, pipes, thermal) behind one interface, their
@@ -24,6 +25,7 @@ pub mod gpu;
 pub mod hash;
 pub mod probes;
 pub mod reference;
+pub mod stats;
 pub mod table;
 pub mod terrain;
 

@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The library's layers, lowest first: a module may use those before it.
-const LAYERS: [&str; 9] = [
+const LAYERS: [&str; 10] = [
     "gpu",
     "hash",
+    "stats",
     "table",
     "terrain",
     "erosion",
@@ -458,6 +459,60 @@ fn unsafe_code_lives_in_the_gpu_layer_only() {
         .map(|f| f.display().to_string())
         .collect();
     assert!(outside.is_empty(), "unsafe outside src/gpu: {outside:?}");
+}
+
+/// What only `src/stats/` may define or use: the statistics' own names, the crate that
+/// gives the distributions, and the hand-made means and medians it replaces.
+const STATISTICS: [&str; 14] = [
+    "enum Verdict",
+    "struct Summary",
+    "fn quantile",
+    "fn median(",
+    "len() / 2]",
+    "fn holm",
+    "fn t_cdf",
+    "fn t_quantile",
+    "fn welch",
+    "fn ratio_interval",
+    "statrs",
+    "SplitMix64",
+    "select_nth_unstable",
+    ".sum::<f64>() / ",
+];
+
+/// The statistics named in `text` (code without comments, strings and tests).
+fn statistics_in(text: &str) -> Vec<&'static str> {
+    STATISTICS
+        .into_iter()
+        .filter(|name| text.contains(name))
+        .collect()
+}
+
+#[test]
+fn the_statistics_live_in_src_stats_alone() {
+    assert_eq!(statistics_in("let m = v[v.len() / 2];"), ["len() / 2]"]);
+    assert_eq!(
+        statistics_in("let m = v.iter().sum::<f64>() / v.len() as f64;"),
+        [".sum::<f64>() / "]
+    );
+    assert!(statistics_in("let m = stats::Moments::of(&v).mean;").is_empty());
+    let mut list = Vec::new();
+    rust_files(Path::new("src"), &mut list);
+    let found: Vec<String> = list
+        .iter()
+        .filter(|f| !f.starts_with("src/stats"))
+        .flat_map(|f| {
+            let text = code(&std::fs::read_to_string(f).unwrap());
+            statistics_in(&text)
+                .into_iter()
+                .map(move |name| format!("{}: {name}", f.display()))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "statistics outside src/stats/:\n{}",
+        found.join("\n")
+    );
 }
 
 /// The places in `text` (code without comments and strings) that name a strategy,

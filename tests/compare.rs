@@ -464,7 +464,7 @@ fn plot_writes_its_charts_into_the_out_folder_by_name() {
 
 use vkerode::experiment::report::noise::{threshold_of_spread, RerunNoise, DEFAULT_THRESHOLD};
 use vkerode::experiment::report::rerun_spread;
-use vkerode::experiment::results::{median_interval, Summary};
+use vkerode::stats::{median_interval, Quartiles};
 
 /// Committed H200 points (4 workgroups of the paper's kernel) whose settings and device
 /// the synthetic sets below take.
@@ -511,7 +511,7 @@ fn synthetic(
     for (p, record) in reader.records().enumerate() {
         let mut fields: Vec<String> = record.unwrap().iter().map(str::to_string).collect();
         let ms = times(p);
-        let s = Summary::of(&ms);
+        let s = Quartiles::of(&ms);
         let (low, high) = median_interval(&ms).unwrap();
         for (column, value) in [
             ("device", device.to_string()),

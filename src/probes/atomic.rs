@@ -88,8 +88,10 @@ pub(super) fn median_dispatch_time<'r>(
         });
     }
     times.remove(0); // the first run warms up
-    times.sort();
-    Ok(times[times.len() / 2])
+    let seconds: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
+    Ok(Duration::from_secs_f64(
+        crate::stats::median(&seconds).unwrap_or_default(),
+    ))
 }
 
 /// Median rate of one probe configuration.

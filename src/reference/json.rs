@@ -196,6 +196,7 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("equivalence.json", "configurations[].pairs[].map.test.statistic", "height units squared", "the mean over blocks of the squared difference of the groups' mean maps"),
     field("equivalence.json", "configurations[].pairs[].map.test.p", "p", "(1 + relabellings at least as extreme) / (1 + relabellings)"),
     field("equivalence.json", "configurations[].pairs[].map.test.permutations", "count", "relabellings"),
+    field("equivalence.json", "configurations[].pairs[].map.test.paired", "true/false", "whether the labels were swapped within seed pairs (the sides share their seeds) rather than shuffled"),
     field("equivalence.json", "configurations[].pairs[].map.p_different_holm", "p", "the map test's p after Holm with the figures' difference tests"),
     field("equivalence.json", "configurations[].pairs[].map.different", "true/false", "whether the map test rejects one distribution of maps"),
     field("reference-cache/*.json", "format", "version", "the cache file's format; files of another are not read"),

@@ -11,6 +11,7 @@ use super::heightmap::{HeightStats, Heightmap};
 use super::image::{horn_gradient, CellSize};
 use super::nodata::in_bounds_neighbours;
 use super::units::{GridUnits, LengthUnit};
+use crate::stats::LinearFit;
 
 /// The channel share and window radius of the incision (as `ChangeFigures`).
 pub const INCISION_SHARE: f64 = 0.05;
@@ -162,7 +163,7 @@ impl Landform {
                 channel_length / interior_area * lengths.per_density_unit()
             },
             concavity: fit.map(|f| -f.slope),
-            concavity_se: fit.and_then(|f| f.standard_error),
+            concavity_se: fit.and_then(|f| f.slope_se),
             channel_incision: channel_incision(
                 map,
                 &drainage.area,
@@ -210,17 +211,9 @@ fn hypsometric_integral(heights: impl Iterator<Item = f32>) -> f64 {
     }
 }
 
-/// A least-squares line and the standard error of its slope.
-#[derive(Clone, Copy, Debug)]
-struct Fit {
-    slope: f64,
-    /// `None` with fewer than 4 points (2 degrees of freedom).
-    standard_error: Option<f64>,
-}
-
 /// The line through the means of `points` (ln A, ln S) binned by x, a tenth of a decade
 /// per bin, over the bins of at least MIN_CELLS_PER_BIN points.
-fn binned_fit(points: &[(f64, f64)]) -> Option<Fit> {
+fn binned_fit(points: &[(f64, f64)]) -> Option<LinearFit> {
     let width = std::f64::consts::LN_10 / BINS_PER_DECADE;
     let mut bins: std::collections::BTreeMap<i64, (f64, f64, usize)> = Default::default();
     for &(x, y) in points {
@@ -232,33 +225,11 @@ fn binned_fit(points: &[(f64, f64)]) -> Option<Fit> {
         .filter(|b| b.2 >= MIN_CELLS_PER_BIN)
         .map(|&(x, y, n)| (x / n as f64, y / n as f64))
         .collect();
-    fit_line(&means)
-}
-
-/// The least-squares line of y on x, with its slope's standard error.
-fn fit_line(points: &[(f64, f64)]) -> Option<Fit> {
-    if points.len() < 3 {
-        return None;
+    // Three bins at least: two leave no residual to weigh.
+    match means.len() {
+        0..=2 => None,
+        _ => LinearFit::of(&means),
     }
-    let n = points.len() as f64;
-    let (mx, my) = points
-        .iter()
-        .fold((0.0, 0.0), |(sx, sy), (x, y)| (sx + x / n, sy + y / n));
-    let (sxy, sxx) = points.iter().fold((0.0, 0.0), |(sxy, sxx), (x, y)| {
-        (sxy + (x - mx) * (y - my), sxx + (x - mx) * (x - mx))
-    });
-    if sxx <= 1e-12 {
-        return None;
-    }
-    let slope = sxy / sxx;
-    let residuals: f64 = points
-        .iter()
-        .map(|(x, y)| (y - my - slope * (x - mx)).powi(2))
-        .sum();
-    Some(Fit {
-        slope,
-        standard_error: (points.len() >= 4).then(|| (residuals / (n - 2.0) / sxx).sqrt()),
-    })
 }
 
 #[cfg(test)]
@@ -359,18 +330,5 @@ mod tests {
         let theta = f.concavity.expect("a channel");
         assert!(theta.abs() < 0.05, "{f:?}");
         assert!(f.channel_incision > 0.0, "{f:?}");
-    }
-
-    #[test]
-    fn the_fit_recovers_a_power_law() {
-        let points: Vec<(f64, f64)> = (1..20)
-            .map(|a| {
-                let a = f64::from(a * 50);
-                (a.ln(), (3.0 * a.powf(-0.45)).ln())
-            })
-            .collect();
-        let fit = fit_line(&points).unwrap();
-        assert!((fit.slope + 0.45).abs() < 1e-9, "{fit:?}");
-        assert!(fit.standard_error.unwrap() < 1e-9, "{fit:?}");
     }
 }

@@ -227,10 +227,9 @@ fn colour_limit(changes: &[f32]) -> f32 {
     if magnitudes.is_empty() {
         return 1.0;
     }
-    let k = ((magnitudes.len() - 1) as f64 * 0.99) as usize;
-    let (_, p99, _) = magnitudes.select_nth_unstable_by(k, f32::total_cmp);
-    if *p99 > 0.0 {
-        *p99
+    let p99 = crate::stats::order::select_quantile(&mut magnitudes, 0.99);
+    if p99 > 0.0 {
+        p99
     } else {
         magnitudes
             .iter()

@@ -84,11 +84,8 @@ pub(super) fn fastest(
     }
     let probe_ms: Vec<(u32, f64)> = candidates
         .iter()
-        .zip(&mut times)
-        .map(|(&kib, samples)| {
-            samples.sort_by(f64::total_cmp);
-            (kib, samples[samples.len() / 2])
-        })
+        .zip(&times)
+        .map(|(&kib, samples)| (kib, crate::stats::median(samples).unwrap_or(f64::NAN)))
         .collect();
     let best = probe_ms
         .iter()

@@ -8,8 +8,7 @@
 //! change maps a permutation test; each figure and each pair is equivalent, different
 //! or inconclusive (docs/equivalence.md).
 //!
-//! Its parts: the plan and its options (`plan.rs`), the statistics (`stats.rs`), one
-//! run's figures (`figures.rs`), the sequential reference's cache (`cache.rs`), the runs
+//! Its parts: the plan and its options (`plan.rs`), one run's figures (`figures.rs`), the sequential reference's cache (`cache.rs`), the runs
 //! (`run.rs`), its error (`error.rs`), the verdicts (`verdict.rs`) and the files written (`output.rs`).
 
 mod cache;
@@ -18,7 +17,6 @@ mod figures;
 mod output;
 mod plan;
 mod run;
-pub mod stats;
 mod verdict;
 
 pub use cache::{CachedRun, JobKey, CACHE_FOLDER, CACHE_FORMAT};
@@ -36,8 +34,8 @@ pub use plan::{
 };
 pub use run::{Role, RunRecord};
 pub use verdict::{
-    judge, margin_of, FigureTest, Groups, MapTest, PairVerdict, Verdict, ALPHA, DEFAULT_MARGIN,
-    MAP_TEST, MARGINS,
+    judge, margin_of, verdict_word, FigureTest, Groups, MapTest, PairVerdict, ALPHA,
+    DEFAULT_MARGIN, MAP_TEST, MARGINS,
 };
 
 use std::path::{Path, PathBuf};

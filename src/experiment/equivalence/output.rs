@@ -14,9 +14,10 @@ use super::figures::{figure_names, CHANGE_FIGURES};
 use super::plan::{EquivalenceOptions, Plan, PAPER};
 use super::run::{Role, RunRecord, Runs};
 use super::verdict::{
-    judge, margin_of, Groups, PairVerdict, Verdict, ALPHA, DEFAULT_MARGIN, MAP_TEST, MARGINS,
+    judge, margin_of, verdict_word, Groups, PairVerdict, ALPHA, DEFAULT_MARGIN, MAP_TEST, MARGINS,
 };
 use crate::experiment::Provenance;
+use crate::stats::Verdict;
 use crate::table::{values_of, Column, Section};
 use crate::terrain::files::{write_atomically, WriteError};
 use crate::terrain::metrics::Landform;
@@ -373,8 +374,10 @@ fn reference_name(reference: &str) -> &'static str {
 fn summary(p: &PairVerdict) -> String {
     let n = p.figures.len();
     let detail = match p.verdict {
-        Verdict::Equivalent => format!("{} of {n} figures equivalent", p.equivalent_figures),
-        Verdict::Different => {
+        Verdict::Same | Verdict::Unclear => {
+            format!("{} of {n} figures equivalent", p.equivalent_figures)
+        }
+        Verdict::Lower | Verdict::Higher | Verdict::Different => {
             let map = if p.map.different {
                 "; the change map"
             } else {
@@ -382,9 +385,8 @@ fn summary(p: &PairVerdict) -> String {
             };
             format!("{} of {n} figures different{map}", p.different_figures)
         }
-        Verdict::Inconclusive => format!("{} of {n} figures equivalent", p.equivalent_figures),
     };
-    format!("{} ({detail})", p.verdict.as_str())
+    format!("{} ({detail})", verdict_word(p.verdict))
 }
 
 fn finite(v: f64) -> Option<f64> {
@@ -477,7 +479,7 @@ fn verdict_rows(report: &EquivalenceReport) -> Vec<Vec<String>> {
                     p_equivalent_holm: finite(f.p_equivalent_holm),
                     p_different: finite(f.p_different),
                     p_different_holm: finite(f.p_different_holm),
-                    verdict: f.verdict.as_str().into(),
+                    verdict: verdict_word(f.verdict).into(),
                     ..base(c, pair)
                 }));
             }
@@ -500,7 +502,7 @@ fn verdict_rows(report: &EquivalenceReport) -> Vec<Vec<String>> {
                 figure: "(all)".into(),
                 n_variant: pair.runs_variant,
                 n_reference: pair.runs_reference,
-                verdict: pair.verdict.verdict.as_str().into(),
+                verdict: verdict_word(pair.verdict.verdict).into(),
                 ..base(c, pair)
             }));
         }
@@ -629,7 +631,7 @@ pub fn markdown(report: &EquivalenceReport) -> String {
                     100.0 * f.margin_relative,
                     p_value(f.p_equivalent_holm),
                     p_value(f.p_different_holm),
-                    f.verdict.as_str()
+                    verdict_word(f.verdict)
                 );
             }
             let map = &pair.verdict.map;

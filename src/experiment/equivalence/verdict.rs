@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::stats::{holm, permutation_test, PermutationTest, Summary, Welch};
+use crate::stats::{holm, permutation_test, MeanDifference, Moments, PermutationTest, Verdict};
 
 /// The margin of equivalence of each figure, as a share of the reference's mean:
 /// (figure, relative margin, why). Written once, before any run; docs/results.md shows
@@ -64,26 +64,15 @@ pub fn margin_of(figure: &str) -> (f64, bool) {
         .map_or((DEFAULT_MARGIN, false), |&(_, m, _)| (m, true))
 }
 
-/// What the tests say of one figure, or of a pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// TOST rejects a difference of the margin or more, after Holm.
-    Equivalent,
-    /// Welch's two-sided test rejects equal means after Holm, and TOST does not show
-    /// equivalence.
-    Different,
-    /// Neither.
-    Inconclusive,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Equivalent => "equivalent",
-            Verdict::Different => "different",
-            Verdict::Inconclusive => "inconclusive",
-        }
+/// A verdict in this command's words: the same is "equivalent" (TOST rejects a
+/// difference of the margin or more, after Holm), lower, higher or different is
+/// "different" (the two-sided test rejects equal means after Holm, and TOST does not
+/// show equivalence), unclear is "inconclusive".
+pub fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Same => "equivalent",
+        Verdict::Lower | Verdict::Higher | Verdict::Different => "different",
+        Verdict::Unclear => "inconclusive",
     }
 }
 
@@ -91,8 +80,8 @@ impl Verdict {
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FigureTest {
     pub figure: String,
-    pub variant: Summary,
-    pub reference: Summary,
+    pub variant: Moments,
+    pub reference: Moments,
     /// variant mean - reference mean.
     pub difference: f64,
     /// difference / |reference mean|.
@@ -149,9 +138,9 @@ pub struct Groups<'a> {
 pub fn judge(groups: &Groups, permutations: usize, seed: u32) -> PairVerdict {
     struct Raw {
         figure: String,
-        variant: Summary,
-        reference: Summary,
-        welch: Option<Welch>,
+        variant: Moments,
+        reference: Moments,
+        welch: Option<MeanDifference>,
         margin_relative: f64,
         margin: f64,
         p_equivalent: f64,
@@ -161,10 +150,10 @@ pub fn judge(groups: &Groups, permutations: usize, seed: u32) -> PairVerdict {
         .figures
         .iter()
         .map(|(figure, v, r)| {
-            let (variant, reference) = (Summary::of(v), Summary::of(r));
+            let (variant, reference) = (Moments::of(v), Moments::of(r));
             let (margin_relative, _) = margin_of(figure);
             let margin = margin_relative * reference.mean.abs();
-            let welch = Welch::of(&variant, &reference);
+            let welch = MeanDifference::welch(&variant, &reference);
             Raw {
                 figure: figure.clone(),
                 variant,
@@ -193,12 +182,13 @@ pub fn judge(groups: &Groups, permutations: usize, seed: u32) -> PairVerdict {
         .into_iter()
         .enumerate()
         .map(|(i, r)| {
-            let verdict = match (rejects(tost[i]), rejects(differences[i])) {
-                (true, _) => Verdict::Equivalent,
-                (false, true) => Verdict::Different,
-                (false, false) => Verdict::Inconclusive,
-            };
             let difference = r.variant.mean - r.reference.mean;
+            let verdict = match (rejects(tost[i]), rejects(differences[i])) {
+                (true, _) => Verdict::Same,
+                (false, true) if difference < 0.0 => Verdict::Lower,
+                (false, true) => Verdict::Higher,
+                (false, false) => Verdict::Unclear,
+            };
             FigureTest {
                 figure: r.figure,
                 variant: r.variant,
@@ -226,14 +216,17 @@ pub fn judge(groups: &Groups, permutations: usize, seed: u32) -> PairVerdict {
         p_different_holm: map_holm,
         different: rejects(map_holm),
     };
-    let count = |v: Verdict| figures.iter().filter(|f| f.verdict == v).count();
-    let (equivalent, different) = (count(Verdict::Equivalent), count(Verdict::Different));
+    let equivalent = figures
+        .iter()
+        .filter(|f| f.verdict == Verdict::Same)
+        .count();
+    let different = figures.iter().filter(|f| f.verdict.differs()).count();
     let verdict = if different > 0 || map.different {
         Verdict::Different
     } else if equivalent == figures.len() && !figures.is_empty() {
-        Verdict::Equivalent
+        Verdict::Same
     } else {
-        Verdict::Inconclusive
+        Verdict::Unclear
     };
     PairVerdict {
         figures,

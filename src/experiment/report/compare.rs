@@ -8,14 +8,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::bootstrap::{self, ratio_interval};
 use super::noise::Threshold;
 use crate::erosion::{RunSettings, WorkUnit};
 use crate::experiment::results::{
-    median_interval, read_points, read_samples, set_file, ResultsError, StopReason, POINTS_CSV,
-    SAMPLES_CSV,
+    read_points, read_samples, set_file, ResultsError, StopReason, POINTS_CSV, SAMPLES_CSV,
 };
 use crate::experiment::sweep::SweepSummary;
+use crate::stats::bootstrap::{self, ratio_of_medians};
+use crate::stats::{median_interval, Band, Verdict};
 
 /// One point of a points.csv, as read by name.
 #[derive(Clone, Debug)]
@@ -48,49 +48,11 @@ struct PointTimes {
     samples: Vec<f64>,
 }
 
-/// How a point changed from the base to the new set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// The whole interval of new / base lies below 1 - threshold.
-    Faster,
-    /// The whole interval lies above 1 + threshold.
-    Slower,
-    /// The whole interval lies within 1 ± threshold.
-    Same,
-    /// The interval reaches both inside and beyond the threshold.
-    Unclear,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::Same => "same",
-            Verdict::Unclear => "unclear",
-        }
-    }
-
-    /// The rule: an interval (low, high) of new / base against the relative threshold.
-    pub fn of(interval: (f64, f64), threshold: f64) -> Self {
-        let (low, high) = interval;
-        if low > 1.0 + threshold {
-            Verdict::Slower
-        } else if high < 1.0 - threshold {
-            Verdict::Faster
-        } else if low >= 1.0 - threshold && high <= 1.0 + threshold {
-            Verdict::Same
-        } else {
-            Verdict::Unclear
-        }
-    }
-}
-
 /// A matched pair's verdict, or why it has none.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Judgement {
+    /// Of new / base GPU time against 1 ± the threshold: lower is faster.
     Verdict(Verdict),
     /// "new missed its noise target (max-reps, relative IQR 0.74)", say.
     NoVerdict(String),
@@ -106,7 +68,7 @@ impl Judgement {
 
     pub fn text(&self) -> String {
         match self {
-            Judgement::Verdict(v) => v.as_str().into(),
+            Judgement::Verdict(v) => v.as_time().into(),
             Judgement::NoVerdict(why) => format!("no verdict: {why}"),
         }
     }
@@ -162,7 +124,7 @@ impl CompareReport {
     pub fn slower_than(&self, percent: f64) -> Vec<&Comparison> {
         self.points
             .iter()
-            .filter(|c| c.judgement == Judgement::Verdict(Verdict::Slower))
+            .filter(|c| c.judgement == Judgement::Verdict(Verdict::Higher))
             .filter(|c| {
                 c.interval
                     .is_some_and(|(low, _)| low > 1.0 + percent / 100.0)
@@ -228,8 +190,8 @@ impl CompareReport {
             self.points.len(),
             self.only_in_base,
             self.only_in_new,
-            count(Verdict::Slower),
-            count(Verdict::Faster),
+            count(Verdict::Higher),
+            count(Verdict::Lower),
             count(Verdict::Same),
             count(Verdict::Unclear),
         );
@@ -462,7 +424,8 @@ fn interval_of(b: &PointTimes, n: &PointTimes, bootstrap: bool) -> Result<(f64, 
         }
     }
     if bootstrap {
-        return ratio_interval(&b.samples, &n.samples).ok_or_else(|| "no samples".into());
+        return ratio_of_medians(&b.samples, &n.samples, bootstrap::RESAMPLES)
+            .ok_or_else(|| "no samples".into());
     }
     let median_interval_of = |p: &PointTimes| match p.samples.is_empty() {
         true => p.median_ci_ms,
@@ -492,7 +455,9 @@ fn judge(
     let judgement = match (&interval, missed) {
         (_, Some(why)) => Judgement::NoVerdict(why),
         (Err(why), None) => Judgement::NoVerdict(why.clone()),
-        (Ok(interval), None) => Judgement::Verdict(Verdict::of(*interval, threshold)),
+        (Ok(interval), None) => {
+            Judgement::Verdict(Verdict::of(*interval, Band::around_one(threshold)))
+        }
     };
     Comparison {
         label,
@@ -697,21 +662,6 @@ mod tests {
             fault: None,
             samples: Vec::new(),
         }
-    }
-
-    #[test]
-    fn a_verdict_needs_the_whole_interval_past_or_within_the_threshold() {
-        let t = 0.02;
-        assert_eq!(Verdict::of((1.021, 1.3), t), Verdict::Slower);
-        assert_eq!(Verdict::of((1.019, 1.3), t), Verdict::Unclear);
-        assert_eq!(Verdict::of((0.7, 0.979), t), Verdict::Faster);
-        assert_eq!(Verdict::of((0.981, 1.1), t), Verdict::Unclear);
-        assert_eq!(Verdict::of((0.98, 1.02), t), Verdict::Same);
-        assert_eq!(
-            Verdict::of((0.97, 1.03), t),
-            Verdict::Unclear,
-            "past both ends"
-        );
     }
 
     #[test]

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::compare::{compare, report_rows, CompareReport, Verdict};
+use super::compare::{compare, report_rows, CompareReport};
 use super::plot::{chart_svg, throughput_chart, PlotError};
 use crate::experiment::results::{set_file, Meta, ResultsError, META_JSON, POINTS_CSV};
+use crate::stats::Verdict;
 use crate::terrain::files::write_atomically;
 
 /// Each chart's size in pixels, as `vkerode plot` draws it.
@@ -343,7 +344,7 @@ fn verdicts(base: &Path, report: &CompareReport) -> String {
         escape(&base.display().to_string())
     );
     for c in &report.points {
-        let class = c.judgement.verdict().map_or("none", Verdict::as_str);
+        let class = c.judgement.verdict().map_or("none", Verdict::as_time);
         let interval = c
             .interval
             .map_or("-".into(), |(low, high)| format!("{low:.4} to {high:.4}"));

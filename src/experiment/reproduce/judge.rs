@@ -9,13 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use super::suite::{Claim, Measurement, SweepPlan, ATOMICS, BATCHING, STAGGER, WORKGROUP};
 use crate::experiment::equivalence::margin_of;
-use crate::experiment::equivalence::stats::Summary;
-use crate::experiment::report::bootstrap::ratio_interval;
-use crate::experiment::report::Verdict;
 use crate::experiment::results::{
-    quantile, read_points, read_samples, ResultsError, StopReason, Table, POINTS_CSV, SAMPLES_CSV,
+    read_points, read_samples, ResultsError, StopReason, Table, POINTS_CSV, SAMPLES_CSV,
 };
 use crate::readable_number;
+use crate::stats::bootstrap::RESAMPLES;
+use crate::stats::{median, ratio_of_medians, Band, Moments as Summary, Verdict};
 
 /// A claim's verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -218,12 +217,7 @@ impl SweepFiles {
 
     /// The median of the rows' pooled repetitions, in ms.
     fn median_ms(&self, rows: &[usize]) -> Option<f64> {
-        let mut times = self.pooled(rows);
-        if times.is_empty() {
-            return None;
-        }
-        times.sort_by(f64::total_cmp);
-        Some(quantile(&times, 0.5))
+        median(&self.pooled(rows))
     }
 }
 
@@ -240,7 +234,7 @@ fn speed(
     let (Some(base_ms), Some(new_ms)) = (files.median_ms(base), files.median_ms(new)) else {
         return (None, Err("a side has no repetitions".into()));
     };
-    let interval = ratio_interval(&b, &n);
+    let interval = ratio_of_medians(&b, &n, RESAMPLES);
     let effect = Effect {
         what,
         value: new_ms / base_ms,
@@ -258,20 +252,20 @@ fn speed(
         .filter_map(|(seed, b)| Some((seed, files.seed_medians(new).get(&seed)? / b)))
         .collect();
     let disagreeing = |verdict: Verdict| {
-        per_seed
-            .iter()
-            .find(|&&(_, ratio)| Verdict::of((ratio, ratio), threshold) != verdict)
+        per_seed.iter().find(|&&(_, ratio)| {
+            Verdict::of((ratio, ratio), Band::around_one(threshold)) != verdict
+        })
     };
     let verdict = match (missed, interval) {
         (Some(why), _) => Err(format!("no speed verdict: {why}")),
         (None, None) => Err("no speed verdict: no interval".into()),
         (None, Some(i)) => {
-            let verdict = Verdict::of(i, threshold);
+            let verdict = Verdict::of(i, Band::around_one(threshold));
             match (verdict, disagreeing(verdict)) {
-                (Verdict::Unclear, _) | (_, None) => Ok(verdict),
+                (Verdict::Unclear | Verdict::Different, _) | (_, None) => Ok(verdict),
                 (_, Some((seed, ratio))) => Err(format!(
                     "no speed verdict: the pooled ratio is {}, but seed {seed}'s alone is {}",
-                    verdict.as_str(),
+                    verdict.as_time(),
                     readable_number(*ratio)
                 )),
             }
@@ -281,8 +275,11 @@ fn speed(
 }
 
 /// The mean of `values`, 0 for none.
-fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len().max(1) as f64
+fn mean_or_zero(values: &[f64]) -> f64 {
+    match values.len() {
+        0 => 0.0,
+        _ => Summary::of(values).mean,
+    }
 }
 
 /// The seeds' paired ratios of `column`, new over base.
@@ -324,11 +321,11 @@ fn faster_verdict(
 ) -> (ClaimVerdict, String) {
     match verdict {
         Err(why) => (ClaimVerdict::Inconclusive, why.clone()),
-        Ok(Verdict::Faster) if stable == Some(false) => (
+        Ok(Verdict::Lower) if stable == Some(false) => (
             ClaimVerdict::DoesNotHold,
             format!("{new} is faster, but only by running unstable"),
         ),
-        Ok(Verdict::Faster) => (
+        Ok(Verdict::Lower) => (
             ClaimVerdict::Holds,
             format!("{new} is faster beyond the noise threshold"),
         ),
@@ -336,8 +333,8 @@ fn faster_verdict(
             ClaimVerdict::DoesNotHold,
             format!("{new} is the same speed, within the noise threshold"),
         ),
-        Ok(Verdict::Slower) => (ClaimVerdict::DoesNotHold, format!("{new} is slower")),
-        Ok(Verdict::Unclear) => (
+        Ok(Verdict::Higher) => (ClaimVerdict::DoesNotHold, format!("{new} is slower")),
+        Ok(Verdict::Unclear | Verdict::Different) => (
             ClaimVerdict::Inconclusive,
             "the interval reaches both within and beyond the noise threshold".into(),
         ),
@@ -439,9 +436,9 @@ impl Evidence<'_> {
         r.erosion = erosion(files, &base, &new);
         (r.verdict, r.why) = match verdict {
             Err(why) => (ClaimVerdict::Inconclusive, why),
-            Ok(Verdict::Faster) => (ClaimVerdict::DoesNotHold, format!("workgroup {best} is faster than 64 beyond the noise threshold")),
-            Ok(Verdict::Same | Verdict::Slower) => (ClaimVerdict::Holds, format!("no workgroup is faster than 64 beyond the noise threshold (the fastest other: {best})")),
-            Ok(Verdict::Unclear) => (ClaimVerdict::Inconclusive, format!("workgroup {best}'s interval reaches both within and beyond the noise threshold")),
+            Ok(Verdict::Lower) => (ClaimVerdict::DoesNotHold, format!("workgroup {best} is faster than 64 beyond the noise threshold")),
+            Ok(Verdict::Same | Verdict::Higher) => (ClaimVerdict::Holds, format!("no workgroup is faster than 64 beyond the noise threshold (the fastest other: {best})")),
+            Ok(Verdict::Unclear | Verdict::Different) => (ClaimVerdict::Inconclusive, format!("workgroup {best}'s interval reaches both within and beyond the noise threshold")),
         };
     }
 
@@ -525,7 +522,7 @@ impl Evidence<'_> {
             let per_seed: Vec<f64> = files.by_seed(rows, column).into_values().collect();
             r.figures.push((
                 format!("subgroup conflicts per 1000 atomics, {name}"),
-                readable_number(mean(&per_seed)),
+                readable_number(mean_or_zero(&per_seed)),
             ));
         }
         if ratios.is_empty() {
@@ -624,7 +621,7 @@ impl Evidence<'_> {
                 .collect()
         };
         let (racy, int) = (share("racy", "mass_lost"), share("int", "mass_lost"));
-        let truncated = mean(&share("int", "mass_truncated"));
+        let truncated = mean_or_zero(&share("int", "mass_truncated"));
         r.figures.push((
             "mass the int fixed point's truncation dropped / the net change intended".into(),
             readable_number(truncated),
@@ -691,7 +688,7 @@ impl Evidence<'_> {
             let per_seed: Vec<f64> = costs.values().copied().collect();
             r.figures.push((
                 format!("GPU ms per height unit of eroded depth, {name}"),
-                readable_number(mean(&per_seed)),
+                readable_number(mean_or_zero(&per_seed)),
             ));
         }
         let missed = (0..table.rows.len()).find_map(|row| {
@@ -724,8 +721,8 @@ impl Evidence<'_> {
                 ClaimVerdict::Inconclusive,
                 "one seed gives no interval".into(),
             ),
-            (None, Some(i)) => match Verdict::of(i, self.threshold) {
-                Verdict::Faster => (
+            (None, Some(i)) => match Verdict::of(i, Band::around_one(self.threshold)) {
+                Verdict::Lower => (
                     ClaimVerdict::Holds,
                     "the grid erodes for less GPU time".into(),
                 ),
@@ -733,11 +730,11 @@ impl Evidence<'_> {
                     ClaimVerdict::Holds,
                     "the two cost the same within the noise threshold".into(),
                 ),
-                Verdict::Slower => (
+                Verdict::Higher => (
                     ClaimVerdict::DoesNotHold,
                     "the grid costs more GPU time per eroded depth".into(),
                 ),
-                Verdict::Unclear => (
+                Verdict::Unclear | Verdict::Different => (
                     ClaimVerdict::Inconclusive,
                     "the interval reaches both within and beyond the noise threshold".into(),
                 ),

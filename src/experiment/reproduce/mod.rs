@@ -31,6 +31,7 @@ use super::sweep::{run_sweep, OnPointError, SweepOptions, Verbosity};
 use super::ExperimentError;
 use crate::experiment::report::Threshold;
 use crate::gpu::{Context, DeviceInfo};
+use crate::stats::LinearFit;
 use crate::terrain::files::write_atomically;
 use judge::{Evidence, SweepFiles};
 use suite::{grid_toml, largest_fitting, SWEEPS};
@@ -163,23 +164,13 @@ fn calibrate(
 /// cross zero, no fixed part and the steeper of the line and the largest point's time
 /// per cell: an overestimate of larger maps (a smaller scale, never a blown budget).
 fn fitted(walls: &[(f64, f64)]) -> Calibration {
-    let n = walls.len() as f64;
-    let (mean_c, mean_w) = walls
-        .iter()
-        .fold((0.0, 0.0), |(c, w), &(ci, wi)| (c + ci / n, w + wi / n));
-    let (mut cov, mut var) = (0.0, 0.0);
-    for &(c, w) in walls {
-        cov += (c - mean_c) * (w - mean_w);
-        var += (c - mean_c) * (c - mean_c);
-    }
-    let slope = cov / var;
-    let fixed_s = mean_w - slope * mean_c;
-    if slope > 0.0 && fixed_s >= 0.0 {
+    if let Some(line) = LinearFit::of(walls).filter(|l| l.slope > 0.0 && l.intercept >= 0.0) {
         return Calibration {
-            fixed_s,
-            per_cell_s: slope,
+            fixed_s: line.intercept,
+            per_cell_s: line.slope,
         };
     }
+    let slope = LinearFit::of(walls).map_or(0.0, |l| l.slope);
     let &(c_last, w_last) = walls.last().expect("two points or more");
     Calibration {
         fixed_s: 0.0,

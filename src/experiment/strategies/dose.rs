@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use super::runs::Measured;
 use crate::experiment::equivalence::landform_figures;
-use crate::experiment::equivalence::stats::Summary;
 use crate::experiment::report::{write_charts, Chart, PlotPoint, Series};
 use crate::experiment::run::ChangeFigures;
 use crate::experiment::ExperimentError;
+use crate::stats::Moments;
 use crate::table::{Column, Section};
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::LengthUnit;
@@ -192,7 +192,7 @@ pub fn dose_columns() -> Vec<Column> {
 
 fn gather(runs: &[&DoseRun], quantity: usize) -> Gathered {
     let values: Vec<f64> = runs.iter().filter_map(|r| r.values[quantity]).collect();
-    let summary = Summary::of(&values);
+    let summary = Moments::of(&values);
     Gathered {
         mean: summary.mean,
         interval: summary.mean_interval(INTERVAL_LEVEL),

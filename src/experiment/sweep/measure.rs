@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use super::config::MeasureSettings;
-use crate::experiment::results::{Measurement, Sample, StopReason, Summary};
+use crate::experiment::results::{Measurement, Sample, StopReason};
+use crate::stats::Quartiles;
 
 /// The stopping rule, apart from the GPU: given the samples so far and the time spent,
 /// whether to stop and why.
@@ -14,7 +15,7 @@ pub fn should_stop(
     spent: Duration,
 ) -> Option<StopReason> {
     let reps = gpu_ms.len() as u32;
-    if reps >= settings.min_reps && Summary::of(gpu_ms).rel_iqr() <= settings.target_rel_iqr {
+    if reps >= settings.min_reps && Quartiles::of(gpu_ms).rel_iqr() <= settings.target_rel_iqr {
         return Some(StopReason::NoiseTarget);
     }
     if reps >= settings.max_reps {

@@ -341,7 +341,7 @@ pub fn fill_device_spread(table: &mut Table, devices: usize) {
         let (low, high) = times.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &t| {
             (lo.min(t), hi.max(t))
         });
-        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        let mean = crate::stats::Moments::of(times).mean;
         row[spread] = (100.0 * (high - low) / mean).to_string();
     }
 }

@@ -1,0 +1,164 @@
+//! The percentile bootstrap: the interval of a ratio of two samples' medians (new over
+//! base), after criterion.rs's comparison of two benchmarks, and resamples of seeds
+//! that tell how often a verdict would flip. Each draw comes from one fixed seed, so an
+//! interval is the same on every run and depends on its samples alone.
+
+use super::order::quantile;
+
+/// Resamples of each ratio: with 10,000, each end of a 95% interval is off by about 1%
+/// of its width from where endless resampling would put it (for a normal spread).
+pub const RESAMPLES: usize = 10_000;
+
+/// The interval's level: 95%, the level of the medians' intervals in points.csv.
+pub const LEVEL: f64 = 0.95;
+
+/// The seed of every ratio's resampling.
+pub const SEED: u64 = 0x5eed_0026;
+
+/// SplitMix64 (Steele, Lea and Flood 2014), kept here rather than taken from `rand`:
+/// a verdict must draw the same resamples whatever crate version builds it.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// An index below `n` (multiply-shift: the bias is below n / 2^64).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+}
+
+/// The median of `values`, reordering them (a selection, not a sort).
+fn median_of(values: &mut [f64]) -> f64 {
+    let n = values.len();
+    let (below, &mut upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
+    if n % 2 == 1 {
+        return upper;
+    }
+    // The lower middle is the largest of the values below the upper one.
+    let lower = below.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (lower + upper) / 2.0
+}
+
+/// One side's resample: `out` refilled with draws from `values`, and its median.
+fn resampled_median(values: &[f64], out: &mut [f64], rng: &mut SplitMix64) -> f64 {
+    for slot in out.iter_mut() {
+        *slot = values[rng.below(values.len())];
+    }
+    median_of(out)
+}
+
+/// The [`LEVEL`] interval of median(new) / median(base), from `resamples` pairs of
+/// resampled medians ([`RESAMPLES`] for a verdict), or `None` where a side has no
+/// samples. Each side is resampled on its own, so the interval carries both sides'
+/// noise.
+pub fn ratio_of_medians(base: &[f64], new: &[f64], resamples: usize) -> Option<(f64, f64)> {
+    if base.is_empty() || new.is_empty() || resamples == 0 {
+        return None;
+    }
+    // One stream for both sides: with two streams from one seed, sides of equal length
+    // would draw the same positions and their noise would cancel.
+    let mut rng = SplitMix64(SEED);
+    let (mut b, mut n) = (vec![0.0; base.len()], vec![0.0; new.len()]);
+    let mut ratios: Vec<f64> = (0..resamples)
+        .map(|_| {
+            let base_median = resampled_median(base, &mut b, &mut rng);
+            resampled_median(new, &mut n, &mut rng) / base_median
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let tail = (1.0 - LEVEL) / 2.0;
+    Some((quantile(&ratios, tail), quantile(&ratios, 1.0 - tail)))
+}
+
+/// How often a verdict would come out otherwise on other draws of its units (seeds):
+/// the share of `resamples` draws of `units` indices, with replacement, whose
+/// `judge` differs from `observed`. 0 for no units.
+pub fn flip_share<T: PartialEq>(
+    units: usize,
+    resamples: usize,
+    observed: &T,
+    mut judge: impl FnMut(&[usize]) -> T,
+) -> f64 {
+    if units == 0 || resamples == 0 {
+        return 0.0;
+    }
+    let mut rng = SplitMix64(SEED);
+    let mut draw = vec![0; units];
+    let flipped = (0..resamples)
+        .filter(|_| {
+            for slot in draw.iter_mut() {
+                *slot = rng.below(units);
+            }
+            judge(&draw) != *observed
+        })
+        .count();
+    flipped as f64 / resamples as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_of_a_resample_is_the_quartiles_median() {
+        for values in [
+            vec![3.0, 1.0, 2.0],
+            vec![4.0, 1.0, 3.0, 2.0],
+            vec![5.0],
+            vec![2.0, 2.0, 1.0, 9.0, 7.0, 7.0],
+        ] {
+            let expected = super::super::median(&values).unwrap();
+            assert_eq!(median_of(&mut values.clone()), expected, "{values:?}");
+        }
+    }
+
+    #[test]
+    fn the_interval_is_reproducible_and_holds_the_ratio_of_the_medians() {
+        let base: Vec<f64> = (0..40).map(|i| 10.0 + f64::from(i % 7) * 0.01).collect();
+        let new: Vec<f64> = base.iter().map(|v| v * 1.2).collect();
+        let first = ratio_of_medians(&base, &new, RESAMPLES).unwrap();
+        assert_eq!(ratio_of_medians(&base, &new, RESAMPLES), Some(first));
+        let (low, high) = first;
+        assert!(low < 1.2 && 1.2 < high, "{first:?}");
+        assert!(
+            high - low < 0.01,
+            "tight samples, a tight interval: {first:?}"
+        );
+    }
+
+    #[test]
+    fn identical_sides_are_resampled_apart_so_their_noise_shows() {
+        let samples: Vec<f64> = (0..20).map(|i| 1.0 + f64::from(i) * 0.01).collect();
+        let (low, high) = ratio_of_medians(&samples, &samples, RESAMPLES).unwrap();
+        assert!(low < 0.99 && high > 1.01, "{low} {high}");
+        // One repetition on each side has no spread at all.
+        assert_eq!(
+            ratio_of_medians(&[2.0], &[3.0], RESAMPLES),
+            Some((1.5, 1.5))
+        );
+        assert_eq!(ratio_of_medians(&[], &[3.0], RESAMPLES), None);
+    }
+
+    #[test]
+    fn a_verdict_that_rests_on_one_unit_flips_often_and_a_unanimous_one_never() {
+        // "Every value is above 0": three of three units are, so a draw never flips it.
+        let all = [1.0, 2.0, 3.0];
+        let above = |draw: &[usize]| draw.iter().all(|&i| all[i] > 0.0);
+        assert_eq!(flip_share(3, 1000, &true, above), 0.0);
+        // "The mean is above 1.5", where one unit carries it: a draw without that unit
+        // flips it; (2/3)^3 of draws leave it out, about 30%.
+        let carried = [0.0, 0.0, 5.0];
+        let mean_above = |draw: &[usize]| {
+            draw.iter().map(|&i| carried[i]).sum::<f64>() / draw.len() as f64 > 1.5
+        };
+        let share = flip_share(3, 4000, &true, mean_above);
+        assert!((share - 8.0 / 27.0).abs() < 0.03, "{share}");
+    }
+}
