@@ -8,7 +8,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{browse, results_dir, stderr, sweep_into, vkerode};
+use common::{browse, probe, results_dir, stderr, sweep_into, vkerode};
 
 /// A description that would run a script, or load an image, if it were not escaped.
 const HOSTILE: &str =
@@ -39,24 +39,6 @@ fn swept(name: &str) -> (PathBuf, PathBuf) {
     assert!(plotted.status.success(), "{}", stderr(&plotted));
     (dir, results)
 }
-
-/// In a copy of the page only (the report itself has no script and its policy forbids
-/// one): a script that, once everything has loaded, writes what it found into the DOM
-/// for --dump-dom to show.
-const PROBE: &str = "<script>window.addEventListener('load', () => {\
-    const images = [...document.images];\
-    const probe = document.createElement('pre');\
-    probe.id = 'probe';\
-    probe.textContent = JSON.stringify({\
-      images: images.length,\
-      decoded: images.filter(i => i.complete && i.naturalWidth > 0).length,\
-      svgs: document.querySelectorAll('figure > svg').length,\
-      scripts: document.scripts.length,\
-      title: document.title,\
-      text: document.body.innerText.includes(\"document.title='pwned'\"),\
-    });\
-    document.body.appendChild(probe);\
-  });</script>";
 
 #[test]
 fn the_page_loads_in_chromium_with_every_image_and_chart_and_no_error() {
@@ -110,22 +92,7 @@ fn the_page_loads_in_chromium_with_every_image_and_chart_and_no_error() {
     assert!(shot_bytes.starts_with(b"\x89PNG") && shot_bytes.len() > 10_000);
 
     // A probed copy: every image decoded, every chart there, no script ran.
-    let policy_start = html
-        .find("<meta http-equiv=\"Content-Security-Policy\"")
-        .unwrap();
-    let policy_end = policy_start + html[policy_start..].find('>').unwrap() + 1;
-    let probed = format!("{}{}", &html[..policy_start], &html[policy_end..])
-        .replace("</body>", &format!("{PROBE}</body>"));
-    let probed_page = dir.join("probed.html");
-    std::fs::write(&probed_page, probed).unwrap();
-    let (dom, console) = browse(&probed_page, &["--virtual-time-budget=10000", "--dump-dom"]);
-    assert!(console.is_empty(), "console messages: {console:#?}");
-    let found = dom
-        .split_once("<pre id=\"probe\">")
-        .and_then(|(_, rest)| rest.split_once("</pre>"))
-        .map(|(json, _)| json.replace("&quot;", "\"").replace("&amp;", "&"))
-        .unwrap_or_else(|| panic!("no probe result in the DOM: {dom}"));
-    let found: serde_json::Value = serde_json::from_str(&found).unwrap();
+    let found = probe(&page, &dir.join("probed.html"));
     let images = found["images"].as_u64().unwrap();
     assert!(images >= 1, "{found}");
     assert_eq!(found["decoded"].as_u64(), Some(images), "{found}");

@@ -386,9 +386,14 @@ pub struct ReproduceArgs {
     /// Default: 10 minutes on a GPU, 2 on a CPU device (lavapipe).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub budget: Option<f64>,
-    /// Droplet seeds per point (at least 2: the intervals over seeds need them).
-    #[arg(long, default_value_t = reproduce::DEFAULT_SEEDS, value_parser = clap::value_parser!(u32).range(2..))]
-    pub seeds: u32,
+    /// Only these claims, by id (comma-separated): their steps alone run. Default: every
+    /// claim (docs/reproduce.md lists the ids).
+    #[arg(long, value_name = "ID,...", value_delimiter = ',', value_parser = parse_claim)]
+    pub claims: Vec<&'static reproduce::Claim>,
+    /// Run every step on this map side (64 to 4096, a power of two) instead of the
+    /// largest the budget fits; the budget still cuts repetitions, seeds and steps.
+    #[arg(long, value_name = "SIDE", value_parser = parse_side)]
+    pub size: Option<u32>,
     /// The reference bundle to set the results beside (its reproduce.json).
     #[arg(long, value_name = "DIR", default_value = reproduce::REFERENCE_DIR)]
     pub reference: PathBuf,
@@ -405,6 +410,27 @@ pub struct ReproduceArgs {
     pub json: bool,
     #[command(flatten)]
     pub gpu: GpuArgs,
+}
+
+/// A claim of the suite, by its id.
+fn parse_claim(text: &str) -> Result<&'static reproduce::Claim, String> {
+    reproduce::claim(text.trim()).ok_or_else(|| {
+        let ids: Vec<&str> = reproduce::CLAIMS.iter().map(|c| c.id).collect();
+        format!("no claim {text:?}; the claims are {}", ids.join(", "))
+    })
+}
+
+/// A side the suite may run at.
+fn parse_side(text: &str) -> Result<u32, String> {
+    let sides: Vec<u32> = reproduce::sizes().collect();
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|s| sides.contains(s))
+        .ok_or_else(|| {
+            let listed: Vec<String> = sides.iter().map(u32::to_string).collect();
+            format!("{text:?} is not a side of the suite: {}", listed.join(", "))
+        })
 }
 
 /// A duration in seconds: a number, or one with `s`, `m` or `h`.

@@ -69,10 +69,21 @@ pub fn references(cli: &clap::Command, experiments: &Path) -> Result<Vec<Referen
     .collect())
 }
 
-/// docs/reproduce.md: the claims `vkerode reproduce` judges, from the suite itself.
+/// docs/reproduce.md: how `vkerode reproduce` keeps its budget and judges each claim,
+/// from the suite's own constants and claims.
 pub fn reproduce_reference() -> String {
     use crate::experiment::reproduce::{
-        Measurement, CALIBRATION_SHARE, CLAIMS, GRID_WATER_PER_CELL, SIZES,
+        ClaimKind, Step, BELOW_LADDER, CALIBRATION_SHARE, CLAIMS, COUNT_MARGIN, FINISH_SHARE,
+        FRAGILE_SHARE, FRAGILITY_DRAWS, GRID_WATER_PER_CELL, LADDER, SEED_BATCH, SEED_CAP,
+    };
+    use crate::stats::bootstrap::MIN_SAMPLES;
+    let percent = |share: f64| crate::readable_number(share * 100.0);
+    let sides = |sizes: &[u32]| {
+        sizes
+            .iter()
+            .map(|s| format!("{s}²"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let mut out = String::from(GENERATED);
     out += "# `vkerode reproduce`: the paper's claims, as judged
@@ -82,60 +93,102 @@ pub fn reproduce_reference() -> String {
         out,
         "`vkerode reproduce` measures each claim of *Hydraulic Erosion Algorithms in GLSL \
          Compute* on the device it opens, within a time budget (`--budget`), and gives it a \
-         verdict: holds, does not hold, or inconclusive. Its results sit beside the committed \
-         reference bundle, the H200's (`results/reproduce/nvidia-h200/`, made by the same \
-         command), in `summary.md`, `report.html` and `reproduce.json`.\n\n\
-         **Scale.** It first times one point of the paper's kernel at {}², {}² and larger \
-         sides while the next stays within {}% of the budget, fits a cost per run of a \
-         fixed part and a part per cell to them by least squares (where noise makes the \
-         line fall, all of the largest point's time counts per cell), and runs every sweep \
-         at the largest map side of {} whose runs fit the budget left (the smallest when \
-         none does; the summary says so). A speed verdict also needs every seed's own \
-         ratio of medians on its side of the threshold. Droplets are one per four cells (the paper's density at 4096²), lifetime 30, \
-         on erosion-noise terrain, each point once per droplet seed (`--seeds`).\n\n\
+         verdict: holds, does not hold, or inconclusive; a statement the paper does not make \
+         is shown as **context**, with its effect and no verdict. Each result sits beside the \
+         committed reference bundle, the H200's (`results/reproduce/nvidia-h200/`, one folder \
+         per scale, made by the same command), at its own scale, in `summary.md`, \
+         `report.html` and `reproduce.json`.\n\n\
+         **The budget.** A calibration times one droplet point (the paper's kernel at \
+         workgroup 64) and one seed of the grid claim at 64², 128² and larger sides, each \
+         while its next run keeps the calibration within {}% of the budget, and fits a line \
+         of wall time against cells to each (least squares; where noise makes it fall, or \
+         there is one run, all of the largest run's time counts per cell). The suite then \
+         runs each step's seeds 1 and 2, then each step's seed 3. Before every unit it \
+         predicts what is left, from the lines corrected by what the units run so far took \
+         against them, and where that would overrun the budget (less {}% kept for the \
+         verdicts and the files) it cuts, in this order: fewer repetitions (half the time \
+         and at most half the repetitions a point, never under {MIN_SAMPLES}); the third \
+         seed, the last step's first; the next smaller side for a step not yet begun; such a \
+         step whole (its claims \"not measured\"). reproduce.json records the prediction, \
+         the time taken and every cut.\n\n\
+         **The scale.** The ladder is {}. The suite takes the largest side of it whose three \
+         seeds the calibration predicts to fit, a side the reference holds where one fits; \
+         where none fits (a CPU device), the largest of {} that does, set beside no \
+         reference. `--size` chooses one instead. Droplets are one per four cells (the \
+         paper's density at 4096²), lifetime 30, on erosion-noise terrain.\n\n\
+         **Seeds.** The claims over seeds (stagger's collisions, the racy loss, the grid's \
+         cost) get {SEED_BATCH} seeds more at a time, up to {SEED_CAP}, while their interval \
+         reaches both within and beyond their band or their verdict is fragile, and while \
+         the budget allows. A verdict that more than {}% of {FRAGILITY_DRAWS} bootstrap draws \
+         of its seeds (with replacement) would judge otherwise is labelled fragile, with the \
+         share.\n\n\
          **Speed verdicts** rest on the ratio of the two settings' median GPU times over all \
          their seeds' repetitions, with a 95% bootstrap interval (as `vkerode compare`), \
          against the noise threshold between reruns recorded for the device \
          (`results/rerun-noise.toml`, else 5%): faster only when the whole interval lies \
          below 1 - threshold, the same when it lies within 1 ± threshold. A point that missed \
-         its noise target leaves its claim inconclusive. A faster setting that runs unstable \
-         (the sweep's `unstable`, against the CPU reference of the same job) does not make its \
-         claim hold.\n\n\
+         its noise target or ran fewer than {MIN_SAMPLES} repetitions leaves its claim \
+         inconclusive, and so does a seed whose own ratio falls on the other side. A faster \
+         setting that runs unstable (the sweep's `unstable`, against the CPU reference of \
+         the same job) does not make its claim hold.\n\n\
          **Erosion against its base** is checked for every speed claim: the ratio of the net \
          changes, paired by seed, with its 90% interval against the `total_change` margin of \
-         `vkerode equivalence` (TOST): the same, different, or inconclusive. A speed quoted \
+         `vkerode equivalence` (TOST): the same, different, or unclear. A speed quoted \
          between settings that erode differently compares two answers.\n\n\
-         Counts (conflicts, lost mass, cost per eroded depth) are judged by Student's 95% \
-         interval over the seeds.\n\n",
-        SIZES[0],
-        SIZES[1],
-        CALIBRATION_SHARE * 100.0,
-        SIZES.map(|s| s.to_string()).join(", ")
+         **Counts over seeds** (conflicts, lost mass, cost per eroded depth) are judged by \
+         Student's 95% interval of the mean over the seeds against their band: the \
+         collisions' is 1 ± {}%, the racy loss's is 0.\n\n\
+         **Beside the reference.** A claim is compared with the reference's at the same \
+         side only: it agrees or differs; at another side it is \"not comparable\", naming \
+         both; where the reference's own verdicts differ between sides, the summary says \
+         that the claim depends on scale.\n\n",
+        percent(CALIBRATION_SHARE),
+        percent(FINISH_SHARE),
+        sides(&LADDER),
+        sides(&BELOW_LADDER),
+        percent(FRAGILE_SHARE),
+        percent(COUNT_MARGIN),
     );
     out += "## The claims\n\n";
     let rows = CLAIMS.iter().map(|c| {
-        let measured = match c.measured_by {
-            Measurement::Sweep(plan) => format!(
-                "sweep `{}`: {} Axes: `{}`, and the droplet seeds.",
+        let measured = match c.step {
+            Step::Sweep(plan) => format!(
+                "sweep `{}`: {} Axes: `{}`, and the droplet seeds{}.",
                 plan.experiment(),
                 plan.description,
-                plan.axes.replace('\n', "; ")
+                plan.axes.replace('\n', "; "),
+                plan.extension_axes
+                    .map_or(String::new(), |a| format!(" (seeds added: `{a}`)"))
             ),
-            Measurement::Strategies => format!(
+            Step::Grid => format!(
                 "`vkerode strategies` on the same noise: droplets (corrected physics) and the grid (fused, upwind, open edges) at {GRID_WATER_PER_CELL} height units of water per cell, each seed's GPU time over its eroded depth."
             ),
+        };
+        let kind = match c.kind {
+            ClaimKind::Paper => "the paper's",
+            ClaimKind::Context => "context",
         };
         vec![
             format!("`{}`", c.id),
             c.topic.into(),
+            kind.into(),
             c.paper.into(),
             c.tested.into(),
+            format!("{} ({}; {})", c.effect.what, c.effect.unit, c.effect.better.as_str()),
             measured,
         ]
     });
     markdown_table(
         &mut out,
-        &["id", "claim", "the paper's words", "tested", "measured by"],
+        &[
+            "id",
+            "claim",
+            "kind",
+            "the paper's words",
+            "tested",
+            "effect",
+            "measured by",
+        ],
         rows,
     );
     out

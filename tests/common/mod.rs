@@ -377,6 +377,47 @@ pub fn browse(page: &std::path::Path, args: &[&str]) -> (String, Vec<String>) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), console)
 }
 
+/// In a copy of the page only (the report itself has no script and its policy forbids
+/// one): a script that, once everything has loaded, writes what it found into the DOM
+/// for --dump-dom to show.
+pub const PROBE: &str = "<script>window.addEventListener('load', () => {\
+    const images = [...document.images];\
+    const probe = document.createElement('pre');\
+    probe.id = 'probe';\
+    probe.textContent = JSON.stringify({\
+      images: images.length,\
+      decoded: images.filter(i => i.complete && i.naturalWidth > 0).length,\
+      svgs: document.querySelectorAll('figure > svg').length,\
+      scripts: document.scripts.length,\
+      title: document.title,\
+      text: document.body.innerText.includes(\"document.title='pwned'\"),\
+    });\
+    document.body.appendChild(probe);\
+  });</script>";
+
+/// What [`PROBE`] found in a copy of `page` (its policy left out, so that the probe
+/// may run), written to `copy` and opened in Chromium: images, those decoded, inline
+/// charts, scripts, the title, and whether the hostile description shows as text. No
+/// console message may come.
+pub fn probe(page: &std::path::Path, copy: &std::path::Path) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let policy_start = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .unwrap();
+    let policy_end = policy_start + html[policy_start..].find('>').unwrap() + 1;
+    let probed = format!("{}{}", &html[..policy_start], &html[policy_end..])
+        .replace("</body>", &format!("{PROBE}</body>"));
+    std::fs::write(copy, probed).unwrap();
+    let (dom, console) = browse(copy, &["--virtual-time-budget=10000", "--dump-dom"]);
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    let found = dom
+        .split_once("<pre id=\"probe\">")
+        .and_then(|(_, rest)| rest.split_once("</pre>"))
+        .map(|(json, _)| json.replace("&quot;", "\"").replace("&amp;", "&"))
+        .unwrap_or_else(|| panic!("no probe result in the DOM: {dom}"));
+    serde_json::from_str(&found).unwrap()
+}
+
 /// The committed schemas, compiled.
 pub struct Schemas {
     compiled: boon::Schemas,

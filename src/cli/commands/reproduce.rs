@@ -8,7 +8,7 @@ use crate::cli::args::ReproduceArgs;
 use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, say_wrote};
 use vkerode::experiment::reproduce::{
-    default_budget_s, run_reproduce, ReproduceOptions, Reproduction, SUMMARY_MD,
+    default_budget_s, run_reproduce, ReferenceBundle, ReproduceOptions, CLAIMS, SUMMARY_MD,
 };
 use vkerode::experiment::sweep::Verbosity;
 use vkerode::gpu::ContextOptions;
@@ -17,7 +17,7 @@ use vkerode::terrain::output::{slug, StagedFolder};
 pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> Result<()> {
     begin_json(args.json);
     // Read before any work: a broken reference stops the run here.
-    let reference = Reproduction::read_reference(&args.reference)
+    let reference = ReferenceBundle::read(&args.reference)
         .with_context(|| format!("--reference {}", args.reference.display()))?;
     let ctx = open_device(gpu)?;
     let out = args.out.clone().unwrap_or_else(|| {
@@ -28,7 +28,11 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
     let staged = StagedFolder::begin(&out, args.force).context("--out")?;
     let options = ReproduceOptions {
         budget_s: args.budget.unwrap_or_else(|| default_budget_s(ctx.info())),
-        seeds: args.seeds,
+        claims: match args.claims.is_empty() {
+            true => CLAIMS.iter().collect(),
+            false => args.claims.clone(),
+        },
+        size: args.size,
         reference_dir: args.reference.clone(),
         reference,
         verbosity,
@@ -40,9 +44,11 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
     for claim in &outcome.claims {
         let effect = claim.effect.as_ref().map_or("-".into(), |e| e.text());
         say!(
-            "{}: {} ({effect}): {}",
+            "{}: {} ({effect}; {}², {} seeds): {}",
             claim.topic,
-            claim.verdict.as_str(),
+            claim.verdict_text(),
+            claim.scale.size,
+            claim.seeds.len(),
             claim.why
         );
     }

@@ -177,7 +177,7 @@ pub fn write_html(path: &Path, html: &str) -> Result<(), HtmlError> {
 /// The folder's pictures, by name: PNGs, and SVGs without a PNG of the same stem (a
 /// chart's two renderings), each with its MIME type and base64 bytes. A .png that is
 /// not one is refused, naming it.
-fn pictures(folder: &Path) -> Result<Vec<(PathBuf, &'static str, String)>, HtmlError> {
+pub(crate) fn pictures(folder: &Path) -> Result<Vec<(PathBuf, &'static str, String)>, HtmlError> {
     let read_error = |path: &Path, e: std::io::Error| HtmlError::Picture {
         path: path.to_path_buf(),
         reason: e.to_string(),
@@ -427,7 +427,7 @@ pub(crate) fn charts(points_csv: &Path, meta: Option<&Meta>) -> Result<String, H
 }
 
 /// An SVG document's body for inlining: an XML declaration has no place in HTML.
-fn strip_xml_declaration(svg: &str) -> &str {
+pub(crate) fn strip_xml_declaration(svg: &str) -> &str {
     match svg.trim_start().strip_prefix("<?xml") {
         Some(rest) => rest
             .split_once("?>")

@@ -7,6 +7,7 @@
 pub mod baseline;
 pub mod compare;
 pub mod html;
+pub mod intervals;
 pub mod noise;
 pub mod plot;
 

@@ -1,51 +1,68 @@
-//! `vkerode reproduce`: the paper's claims on this device, in one command. A bounded
-//! suite, sized to a time budget, measures each claim the paper makes (workgroup size,
-//! batched spawning, staggered dispatch, fixed-point atomics against float and racy
-//! adds, the grid-centric strategy); each gets a verdict with its effect and interval,
-//! and, where the claim is about speed, the stability of the setting it favours and
-//! whether that setting erodes as its base does. The results are set beside a committed
-//! reference bundle (the H200's, made by this same command).
+//! `vkerode reproduce`: the paper's claims on this device, in one command, within a
+//! time budget. A calibration times one droplet point and one grid seed at growing
+//! sizes; the suite then takes the largest scale of the ladder (1024², 2048², 4096²)
+//! whose three seeds fit, the reference's where one does, and runs each step's base
+//! seeds, then their third, checking the budget before every unit and cutting what is
+//! left where it would overrun (`budget.rs`). Claims over seeds whose interval stays
+//! unclear, or whose verdict is fragile, get more seeds while time is left. Each claim
+//! gets a verdict (or, for what the paper does not claim, its effect as context) with
+//! its effect, unit and direction, interval, seeds and fragility, set beside the
+//! reference bundle at its own scale.
 //!
-//! Its parts: the claims, their sweeps and the scale (`suite.rs`), the verdicts
-//! (`judge.rs`), the outcome as reproduce.json holds it (`outcome.rs`) and the summary
-//! as markdown and HTML (`summary.rs`).
+//! Its parts: the claims, their steps and scales (`suite.rs`), the budget
+//! (`budget.rs`), the files read (`evidence.rs`), the verdicts (`judge.rs`), the outcome
+//! and the reference (`outcome.rs`) and the summary as markdown and HTML
+//! (`summary.rs`).
 
+mod budget;
+mod evidence;
 mod judge;
 mod outcome;
 mod suite;
 mod summary;
 
-pub use judge::{ClaimResult, ClaimVerdict, Effect, ErosionCheck};
-pub use outcome::{Calibration, Reproduction, JSON_FILE};
-pub use suite::{Claim, Measurement, Scale, SweepPlan, CLAIMS, GRID_WATER_PER_CELL, SIZES};
+pub use budget::{Calibration, Line};
+pub use judge::FRAGILITY_DRAWS;
+pub use outcome::{
+    Beside, ClaimResult, ClaimVerdict, Effect, ErosionCheck, ReferenceBundle, Reproduction,
+    FRAGILE_SHARE, JSON_FILE,
+};
+pub use suite::{
+    claim, sizes, Better, Claim, ClaimKind, Reps, Scale, Step, SweepPlan, BELOW_LADDER, CLAIMS,
+    COUNT_MARGIN, GRID_WATER_PER_CELL, LADDER, SEED_BATCH, SEED_CAP, STEPS,
+};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::results::{Existing, Table};
+use super::results::{Existing, POINTS_CSV};
 use super::strategies::{run_strategies, Strategies, STRATEGIES_CSV};
 use super::sweep::config::Experiment;
 use super::sweep::{run_sweep, OnPointError, SweepOptions, Verbosity};
 use super::ExperimentError;
 use crate::experiment::report::Threshold;
 use crate::gpu::{Context, DeviceInfo};
-use crate::stats::LinearFit;
 use crate::terrain::files::write_atomically;
-use judge::{Evidence, SweepFiles};
-use suite::{grid_toml, largest_fitting, SWEEPS};
+use budget::{choose_scale, Costs, Plan, Unit};
+use evidence::{folders_holding, StepFiles};
+use judge::Evidence;
+use suite::grid_toml;
 
 /// The default budget on a GPU, in seconds.
 pub const GPU_BUDGET_S: f64 = 600.0;
 /// The default budget on a CPU device (lavapipe), which runs a thousand times slower.
 pub const CPU_BUDGET_S: f64 = 120.0;
-/// The committed reference bundle: the H200's, from this command.
+/// The committed reference bundle: the H200's, one folder per scale, from this command.
 pub const REFERENCE_DIR: &str = "results/reproduce/nvidia-h200";
 pub const SUMMARY_MD: &str = "summary.md";
 pub const REPORT_HTML: &str = "report.html";
-/// The droplet seeds by default: the fewest that give an interval some width.
-pub const DEFAULT_SEEDS: u32 = 3;
+/// The share of the budget the calibration may spend.
+pub const CALIBRATION_SHARE: f64 = 0.1;
+/// The share of the budget kept at the end, at least 2 s, for the verdicts (their
+/// bootstrap draws) and the files.
+pub const FINISH_SHARE: f64 = 0.02;
 
 /// The budget for `device` when none is given.
 pub fn default_budget_s(device: &DeviceInfo) -> f64 {
@@ -58,124 +75,204 @@ pub fn default_budget_s(device: &DeviceInfo) -> f64 {
 pub struct ReproduceOptions {
     /// Seconds the whole suite may take, calibration included.
     pub budget_s: f64,
-    /// Droplet seeds per point (at least 2, for an interval over seeds).
-    pub seeds: u32,
-    /// The reference bundle's folder, and its outcome where it has one
-    /// ([`Reproduction::read_reference`]); a missing one is stated in the summary.
+    /// The claims to run (every one by default); their steps alone run.
+    pub claims: Vec<&'static Claim>,
+    /// A map side the user chose (one of [`sizes`]), which the budget does not change.
+    pub size: Option<u32>,
+    /// The reference bundle's folder, and the bundle where it has one
+    /// ([`ReferenceBundle::read`]); a missing one is stated in the summary.
     pub reference_dir: PathBuf,
-    pub reference: Option<Reproduction>,
+    pub reference: Option<ReferenceBundle>,
     /// The sweeps' progress bars and notes.
     pub verbosity: Verbosity,
 }
 
-/// The sweep options of the suite's sweeps: results in `root/<experiment>/<device>`,
-/// stop at a failure.
-fn sweep_options(root: &Path, verbosity: Verbosity) -> SweepOptions {
-    SweepOptions {
-        out: root.join("{experiment}").join("{device}"),
-        existing: Existing::Refuse,
-        shard: None,
-        verbosity,
-        lock_sm_mhz: None,
-        on_point_error: OnPointError::Stop,
-        replicate: false,
-    }
-}
-
-/// Runs `plan` at `scale` into `root`; returns its results folder.
-fn sweep(
-    ctx: &Arc<Context>,
-    plan: &SweepPlan,
-    scale: &Scale,
-    root: &Path,
+/// What the suite's units write under the output folder.
+struct Layout<'a> {
+    dir: &'a Path,
     verbosity: Verbosity,
-) -> Result<PathBuf, ExperimentError> {
-    let text = plan.config_toml(scale);
-    let file = PathBuf::from(format!("{}.toml", plan.experiment()));
-    let experiment = Experiment::parse(&file, &text, Some(ctx.info()))?;
-    let summary = run_sweep(
-        std::slice::from_ref(ctx),
-        &experiment,
-        &sweep_options(root, verbosity),
-    )?;
-    if let Some(why) = summary.stopped.or_else(|| {
-        summary
-            .failed
-            .first()
-            .map(|f| format!("point {} failed: {}", f.point, f.error))
-    }) {
-        return Err(ExperimentError::Run(format!(
-            "the {} sweep stopped: {why}",
-            plan.name
-        )));
-    }
-    Ok(summary.dir)
 }
 
-/// The share of the budget the calibration may spend.
-pub const CALIBRATION_SHARE: f64 = 0.1;
+impl Layout<'_> {
+    fn sweeps(&self) -> PathBuf {
+        self.dir.join("sweeps")
+    }
 
-/// Times one point of the paper's kernel at growing sizes, from the smallest, while the
-/// next would stay within [`CALIBRATION_SHARE`] of `budget_s`, and fits a cost per run
-/// of a fixed part and a part per cell to them all ([`fitted`]).
+    fn grid(&self) -> PathBuf {
+        self.dir.join("grid")
+    }
+
+    fn calibration(&self) -> PathBuf {
+        self.dir.join(".calibration")
+    }
+
+    /// Runs `unit` with `reps` into its folder under `root` (a sweep's
+    /// `<root>/reproduce-<name>/<unit>/<device>`, the grid's `<root>/<unit>`).
+    fn run(
+        &self,
+        ctx: &Arc<Context>,
+        unit: &Unit,
+        reps: &Reps,
+        root: &Path,
+        say: &mut dyn FnMut(String),
+    ) -> Result<PathBuf, ExperimentError> {
+        match unit.step {
+            Step::Sweep(plan) => {
+                let text = plan.config_toml(&unit.scale, &unit.seeds, reps, unit.extra);
+                let file = PathBuf::from(format!("{}.toml", plan.experiment()));
+                let experiment = Experiment::parse(&file, &text, Some(ctx.info()))?;
+                let options = SweepOptions {
+                    out: root
+                        .join("{experiment}")
+                        .join(unit.folder())
+                        .join("{device}"),
+                    existing: Existing::Refuse,
+                    shard: None,
+                    verbosity: self.verbosity,
+                    lock_sm_mhz: None,
+                    on_point_error: OnPointError::Stop,
+                    replicate: false,
+                };
+                let summary = run_sweep(std::slice::from_ref(ctx), &experiment, &options)?;
+                let failed = summary
+                    .failed
+                    .first()
+                    .map(|f| format!("point {} failed: {}", f.point, f.error));
+                match summary.stopped.or(failed) {
+                    Some(why) => Err(ExperimentError::Run(format!(
+                        "the {} sweep stopped: {why}",
+                        plan.name
+                    ))),
+                    None => Ok(summary.dir),
+                }
+            }
+            Step::Grid => {
+                let folder = root.join(unit.folder());
+                std::fs::create_dir_all(&folder).map_err(|source| ExperimentError::Io {
+                    path: folder.clone(),
+                    source,
+                })?;
+                let text = grid_toml(&unit.scale, &unit.seeds, reps);
+                let strategies = Strategies::parse(Path::new("reproduce-grid.toml"), &text, &[])?;
+                run_strategies(ctx, &strategies, &folder, &mut *say)?;
+                Ok(folder)
+            }
+        }
+    }
+
+    /// Every step's files so far.
+    fn evidence(&self, threshold: f64) -> Result<Evidence, ExperimentError> {
+        let mut steps = BTreeMap::new();
+        for step in STEPS {
+            let files = match step {
+                Step::Sweep(plan) => {
+                    let folders =
+                        folders_holding(&self.sweeps().join(plan.experiment()), POINTS_CSV);
+                    (!folders.is_empty())
+                        .then(|| StepFiles::sweep(&folders))
+                        .transpose()?
+                }
+                Step::Grid => {
+                    let folders = folders_holding(&self.grid(), STRATEGIES_CSV);
+                    (!folders.is_empty())
+                        .then(|| StepFiles::grid(&folders))
+                        .transpose()?
+                }
+            };
+            if let Some(files) = files {
+                steps.insert(step.name(), files);
+            }
+        }
+        Ok(Evidence { steps, threshold })
+    }
+}
+
+/// What the calibration leaves: its lines, and the grid seeds it ran (side, folder),
+/// which the suite reuses where it runs the grid at that side.
+struct Calibrated {
+    calibration: Calibration,
+    grid_folders: Vec<(u32, PathBuf)>,
+}
+
+/// Times one droplet point (the paper's kernel at workgroup 64, seed 1) and one grid
+/// seed at growing sides, from the smallest, each kind while its next run would keep
+/// the calibration within [`CALIBRATION_SHARE`] of the budget.
 fn calibrate(
     ctx: &Arc<Context>,
+    steps: &[Step],
     budget_s: f64,
-    point_budget_s: f64,
-    root: &Path,
-    verbosity: Verbosity,
-) -> Result<Calibration, ExperimentError> {
-    let started = Instant::now();
-    let one_point = SweepPlan {
+    reps: Reps,
+    layout: &Layout,
+    say: &mut dyn FnMut(String),
+) -> Result<Calibrated, ExperimentError> {
+    const POINT: SweepPlan = SweepPlan {
         name: "calibration",
         description: "The paper's kernel at workgroup 64, one seed.",
         axes: "workgroup = [64]",
+        extension_axes: None,
     };
-    let mut walls: Vec<(f64, f64)> = Vec::new();
-    let mut fit = Calibration {
+    let started = Instant::now();
+    let share = CALIBRATION_SHARE * budget_s;
+    let kinds = [
+        (
+            Step::Sweep(&POINT),
+            steps.iter().any(|s| matches!(s, Step::Sweep(_))),
+        ),
+        (Step::Grid, steps.contains(&Step::Grid)),
+    ];
+    let mut walls: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    let mut runs = Vec::new();
+    let mut grid_folders = Vec::new();
+    let mut going = kinds.map(|(_, wanted)| wanted);
+    for size in sizes() {
+        let scale = Scale::at(size);
+        for (k, (step, _)) in kinds.iter().enumerate() {
+            if !going[k] {
+                continue;
+            }
+            let predicted = budget::Line::fit(&walls[k]).map_or(0.0, |l| l.at(scale.cells()));
+            if !walls[k].is_empty() && started.elapsed().as_secs_f64() + predicted > share {
+                going[k] = false;
+                continue;
+            }
+            let unit = Unit {
+                step: *step,
+                seeds: vec![1],
+                scale,
+                extra: false,
+            };
+            let root = layout.calibration().join(size.to_string());
+            let at = Instant::now();
+            let folder = layout.run(ctx, &unit, &reps, &root, say)?;
+            let wall = at.elapsed().as_secs_f64();
+            walls[k].push((scale.cells(), wall));
+            let kind = match step {
+                Step::Sweep(_) => "droplet point",
+                Step::Grid => "grid seed",
+            };
+            runs.push((kind.to_string(), size, wall));
+            if *step == Step::Grid {
+                grid_folders.push((size, folder));
+            }
+        }
+        if going.iter().all(|g| !g) {
+            break;
+        }
+    }
+    let none = budget::Line {
         fixed_s: 0.0,
         per_cell_s: 0.0,
     };
-    for (i, &size) in SIZES.iter().enumerate() {
-        let cells = f64::from(size * size);
-        if walls.len() >= 2
-            && started.elapsed().as_secs_f64() + fit.fixed_s + fit.per_cell_s * cells
-                > CALIBRATION_SHARE * budget_s
-        {
-            break;
-        }
-        let point = Instant::now();
-        sweep(
-            ctx,
-            &one_point,
-            &Scale::at(size, 1, point_budget_s),
-            &root.join(i.to_string()),
-            verbosity,
-        )?;
-        walls.push((cells, point.elapsed().as_secs_f64()));
-        if walls.len() >= 2 {
-            fit = fitted(&walls);
-        }
-    }
-    Ok(fit)
-}
-
-/// The least-squares line of wall time against cells. Where noise makes it fall or
-/// cross zero, no fixed part and the steeper of the line and the largest point's time
-/// per cell: an overestimate of larger maps (a smaller scale, never a blown budget).
-fn fitted(walls: &[(f64, f64)]) -> Calibration {
-    if let Some(line) = LinearFit::of(walls).filter(|l| l.slope > 0.0 && l.intercept >= 0.0) {
-        return Calibration {
-            fixed_s: line.intercept,
-            per_cell_s: line.slope,
-        };
-    }
-    let slope = LinearFit::of(walls).map_or(0.0, |l| l.slope);
-    let &(c_last, w_last) = walls.last().expect("two points or more");
-    Calibration {
-        fixed_s: 0.0,
-        per_cell_s: slope.max(w_last / c_last),
-    }
+    let [droplet, grid] = walls.map(|w| budget::Line::fit(&w).unwrap_or(none));
+    Ok(Calibrated {
+        calibration: Calibration {
+            droplet_point: droplet,
+            grid_seed: grid,
+            runs,
+            reps,
+        },
+        grid_folders,
+    })
 }
 
 /// Every file under `dir`.
@@ -195,6 +292,23 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The next seeds of a claim that adds them, where its verdict is not yet decided (its
+/// interval unclear, or fragile) and it has fewer than [`SEED_CAP`].
+fn more_seeds_for(claim: &Claim, evidence: &Evidence, scale: Scale) -> Option<Vec<u32>> {
+    if !claim.adds_seeds {
+        return None;
+    }
+    let result = evidence.result(claim, scale);
+    let decided = result
+        .statistic
+        .is_some_and(|s| s != crate::stats::Verdict::Unclear);
+    let last = *result.seeds.last()?;
+    if (decided && !result.fragile) || last >= SEED_CAP {
+        return None;
+    }
+    Some((last + 1..=(last + SEED_BATCH).min(SEED_CAP)).collect())
+}
+
 /// Runs the suite on `ctx` within `options.budget_s` and writes into `dir` (a staging
 /// folder): each sweep's results under `sweeps/`, the grid's under `grid/`, and
 /// reproduce.json, summary.md and report.html. Returns the outcome and the files.
@@ -205,87 +319,164 @@ pub fn run_reproduce(
     say: &mut dyn FnMut(String),
 ) -> Result<(Reproduction, Vec<PathBuf>), ExperimentError> {
     let started = Instant::now();
+    let elapsed = || started.elapsed().as_secs_f64();
     let info = ctx.info();
-    // Repetitions get a quarter of each run's share at the smallest scale, 0.1 to 1 s.
-    let smallest = Scale::at(SIZES[0], options.seeds, 0.0).runs() as f64;
-    let point_budget_s = (options.budget_s / smallest / 4.0).clamp(0.1, 1.0);
+    let layout = Layout {
+        dir,
+        verbosity: options.verbosity,
+    };
+    let steps: Vec<Step> = STEPS
+        .into_iter()
+        .filter(|s| options.claims.iter().any(|c| c.step == *s))
+        .collect();
+    let reserve = (FINISH_SHARE * options.budget_s).max(2.0);
+    let reps = Reps::for_budget(options.budget_s);
     say(format!(
-        "calibrating: one point at {}², {}² and larger, within {}% of the budget",
-        SIZES[0],
-        SIZES[1],
+        "calibrating: one droplet point and one grid seed at 64², 128² and larger, within {}% of the budget",
         CALIBRATION_SHARE * 100.0
     ));
-    let calibration_dir = dir.join(".calibration");
-    let calibration = calibrate(
-        ctx,
-        options.budget_s,
-        point_budget_s,
-        &calibration_dir,
-        options.verbosity,
-    )?;
-    let _ = std::fs::remove_dir_all(&calibration_dir);
-    let left = options.budget_s - started.elapsed().as_secs_f64();
-    let size = largest_fitting(
-        left,
-        options.seeds,
-        calibration.fixed_s,
-        calibration.per_cell_s,
-    );
-    let scale = Scale::at(size, options.seeds, point_budget_s);
-    let estimate = scale.runs() as f64
-        * (calibration.fixed_s + calibration.per_cell_s * f64::from(size * size));
+    let calibrated = calibrate(ctx, &steps, options.budget_s, reps, &layout, say)?;
+    let mut costs = Costs::new(calibrated.calibration.clone());
+    let left = options.budget_s - elapsed() - reserve;
+    let reference_sizes = options.reference.as_ref().map_or(Vec::new(), |r| r.sizes());
+    let scale = match options.size {
+        Some(size) => Scale::at(size),
+        None => choose_scale(&costs, &steps, reps, left, &reference_sizes).0,
+    };
+    let mut plan = Plan::new(&steps, scale, reps, options.size.is_some());
+    // The calibration's grid seed at this side is the grid's first seed.
+    if let Some((_, folder)) = calibrated
+        .grid_folders
+        .iter()
+        .find(|(s, _)| *s == scale.size)
+    {
+        let reused = layout.grid().join("seed-1");
+        std::fs::create_dir_all(layout.grid())
+            .and_then(|()| std::fs::rename(folder, &reused))
+            .map_err(|source| ExperimentError::Io {
+                path: reused.clone(),
+                source,
+            })?;
+        for unit in plan.queue.iter_mut().filter(|u| u.step == Step::Grid) {
+            unit.seeds.retain(|&s| s != 1);
+        }
+        plan.queue.retain(|u| !u.seeds.is_empty());
+    }
+    let _ = std::fs::remove_dir_all(layout.calibration());
+    let predicted_s = elapsed() + plan.predicted(&costs);
     say(format!(
-        "the suite: {} runs at {size}² ({} droplets, {} seeds), about {:.0} s of the {:.0} s left{}",
-        scale.runs(),
+        "the suite: {}² ({} droplets a run), about {:.0} s of the {:.0} s left{}",
+        scale.size,
         scale.droplets,
-        scale.seeds,
-        estimate,
+        predicted_s - elapsed(),
         left.max(0.0),
-        if estimate > left {
-            " (the smallest scale: the budget is too small for it)"
+        if predicted_s - elapsed() > left {
+            " (more than is left: it will be cut as it runs)"
         } else {
             ""
         }
     ));
 
-    let root = dir.join("sweeps");
-    let mut sweeps = BTreeMap::new();
-    let mut folders = Vec::new();
-    for plan in SWEEPS {
-        say(format!("sweep {}: {}", plan.name, plan.description));
-        let folder = sweep(ctx, plan, &scale, &root, options.verbosity)?;
-        sweeps.insert(plan.name, SweepFiles::read(&folder)?);
-        folders.push((plan, folder));
-    }
-    say("the grid against the droplets at matched water".into());
-    let grid_dir = dir.join("grid");
-    std::fs::create_dir_all(&grid_dir).map_err(|source| ExperimentError::Io {
-        path: grid_dir.clone(),
-        source,
-    })?;
-    let strategies = Strategies::parse(Path::new("reproduce-grid.toml"), &grid_toml(&scale), &[])?;
-    run_strategies(ctx, &strategies, &grid_dir, &mut *say)?;
-    let grid_runs = Table::read(&grid_dir.join(STRATEGIES_CSV))?;
-
-    let threshold = Threshold::for_devices(std::slice::from_ref(&info.name));
-    let evidence = Evidence {
-        sweeps,
-        strategies: &grid_runs,
-        threshold: threshold.relative,
+    let mut begun: BTreeSet<&str> = BTreeSet::new();
+    let mut scales: BTreeMap<&str, Scale> = steps.iter().map(|s| (s.name(), scale)).collect();
+    let run = |unit: &Unit, reps: &Reps, costs: &mut Costs, say: &mut dyn FnMut(String)| {
+        say(format!(
+            "{} at {}², seeds {:?}: {}",
+            unit.step.name(),
+            unit.scale.size,
+            unit.seeds,
+            unit.step.description()
+        ));
+        let at = Instant::now();
+        let root = match unit.step {
+            Step::Sweep(_) => layout.sweeps(),
+            Step::Grid => layout.grid(),
+        };
+        layout.run(ctx, unit, reps, &root, say)?;
+        costs.observe(unit, reps, at.elapsed().as_secs_f64());
+        Ok::<(), ExperimentError>(())
     };
+    while !plan.queue.is_empty() {
+        let cuts = plan.cuts.len();
+        let fits = plan.fit_within(&costs, options.budget_s - elapsed() - reserve, &begun);
+        for cut in &plan.cuts[cuts..] {
+            say(format!("to keep the budget: {cut}"));
+        }
+        if !fits {
+            plan.cuts.push("the rest: the budget ran out".into());
+            break;
+        }
+        let Some(unit) = plan.queue.pop_front() else {
+            break;
+        };
+        begun.insert(unit.step.name());
+        scales.insert(unit.step.name(), unit.scale);
+        run(&unit, &plan.reps, &mut costs, say)?;
+    }
+    let threshold = Threshold::for_devices(std::slice::from_ref(&info.name));
+    // More seeds, while time is left, for the claims over seeds not yet decided.
+    let mut waiting: Vec<&Claim> = options
+        .claims
+        .iter()
+        .copied()
+        .filter(|c| c.adds_seeds)
+        .collect();
+    while let Some(at) = (0..waiting.len()).find(|&i| {
+        let claim = waiting[i];
+        scales.contains_key(claim.step.name())
+    }) {
+        let claim = waiting[at];
+        let scale = scales[claim.step.name()];
+        let evidence = layout.evidence(threshold.relative)?;
+        let Some(seeds) = more_seeds_for(claim, &evidence, scale) else {
+            waiting.remove(at);
+            continue;
+        };
+        let unit = Unit {
+            step: claim.step,
+            seeds,
+            scale,
+            extra: true,
+        };
+        if elapsed() + costs.predict(&unit, &plan.reps) > options.budget_s - reserve {
+            waiting.remove(at);
+            continue;
+        }
+        run(&unit, &plan.reps, &mut costs, say)?;
+        // The next claim's turn: seeds go round the claims that need them.
+        waiting.rotate_left(1);
+    }
+
+    let evidence = layout.evidence(threshold.relative)?;
+    let claims = options
+        .claims
+        .iter()
+        .map(|c| evidence.result(c, scales.get(c.step.name()).copied().unwrap_or(scale)))
+        .collect();
     let reproduction = Reproduction {
         device: info.name.clone(),
         driver: format!("{} {}", info.driver_name, info.driver_info),
         vulkan: info.api_version.clone(),
         commit: env!("VKERODE_GIT_COMMIT").into(),
         budget_s: options.budget_s,
-        elapsed_s: started.elapsed().as_secs_f64(),
-        calibration,
+        predicted_s,
+        elapsed_s: 0.0,
+        calibration: calibrated.calibration,
         scale,
+        reps: plan.reps,
+        cuts: plan.cuts,
         threshold_percent: threshold.relative * 100.0,
         threshold_source: threshold.describe(),
-        claims: CLAIMS.iter().map(|c| evidence.judge(c)).collect(),
+        claims,
     };
+    let grid_pictures = folders_holding(&layout.grid(), STRATEGIES_CSV)
+        .first()
+        .map(|f| f.join("noise"));
+    let reference = options.reference.as_ref();
+    let reference_dir = options.reference_dir.as_path();
+    // Judged before the time is read: it counts all but the page and the writes.
+    let mut reproduction = reproduction;
+    reproduction.elapsed_s = elapsed();
     let mut written = files_under(dir);
     let write = |name: &str, text: &str| -> Result<PathBuf, ExperimentError> {
         let path = dir.join(name);
@@ -294,35 +485,17 @@ pub fn run_reproduce(
     };
     let json = serde_json::to_string_pretty(&reproduction).expect("reproduce.json serializes");
     written.push(write(JSON_FILE, &json)?);
-    let reference_dir = options.reference_dir.as_path();
-    let reference = options.reference.as_ref().map(|r| (reference_dir, r));
     written.push(write(
         SUMMARY_MD,
         &summary::markdown(&reproduction, reference, reference_dir),
     )?);
-    written.push(write(
-        REPORT_HTML,
-        &summary::html(&reproduction, reference, reference_dir, &folders)?,
-    )?);
+    let page = summary::html(
+        &reproduction,
+        reference,
+        reference_dir,
+        &evidence,
+        grid_pictures.as_deref(),
+    )?;
+    written.push(write(REPORT_HTML, &page)?);
     Ok((reproduction, written))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_fit_is_a_line_through_the_points_and_never_falls() {
-        let line = fitted(&[(100.0, 2.0), (200.0, 3.0), (400.0, 5.0)]);
-        assert!((line.fixed_s - 1.0).abs() < 1e-9 && (line.per_cell_s - 0.01).abs() < 1e-12);
-        // Noise: the larger map ran faster. All of its time counts per cell.
-        let falling = fitted(&[(100.0, 2.0), (400.0, 1.0)]);
-        assert_eq!(
-            falling,
-            Calibration {
-                fixed_s: 0.0,
-                per_cell_s: 1.0 / 400.0
-            }
-        );
-    }
 }

@@ -139,6 +139,7 @@ mod tests {
             time_budget_s: budget,
             replay: false,
             judge: true,
+            landform: true,
         }
     }
 

@@ -2,7 +2,8 @@
 //! repetitions between two reads of the GPU's state, GPM's counters over a window of
 //! further runs, the replays of the time split where `measure.replay` asks, the
 //! instrumented run, two timed reruns, then the CPU's share where `measure.judge` asks
-//! (the strategy's own judgement of the reruns, the landform), and the point's samples
+//! (the strategy's own judgement of the reruns, and the landform unless
+//! `measure.landform` is off), and the point's samples
 //! and row recorded.
 
 use std::sync::{Arc, Mutex};
@@ -146,7 +147,10 @@ impl PointContext<'_> {
             change: change(&initial, &counted.cells)?,
             rerun: change(&first, &second)?,
             height_unit,
-            landform: (judge && Landform::feasible(initial.len() as u64)).then(|| {
+            landform: (judge
+                && self.experiment.config.measure.landform
+                && Landform::feasible(initial.len() as u64))
+            .then(|| {
                 (
                     terrain.landform(&initial, &units),
                     Landform::of_kernel(&counted.cells.heightmap(), &units),

@@ -1,0 +1,204 @@
+//! Charts of labelled rows, each an estimate with its interval: the forest plot of
+//! `reproduce`'s claims (each against its band of no effect, the reference's estimate
+//! at the same scale in the row below, hollow) and the settings of its sweeps, their
+//! seeds pooled. Rows keep the order given (numbers in numeric order, by the caller);
+//! one SVG, for inlining in a page.
+
+use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+
+use super::plot::PlotError;
+use crate::terrain::pictures::ensure_font;
+
+/// One row: an estimate, its interval, the band of no effect around its null.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntervalRow {
+    pub label: String,
+    pub value: f64,
+    pub interval: Option<(f64, f64)>,
+    pub band: Option<(f64, f64)>,
+    /// Drawn hollow and grey: a reference's estimate beside the row above.
+    pub reference: bool,
+}
+
+/// A chart of rows against one x axis.
+#[derive(Clone, Debug)]
+pub struct IntervalChart {
+    pub title: String,
+    /// The quantity and its unit, with the direction where it has one.
+    pub x_label: String,
+    /// Logarithmic x, for ratios.
+    pub log_x: bool,
+    pub rows: Vec<IntervalRow>,
+}
+
+const MAIN: RGBColor = RGBColor(31, 119, 180);
+const REFERENCE: RGBColor = RGBColor(120, 120, 120);
+const BAND: RGBColor = RGBColor(255, 220, 120);
+const ROW_PX: u32 = 34;
+
+impl IntervalChart {
+    /// Every x the chart must hold: values, intervals and bands.
+    fn extent(&self) -> (f64, f64) {
+        let xs = self.rows.iter().flat_map(|r| {
+            let (il, ih) = r.interval.unwrap_or((r.value, r.value));
+            let (bl, bh) = r.band.unwrap_or((r.value, r.value));
+            [r.value, il, ih, bl, bh]
+        });
+        let xs = xs.filter(|x| x.is_finite() && (!self.log_x || *x > 0.0));
+        xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        })
+    }
+
+    /// The chart as one SVG document; `None` for a chart without a drawable row.
+    pub fn svg(&self, width: u32) -> Result<Option<String>, PlotError> {
+        let (lo, hi) = self.extent();
+        if self.rows.is_empty() || !(lo.is_finite() && hi.is_finite()) {
+            return Ok(None);
+        }
+        ensure_font();
+        let height = 110 + ROW_PX * self.rows.len() as u32;
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+            let drawn = if self.log_x {
+                let (lo, hi) = if lo == hi {
+                    (lo / 2.0, hi * 2.0)
+                } else {
+                    (lo, hi)
+                };
+                let axis = (lo / 1.15, hi * 1.15);
+                self.draw(&root, (axis.0..axis.1).log_scale(), axis)
+            } else {
+                let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.05).max(1e-9);
+                let axis = (lo - pad, hi + pad);
+                self.draw(&root, RangedCoordf64::from(axis.0..axis.1), axis)
+            };
+            drawn.map_err(PlotError::Draw)?;
+            root.present().map_err(|e| PlotError::Draw(e.to_string()))?;
+        }
+        Ok(Some(svg))
+    }
+
+    /// Draws the rows on `x`, which spans `axis`: an interval reaching past it (below 0
+    /// on a log axis) is drawn to its end.
+    fn draw<DB, X>(
+        &self,
+        root: &DrawingArea<DB, plotters::coord::Shift>,
+        x: X,
+        axis: (f64, f64),
+    ) -> Result<(), String>
+    where
+        DB: DrawingBackend,
+        X: AsRangedCoord<Value = f64>,
+        X::CoordDescType: ValueFormatter<f64>,
+    {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let n = self.rows.len();
+        // Segment 0 is at the bottom: the first row is drawn in the top one.
+        let at = |i: usize| n - 1 - i;
+        let label_width = self
+            .rows
+            .iter()
+            .map(|r| r.label.chars().count())
+            .max()
+            .unwrap_or(0) as u32
+            * 8
+            + 16;
+        let mut ctx = ChartBuilder::on(root)
+            .caption(&self.title, ("sans-serif", 18))
+            .margin(14)
+            .x_label_area_size(44)
+            .y_label_area_size(label_width.min(520))
+            .build_cartesian_2d(x, (0..n).into_segmented())
+            .map_err(|e| err(&e))?;
+        let labels: Vec<String> = self.rows.iter().map(|r| r.label.clone()).collect();
+        ctx.configure_mesh()
+            .disable_y_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_desc(&self.x_label)
+            .y_labels(n)
+            .y_label_formatter(&|v| match v {
+                SegmentValue::CenterOf(s) if *s < n => labels[n - 1 - *s].clone(),
+                _ => String::new(),
+            })
+            .x_label_formatter(&|v| crate::readable_number(*v))
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .draw()
+            .map_err(|e| err(&e))?;
+        let clamp = |v: f64| v.clamp(axis.0, axis.1);
+        for (i, row) in self.rows.iter().enumerate() {
+            let y = at(i);
+            if let Some((low, high)) = row.band.map(|(l, h)| (clamp(l), clamp(h))) {
+                ctx.draw_series([Rectangle::new(
+                    [
+                        (low, SegmentValue::Exact(y)),
+                        (high, SegmentValue::Exact(y + 1)),
+                    ],
+                    BAND.mix(0.45).filled(),
+                )])
+                .map_err(|e| err(&e))?;
+            }
+            let colour = if row.reference { REFERENCE } else { MAIN };
+            let centre = SegmentValue::CenterOf(y);
+            if let Some((low, high)) = row.interval.map(|(l, h)| (clamp(l), clamp(h))) {
+                ctx.draw_series([PathElement::new(
+                    vec![(low, centre.clone()), (high, centre.clone())],
+                    colour.stroke_width(3),
+                )])
+                .map_err(|e| err(&e))?;
+            }
+            let marker = match row.reference {
+                true => Circle::new((row.value, centre), 6, colour.stroke_width(2)),
+                false => Circle::new((row.value, centre), 6, colour.filled()),
+            };
+            ctx.draw_series([marker]).map_err(|e| err(&e))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(label: &str, value: f64, reference: bool) -> IntervalRow {
+        IntervalRow {
+            label: label.into(),
+            value,
+            interval: Some((value * 0.9, value * 1.1)),
+            band: Some((0.96, 1.04)),
+            reference,
+        }
+    }
+
+    #[test]
+    fn every_row_is_drawn_with_its_label_in_order() {
+        let chart = IntervalChart {
+            title: "claims".into(),
+            x_label: "ratio (lower is better)".into(),
+            log_x: true,
+            rows: vec![
+                row("tiles", 0.66, false),
+                row("reference", 0.7, true),
+                row("stagger", 1.3, false),
+            ],
+        };
+        let svg = chart.svg(800).unwrap().unwrap();
+        let (tiles, stagger) = (svg.find(">tiles<").unwrap(), svg.find(">stagger<").unwrap());
+        assert!(svg.contains(">reference<"));
+        // The first row is at the top, whose label comes first as the mesh is drawn
+        // from the bottom up: both are there, apart.
+        assert_ne!(tiles, stagger);
+        assert_eq!(svg.matches("<circle").count(), 3, "{svg}");
+        let empty = IntervalChart {
+            rows: Vec::new(),
+            ..chart
+        };
+        assert_eq!(empty.svg(800).unwrap(), None);
+    }
+}

@@ -1,0 +1,386 @@
+//! The budget: what the calibration measured, what it predicts each unit of the suite
+//! costs, and what the suite cuts, in order, when what is left would overrun: fewer
+//! repetitions first, then the third seed, then a smaller scale for the steps not yet
+//! begun, then those steps themselves. After every unit the prediction learns from
+//! what the unit took.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use super::suite::{sizes, Reps, Scale, Step, BASE_SEEDS, LADDER, THIRD_SEED};
+use crate::readable_number;
+use crate::stats::LinearFit;
+
+/// Seconds against cells: `fixed_s` plus `per_cell_s` for each cell of the map.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Line {
+    pub fixed_s: f64,
+    pub per_cell_s: f64,
+}
+
+impl Line {
+    pub fn at(&self, cells: f64) -> f64 {
+        self.fixed_s + self.per_cell_s * cells
+    }
+
+    /// The least-squares line of wall time against cells. Where there is one point, or
+    /// noise makes the line fall or cross zero: no fixed part, and the steeper of the
+    /// line and the largest point's time per cell, an overestimate of larger maps (a
+    /// smaller scale, never a blown budget). `None` for no points.
+    pub fn fit(walls: &[(f64, f64)]) -> Option<Self> {
+        let &(c_last, w_last) = walls.last()?;
+        let line = LinearFit::of(walls);
+        if let Some(l) = line.filter(|l| l.slope > 0.0 && l.intercept >= 0.0) {
+            return Some(Self {
+                fixed_s: l.intercept,
+                per_cell_s: l.slope,
+            });
+        }
+        Some(Self {
+            fixed_s: 0.0,
+            per_cell_s: line.map_or(0.0, |l| l.slope).max(w_last / c_last),
+        })
+    }
+}
+
+/// What one droplet point and one grid seed cost on this device: the lines fitted to
+/// the calibration's runs, and the runs themselves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Calibration {
+    /// Wall seconds of one sweep point (its repetitions, counted run, reruns and the
+    /// CPU's judgement) against cells.
+    pub droplet_point: Line,
+    /// Wall seconds of one seed of the grid claim (both strategies) against cells.
+    pub grid_seed: Line,
+    /// The timed runs: (kind, map side, wall seconds).
+    pub runs: Vec<(String, u32, f64)>,
+    /// The repetitions the calibration's points ran with.
+    pub reps: Reps,
+}
+
+/// One unit of the suite: a step's runs over some droplet seeds at one scale.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub step: Step,
+    pub seeds: Vec<u32>,
+    pub scale: Scale,
+    /// Seeds past the base ones: a sweep runs its extension axes.
+    pub extra: bool,
+}
+
+impl Unit {
+    /// Its folder's name among its step's: `seeds-1-2`, `seed-3`.
+    pub fn folder(&self) -> String {
+        match self.seeds.as_slice() {
+            [one] => format!("seed-{one}"),
+            seeds => format!(
+                "seeds-{}-{}",
+                seeds.first().copied().unwrap_or(0),
+                seeds.last().copied().unwrap_or(0)
+            ),
+        }
+    }
+}
+
+/// The predictions, and what the units run so far took against them.
+pub struct Costs {
+    pub calibration: Calibration,
+    /// Per step: (seconds taken, seconds the lines predicted).
+    observed: BTreeMap<&'static str, (f64, f64)>,
+}
+
+impl Costs {
+    pub fn new(calibration: Calibration) -> Self {
+        Self {
+            calibration,
+            observed: BTreeMap::new(),
+        }
+    }
+
+    /// What the lines alone predict of `unit` with `reps`: a sweep point's time less the
+    /// repetitions' time it no longer spends (at most half of it).
+    fn lines(&self, unit: &Unit, reps: &Reps) -> f64 {
+        let cells = unit.scale.cells();
+        let per_seed = match unit.step {
+            Step::Sweep(_) => {
+                let point = self.calibration.droplet_point.at(cells);
+                let saved = (self.calibration.reps.point_budget_s - reps.point_budget_s).max(0.0);
+                unit.step.points_per_seed(unit.extra) as f64 * (point - saved).max(point / 2.0)
+            }
+            Step::Grid => self.calibration.grid_seed.at(cells),
+        };
+        per_seed * unit.seeds.len() as f64
+    }
+
+    /// How far the lines have been off: the step's own units' ratio of taken to
+    /// predicted where it has run, else every unit's.
+    fn factor(&self, step: Step) -> f64 {
+        let ratio = |(taken, predicted): (f64, f64)| (predicted > 0.0).then(|| taken / predicted);
+        if let Some(own) = self.observed.get(step.name()).copied().and_then(ratio) {
+            return own;
+        }
+        let all = self
+            .observed
+            .values()
+            .fold((0.0, 0.0), |(t, p), &(ti, pi)| (t + ti, p + pi));
+        ratio(all).unwrap_or(1.0)
+    }
+
+    pub fn predict(&self, unit: &Unit, reps: &Reps) -> f64 {
+        self.lines(unit, reps) * self.factor(unit.step)
+    }
+
+    /// Records that `unit` took `seconds`.
+    pub fn observe(&mut self, unit: &Unit, reps: &Reps, seconds: f64) {
+        let predicted = self.lines(unit, reps);
+        let entry = self.observed.entry(unit.step.name()).or_default();
+        *entry = (entry.0 + seconds, entry.1 + predicted);
+    }
+}
+
+/// The units left to run, the repetitions they run with, and what was cut.
+pub struct Plan {
+    pub queue: VecDeque<Unit>,
+    pub reps: Reps,
+    /// What the budget cut, in order, as sentences.
+    pub cuts: Vec<String>,
+    /// A scale the user chose, which no cut changes.
+    pub fixed_scale: bool,
+}
+
+impl Plan {
+    /// Every step at `scale`: the base seeds of each, then the third seed of each.
+    pub fn new(steps: &[Step], scale: Scale, reps: Reps, fixed_scale: bool) -> Self {
+        let unit = |step: Step, seeds: Vec<u32>| Unit {
+            step,
+            seeds,
+            scale,
+            extra: false,
+        };
+        let queue = steps
+            .iter()
+            .map(|&s| unit(s, BASE_SEEDS.to_vec()))
+            .chain(steps.iter().map(|&s| unit(s, vec![THIRD_SEED])))
+            .collect();
+        Self {
+            queue,
+            reps,
+            cuts: Vec::new(),
+            fixed_scale,
+        }
+    }
+
+    pub fn predicted(&self, costs: &Costs) -> f64 {
+        self.queue
+            .iter()
+            .map(|u| costs.predict(u, &self.reps))
+            .sum()
+    }
+
+    /// Cuts what is left until it fits in `seconds`: fewer repetitions, then the third
+    /// seed (the last step's first), then the next smaller scale for a step not in
+    /// `begun` (the last first), then such a step whole. Returns whether it fits.
+    pub fn fit_within(&mut self, costs: &Costs, seconds: f64, begun: &BTreeSet<&str>) -> bool {
+        while self.predicted(costs) > seconds {
+            if self.reps.can_shrink() {
+                self.reps = self.reps.fewer();
+                self.cuts.push(format!(
+                    "fewer repetitions: {} s and {} at most a point",
+                    readable_number(self.reps.point_budget_s),
+                    self.reps.max_reps
+                ));
+                continue;
+            }
+            if let Some(at) = self.queue.iter().rposition(|u| u.seeds == [THIRD_SEED]) {
+                let unit = self.queue.remove(at).expect("found above");
+                self.cuts
+                    .push(format!("seed {THIRD_SEED} of {}", unit.step.name()));
+                continue;
+            }
+            let smaller = |size: u32| sizes().take_while(|&s| s < size).last();
+            let shrinkable = (!self.fixed_scale)
+                .then(|| {
+                    self.queue
+                        .iter()
+                        .rev()
+                        .find(|u| !begun.contains(u.step.name()) && smaller(u.scale.size).is_some())
+                })
+                .flatten()
+                .map(|u| (u.step, u.scale.size));
+            if let Some((step, size)) = shrinkable {
+                let to = smaller(size).expect("checked above");
+                for unit in self.queue.iter_mut().filter(|u| u.step == step) {
+                    unit.scale = Scale::at(to);
+                }
+                self.cuts
+                    .push(format!("{} at {to}² instead of {size}²", step.name()));
+                continue;
+            }
+            let droppable = self
+                .queue
+                .iter()
+                .rev()
+                .find(|u| !begun.contains(u.step.name()))
+                .map(|u| u.step);
+            match droppable {
+                Some(step) => {
+                    self.queue.retain(|u| u.step != step);
+                    self.cuts
+                        .push(format!("{}: not run, the budget ran out", step.name()));
+                }
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
+/// The largest scale whose whole plan (three seeds) fits in `seconds`: on the ladder,
+/// one the reference holds (`reference_sizes`) where one fits, else the largest; below
+/// the ladder where none fits; the smallest where nothing does. With its prediction.
+pub fn choose_scale(
+    costs: &Costs,
+    steps: &[Step],
+    reps: Reps,
+    seconds: f64,
+    reference_sizes: &[u32],
+) -> (Scale, f64) {
+    let predicted = |size: u32| Plan::new(steps, Scale::at(size), reps, false).predicted(costs);
+    let fitting: Vec<u32> = sizes().filter(|&s| predicted(s) <= seconds).collect();
+    let on_ladder = |s: &u32| LADDER.contains(s);
+    let size = fitting
+        .iter()
+        .rev()
+        .find(|s| on_ladder(s) && reference_sizes.contains(s))
+        .or_else(|| fitting.iter().rev().find(|s| on_ladder(s)))
+        .or_else(|| fitting.last())
+        .copied()
+        .unwrap_or_else(|| sizes().next().expect("the sizes are not empty"));
+    (Scale::at(size), predicted(size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::reproduce::suite::STEPS;
+
+    fn costs(droplet: Line, grid: Line) -> Costs {
+        Costs::new(Calibration {
+            droplet_point: droplet,
+            grid_seed: grid,
+            runs: Vec::new(),
+            reps: Reps::for_budget(60.0),
+        })
+    }
+
+    #[test]
+    fn the_fit_is_a_line_through_the_points_and_never_falls() {
+        let line = Line::fit(&[(100.0, 2.0), (200.0, 3.0), (400.0, 5.0)]).unwrap();
+        assert!((line.fixed_s - 1.0).abs() < 1e-9 && (line.per_cell_s - 0.01).abs() < 1e-12);
+        // Noise: the larger map ran faster. All of its time counts per cell.
+        let falling = Line::fit(&[(100.0, 2.0), (400.0, 1.0)]).unwrap();
+        assert_eq!((falling.fixed_s, falling.per_cell_s), (0.0, 1.0 / 400.0));
+        // One point: all of it per cell.
+        let one = Line::fit(&[(100.0, 2.0)]).unwrap();
+        assert_eq!((one.fixed_s, one.per_cell_s), (0.0, 0.02));
+        assert_eq!(Line::fit(&[]), None);
+    }
+
+    #[test]
+    fn the_scale_is_the_largest_that_fits_and_the_references_where_one_fits() {
+        // 1 µs a cell per point, grid free: a 2048² plan costs 3 x 16 points x 4.2 s.
+        let c = costs(
+            Line {
+                fixed_s: 0.0,
+                per_cell_s: 1e-6,
+            },
+            Line {
+                fixed_s: 0.0,
+                per_cell_s: 0.0,
+            },
+        );
+        let reps = Reps::for_budget(60.0);
+        let at = |size: u32| Plan::new(&STEPS, Scale::at(size), reps, false).predicted(&c);
+        let between = (at(2048) + at(4096)) / 2.0;
+        assert_eq!(choose_scale(&c, &STEPS, reps, between, &[]).0.size, 2048);
+        // The reference lacks 2048²: its 1024² is preferred to a scale it cannot judge.
+        assert_eq!(
+            choose_scale(&c, &STEPS, reps, between, &[1024]).0.size,
+            1024
+        );
+        // Nothing on the ladder fits: below it.
+        assert_eq!(choose_scale(&c, &STEPS, reps, at(512), &[]).0.size, 512);
+        assert_eq!(choose_scale(&c, &STEPS, reps, 0.0, &[]).0.size, 64);
+    }
+
+    #[test]
+    fn cuts_come_in_order_and_spare_the_steps_begun() {
+        let c = costs(
+            Line {
+                fixed_s: 1.0,
+                per_cell_s: 0.0,
+            },
+            Line {
+                fixed_s: 10.0,
+                per_cell_s: 0.0,
+            },
+        );
+        let mut plan = Plan::new(&STEPS, Scale::at(256), Reps::for_budget(60.0), false);
+        let full = plan.predicted(&c);
+        // A little less: the repetitions go first, then the grid's third seed.
+        let begun = BTreeSet::from(["workgroup"]);
+        assert!(plan.fit_within(&c, full - 5.0, &begun));
+        assert!(
+            plan.cuts[0].starts_with("fewer repetitions"),
+            "{:?}",
+            plan.cuts
+        );
+        assert!(
+            plan.cuts.iter().any(|c| c == "seed 3 of grid"),
+            "{:?}",
+            plan.cuts
+        );
+        assert!(plan.predicted(&c) <= full - 5.0);
+        // Far less: every third seed, then smaller scales and whole steps, never the
+        // one begun.
+        assert!(plan.fit_within(&c, 20.0, &begun));
+        assert!(plan.queue.iter().all(|u| u.seeds != [THIRD_SEED]));
+        assert!(plan.queue.iter().any(|u| u.step.name() == "workgroup"));
+        assert!(plan
+            .cuts
+            .iter()
+            .any(|c| c.ends_with("not run, the budget ran out")));
+        // Nothing that may be cut is left: it does not fit.
+        assert!(!plan.fit_within(&c, 0.0, &begun));
+    }
+
+    #[test]
+    fn the_prediction_learns_from_what_each_step_took() {
+        let mut c = costs(
+            Line {
+                fixed_s: 1.0,
+                per_cell_s: 0.0,
+            },
+            Line {
+                fixed_s: 2.0,
+                per_cell_s: 0.0,
+            },
+        );
+        let reps = Reps::for_budget(60.0);
+        let unit = |step| Unit {
+            step,
+            seeds: vec![1, 2],
+            scale: Scale::at(64),
+            extra: false,
+        };
+        let (workgroup, grid) = (unit(STEPS[0]), unit(STEPS[4]));
+        assert_eq!(c.predict(&workgroup, &reps), 12.0);
+        c.observe(&workgroup, &reps, 24.0);
+        assert_eq!(c.predict(&workgroup, &reps), 24.0, "its own ratio");
+        assert_eq!(c.predict(&grid, &reps), 8.0, "every unit's ratio");
+        c.observe(&grid, &reps, 4.0);
+        assert_eq!(c.predict(&grid, &reps), 4.0);
+        assert_eq!(workgroup.folder(), "seeds-1-2");
+    }
+}

@@ -1,0 +1,303 @@
+//! The files a claim is judged from: a step's results folders (one per round of seeds)
+//! read as one table, with each point's repetitions; the grid's runs likewise. Every
+//! query takes a draw of seeds (the seeds run, or a bootstrap draw of them with
+//! repeats), so that a verdict and its fragility are computed by one rule.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::experiment::results::{
+    read_points, read_samples, ResultsError, StopReason, Table, POINTS_CSV, SAMPLES_CSV,
+};
+use crate::experiment::strategies::STRATEGIES_CSV;
+use crate::readable_number;
+use crate::stats::bootstrap::MIN_SAMPLES;
+use crate::stats::{median, Moments};
+
+/// One step's rows over all its folders.
+pub struct StepFiles {
+    table: Table,
+    /// The column that names a row's seed.
+    seed_column: &'static str,
+    /// Each row's (folder, point, worker), which key its repetitions.
+    keys: Vec<(usize, usize, usize)>,
+    samples: BTreeMap<(usize, usize, usize), Vec<f64>>,
+}
+
+/// The results folders under `dir` that hold `file`, in order (each round's own).
+pub fn folders_holding(dir: &Path, file: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        if path.join(file).is_file() {
+            found.push(path);
+        } else if path.is_dir() {
+            found.extend(folders_holding(&path, file));
+        }
+    }
+    found
+}
+
+/// Appends `next`'s rows to `table`, whose header it must share.
+fn append(table: &mut Table, next: Table, path: &Path) -> Result<(), ResultsError> {
+    if table.header.is_empty() {
+        *table = next;
+        return Ok(());
+    }
+    if table.header != next.header {
+        return Err(ResultsError::Mismatch {
+            path: path.to_path_buf(),
+            reason: "its columns are not those of the step's other folders".into(),
+        });
+    }
+    table.rows.extend(next.rows);
+    Ok(())
+}
+
+impl StepFiles {
+    /// A sweep's folders: each one's points.csv and samples.csv.
+    pub fn sweep(folders: &[PathBuf]) -> Result<Self, ResultsError> {
+        let mut files = Self::empty("droplet_seed");
+        for (f, folder) in folders.iter().enumerate() {
+            let points = read_points(&folder.join(POINTS_CSV))?;
+            for r in 0..points.rows.len() {
+                let n = |c| points.number(r, c).map(|v| v as usize);
+                files
+                    .keys
+                    .push((f, n("point").unwrap_or(r), n("worker").unwrap_or(0)));
+            }
+            append(&mut files.table, points, folder)?;
+            for s in read_samples(&folder.join(SAMPLES_CSV))? {
+                files
+                    .samples
+                    .entry((f, s.point, s.worker))
+                    .or_default()
+                    .push(s.gpu_ms);
+            }
+        }
+        Ok(files)
+    }
+
+    /// The grid's folders: each one's strategies.csv.
+    pub fn grid(folders: &[PathBuf]) -> Result<Self, ResultsError> {
+        let mut files = Self::empty("seed");
+        for (f, folder) in folders.iter().enumerate() {
+            let runs = Table::read(&folder.join(STRATEGIES_CSV))?;
+            files.keys.extend((0..runs.rows.len()).map(|r| (f, r, 0)));
+            append(&mut files.table, runs, folder)?;
+        }
+        Ok(files)
+    }
+
+    fn empty(seed_column: &'static str) -> Self {
+        Self {
+            table: Table {
+                header: Vec::new(),
+                rows: Vec::new(),
+            },
+            seed_column,
+            keys: Vec::new(),
+            samples: BTreeMap::new(),
+        }
+    }
+
+    pub fn get(&self, row: usize, column: &str) -> Option<&str> {
+        self.table.get(row, column)
+    }
+
+    pub fn number(&self, row: usize, column: &str) -> Option<f64> {
+        self.table.number(row, column)
+    }
+
+    fn seed_of(&self, row: usize) -> Option<u32> {
+        self.number(row, self.seed_column).map(|s| s as u32)
+    }
+
+    /// The seeds its rows ran, each once, in order.
+    pub fn seeds(&self) -> Vec<u32> {
+        let mut seeds: Vec<u32> = (0..self.table.rows.len())
+            .filter_map(|r| self.seed_of(r))
+            .collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        seeds
+    }
+
+    /// The rows whose columns hold these values.
+    pub fn rows(&self, filter: &[(&str, &str)]) -> Vec<usize> {
+        (0..self.table.rows.len())
+            .filter(|&r| filter.iter().all(|(k, v)| self.get(r, k) == Some(*v)))
+            .collect()
+    }
+
+    /// The values `column` takes in the rows, in their order, each once.
+    pub fn distinct(&self, rows: &[usize], column: &str) -> Vec<String> {
+        let mut values: Vec<String> = Vec::new();
+        for v in rows.iter().filter_map(|&r| self.get(r, column)) {
+            if !values.iter().any(|seen| seen == v) {
+                values.push(v.to_string());
+            }
+        }
+        values
+    }
+
+    /// The rows of each seed of `draw`, in its order, a seed drawn twice twice.
+    pub fn drawn(&self, rows: &[usize], draw: &[u32]) -> Vec<usize> {
+        draw.iter()
+            .flat_map(|&seed| {
+                rows.iter()
+                    .copied()
+                    .filter(move |&r| self.seed_of(r) == Some(seed))
+            })
+            .collect()
+    }
+
+    /// Every repetition of the rows' points.
+    pub fn pooled(&self, rows: &[usize]) -> Vec<f64> {
+        rows.iter()
+            .filter_map(|&r| self.samples.get(&self.keys[r]))
+            .flatten()
+            .copied()
+            .collect()
+    }
+
+    /// The median of the rows' pooled repetitions, in ms.
+    pub fn median_ms(&self, rows: &[usize]) -> Option<f64> {
+        median(&self.pooled(rows))
+    }
+
+    /// For each seed of `draw` that has one: the mean of `column` over its rows.
+    pub fn per_seed(&self, rows: &[usize], column: &str, draw: &[u32]) -> Vec<(u32, f64)> {
+        draw.iter()
+            .filter_map(|&seed| {
+                let values: Vec<f64> = self
+                    .drawn(rows, &[seed])
+                    .into_iter()
+                    .filter_map(|r| self.number(r, column))
+                    .collect();
+                (!values.is_empty()).then(|| (seed, Moments::of(&values).mean))
+            })
+            .collect()
+    }
+
+    /// For each seed of `draw`: the median time of its rows' pooled repetitions.
+    pub fn seed_medians(&self, rows: &[usize], draw: &[u32]) -> Vec<(u32, f64)> {
+        draw.iter()
+            .filter_map(|&seed| Some((seed, self.median_ms(&self.drawn(rows, &[seed]))?)))
+            .collect()
+    }
+
+    /// Why the rows' times cannot be weighed, where one cannot: it stopped before its
+    /// noise target, or ran fewer repetitions than a verdict needs.
+    pub fn unweighable(&self, rows: &[usize]) -> Option<String> {
+        rows.iter().find_map(|&r| {
+            let point = self.get(r, "point").unwrap_or("?");
+            let reason = self.get(r, "stop_reason").unwrap_or("");
+            if reason != StopReason::NoiseTarget.as_str() {
+                let iqr = self.number(r, "gpu_ms_rel_iqr").map(readable_number);
+                return Some(format!(
+                    "point {point} stopped at {} (relative IQR {})",
+                    if reason.is_empty() {
+                        "no noise target"
+                    } else {
+                        reason
+                    },
+                    iqr.unwrap_or_else(|| "-".into())
+                ));
+            }
+            let reps = self.samples.get(&self.keys[r]).map_or(0, Vec::len);
+            (reps < MIN_SAMPLES).then(|| {
+                format!("point {point} ran {reps} repetitions, fewer than the {MIN_SAMPLES} a verdict needs")
+            })
+        })
+    }
+
+    /// Whether every row is stable: `Some(false)` if one is not, none where unjudged.
+    pub fn stable(&self, rows: &[usize]) -> Option<bool> {
+        let judged: Vec<bool> = rows
+            .iter()
+            .filter_map(|&r| match self.get(r, "unstable")? {
+                "true" => Some(false),
+                "false" => Some(true),
+                _ => None,
+            })
+            .collect();
+        (!judged.is_empty()).then(|| judged.iter().all(|&s| s))
+    }
+}
+
+/// For each seed both sides have: new over base.
+pub fn paired_ratios(base: &[(u32, f64)], new: &[(u32, f64)]) -> Vec<f64> {
+    base.iter()
+        .zip(new)
+        .filter(|((bs, _), (ns, _))| bs == ns)
+        .map(|((_, b), (_, n))| n / b)
+        .filter(|r| r.is_finite())
+        .collect()
+}
+
+#[cfg(test)]
+pub(super) mod planted {
+    //! Step files from planted rows, for the judges' tests.
+    use super::*;
+
+    /// A planted point: its settings as (column, value), its seed, and its repetitions.
+    pub struct Row<'a> {
+        pub settings: Vec<(&'a str, String)>,
+        pub seed: u32,
+        pub times_ms: Vec<f64>,
+    }
+
+    pub fn files(rows: &[Row]) -> StepFiles {
+        let mut header: Vec<String> = vec!["point".into(), "droplet_seed".into()];
+        for row in rows {
+            for (column, _) in &row.settings {
+                if !header.iter().any(|h| h == column) {
+                    header.push(column.to_string());
+                }
+            }
+        }
+        let mut files = StepFiles::empty("droplet_seed");
+        files.table.header = header.clone();
+        for (i, row) in rows.iter().enumerate() {
+            let mut values = vec![i.to_string(), row.seed.to_string()];
+            for column in &header[2..] {
+                let value = row.settings.iter().find(|(c, _)| c == column);
+                values.push(value.map_or(String::new(), |(_, v)| v.clone()));
+            }
+            files.table.rows.push(values);
+            files.keys.push((0, i, 0));
+            files.samples.insert((0, i, 0), row.times_ms.clone());
+        }
+        files
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::planted::{files, Row};
+    use super::*;
+
+    #[test]
+    fn a_draw_repeats_the_seeds_it_draws_twice_and_leaves_out_the_others() {
+        let row = |seed: u32, ms: f64| Row {
+            settings: vec![("v", format!("{ms}"))],
+            seed,
+            times_ms: vec![ms; 3],
+        };
+        let f = files(&[row(1, 1.0), row(2, 2.0), row(3, 3.0)]);
+        let all = f.rows(&[]);
+        assert_eq!(f.seeds(), [1, 2, 3]);
+        assert_eq!(f.drawn(&all, &[3, 3, 1]), [2, 2, 0]);
+        assert_eq!(f.pooled(&f.drawn(&all, &[2, 2])), [2.0; 6]);
+        assert_eq!(f.per_seed(&all, "v", &[3, 1]), [(3, 3.0), (1, 1.0)]);
+        assert_eq!(
+            paired_ratios(&[(1, 2.0), (2, 4.0)], &[(1, 1.0), (2, 1.0)]),
+            [0.5, 0.25]
+        );
+    }
+}
