@@ -98,9 +98,11 @@ pub fn reproduce_reference() -> String {
          committed reference bundle, the H200's (`results/reproduce/nvidia-h200/`, one folder \
          per scale, made by the same command), at its own scale, in `summary.md`, \
          `report.html` and `reproduce.json`.\n\n\
-         **The budget.** A calibration times one droplet point (the paper's kernel at \
-         workgroup 64) and one seed of the grid claim at 64², 128² and larger sides, each \
-         while its next run keeps the calibration within {}% of the budget, and fits a line \
+         **The budget.** A calibration times two droplet points of one job (the paper's \
+         kernel at workgroups 64 and 128, which share the CPU reference as the suite's \
+         points do) and one seed of the grid claim at 64², 128² and larger sides, each kind \
+         at 64² always and further while its next run keeps the calibration within {}% of \
+         the budget (the grid's seed at the side the suite runs is its first), and fits a line \
          of wall time against cells to each (least squares; where noise makes it fall, or \
          there is one run, all of the largest run's time counts per cell). The suite then \
          runs each step's seeds 1 and 2, then each step's seed 3. Before every unit it \

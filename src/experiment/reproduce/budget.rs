@@ -53,7 +53,7 @@ pub struct Calibration {
     pub droplet_point: Line,
     /// Wall seconds of one seed of the grid claim (both strategies) against cells.
     pub grid_seed: Line,
-    /// The timed runs: (kind, map side, wall seconds).
+    /// The timed runs: (kind, map side, wall seconds of one droplet point or grid seed).
     pub runs: Vec<(String, u32, f64)>,
     /// The repetitions the calibration's points ran with.
     pub reps: Reps,
