@@ -5,7 +5,9 @@
 mod common;
 
 use common::{scratch, stderr, vkerode};
-use vkerode::experiment::equivalence::{judge, Groups, Variant};
+use vkerode::experiment::equivalence::{
+    judge, BySeed, FigureSamples, Groups, PairVerdict, Variant,
+};
 use vkerode::reference::{is_listed, leaf_paths};
 use vkerode::stats::{permutation_test, Verdict};
 
@@ -16,23 +18,44 @@ fn sample(mean: f64, sd: f64, n: usize) -> Vec<f64> {
         .collect()
 }
 
-fn verdict_of(variant: Vec<f64>, reference: Vec<f64>) -> (Verdict, Verdict) {
-    let maps_v: Vec<Vec<f32>> = variant.iter().map(|_| vec![0.5f32; 16]).collect();
-    let maps_r: Vec<Vec<f32>> = reference.iter().map(|_| vec![0.5f32; 16]).collect();
+/// Runs of seeds `first`, `first + 1`, ... with `values`.
+fn seeded(first: u32, values: &[f64]) -> BySeed<f64> {
+    (first..).zip(values.iter().copied()).collect()
+}
+
+/// The pair's verdict on `total_change` and a figure the margins table does not list
+/// (a thousandth of it), with one flat map a run.
+fn judged(variant: BySeed<f64>, reference: BySeed<f64>) -> PairVerdict {
+    let flat = vec![0.5f32; 16];
+    let maps = |side: &BySeed<f64>| -> BySeed<&[f32]> {
+        side.iter()
+            .map(|&(seed, _)| (seed, flat.as_slice()))
+            .collect()
+    };
+    let thousandth = |side: &BySeed<f64>| side.iter().map(|&(s, v)| (s, v / 1000.0)).collect();
     let groups = Groups {
         figures: vec![
-            ("total_change".into(), variant.clone(), reference.clone()),
-            (
-                "some_new_figure".into(),
-                variant.iter().map(|v| v / 1000.0).collect(),
-                reference.iter().map(|v| v / 1000.0).collect(),
-            ),
+            FigureSamples {
+                figure: "total_change".into(),
+                variant: variant.clone(),
+                reference: reference.clone(),
+            },
+            FigureSamples {
+                figure: "some_new_figure".into(),
+                variant: thousandth(&variant),
+                reference: thousandth(&reference),
+            },
         ],
-        variant_maps: maps_v.iter().map(Vec::as_slice).collect(),
-        reference_maps: maps_r.iter().map(Vec::as_slice).collect(),
+        variant_maps: maps(&variant),
+        reference_maps: maps(&reference),
         map_shape: (4, 4, 1),
     };
-    let pair = judge(&groups, 99, 7);
+    judge(&groups, 99, 7)
+}
+
+/// The verdict on `total_change` and the pair's, both sides at seeds 1, 2, ...
+fn verdict_of(variant: Vec<f64>, reference: Vec<f64>) -> (Verdict, Verdict) {
+    let pair = judged(seeded(1, &variant), seeded(1, &reference));
     (pair.figures[0].verdict, pair.verdict)
 }
 
@@ -50,11 +73,89 @@ fn identical_groups_are_equivalent_shifted_ones_different_tiny_noisy_ones_inconc
         verdict_of(shifted, reference.clone()),
         (Verdict::Lower, Verdict::Different)
     );
-    // Three runs a side with a spread of 10%: neither.
+    // Three runs a side with a spread of 10%, the seeds' values unrelated across the
+    // sides (one side reversed): neither.
+    let mut unrelated = sample(-1010.0, 100.0, 3);
+    unrelated.reverse();
     assert_eq!(
-        verdict_of(sample(-1000.0, 100.0, 3), sample(-1010.0, 100.0, 3)),
+        verdict_of(sample(-1000.0, 100.0, 3), unrelated),
         (Verdict::Unclear, Verdict::Unclear)
     );
+}
+
+/// 20 seeds whose figure moves by 3% of its mean from seed to seed on both sides alike
+/// (a seed is the droplets' positions), the variant `shift` away with a spread of its
+/// own of 0.05%: the seeds' correlation is above 0.99.
+fn seed_correlated(shift: f64) -> (Vec<f64>, Vec<f64>) {
+    let reference = sample(-1000.0, 30.0, 20);
+    let variant = reference
+        .iter()
+        .enumerate()
+        .map(|(i, r)| r + shift + 0.5 * (i as f64 * 1.7).cos())
+        .collect();
+    (variant, reference)
+}
+
+#[test]
+fn pairing_by_seed_decides_where_welch_is_inconclusive() {
+    // Within the margin (0.2% against 1%), and 1.5 margins out.
+    for (shift, paired_verdict) in [(2.0, Verdict::Same), (-15.0, Verdict::Lower)] {
+        let (variant, reference) = seed_correlated(shift);
+        let paired = judged(seeded(1, &variant), seeded(1, &reference));
+        let f = &paired.figures[0];
+        assert_eq!(f.verdict, paired_verdict, "{f:?}");
+        // It is the paired test that decided: 20 pairs, 19 degrees of freedom, the
+        // difference the mean of the pairs', inside a narrow interval.
+        assert!(f.paired && f.pairs == 20 && f.df == Some(19.0), "{f:?}");
+        let (low, high) = (f.interval_low.unwrap(), f.interval_high.unwrap());
+        assert!(low < shift && shift < high && high - low < 1.0, "{f:?}");
+        assert!(paired.map.test.unwrap().paired && paired.map.pairs == 20);
+        // The same values at other seeds: Welch's, which the seeds' spread leaves
+        // inconclusive.
+        let welch = judged(seeded(101, &variant), seeded(1, &reference));
+        let f = &welch.figures[0];
+        assert_eq!(f.verdict, Verdict::Unclear, "{f:?}");
+        assert!(!f.paired && f.pairs == 0, "{f:?}");
+        assert!(f.df.is_some_and(|df| df != 19.0 && df > 30.0), "{f:?}");
+        assert!(
+            f.interval_high.unwrap() - f.interval_low.unwrap() > 20.0,
+            "{f:?}"
+        );
+        assert!(!welch.map.test.unwrap().paired && welch.map.pairs == 0);
+    }
+}
+
+#[test]
+fn the_tests_pair_the_seeds_both_sides_have_and_fall_back_to_welch_below_two() {
+    let (variant, reference) = seed_correlated(-15.0);
+    let figure = |pair: &PairVerdict| pair.figures[0].clone();
+    // Reference (b): the first 5 of the variant's 20 seeds.
+    let pair = judged(seeded(1, &variant), seeded(1, &reference[..5]));
+    let f = figure(&pair);
+    assert!(f.paired && f.pairs == 5 && f.df == Some(4.0), "{f:?}");
+    assert_eq!(
+        (f.variant.n, f.reference.n),
+        (20, 5),
+        "each side's own runs"
+    );
+    assert_eq!(f.verdict, Verdict::Lower, "{f:?}");
+    // Five pairs cannot take the map test to 0.05: it shuffles every map instead.
+    assert!(!pair.map.test.unwrap().paired && pair.map.pairs == 5);
+    let six = judged(seeded(1, &variant), seeded(1, &reference[..6]));
+    assert!(six.map.test.unwrap().paired && six.map.pairs == 6);
+    // A figure missing at two of the variant's seeds: the 18 others pair.
+    let mut missing = seeded(1, &variant);
+    missing.retain(|&(seed, _)| seed != 3 && seed != 7);
+    let f = figure(&judged(missing, seeded(1, &reference)));
+    assert!(f.paired && f.pairs == 18 && f.df == Some(17.0), "{f:?}");
+    // One seed in common: Welch's, on every run of each side.
+    let f = figure(&judged(seeded(20, &variant), seeded(1, &reference)));
+    assert!(!f.paired && f.pairs == 1, "{f:?}");
+    assert_eq!((f.variant.n, f.reference.n), (20, 20));
+    let welch_df = f.df.unwrap();
+    assert!(welch_df.fract() != 0.0, "Welch-Satterthwaite's: {welch_df}");
+    // The difference Welch's tests is the means', not a pair's.
+    assert!((f.difference - (f.variant.mean - f.reference.mean)).abs() < 1e-9);
 }
 
 fn slices(maps: &[Vec<f32>]) -> Vec<&[f32]> {
@@ -173,9 +274,8 @@ fn the_command_finds_no_difference_of_a_variant_from_itself_and_reuses_its_refer
     let against_a = pairs.iter().find(|p| p["reference"] == "paper").unwrap();
     // The same kernel at the same seeds: no figure and no map differ, and the mass
     // figures lie well within their margins. (Whether TOST shows them equivalent on a
-    // map this small depends on lavapipe's races: Welch's tests are unpaired, so the
-    // spread across seeds counts; the verdicts themselves are held on synthetic
-    // samples above.)
+    // map this small depends on lavapipe's races, which alone set the pairs'
+    // differences apart; the verdicts themselves are held on synthetic samples above.)
     let differs = |v: &serde_json::Value| {
         let verdict: Verdict = serde_json::from_value(v.clone()).unwrap();
         verdict.differs()
@@ -188,6 +288,26 @@ fn the_command_finds_no_difference_of_a_variant_from_itself_and_reuses_its_refer
             let relative = f["relative_difference"].as_f64().unwrap().abs();
             assert!(relative < f["margin_relative"].as_f64().unwrap(), "{f}");
         }
+    }
+    // Paired by seed: against (a) at all 8 seeds, the map test too; against (b) at its 3
+    // seeds, too few for the map test to pair.
+    let against_b = pairs
+        .iter()
+        .find(|p| p["reference"] == "sequential")
+        .unwrap();
+    for (pair, seeds, map_paired) in [(against_a, 8, true), (against_b, 3, false)] {
+        for f in pair["figures"].as_array().unwrap() {
+            if ["total_change", "eroded"].contains(&f["figure"].as_str().unwrap()) {
+                assert!(f["paired"] == true && f["pairs"] == seeds, "{f}");
+                // Null where the pairs' differences have no spread at all.
+                assert!(
+                    f["df"].is_null() || f["df"].as_f64() == Some(f64::from(seeds - 1)),
+                    "{f}"
+                );
+            }
+        }
+        assert_eq!(pair["map"]["pairs"], seeds);
+        assert_eq!(pair["map"]["test"]["paired"], map_paired, "{pair}");
     }
     assert_eq!(report["references_run"], 3);
     let verdicts = rows(&out.join("verdicts.csv"));

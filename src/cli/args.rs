@@ -252,10 +252,11 @@ pub enum Command {
     /// Whether the droplets' speed variants erode as the paper's kernel does: each
     /// variant over many droplet seeds in one configuration, against (a) the paper's
     /// kernel in the same configuration and (b) the sequential CPU reference of the same
-    /// job (cached per job in --out). TOST with fixed margins and Welch's test per
-    /// figure, Holm-corrected, and a permutation test on the smoothed change maps; a
-    /// verdict per figure and per variant and reference (docs/equivalence.md). Writes
-    /// runs.csv, verdicts.csv, verdicts.md and equivalence.json.
+    /// job (cached per job in --out). TOST with fixed margins and the two-sided test per
+    /// figure, paired by droplet seed, Holm-corrected, and a permutation test on the
+    /// smoothed change maps; a verdict per figure and per variant and reference
+    /// (docs/equivalence.md). Writes runs.csv, verdicts.csv, verdicts.md and
+    /// equivalence.json.
     Equivalence(Box<EquivalenceArgs>),
     /// Convert a heightmap between TIFF, 16-bit PNG, raw float32 (.raw, .r32), r16 and
     /// OpenEXR (PFM: read only).

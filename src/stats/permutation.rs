@@ -145,6 +145,17 @@ pub fn paired_permutation_test(
     Some(outcome(observed, extreme, permutations, true))
 }
 
+/// The smallest p [`paired_permutation_test`] can give on `pairs` pairs, however many
+/// permutations it draws: flipping every sign leaves the statistic as it is, so the
+/// observed signs and their flip are 2 of the 2^pairs labellings at least as extreme
+/// (1 for no pairs). Below about 6 pairs it exceeds 0.05: the test cannot reject.
+pub fn paired_permutation_floor(pairs: usize) -> f64 {
+    match pairs {
+        0 => 1.0,
+        n => 0.5f64.powi(n as i32 - 1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +197,25 @@ mod tests {
             paired.p < 0.01 && unpaired.p > 0.5,
             "{paired:?} {unpaired:?}"
         );
+    }
+
+    #[test]
+    fn the_paired_test_cannot_go_below_its_floor() {
+        // Every pair's difference map far from zero: the most extreme data there is.
+        let a: Vec<Vec<f32>> = (0..6).map(|i| vec![10.0 + i as f32; 4]).collect();
+        let b: Vec<Vec<f32>> = (0..6).map(|i| vec![i as f32; 4]).collect();
+        for pairs in [5, 6] {
+            let floor = paired_permutation_floor(pairs);
+            let test =
+                paired_permutation_test(&refs(&a[..pairs]), &refs(&b[..pairs]), 4999, 11).unwrap();
+            // The draws' share of the two extreme labellings, within a few draws' noise.
+            assert!(
+                (test.p - floor).abs() < 0.01,
+                "{pairs}: {test:?} floor {floor}"
+            );
+        }
+        assert_eq!(paired_permutation_floor(5), 0.0625);
+        assert_eq!(paired_permutation_floor(6), 0.03125);
+        assert_eq!(paired_permutation_floor(0), 1.0);
     }
 }

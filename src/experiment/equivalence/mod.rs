@@ -3,10 +3,11 @@
 //! droplet seeds in one configuration (map, droplets, workgroup, dispatches) beside
 //! (a) the paper's kernel in the same configuration, which isolates the kernel, and (b)
 //! the sequential CPU reference of the same job, which measures the configuration's
-//! concurrency error. Each figure gets TOST against a margin fixed in advance and
-//! Welch's two-sided test, Holm-corrected across the pair's figures, and the smoothed
-//! change maps a permutation test; each figure and each pair is equivalent, different
-//! or inconclusive (docs/equivalence.md).
+//! concurrency error. Each figure gets TOST against a margin fixed in advance and the
+//! two-sided test, both paired by droplet seed where the sides share their seeds (else
+//! Welch's), Holm-corrected across the pair's figures, and the smoothed change maps a
+//! permutation test, paired likewise; each figure and each pair is equivalent,
+//! different or inconclusive (docs/equivalence.md).
 //!
 //! Its parts: the plan and its options (`plan.rs`), one run's figures (`figures.rs`), the sequential reference's cache (`cache.rs`), the runs
 //! (`run.rs`), its error (`error.rs`), the verdicts (`verdict.rs`) and the files written (`output.rs`).
@@ -34,8 +35,8 @@ pub use plan::{
 };
 pub use run::{Role, RunRecord};
 pub use verdict::{
-    judge, margin_of, verdict_word, FigureTest, Groups, MapTest, PairVerdict, ALPHA,
-    DEFAULT_MARGIN, MAP_TEST, MARGINS,
+    judge, margin_of, pair_by_seed, verdict_word, BySeed, FigureSamples, FigureTest, Groups,
+    MapTest, PairVerdict, ALPHA, DEFAULT_MARGIN, INTERVAL_LEVEL, MAP_TEST, MARGINS,
 };
 
 use std::path::{Path, PathBuf};

@@ -14,7 +14,8 @@ use super::figures::{figure_names, CHANGE_FIGURES};
 use super::plan::{EquivalenceOptions, Plan, PAPER};
 use super::run::{Role, RunRecord, Runs};
 use super::verdict::{
-    judge, margin_of, verdict_word, Groups, PairVerdict, ALPHA, DEFAULT_MARGIN, MAP_TEST, MARGINS,
+    judge, margin_of, verdict_word, BySeed, FigureSamples, Groups, PairVerdict, ALPHA,
+    DEFAULT_MARGIN, INTERVAL_LEVEL, MAP_TEST, MARGINS,
 };
 use crate::experiment::Provenance;
 use crate::stats::Verdict;
@@ -89,12 +90,16 @@ struct VerdictColumns {
     figure: String,
     n_variant: usize,
     n_reference: usize,
+    paired: Option<bool>,
+    pairs: Option<usize>,
     mean_variant: Option<f64>,
     sd_variant: Option<f64>,
     mean_reference: Option<f64>,
     sd_reference: Option<f64>,
     difference: Option<f64>,
     relative_difference: Option<f64>,
+    interval_low: Option<f64>,
+    interval_high: Option<f64>,
     margin_relative: Option<f64>,
     margin: Option<f64>,
     df: Option<f64>,
@@ -119,19 +124,23 @@ impl Section for VerdictColumns {
         ("figure", "text", "a figure of runs.csv; `change_map` for the permutation test on the smoothed change maps; `(all)` for the pair's verdict"),
         ("n_variant", "runs", "the variant's runs with the figure"),
         ("n_reference", "runs", "the reference's runs with the figure"),
+        ("paired", "true/false", "whether the tests paired the runs by droplet seed (at least 2 seeds at which both sides have the figure; for change_map, enough pairs for the paired test to reach alpha: 6 at 0.05); false: Welch's tests, or the unpaired map test"),
+        ("pairs", "seeds", "the seeds at which both sides have the figure (change_map: a map): the paired tests' n"),
         ("mean_variant", "the figure's unit", "the variant's mean"),
         ("sd_variant", "the figure's unit", "its standard deviation across seeds (n - 1)"),
         ("mean_reference", "the figure's unit", "the reference's mean"),
         ("sd_reference", "the figure's unit", "its standard deviation across seeds"),
-        ("difference", "the figure's unit", "mean_variant - mean_reference"),
+        ("difference", "the figure's unit", "the difference tested: the mean over the seed pairs of variant - reference where paired, else mean_variant - mean_reference"),
         ("relative_difference", "share", "difference / |mean_reference|"),
+        ("interval_low", "the figure's unit", "the low end of the difference's 90% interval (TOST's at alpha 0.05, before Holm's correction; paired where paired, else Welch's)"),
+        ("interval_high", "the figure's unit", "its high end"),
         ("margin_relative", "share", "the figure's margin of equivalence as a share of |mean_reference|, fixed in advance (the margins table)"),
         ("margin", "the figure's unit", "margin_relative x |mean_reference|"),
-        ("df", "degrees of freedom", "Welch-Satterthwaite's (empty where both samples have no spread)"),
-        ("p_equivalent", "p", "TOST: the larger one-sided Welch p of a difference of at least the margin"),
+        ("df", "degrees of freedom", "pairs - 1 where paired, else Welch-Satterthwaite's (empty where the differences have no spread)"),
+        ("p_equivalent", "p", "TOST: the larger one-sided p (paired t, else Welch's) of a difference of at least the margin"),
         ("p_equivalent_holm", "p", "p_equivalent after Holm's correction across the pair's figures"),
         ("map_statistic", "height units squared", "change_map: the mean over blocks of the squared difference of the groups' mean smoothed change maps"),
-        ("p_different", "p", "Welch's two-sided p of equal means; for change_map, the permutation test's p"),
+        ("p_different", "p", "the two-sided p of equal means (paired t, else Welch's); for change_map, the permutation test's p (sign flips within seed pairs where paired, else shuffles of the runs)"),
         ("p_different_holm", "p", "p_different after Holm's correction across the pair's figures and its map test"),
         ("verdict", "text", "equivalent (TOST after Holm <= 0.05), different (the difference test after Holm <= 0.05 and not equivalent) or inconclusive; for (all): different if a figure or the map is, equivalent if every figure is, else inconclusive"),
     ];
@@ -223,10 +232,15 @@ fn groups_of<'r>(
     variant: &[&'r RunRecord],
     reference: &[&'r RunRecord],
 ) -> Groups<'r> {
-    let values = |runs: &[&RunRecord], name: &str| -> Vec<f64> {
+    let values = |runs: &[&RunRecord], name: &str| -> BySeed<f64> {
         runs.iter()
-            .filter_map(|r| r.figures.get(name))
-            .filter(|v| v.is_finite())
+            .filter_map(|r| Some((r.seed, r.figures.get(name)?)))
+            .filter(|(_, v)| v.is_finite())
+            .collect()
+    };
+    let maps = |runs: &[&'r RunRecord]| -> BySeed<&'r [f32]> {
+        runs.iter()
+            .map(|r| (r.seed, r.map.values.as_slice()))
             .collect()
     };
     let shape = variant
@@ -235,11 +249,15 @@ fn groups_of<'r>(
     Groups {
         figures: names
             .iter()
-            .map(|n| (n.clone(), values(variant, n), values(reference, n)))
-            .filter(|(_, v, r)| !v.is_empty() || !r.is_empty())
+            .map(|n| FigureSamples {
+                figure: n.clone(),
+                variant: values(variant, n),
+                reference: values(reference, n),
+            })
+            .filter(|f| !f.variant.is_empty() || !f.reference.is_empty())
             .collect(),
-        variant_maps: variant.iter().map(|r| r.map.values.as_slice()).collect(),
-        reference_maps: reference.iter().map(|r| r.map.values.as_slice()).collect(),
+        variant_maps: maps(variant),
+        reference_maps: maps(reference),
         map_shape: shape,
     }
 }
@@ -466,12 +484,16 @@ fn verdict_rows(report: &EquivalenceReport) -> Vec<Vec<String>> {
                     figure: f.figure.clone(),
                     n_variant: f.variant.n,
                     n_reference: f.reference.n,
+                    paired: Some(f.paired),
+                    pairs: Some(f.pairs),
                     mean_variant: finite(f.variant.mean),
                     sd_variant: finite(f.variant.sd),
                     mean_reference: finite(f.reference.mean),
                     sd_reference: finite(f.reference.sd),
                     difference: finite(f.difference),
                     relative_difference: finite(f.relative_difference),
+                    interval_low: f.interval_low.and_then(finite),
+                    interval_high: f.interval_high.and_then(finite),
                     margin_relative: Some(f.margin_relative),
                     margin: finite(f.margin),
                     df: f.df,
@@ -488,6 +510,8 @@ fn verdict_rows(report: &EquivalenceReport) -> Vec<Vec<String>> {
                 figure: MAP_TEST.into(),
                 n_variant: pair.runs_variant,
                 n_reference: pair.runs_reference,
+                paired: map.test.map(|t| t.paired),
+                pairs: Some(map.pairs),
                 map_statistic: map.test.map(|t| t.statistic),
                 p_different: map.test.map(|t| t.p),
                 p_different_holm: finite(map.p_different_holm),
@@ -526,6 +550,14 @@ fn percent(v: f64) -> String {
     }
 }
 
+/// A figure's test as verdicts.md names it.
+fn test_name(paired: bool, pairs: usize) -> String {
+    match paired {
+        true => format!("paired, {pairs} seeds"),
+        false => "Welch".into(),
+    }
+}
+
 fn p_value(v: f64) -> String {
     if v.is_finite() {
         format!("{v:.2e}")
@@ -545,9 +577,10 @@ pub fn markdown(report: &EquivalenceReport) -> String {
     let _ = writeln!(
         out,
         "Device: {} ({} {}), vkerode {}. Each variant and the paper's kernel (reference a) ran droplet seeds {}..{} \
-         ({} runs each); the sequential CPU reference (reference b) seeds {}..{} ({} runs{}). Tests at alpha {} after \
-         Holm's correction across each pair's figures; the change maps' permutation test with {} relabellings \
-         (docs/equivalence.md).\n",
+         ({} runs each); the sequential CPU reference (reference b) seeds {}..{} ({} runs{}). Each figure's tests pair \
+         the runs by droplet seed where both sides ran it (at least two seeds; Welch's otherwise), at alpha {} after \
+         Holm's correction across each pair's figures; the change maps' permutation test with {} relabellings, paired \
+         likewise where the paired test can reach alpha (docs/equivalence.md).\n",
         p.device,
         p.driver,
         p.driver_info,
@@ -617,17 +650,27 @@ pub fn markdown(report: &EquivalenceReport) -> String {
                 pair.runs_reference,
                 summary(&pair.verdict)
             );
-            out.push_str("| figure | variant (mean ± sd) | reference (mean ± sd) | difference | margin | p TOST (Holm) | p different (Holm) | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+            let _ = writeln!(
+                out,
+                "| figure | variant (mean ± sd) | reference (mean ± sd) | test | difference | {}% interval | margin | p TOST (Holm) | p different (Holm) | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+                100.0 * INTERVAL_LEVEL
+            );
             for f in &pair.verdict.figures {
+                let relative = |end: Option<f64>| {
+                    percent(end.map_or(f64::NAN, |e| e / f.reference.mean.abs()))
+                };
                 let _ = writeln!(
                     out,
-                    "| {} | {} ± {} | {} ± {} | {} | ±{}% | {} | {} | {} |",
+                    "| {} | {} ± {} | {} ± {} | {} | {} | [{}, {}] | ±{}% | {} | {} | {} |",
                     f.figure,
                     number(f.variant.mean),
                     number(f.variant.sd),
                     number(f.reference.mean),
                     number(f.reference.sd),
+                    test_name(f.paired, f.pairs),
                     percent(f.relative_difference),
+                    relative(f.interval_low),
+                    relative(f.interval_high),
                     100.0 * f.margin_relative,
                     p_value(f.p_equivalent_holm),
                     p_value(f.p_different_holm),
@@ -637,10 +680,14 @@ pub fn markdown(report: &EquivalenceReport) -> String {
             let map = &pair.verdict.map;
             let _ = writeln!(
                 out,
-                "| {MAP_TEST} ({}x{} blocks of {} cells) | | | {} | | | {} | {} |",
+                "| {MAP_TEST} ({}x{} blocks of {} cells) | | | {} | {} | | | | {} | {} |",
                 map.width,
                 map.height,
                 map.block,
+                match map.test {
+                    Some(t) if t.paired => format!("sign flips, {} pairs", map.pairs),
+                    _ => "shuffles".into(),
+                },
                 map.test.map_or("—".into(), |t| number(t.statistic)),
                 p_value(map.p_different_holm),
                 match map.different {

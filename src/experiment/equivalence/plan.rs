@@ -99,14 +99,14 @@ impl EquivalenceOptions {
         if self.seeds < 2 {
             return Err((
                 "seeds",
-                format!("{} is too few: Welch's test needs at least 2", self.seeds),
+                format!("{} is too few: the tests need at least 2", self.seeds),
             ));
         }
         if self.reference_seeds < 2 || self.reference_seeds > self.seeds {
             return Err((
                 "reference_seeds",
                 format!(
-                    "{} must be at least 2 (Welch's test) and at most seeds ({})",
+                    "{} must be at least 2 (the tests need 2 pairs) and at most seeds ({})",
                     self.reference_seeds, self.seeds
                 ),
             ));
