@@ -35,6 +35,29 @@ const PALETTE: [RGBColor; 8] = [
 #[cfg(test)]
 mod tests {
     #[test]
+    fn numeric_legends_sort_as_numbers() {
+        let mut names = vec![
+            "H200, workgroup 128",
+            "H200, workgroup 16",
+            "H200, workgroup 256",
+            "H200, workgroup 8",
+            "H200, variant fast",
+        ];
+        names.sort_by(|a, b| super::natural_order(a, b));
+        assert_eq!(
+            names,
+            [
+                "H200, variant fast",
+                "H200, workgroup 8",
+                "H200, workgroup 16",
+                "H200, workgroup 128",
+                "H200, workgroup 256"
+            ]
+        );
+        assert!(super::natural_order("a2", "a10").is_lt() && super::natural_order("", "a").is_lt());
+    }
+
+    #[test]
     fn x_labels_are_whole_numbers_or_millions() {
         assert_eq!(super::format_x(4096.0), "4096");
         assert_eq!(super::format_x(4_000_000.0), "4M");
@@ -441,6 +464,41 @@ impl Gathered {
     }
 }
 
+/// Names in the order a reader expects: runs of digits as numbers ("workgroup 16"
+/// before "workgroup 128"), the rest as text.
+fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn runs(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let digit = |c: char| c.is_ascii_digit();
+        let chars: Vec<(usize, char)> = s.char_indices().collect();
+        for w in chars.windows(2) {
+            if digit(w[0].1) != digit(w[1].1) {
+                out.push((digit(w[0].1), &s[start..w[1].0]));
+                start = w[1].0;
+            }
+        }
+        if let Some(&(_, last)) = chars.last() {
+            out.push((digit(last), &s[start..]));
+        }
+        out
+    }
+    for (x, y) in runs(a).into_iter().zip(runs(b)) {
+        let order = match (x, y) {
+            ((true, m), (true, n)) => m
+                .parse::<u128>()
+                .unwrap_or(u128::MAX)
+                .cmp(&n.parse::<u128>().unwrap_or(u128::MAX))
+                .then(m.cmp(n)),
+            ((_, m), (_, n)) => m.cmp(n),
+        };
+        if order.is_ne() {
+            return order;
+        }
+    }
+    runs(a).len().cmp(&runs(b).len())
+}
+
 fn is_power_of_two(x: f64) -> bool {
     x >= 1.0 && x.fract() == 0.0 && (x as u64).is_power_of_two()
 }
@@ -527,6 +585,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         ..
     } = gathered;
     let mut series: Vec<Series> = groups.into_values().collect();
+    series.sort_by(|a, b| natural_order(&a.name, &b.name));
     let mut title_filter: String = request
         .filters
         .iter()
