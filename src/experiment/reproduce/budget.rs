@@ -2,7 +2,8 @@
 //! costs, and what the suite cuts, in order, when what is left would overrun: fewer
 //! repetitions first, then the third seed, then a smaller scale for the steps not yet
 //! begun, then those steps themselves. After every unit the prediction learns from
-//! what the unit took.
+//! what the unit took, and the cuts are decided again from the whole plan: a cut made
+//! on a prediction that proved too high is undone.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -41,6 +42,18 @@ impl Line {
             fixed_s: 0.0,
             per_cell_s: line.map_or(0.0, |l| l.slope).max(w_last / c_last),
         })
+    }
+}
+
+impl Line {
+    /// This line's shape through `point`: for a kind timed at one side only, whose cost
+    /// grows with the map as the other kind's does (fixed and per-cell parts alike).
+    pub fn through(&self, (cells, seconds): (f64, f64)) -> Self {
+        let scale = seconds / self.at(cells);
+        Self {
+            fixed_s: self.fixed_s * scale,
+            per_cell_s: self.per_cell_s * scale,
+        }
     }
 }
 
@@ -140,6 +153,7 @@ impl Costs {
 }
 
 /// The units left to run, the repetitions they run with, and what was cut.
+#[derive(Clone)]
 pub struct Plan {
     pub queue: VecDeque<Unit>,
     pub reps: Reps,
@@ -178,10 +192,28 @@ impl Plan {
             .sum()
     }
 
-    /// Cuts what is left until it fits in `seconds`: fewer repetitions, then the third
-    /// seed (the last step's first), then the next smaller scale for a step not in
-    /// `begun` (the last first), then such a step whole. Returns whether it fits.
-    pub fn fit_within(&mut self, costs: &Costs, seconds: f64, begun: &BTreeSet<&str>) -> bool {
+    /// What of the plan fits in `seconds`: a copy cut in order (fewer repetitions, then
+    /// the third seed, the last step's first, then the next smaller scale for a step not
+    /// in `begun`, the last first, then such a step whole), with its cuts. The plan
+    /// itself keeps every unit, for the next prediction to decide again.
+    pub fn trimmed(&self, costs: &Costs, seconds: f64, begun: &BTreeSet<&str>) -> Plan {
+        let mut trimmed = self.clone();
+        trimmed.cut_to(costs, seconds, begun);
+        trimmed
+    }
+
+    /// Takes `unit` (a unit of [`Plan::trimmed`]) out of the plan; the rest of its step
+    /// runs at its scale from now on.
+    pub fn take(&mut self, unit: &Unit) {
+        for u in self.queue.iter_mut().filter(|u| u.step == unit.step) {
+            u.scale = unit.scale;
+        }
+        self.queue
+            .retain(|u| !(u.step == unit.step && u.seeds == unit.seeds));
+    }
+
+    /// Cuts what is left until it fits in `seconds`; returns whether it does.
+    fn cut_to(&mut self, costs: &Costs, seconds: f64, begun: &BTreeSet<&str>) -> bool {
         while self.predicted(costs) > seconds {
             if self.reps.can_shrink() {
                 self.reps = self.reps.fewer();
@@ -285,6 +317,9 @@ mod tests {
         let one = Line::fit(&[(100.0, 2.0)]).unwrap();
         assert_eq!((one.fixed_s, one.per_cell_s), (0.0, 0.02));
         assert_eq!(Line::fit(&[]), None);
+        // Or another kind's shape through it: twice the line's time at 100 cells.
+        let shaped = line.through((100.0, 4.0));
+        assert!((shaped.fixed_s - 2.0).abs() < 1e-9 && (shaped.per_cell_s - 0.02).abs() < 1e-12);
     }
 
     #[test]
@@ -330,7 +365,7 @@ mod tests {
         let full = plan.predicted(&c);
         // A little less: the repetitions go first, then the grid's third seed.
         let begun = BTreeSet::from(["workgroup"]);
-        assert!(plan.fit_within(&c, full - 5.0, &begun));
+        assert!(plan.cut_to(&c, full - 5.0, &begun));
         assert!(
             plan.cuts[0].starts_with("fewer repetitions"),
             "{:?}",
@@ -344,7 +379,7 @@ mod tests {
         assert!(plan.predicted(&c) <= full - 5.0);
         // Far less: every third seed, then smaller scales and whole steps, never the
         // one begun.
-        assert!(plan.fit_within(&c, 20.0, &begun));
+        assert!(plan.cut_to(&c, 20.0, &begun));
         assert!(plan.queue.iter().all(|u| u.seeds != [THIRD_SEED]));
         assert!(plan.queue.iter().any(|u| u.step.name() == "workgroup"));
         assert!(plan
@@ -352,7 +387,41 @@ mod tests {
             .iter()
             .any(|c| c.ends_with("not run, the budget ran out")));
         // Nothing that may be cut is left: it does not fit.
-        assert!(!plan.fit_within(&c, 0.0, &begun));
+        assert!(!plan.cut_to(&c, 0.0, &begun));
+    }
+
+    #[test]
+    fn a_cut_on_too_high_a_prediction_is_undone_once_the_units_run_faster() {
+        let mut c = costs(
+            Line {
+                fixed_s: 10.0,
+                per_cell_s: 0.0,
+            },
+            Line {
+                fixed_s: 10.0,
+                per_cell_s: 0.0,
+            },
+        );
+        let reps = Reps::for_budget(60.0);
+        let mut plan = Plan::new(&STEPS, Scale::at(256), reps, false);
+        let begun = BTreeSet::new();
+        // Predicted far too slow (510 s): third seeds are cut.
+        let trimmed = plan.trimmed(&c, 400.0, &begun);
+        assert!(trimmed.queue.len() < plan.queue.len());
+        assert!(trimmed.cuts.iter().any(|c| c.starts_with("seed 3")), "{:?}", trimmed.cuts);
+        // The first unit runs in a tenth of its prediction: everything fits again.
+        let first = trimmed.queue[0].clone();
+        c.observe(
+            &first,
+            &trimmed.reps,
+            c.predict(&first, &trimmed.reps) / 10.0,
+        );
+        plan.take(&first);
+        let begun = BTreeSet::from([first.step.name()]);
+        let again = plan.trimmed(&c, 400.0, &begun);
+        assert_eq!(again.queue.len(), plan.queue.len(), "{:?}", again.cuts);
+        assert!(again.cuts.is_empty());
+        assert_eq!(again.reps, reps);
     }
 
     #[test]

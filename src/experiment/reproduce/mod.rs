@@ -270,7 +270,11 @@ fn calibrate(
         fixed_s: 0.0,
         per_cell_s: 0.0,
     };
-    let [droplet, grid] = walls.map(|w| budget::Line::fit(&w).unwrap_or(none));
+    let [droplet, mut grid] = walls.clone().map(|w| budget::Line::fit(&w).unwrap_or(none));
+    // A grid seed timed at one side only grows with the map as a droplet point does.
+    if let ([one], [_, _, ..]) = (walls[1].as_slice(), walls[0].as_slice()) {
+        grid = droplet.through(*one);
+    }
     Ok(Calibrated {
         calibration: Calibration {
             droplet_point: droplet,
@@ -297,6 +301,45 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// What the budget cut, as sentences: the units never run, the steps run smaller than
+/// `scale`, and the repetitions cut for the units that ran with fewer.
+fn cuts_made(left: &Plan, ran: &[(Unit, Reps)], scale: Scale) -> Vec<String> {
+    let ran_steps: BTreeSet<&str> = ran.iter().map(|(u, _)| u.step.name()).collect();
+    let mut cuts = Vec::new();
+    for (unit, reps) in ran {
+        if *reps != left.reps {
+            let cut = format!(
+                "fewer repetitions ({} s and {} at most a point) for {}",
+                crate::readable_number(reps.point_budget_s),
+                reps.max_reps,
+                unit.step.name()
+            );
+            if !cuts.contains(&cut) {
+                cuts.push(cut);
+            }
+        }
+    }
+    for (unit, _) in ran.iter().filter(|(u, _)| u.scale != scale) {
+        let cut = format!(
+            "{} at {}² instead of {}²",
+            unit.step.name(),
+            unit.scale.size,
+            scale.size
+        );
+        if !cuts.contains(&cut) {
+            cuts.push(cut);
+        }
+    }
+    for unit in &left.queue {
+        cuts.push(match ran_steps.contains(unit.step.name()) {
+            true => format!("seeds {:?} of {}", unit.seeds, unit.step.name()),
+            false => format!("{}: not run, the budget ran out", unit.step.name()),
+        });
+    }
+    cuts.dedup();
+    cuts
 }
 
 /// The next seeds of a claim that adds them, where its verdict is not yet decided (its
@@ -337,20 +380,20 @@ pub fn run_reproduce(
         .filter(|s| options.claims.iter().any(|c| c.step == *s))
         .collect();
     let reserve = (FINISH_SHARE * options.budget_s).max(2.0);
-    let reps = Reps::for_budget(options.budget_s);
+    let full_reps = Reps::for_budget(options.budget_s);
     say(format!(
         "calibrating: two droplet points and one grid seed at 64², 128² and larger, within {}% of the budget",
         CALIBRATION_SHARE * 100.0
     ));
-    let calibrated = calibrate(ctx, &steps, options.budget_s, reps, &layout, say)?;
+    let calibrated = calibrate(ctx, &steps, options.budget_s, full_reps, &layout, say)?;
     let mut costs = Costs::new(calibrated.calibration.clone());
     let left = options.budget_s - elapsed() - reserve;
     let reference_sizes = options.reference.as_ref().map_or(Vec::new(), |r| r.sizes());
     let scale = match options.size {
         Some(size) => Scale::at(size),
-        None => choose_scale(&costs, &steps, reps, left, &reference_sizes).0,
+        None => choose_scale(&costs, &steps, full_reps, left, &reference_sizes).0,
     };
-    let mut plan = Plan::new(&steps, scale, reps, options.size.is_some());
+    let mut plan = Plan::new(&steps, scale, full_reps, options.size.is_some());
     // The calibration's grid seed at this side is the grid's first seed.
     if let Some((_, folder)) = calibrated
         .grid_folders
@@ -403,25 +446,28 @@ pub fn run_reproduce(
         costs.observe(unit, reps, at.elapsed().as_secs_f64());
         Ok::<(), ExperimentError>(())
     };
-    while !plan.queue.is_empty() {
-        let cuts = plan.cuts.len();
-        let fits = plan.fit_within(&costs, options.budget_s - elapsed() - reserve, &begun);
-        for cut in &plan.cuts[cuts..] {
-            say(format!("to keep the budget: {cut}"));
+    let mut said: BTreeSet<String> = BTreeSet::new();
+    let mut ran: Vec<(Unit, Reps)> = Vec::new();
+    loop {
+        let trimmed = plan.trimmed(&costs, options.budget_s - elapsed() - reserve, &begun);
+        for cut in &trimmed.cuts {
+            if said.insert(cut.clone()) {
+                say(format!("to keep the budget, for now: {cut}"));
+            }
         }
-        if !fits {
-            plan.cuts.push("the rest: the budget ran out".into());
-            break;
-        }
-        let Some(unit) = plan.queue.pop_front() else {
+        let Some(unit) = trimmed.queue.front().cloned() else {
             break;
         };
+        plan.take(&unit);
         begun.insert(unit.step.name());
         scales.insert(unit.step.name(), unit.scale);
-        run(&unit, &plan.reps, &mut costs, say)?;
+        run(&unit, &trimmed.reps, &mut costs, say)?;
+        ran.push((unit, trimmed.reps));
     }
     let threshold = Threshold::for_devices(std::slice::from_ref(&info.name));
-    // More seeds, while time is left, for the claims over seeds not yet decided.
+    // More seeds, while time is left, for the claims over seeds not yet decided, with the
+    // repetitions the last unit ran with.
+    let reps = ran.last().map_or(plan.reps, |(_, r)| *r);
     let mut waiting: Vec<&Claim> = options
         .claims
         .iter()
@@ -445,11 +491,12 @@ pub fn run_reproduce(
             scale,
             extra: true,
         };
-        if elapsed() + costs.predict(&unit, &plan.reps) > options.budget_s - reserve {
+        if elapsed() + costs.predict(&unit, &reps) > options.budget_s - reserve {
             waiting.remove(at);
             continue;
         }
-        run(&unit, &plan.reps, &mut costs, say)?;
+        run(&unit, &reps, &mut costs, say)?;
+        ran.push((unit, reps));
         // The next claim's turn: seeds go round the claims that need them.
         waiting.rotate_left(1);
     }
@@ -470,8 +517,8 @@ pub fn run_reproduce(
         elapsed_s: 0.0,
         calibration: calibrated.calibration,
         scale,
-        reps: plan.reps,
-        cuts: plan.cuts,
+        reps,
+        cuts: cuts_made(&plan, &ran, scale),
         threshold_percent: threshold.relative * 100.0,
         threshold_source: threshold.describe(),
         claims,
