@@ -164,7 +164,9 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Every step at `scale`: the base seeds of each, then the third seed of each.
+    /// Every step at `scale`: the base seeds of each, a seed a unit (so that the
+    /// prediction learns from a step's first seed before its second runs), then the third
+    /// seed of each.
     pub fn new(steps: &[Step], scale: Scale, reps: Reps, fixed_scale: bool) -> Self {
         let unit = |step: Step, seeds: Vec<u32>| Unit {
             step,
@@ -174,7 +176,7 @@ impl Plan {
         };
         let queue = steps
             .iter()
-            .map(|&s| unit(s, BASE_SEEDS.to_vec()))
+            .flat_map(|&s| BASE_SEEDS.map(|seed| unit(s, vec![seed])))
             .chain(steps.iter().map(|&s| unit(s, vec![THIRD_SEED])))
             .collect();
         Self {
@@ -255,11 +257,17 @@ impl Plan {
                 .rev()
                 .find(|u| !begun.contains(u.step.name()))
                 .map(|u| u.step);
-            match droppable {
-                Some(step) => {
-                    self.queue.retain(|u| u.step != step);
+            if let Some(step) = droppable {
+                self.queue.retain(|u| u.step != step);
+                self.cuts
+                    .push(format!("{}: not run, the budget ran out", step.name()));
+                continue;
+            }
+            // Last, what a begun step has left: its claims rest on the seeds it ran.
+            match self.queue.pop_back() {
+                Some(unit) => {
                     self.cuts
-                        .push(format!("{}: not run, the budget ran out", step.name()));
+                        .push(format!("seeds {:?} of {}", unit.seeds, unit.step.name()))
                 }
                 None => return false,
             }
@@ -386,8 +394,9 @@ mod tests {
             .cuts
             .iter()
             .any(|c| c.ends_with("not run, the budget ran out")));
-        // Nothing that may be cut is left: it does not fit.
-        assert!(!plan.cut_to(&c, 0.0, &begun));
+        // At the last, a begun step's own seeds go too: nothing is left that would not fit.
+        assert!(plan.cut_to(&c, 0.0, &begun));
+        assert!(plan.queue.is_empty(), "{:?}", plan.queue);
     }
 
     #[test]
@@ -408,7 +417,11 @@ mod tests {
         // Predicted far too slow (510 s): third seeds are cut.
         let trimmed = plan.trimmed(&c, 400.0, &begun);
         assert!(trimmed.queue.len() < plan.queue.len());
-        assert!(trimmed.cuts.iter().any(|c| c.starts_with("seed 3")), "{:?}", trimmed.cuts);
+        assert!(
+            trimmed.cuts.iter().any(|c| c.starts_with("seed 3")),
+            "{:?}",
+            trimmed.cuts
+        );
         // The first unit runs in a tenth of its prediction: everything fits again.
         let first = trimmed.queue[0].clone();
         c.observe(
@@ -444,6 +457,13 @@ mod tests {
             extra: false,
         };
         let (workgroup, grid) = (unit(STEPS[0]), unit(STEPS[4]));
+        let first: Vec<Vec<u32>> = Plan::new(&STEPS, Scale::at(64), reps, false)
+            .queue
+            .iter()
+            .take(2)
+            .map(|u| u.seeds.clone())
+            .collect();
+        assert_eq!(first, [[1], [2]], "a seed a unit");
         assert_eq!(c.predict(&workgroup, &reps), 12.0);
         c.observe(&workgroup, &reps, 24.0);
         assert_eq!(c.predict(&workgroup, &reps), 24.0, "its own ratio");

@@ -407,10 +407,8 @@ pub fn run_reproduce(
                 path: reused.clone(),
                 source,
             })?;
-        for unit in plan.queue.iter_mut().filter(|u| u.step == Step::Grid) {
-            unit.seeds.retain(|&s| s != 1);
-        }
-        plan.queue.retain(|u| !u.seeds.is_empty());
+        plan.queue
+            .retain(|u| !(u.step == Step::Grid && u.seeds == [1]));
     }
     let _ = std::fs::remove_dir_all(layout.calibration());
     let predicted_s = elapsed() + plan.predicted(&costs);
