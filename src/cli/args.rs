@@ -796,7 +796,6 @@ fn parse_filter(text: &str) -> Result<(String, String), String> {
         .ok_or_else(|| format!("{text:?} is not COLUMN=VALUE"))
 }
 
-/// `--threshold`'s help, with the default and the table it comes from.
 /// `compare`'s description, with the fewest repetitions a verdict needs.
 fn compare_about() -> String {
     format!(
@@ -804,6 +803,7 @@ fn compare_about() -> String {
     )
 }
 
+/// `--threshold`'s help, with the default and the table it comes from.
 fn threshold_help() -> String {
     format!(
         "The noise threshold in percent: \"faster\" and \"slower\" need the whole interval of new / base beyond 1 ± PERCENT/100, \"same\" needs it within. Default: the spread measured between reruns on the sets' device ({RERUN_NOISE_FILE}), else {}",
