@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::experiment::report::plot::{plot, PlotRequest};
-use crate::experiment::report::{compare, report};
+use crate::experiment::report::{compare, report, Pairing};
 use crate::experiment::results::read_points;
 use crate::experiment::sweep::config::Experiment;
 use crate::terrain::formats::{decode_dem, Sidecar};
@@ -67,7 +67,7 @@ pub fn results_csv(data: &[u8]) {
         return;
     }
     let _ = read_points(&csv);
-    let _ = compare(&dir, &dir, None);
+    let _ = compare(&dir, &dir, None, &Pairing::default());
     let _ = report(&dir);
     for (x, y, series) in [
         ("workgroup", "steps_per_s", None),

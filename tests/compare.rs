@@ -12,7 +12,7 @@ use common::{results_dir, stderr, sweep_into, vkerode, vkerode_command};
 const CONFIG: &str =
     "name = \"pair\"\ndescription = \"test\"\n[fixed]\nsize = 64\ndroplets = 3000\n\
     [axes]\nworkgroup = [32, 64]\nvariant = [\"paper\", \"fast\"]\n[measure]\nwarmup = 1\n\
-    min_reps = 3\nmax_reps = 4\ntarget_rel_iqr = 0.5\ntime_budget_s = 2\n";
+    min_reps = 10\nmax_reps = 12\ntarget_rel_iqr = 0.5\ntime_budget_s = 2\n";
 
 /// The sweep, run once per test binary into its own folder: (config, results folder).
 fn swept(name: &str) -> (PathBuf, PathBuf) {
@@ -234,10 +234,13 @@ fn copied(from: &str, to: &Path) -> PathBuf {
 #[test]
 fn older_results_merge_onto_the_current_columns_and_compare_with_themselves() {
     let dir = common::scratch("compare", "older");
-    // 65 columns and 5-column samples (no worker, no outlier); 118 columns of pipes.
-    for (name, from, points) in [
-        ("workgroup", "results/workgroup/nvidia-h200", 16),
-        ("pipes", "results/pipes/nvidia-h200", 16),
+    // 65 columns and 5-column samples (no worker, no outlier); 118 columns of pipes,
+    // whose 5 repetitions a point are too few for a verdict.
+    let too_few =
+        format!("no verdict: base has 5 repetitions, fewer than the {MIN_SAMPLES} a verdict needs");
+    for (name, from, points, verdict) in [
+        ("workgroup", "results/workgroup/nvidia-h200", 16, "same"),
+        ("pipes", "results/pipes/nvidia-h200", 16, too_few.as_str()),
     ] {
         let base = copied(from, &dir.join(name).join("base"));
         let merged = dir.join(name).join("merged");
@@ -276,7 +279,11 @@ fn older_results_merge_onto_the_current_columns_and_compare_with_themselves() {
             )),
             "{name}: {out}"
         );
-        assert_eq!(out.matches("| same |").count(), points, "{name}: {out}");
+        assert_eq!(
+            out.matches(&format!("| {verdict} |")).count(),
+            points,
+            "{name}: {out}"
+        );
     }
 }
 
@@ -464,6 +471,7 @@ fn plot_writes_its_charts_into_the_out_folder_by_name() {
 
 use vkerode::experiment::report::noise::{threshold_of_spread, RerunNoise, DEFAULT_THRESHOLD};
 use vkerode::experiment::report::rerun_spread;
+use vkerode::stats::bootstrap::MIN_SAMPLES;
 use vkerode::stats::{median_interval, Quartiles};
 
 /// Committed H200 points (4 workgroups of the paper's kernel) whose settings and device
@@ -995,4 +1003,290 @@ fn a_real_sweep_compared_with_itself_is_never_faster_or_slower() {
         "{out}"
     );
     assert!(out.contains("percentile bootstrap"), "{out}");
+    // min_reps reaches the minimum: the points are weighed, not withheld as too few.
+    assert!(!out.contains("too few repetitions"), "{out}");
+}
+
+// ---- compare: too few repetitions, no match, --pair-by and --ignore ----
+
+/// Rewrites `column` of the set's points.csv in place: row r gets `value(r)` where it
+/// gives one.
+fn set_column(set: &Path, column: &str, value: impl Fn(usize) -> Option<String>) {
+    let path = set.join("points.csv");
+    let mut reader = csv::Reader::from_path(&path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let at = headers.iter().position(|h| h == column).unwrap();
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    let mut writer = csv::Writer::from_path(&path).unwrap();
+    writer.write_record(&headers).unwrap();
+    for (r, mut fields) in rows.into_iter().enumerate() {
+        if let Some(v) = value(r) {
+            fields[at] = v;
+        }
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+}
+
+/// `compare --json`'s document.
+fn compared_json(args: &[&str]) -> serde_json::Value {
+    let (out, err, code) = run(&[&["compare"], args, &["--json"]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn a_point_with_fewer_than_the_minimum_of_repetitions_gets_no_verdict_and_says_so() {
+    let dir = common::scratch("compare", "too-few");
+    // Point 1 has one repetition short of the minimum, point 2 exactly the minimum.
+    let reps = |p: usize| match p {
+        1 => MIN_SAMPLES - 1,
+        2 => MIN_SAMPLES,
+        _ => 30,
+    };
+    let times = |factor: f64| move |p: usize| noisy((10.0 + p as f64) * factor, 0.005, reps(p), p);
+    let base = synthetic(&dir.join("base"), H200, times(1.0), MET);
+    let doubled = synthetic(&dir.join("doubled"), H200, times(2.0), MET);
+    let (out, err, code) = run(&["compare", s(&base), s(&doubled), "--fail-slower", "10"]);
+    assert_eq!(code, Some(3), "{err}");
+    let withheld = format!(
+        "| no verdict: base has {} repetitions, fewer than the {MIN_SAMPLES} a verdict needs |",
+        MIN_SAMPLES - 1
+    );
+    let flagged: Vec<&str> = out.lines().filter(|l| l.contains(&withheld)).collect();
+    assert_eq!(flagged.len(), 1, "{out}");
+    assert!(flagged[0].starts_with("| workgroup=64 |"), "{out}");
+    // Its interval is still shown, and would have cleared the threshold.
+    let (low, _) = interval_of(flagged[0]);
+    assert!(low > 1.0 + recorded_h200(), "{out}");
+    assert_eq!(rows_with(&out, "slower").len(), 3, "{out}");
+    assert!(
+        out.contains(
+            "3 slower, 0 faster, 0 same, 0 unclear, 1 without a verdict (1 too few repetitions)."
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "No verdict where a side has fewer than {MIN_SAMPLES} repetitions"
+        )),
+        "{out}"
+    );
+    assert!(
+        err.contains("3 point(s) slower") && !err.contains("workgroup=64"),
+        "{err}"
+    );
+    let json = compared_json(&[s(&base), s(&doubled)]);
+    assert_eq!(json["min_samples"], MIN_SAMPLES);
+    assert_eq!(json["counts"]["slower"], 3);
+    assert_eq!(json["counts"]["no_verdict"]["too_few_repetitions"], 1);
+    assert_eq!(
+        json["points"][1]["judgement"]["no_verdict"]["reason"],
+        "too-few-repetitions"
+    );
+}
+
+#[test]
+fn identical_reruns_of_3_and_5_repetitions_are_never_faster_or_slower() {
+    let dir = common::scratch("compare", "three-and-five");
+    // Draws of one process (±20% about each point's time): the base's three happen to
+    // be low and the new set's five high, as two short reruns can.
+    let base = synthetic(
+        &dir.join("base"),
+        H200,
+        |p| {
+            [0.82, 0.85, 0.88]
+                .iter()
+                .map(|u| u * (10.0 + p as f64))
+                .collect()
+        },
+        MET,
+    );
+    let new = synthetic(
+        &dir.join("new"),
+        H200,
+        |p| {
+            [0.95, 1.05, 1.1, 1.15, 1.2]
+                .iter()
+                .map(|u| u * (10.0 + p as f64))
+                .collect()
+        },
+        MET,
+    );
+    for (b, n) in [(&base, &new), (&new, &base)] {
+        let (out, err, code) = run(&["compare", s(b), s(n), "--fail-slower", "1"]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(
+            rows_with(&out, "faster").is_empty() && rows_with(&out, "slower").is_empty(),
+            "{out}"
+        );
+        let withheld: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("repetitions, fewer than the"))
+            .collect();
+        assert_eq!(withheld.len(), 4, "{out}");
+        // Without the rule these would be verdicts: every interval clears the band.
+        for row in withheld {
+            let (low, high) = interval_of(row);
+            assert!(
+                low > 1.0 + recorded_h200() || high < 1.0 - recorded_h200(),
+                "{row}"
+            );
+        }
+        assert!(
+            out.contains("4 without a verdict (4 too few repetitions)"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn a_set_that_stopped_at_the_time_budget_says_so_in_text_and_json() {
+    let dir = common::scratch("compare", "time-budget");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let new = synthetic(&dir.join("new"), H200, tight(1.0), |_| "time-budget");
+    let (out, err, code) = run(&["compare", s(&base), s(&new)]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("4 without a verdict (4 missed the noise target). Every point of the new set stopped at the time budget, before its noise target."),
+        "{out}"
+    );
+    let json = compared_json(&[s(&base), s(&new)]);
+    assert_eq!(json["counts"]["no_verdict"]["missed_noise_target"], 4);
+    assert_eq!(json["stopped"]["new"]["time_budget"], 4);
+    assert_eq!(json["stopped"]["base"]["noise_target"], 4);
+}
+
+#[test]
+fn sets_that_match_nowhere_fail_naming_the_settings_that_differ() {
+    let dir = common::scratch("compare", "no-match");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let new = synthetic(&dir.join("new"), H200, tight(1.0), MET);
+    set_column(&new, "size", |_| Some("512".into()));
+    set_column(&new, "variant", |_| Some("fast".into()));
+    let (out, err, code) = run(&["compare", s(&base), s(&new)]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(!out.contains("| point |"), "no empty table: {out}");
+    for said in [
+        "size: 256 in base, 512 in new",
+        "variant: paper in base, fast in new",
+        "--ignore size,variant",
+        "--pair-by workgroup",
+    ] {
+        assert!(err.contains(said), "{said}: {err}");
+    }
+    assert!(
+        !err.contains("workgroup:"),
+        "workgroup takes one set of values: {err}"
+    );
+    // --ignore follows the advice.
+    let (out, err, code) = run(&["compare", s(&base), s(&new), "--ignore", "size,variant"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(rows_with(&out, "same").len(), 4, "{out}");
+}
+
+#[test]
+fn pair_by_compares_two_sets_across_the_setting_they_fix_differently() {
+    let dir = common::scratch("compare", "pair-by");
+    let base = synthetic(&dir.join("paper"), H200, tight(1.0), MET);
+    let fast = synthetic(&dir.join("fast"), H200, tight(2.0), MET);
+    set_column(&fast, "variant", |_| Some("fast".into()));
+    for flags in [
+        &["--pair-by", "workgroup"][..],
+        &["--pair-by", "workgroup,size"],
+        &["--pair-by", "workgroup", "--pair-by", "size"],
+    ] {
+        let (out, err, code) = run(&[&["compare", s(&base), s(&fast)], flags].concat());
+        assert_eq!(code, Some(0), "{flags:?}: {err}");
+        let slower = rows_with(&out, "slower");
+        assert_eq!(slower.len(), 4, "{flags:?}: {out}");
+        assert!(
+            slower[1].starts_with("| workgroup=64 (variant paper → fast) |"),
+            "{flags:?}: {out}"
+        );
+        assert!(out.contains("compared across variant."), "{flags:?}: {out}");
+    }
+    let json = compared_json(&[s(&base), s(&fast), "--pair-by", "workgroup"]);
+    assert_eq!(json["compared_across"], serde_json::json!(["variant"]));
+    assert_eq!(
+        json["points"][0]["changes"],
+        serde_json::json!([{"key": "variant", "base": "paper", "new": "fast"}])
+    );
+    assert_eq!(json["counts"]["slower"], 4);
+}
+
+#[test]
+fn pair_by_and_ignore_refuse_unknown_keys_and_ambiguous_matches() {
+    let dir = common::scratch("compare", "pair-by-refusals");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    for (flags, said) in [
+        (
+            &["--pair-by", "wrokgroup"][..],
+            "--pair-by wrokgroup: not a settings key",
+        ),
+        (
+            &["--ignore", "size,sizes"],
+            "--ignore sizes: not a settings key",
+        ),
+        (
+            &["--pair-by", "size", "--ignore", "size"],
+            "--pair-by and --ignore both name size",
+        ),
+    ] {
+        let (out, err, code) = run(&[&["compare", s(&base), s(&base)], flags].concat());
+        assert_eq!(code, Some(2), "{flags:?}: {out}{err}");
+        assert!(err.contains(said), "{flags:?}: {err}");
+        assert!(out.is_empty(), "{flags:?}: refused before comparing: {out}");
+    }
+    // New's second point is workgroup 32 too, at another size: with size left out, the
+    // base's workgroup 32 has two different matches.
+    let new = synthetic(&dir.join("new"), H200, tight(1.0), MET);
+    set_column(&new, "workgroup", |r| (r == 1).then(|| "32".into()));
+    set_column(&new, "size", |r| (r == 1).then(|| "512".into()));
+    let (_, err, code) = run(&["compare", s(&base), s(&new)]);
+    assert_eq!(code, Some(0), "matched on size, unique: {err}");
+    let (out, err, code) = run(&["compare", s(&base), s(&new), "--ignore", "size"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        err.contains("ambiguous match: the point workgroup=32 of the base matches 2 points of the new set, which differ in size (256, 512)")
+            && err.contains("take them off --ignore size"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_threshold_is_of_every_device_of_both_sets_matched_or_not() {
+    let dir = common::scratch("compare", "devices");
+    let device = "Imaginary GPU";
+    // Base's last point ran elsewhere and matches nothing; the sets' threshold is still
+    // the default, as that device has no rerun record.
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    set_column(&base, "device", |r| (r == 3).then(|| device.into()));
+    set_column(&base, "workgroup", |r| (r == 3).then(|| "1024".into()));
+    let new = synthetic(&dir.join("new"), H200, tight(1.0), MET);
+    let (out, err, code) = run(&["compare", s(&base), s(&new)]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("3 points matched; 1 only in the base"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "Threshold: {}%, the default: results/rerun-noise.toml has no rerun record of \"{device}\"",
+            vkerode::readable_number(DEFAULT_THRESHOLD * 100.0)
+        )),
+        "{out}"
+    );
+    // Sets that name no device say so.
+    for set in [&base, &new] {
+        set_column(set, "device", |_| Some(String::new()));
+    }
+    let (out, _, _) = run(&["compare", s(&base), s(&new)]);
+    assert!(
+        out.contains("the default (the sets name no device)"),
+        "{out}"
+    );
 }

@@ -18,7 +18,7 @@ fn config() -> String {
     format!(
         "name = \"page\"\ndescription = \"{HOSTILE}\"\n[fixed]\nsize = 64\ndroplets = 3000\n\
          [axes]\nworkgroup = [32, 64]\nvariant = [\"paper\", \"fast\"]\n[measure]\nwarmup = 1\n\
-         min_reps = 3\nmax_reps = 4\ntarget_rel_iqr = 0.5\ntime_budget_s = 2\n"
+         min_reps = 10\nmax_reps = 12\ntarget_rel_iqr = 0.5\ntime_budget_s = 2\n"
     )
 }
 

@@ -21,6 +21,7 @@ use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
 use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions, Verbosity, DEFAULT_OUT};
 use vkerode::experiment::{Engine, InputError, InputUnits, TerrainSource};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
+use vkerode::stats::bootstrap::MIN_SAMPLES;
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 
@@ -204,12 +205,8 @@ pub enum Command {
     Kernels(KernelsArgs),
     /// Draw a throughput chart (PNG and SVG) from one or more points.csv files.
     Plot(PlotArgs),
-    /// Match the points of two sweeps (results folders or points.csv files) by their
-    /// settings and say, for each, whether NEW is faster, slower or the same as BASE, or
-    /// unclear: by a bootstrap interval of the ratio of medians from both sets'
-    /// samples.csv, against a noise threshold (by default the spread measured between
-    /// reruns on the device). Points that missed their noise target get no verdict.
-    /// Named baselines: --save-baseline and --baseline.
+    /// Match the points of two sweeps and judge each pair (help from `compare_about`).
+    #[command(about = compare_about())]
     Compare(CompareArgs),
     /// A finished sweep's points as a markdown table (results folder or points.csv);
     /// with --html, also all of it as one self-contained HTML page.
@@ -481,6 +478,18 @@ pub struct CompareArgs {
     /// PERCENT above 1 too (at or below the threshold: any "slower" point).
     #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
     pub fail_slower: Option<f64>,
+    /// Match points on these settings keys alone (comma-separated, or the flag repeated),
+    /// and on every key that takes two values within either set, so that a point has one
+    /// match: the settings the two sets fix to different values are compared across, and
+    /// each pair's label says how ("workgroup=64 (variant paper → fast)"). A point that
+    /// matches two points differing in a setting is refused.
+    #[arg(long, value_name = "KEY", value_delimiter = ',')]
+    pub pair_by: Vec<String>,
+    /// Leave these settings keys out of the match (comma-separated, or the flag
+    /// repeated): points pair across their values. A point that then matches two points
+    /// differing in one is refused.
+    #[arg(long, value_name = "KEY", value_delimiter = ',')]
+    pub ignore: Vec<String>,
     /// Print the comparison as one JSON document on stdout (docs/schemas/), the other lines on stderr.
     #[arg(long)]
     pub json: bool,
@@ -812,6 +821,13 @@ fn parse_filter(text: &str) -> Result<(String, String), String> {
     text.split_once('=')
         .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
         .ok_or_else(|| format!("{text:?} is not COLUMN=VALUE"))
+}
+
+/// `compare`'s description, with the fewest repetitions a verdict needs.
+fn compare_about() -> String {
+    format!(
+        "Match the points of two sweeps (results folders or points.csv files) by their settings (all of them, or as --pair-by and --ignore say) and say, for each, whether NEW is faster, slower or the same as BASE, or unclear: by a bootstrap interval of the ratio of medians from both sets' samples.csv, against a noise threshold (by default the spread measured between reruns on the device). A pair gets no verdict where a side has fewer than {MIN_SAMPLES} repetitions or missed its noise target; no match at all is an error that names the settings that differ. Named baselines: --save-baseline and --baseline"
+    )
 }
 
 /// `--threshold`'s help, with the default and the table it comes from.

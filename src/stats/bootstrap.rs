@@ -19,6 +19,13 @@ pub const MIN_SAMPLES: usize = 10;
 /// The seed of every ratio's resampling.
 pub const SEED: u64 = 0x5eed_0026;
 
+/// The fewest repetitions a side needs for a verdict on its ratio of medians. With
+/// fewer, a resample's median takes only a handful of values (one of the n values, for
+/// an odd n), so the interval's ends are a few ratios of raw times and a rerun can move
+/// them past the threshold on one slow repetition. nvbench's default minimum of
+/// samples is 10 too.
+pub const MIN_SAMPLES: usize = 10;
+
 /// SplitMix64 (Steele, Lea and Flood 2014), kept here rather than taken from `rand`:
 /// a verdict must draw the same resamples whatever crate version builds it.
 pub struct SplitMix64(pub u64);
@@ -121,6 +128,28 @@ mod tests {
             let expected = super::super::median(&values).unwrap();
             assert_eq!(median_of(&mut values.clone()), expected, "{values:?}");
         }
+    }
+
+    #[test]
+    fn below_the_minimum_a_resampled_median_takes_only_a_handful_of_values() {
+        // Values whose pairs' midpoints are all distinct (powers of two).
+        let distinct_medians = |n: usize| {
+            let values: Vec<f64> = (0..n).map(|i| 2f64.powi(i as i32)).collect();
+            let mut rng = SplitMix64(SEED);
+            let mut out = vec![0.0; n];
+            let mut medians: Vec<f64> = (0..RESAMPLES)
+                .map(|_| resampled_median(&values, &mut out, &mut rng))
+                .collect();
+            medians.sort_by(f64::total_cmp);
+            medians.dedup();
+            medians.len()
+        };
+        assert_eq!(distinct_medians(3), 3);
+        assert_eq!(distinct_medians(5), 5);
+        // At the minimum (even), a median is a midpoint of two of the ten values: far
+        // more of them are drawn.
+        let at_minimum = distinct_medians(MIN_SAMPLES);
+        assert!(at_minimum > 4 * MIN_SAMPLES, "{at_minimum}");
     }
 
     #[test]

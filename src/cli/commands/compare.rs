@@ -9,7 +9,7 @@ use crate::cli::args::CompareArgs;
 use crate::cli::print::{begin_json, print_json, say_wrote, write_text};
 use crate::cli::ExitStatus;
 use vkerode::experiment::report::baseline::{self, PendingBaseline};
-use vkerode::experiment::report::{compare, Intervals};
+use vkerode::experiment::report::{compare, Intervals, Pairing};
 use vkerode::terrain::files::check_writable;
 
 /// The exit status of `--fail-slower` when a point is slower.
@@ -50,12 +50,19 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         && (args.markdown.is_some()
             || args.fail_slower.is_some()
             || args.threshold.is_some()
+            || !args.pair_by.is_empty()
+            || !args.ignore.is_empty()
             || args.json)
     {
         return Err(usage(
-            "--markdown, --threshold, --fail-slower and --json need a comparison: give BASE and NEW, or --baseline NAME",
+            "--markdown, --threshold, --fail-slower, --pair-by, --ignore and --json need a comparison: give BASE and NEW, or --baseline NAME",
         ));
     }
+    let pairing = Pairing {
+        by: args.pair_by.clone(),
+        ignore: args.ignore.clone(),
+    };
+    pairing.check().map_err(|e| usage(&e.to_string()))?;
     // Before any work: an existing baseline is refused unless --force, and a
     // --markdown that cannot be written fails here.
     let pending = match &args.save_baseline {
@@ -69,7 +76,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         check_writable(markdown).context("--markdown")?;
     }
     if let Some(base) = base {
-        let compared = compare(&base, new, args.threshold)?;
+        let compared = compare(&base, new, args.threshold, &pairing)?;
         if let Intervals::MedianIntervals { .. } = compared.intervals {
             eprintln!("warning: {}", compared.intervals_line());
         }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::compare::check_set;
+use super::points::check_set;
 use crate::experiment::results::{
     set_file, ResultsError, FAILED_CSV, META_JSON, POINTS_CSV, SAMPLES_CSV,
 };

@@ -1,51 +1,69 @@
-//! `vkerode compare BASE NEW`: two sweeps' points matched by their settings, each pair
-//! judged by an interval of the ratio of its median GPU times (bootstrapped from both
-//! points' repetitions in samples.csv) against a noise threshold (the spread measured
-//! between reruns on the device, `noise.rs`); and `vkerode report DIR`: one sweep's
-//! points as a table. Files are read by column name, so results from older vkerode
-//! versions (quartiles, no intervals) compare too.
+//! `vkerode compare BASE NEW`: two sweeps' points paired by their settings (every key,
+//! or as [`Pairing`] narrows the match, so that sets which fix a setting differently
+//! compare across it; `pairing.rs`), each pair judged by an interval of the ratio of
+//! its median GPU times (bootstrapped from both points' repetitions in samples.csv)
+//! against a noise threshold (the spread measured between reruns on the device,
+//! `noise.rs`); a pair with a side that missed its noise target or has fewer than
+//! [`MIN_SAMPLES`] repetitions gets no verdict. And `vkerode report DIR`: one sweep's
+//! points as a table. Files are read by column name (`points.rs`), so results from
+//! older vkerode versions (quartiles, no intervals) compare too.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::noise::Threshold;
-use crate::erosion::{RunSettings, WorkUnit};
-use crate::experiment::results::{
-    read_points, read_samples, set_file, ResultsError, StopReason, POINTS_CSV, SAMPLES_CSV,
-};
+use super::pairing::{changes, no_match, pairs, Pairing, PairingError, SettingChange, Side};
+use super::points::{key_names, labels, read_set, read_times, PointTimes, ONE_POINT};
+use crate::experiment::results::{set_file, ResultsError, StopReason, POINTS_CSV};
 use crate::experiment::sweep::SweepSummary;
-use crate::stats::bootstrap::{self, ratio_of_medians};
+use crate::stats::bootstrap::{self, ratio_of_medians, MIN_SAMPLES};
 use crate::stats::{median_interval, Band, Verdict};
 
-/// One point of a points.csv, as read by name.
-#[derive(Clone, Debug)]
-struct PointTimes {
-    /// (settings column, canonical value) for every settings key.
-    settings: Vec<(String, String)>,
-    /// The device that measured it.
-    device: String,
-    /// Its row's `point` and `worker`, which key its samples, and its line in the file.
-    point: usize,
-    worker: usize,
-    line: usize,
-    /// Timed repetitions, where the file says.
-    reps: Option<usize>,
-    median_ms: f64,
-    /// The median's confidence interval where the file has one, else the quartiles.
-    spread_ms: (f64, f64),
-    /// The median's confidence interval alone.
-    median_ci_ms: Option<(f64, f64)>,
-    rel_iqr: Option<f64>,
-    /// Its rate in its strategy's unit, with the unit's name.
-    rate: Option<(f64, &'static str)>,
-    outliers: Option<String>,
-    stop_reason: Option<String>,
-    slowed: Option<String>,
-    /// Why `compare` cannot weigh this point's times (one is not a finite time above
-    /// 0), naming the point, its line and the column; none where they are sound.
-    fault: Option<String>,
-    /// Its repetitions' GPU times from samples.csv; empty where the set has none.
-    samples: Vec<f64>,
+/// Why two sets cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    #[error(transparent)]
+    Pairing(#[from] PairingError),
+    #[error("{}: no points to compare", path.display())]
+    NoPoints { path: PathBuf },
+}
+
+/// Why a matched pair has no verdict.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoVerdictReason {
+    /// A side stopped before its noise target (the time budget or max_reps), or records
+    /// no stop reason.
+    MissedNoiseTarget,
+    /// A side has one repetition: no spread to weigh.
+    OneRepetition,
+    /// A side has fewer than `min_samples` repetitions, or records no count.
+    TooFewRepetitions,
+    /// Neither samples.csv nor points.csv gives the pair an interval.
+    NoInterval,
+}
+
+impl NoVerdictReason {
+    pub const ALL: [NoVerdictReason; 4] = [
+        NoVerdictReason::MissedNoiseTarget,
+        NoVerdictReason::OneRepetition,
+        NoVerdictReason::TooFewRepetitions,
+        NoVerdictReason::NoInterval,
+    ];
+
+    /// As the summary counts it: "2 too few repetitions".
+    fn counted(self) -> &'static str {
+        match self {
+            NoVerdictReason::MissedNoiseTarget => "missed the noise target",
+            NoVerdictReason::OneRepetition => "one repetition",
+            NoVerdictReason::TooFewRepetitions => "too few repetitions",
+            NoVerdictReason::NoInterval => "no interval",
+        }
+    }
 }
 
 /// A matched pair's verdict, or why it has none.
@@ -54,22 +72,26 @@ struct PointTimes {
 pub enum Judgement {
     /// Of new / base GPU time against 1 ± the threshold: lower is faster.
     Verdict(Verdict),
-    /// "new missed its noise target (max-reps, relative IQR 0.74)", say.
-    NoVerdict(String),
+    /// No verdict: why, as a kind and as a sentence ("new has 3 repetitions, fewer than
+    /// the 10 a verdict needs").
+    NoVerdict {
+        reason: NoVerdictReason,
+        why: String,
+    },
 }
 
 impl Judgement {
     pub fn verdict(&self) -> Option<Verdict> {
         match self {
             Judgement::Verdict(v) => Some(*v),
-            Judgement::NoVerdict(_) => None,
+            Judgement::NoVerdict { .. } => None,
         }
     }
 
     pub fn text(&self) -> String {
         match self {
             Judgement::Verdict(v) => v.as_time().into(),
-            Judgement::NoVerdict(why) => format!("no verdict: {why}"),
+            Judgement::NoVerdict { why, .. } => format!("no verdict: {why}"),
         }
     }
 }
@@ -77,8 +99,11 @@ impl Judgement {
 /// One matched point.
 #[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct Comparison {
-    /// The settings that tell the matched points apart ("workgroup=64 variant=fast").
+    /// The settings that tell the matched points apart, then what differs across the
+    /// pair ("workgroup=64 (variant paper → fast)").
     pub label: String,
+    /// The settings that differ across the pair, in the order of their keys.
+    pub changes: Vec<SettingChange>,
     /// The base point's median GPU time, in ms.
     pub base_ms: f64,
     /// The new point's median GPU time, in ms.
@@ -103,6 +128,169 @@ pub enum Intervals {
     MedianIntervals { without_samples: Vec<PathBuf> },
 }
 
+/// Pairs by verdict, and those without one by why.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct Counts {
+    /// "slower": the whole interval above 1 + the threshold.
+    pub slower: usize,
+    /// "faster": the whole interval below 1 - the threshold.
+    pub faster: usize,
+    /// "same": the whole interval within 1 ± the threshold.
+    pub same: usize,
+    /// "unclear": the interval reaches both within and beyond.
+    pub unclear: usize,
+    /// The pairs without a verdict, by why.
+    pub no_verdict: NoVerdictCounts,
+}
+
+/// Pairs without a verdict, by [`NoVerdictReason`] (each pair counted once, under the
+/// first reason of that list that holds).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct NoVerdictCounts {
+    /// A side stopped before its noise target.
+    pub missed_noise_target: usize,
+    /// A side has one repetition.
+    pub one_repetition: usize,
+    /// A side has fewer than `min_samples` repetitions.
+    pub too_few_repetitions: usize,
+    /// The pair has no interval.
+    pub no_interval: usize,
+}
+
+impl NoVerdictCounts {
+    fn of(&self, reason: NoVerdictReason) -> usize {
+        match reason {
+            NoVerdictReason::MissedNoiseTarget => self.missed_noise_target,
+            NoVerdictReason::OneRepetition => self.one_repetition,
+            NoVerdictReason::TooFewRepetitions => self.too_few_repetitions,
+            NoVerdictReason::NoInterval => self.no_interval,
+        }
+    }
+
+    pub fn total(&self) -> usize {
+        NoVerdictReason::ALL.iter().map(|&r| self.of(r)).sum()
+    }
+}
+
+impl Counts {
+    fn of(points: &[Comparison]) -> Self {
+        let verdicts = |v: Verdict| {
+            points
+                .iter()
+                .filter(|c| c.judgement.verdict() == Some(v))
+                .count()
+        };
+        let without = |reason: NoVerdictReason| {
+            points
+                .iter()
+                .filter(|c| matches!(&c.judgement, Judgement::NoVerdict { reason: r, .. } if *r == reason))
+                .count()
+        };
+        Self {
+            slower: verdicts(Verdict::Higher),
+            faster: verdicts(Verdict::Lower),
+            same: verdicts(Verdict::Same),
+            // A ratio's interval is never "different" (`Verdict::of`).
+            unclear: verdicts(Verdict::Unclear),
+            no_verdict: NoVerdictCounts {
+                missed_noise_target: without(NoVerdictReason::MissedNoiseTarget),
+                one_repetition: without(NoVerdictReason::OneRepetition),
+                too_few_repetitions: without(NoVerdictReason::TooFewRepetitions),
+                no_interval: without(NoVerdictReason::NoInterval),
+            },
+        }
+    }
+}
+
+/// How a set's matched points stopped repeating, a count per stop reason.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct StopCounts {
+    /// At their noise target: the only points a verdict may take.
+    pub noise_target: usize,
+    /// At max_reps, their noise still above its target.
+    pub max_reps: usize,
+    /// At the time budget (time_budget_s), their noise still above its target.
+    pub time_budget: usize,
+    /// With no stop reason recorded, or one this vkerode does not know.
+    pub unrecorded: usize,
+}
+
+impl StopCounts {
+    fn of<'a>(points: impl Iterator<Item = &'a PointTimes>) -> Self {
+        let mut counts = Self::default();
+        for p in points {
+            let slot = match p.stop_reason.as_deref() {
+                Some(r) if r == StopReason::NoiseTarget.as_str() => &mut counts.noise_target,
+                Some(r) if r == StopReason::MaxReps.as_str() => &mut counts.max_reps,
+                Some(r) if r == StopReason::TimeBudget.as_str() => &mut counts.time_budget,
+                _ => &mut counts.unrecorded,
+            };
+            *slot += 1;
+        }
+        counts
+    }
+
+    /// The points that stopped before their noise target, by how: ("at the time
+    /// budget", count), where there are any.
+    fn missed(&self) -> Vec<(&'static str, usize)> {
+        [
+            ("at the time budget", self.time_budget),
+            ("at max_reps", self.max_reps),
+            ("with no stop reason recorded", self.unrecorded),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect()
+    }
+
+    /// A sentence on `set`'s points that missed their noise target; none where none did.
+    fn describe(&self, set: &str) -> Option<String> {
+        let missed = self.missed();
+        let total = self.noise_target + missed.iter().map(|(_, n)| n).sum::<usize>();
+        match missed.as_slice() {
+            [] => None,
+            [(how, _)] if self.noise_target == 0 => Some(format!(
+                "Every point of {set} stopped {how}, before its noise target."
+            )),
+            _ => Some(format!(
+                "{} of {total} points of {set} stopped before their noise target ({}).",
+                total - self.noise_target,
+                missed
+                    .iter()
+                    .map(|(how, n)| format!("{n} {how}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+}
+
+/// How each set's matched points stopped.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct Stopped {
+    /// The base's matched points.
+    pub base: StopCounts,
+    /// The new set's matched points.
+    pub new: StopCounts,
+}
+
+impl Stopped {
+    /// Sentences on the points that missed their noise target, both sets in one where
+    /// they stopped alike.
+    fn describe(&self) -> Vec<String> {
+        match self.base == self.new {
+            true => self.base.describe("each set").into_iter().collect(),
+            false => [
+                self.base.describe(Side::Base.set()),
+                self.new.describe(Side::New.set()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+        }
+    }
+}
+
 /// The comparison of two sets, and what did not match.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct CompareReport {
@@ -112,6 +300,19 @@ pub struct CompareReport {
     pub only_in_base: usize,
     /// Points of the new set no point of the base matches, a count.
     pub only_in_new: usize,
+    /// How the points were paired: `--pair-by` and `--ignore` as given.
+    pub pairing: Pairing,
+    /// The settings keys the points were matched on.
+    pub matched_on: Vec<String>,
+    /// The settings keys left out of the match on which some pair differs.
+    pub compared_across: Vec<String>,
+    /// The fewest repetitions on each side a verdict needs
+    /// (`stats::bootstrap::MIN_SAMPLES`).
+    pub min_samples: usize,
+    /// The pairs by verdict, and those without one by why.
+    pub counts: Counts,
+    /// How each set's matched points stopped repeating.
+    pub stopped: Stopped,
     /// The noise threshold the verdicts are taken against.
     pub threshold: Threshold,
     /// How the intervals were made.
@@ -152,6 +353,66 @@ impl CompareReport {
         }
     }
 
+    /// The threshold and the rules of a verdict, as sentences.
+    pub fn rules_line(&self) -> String {
+        format!(
+            "Threshold: {}. \"faster\" and \"slower\" need the whole interval beyond 1 ± the threshold, \"same\" needs it within; \"unclear\" is neither. No verdict where a side has fewer than {} repetitions (a bootstrap of fewer draws from a handful of values) or stopped before its noise target.",
+            self.threshold.describe(),
+            self.min_samples
+        )
+    }
+
+    /// How the points were matched, where `--pair-by` or `--ignore` narrowed the match.
+    pub fn matching_line(&self) -> Option<String> {
+        let matched = match (self.pairing.by.is_empty(), self.pairing.ignore.is_empty()) {
+            (true, true) => return None,
+            (false, _) => format!(
+                "Matched on {} (--pair-by {}, and every setting that varies within a set)",
+                self.matched_on.join(", "),
+                self.pairing.by.join(",")
+            ),
+            (true, false) => format!(
+                "Matched on every setting but {} (--ignore)",
+                self.pairing.ignore.join(", ")
+            ),
+        };
+        Some(match self.compared_across.as_slice() {
+            [] => format!("{matched}; the pairs differ in no other setting."),
+            across => format!("{matched}; compared across {}.", across.join(", ")),
+        })
+    }
+
+    /// The counts of the comparison, and how the points that missed their noise target
+    /// stopped.
+    pub fn summary(&self) -> String {
+        let counts = &self.counts;
+        let without = counts.no_verdict.total();
+        let why: Vec<String> = NoVerdictReason::ALL
+            .iter()
+            .map(|&r| (r, counts.no_verdict.of(r)))
+            .filter(|(_, n)| *n > 0)
+            .map(|(r, n)| format!("{n} {}", r.counted()))
+            .collect();
+        let why = match why.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", why.join(", ")),
+        };
+        let mut out = format!(
+            "{} points matched; {} only in the base, {} only in the new set. {} slower, {} faster, {} same, {} unclear, {without} without a verdict{why}.",
+            self.points.len(),
+            self.only_in_base,
+            self.only_in_new,
+            counts.slower,
+            counts.faster,
+            counts.same,
+            counts.unclear,
+        );
+        for line in self.stopped.describe() {
+            out += &format!(" {line}");
+        }
+        out
+    }
+
     pub fn markdown(&self, base: &Path, new: &Path) -> String {
         let level = crate::readable_number(bootstrap::LEVEL * 100.0);
         let mut out = format!(
@@ -172,233 +433,13 @@ impl CompareReport {
                 c.judgement.text()
             );
         }
-        let count = |v: Verdict| {
-            self.points
-                .iter()
-                .filter(|c| c.judgement.verdict() == Some(v))
-                .count()
-        };
-        let none = self
-            .points
-            .iter()
-            .filter(|c| c.judgement.verdict().is_none())
-            .count();
-        out += &format!(
-            "\nThreshold: {}. \"faster\" and \"slower\" need the whole interval beyond 1 ± the threshold, \"same\" needs it within; \"unclear\" is neither.\n{}\n\n{} points matched; {} only in the base, {} only in the new set. {} slower, {} faster, {} same, {} unclear, {none} without a verdict.\n",
-            self.threshold.describe(),
-            self.intervals_line(),
-            self.points.len(),
-            self.only_in_base,
-            self.only_in_new,
-            count(Verdict::Higher),
-            count(Verdict::Lower),
-            count(Verdict::Same),
-            count(Verdict::Unclear),
-        );
+        out += &format!("\n{}\n{}\n", self.rules_line(), self.intervals_line());
+        if let Some(matching) = self.matching_line() {
+            out += &format!("{matching}\n");
+        }
+        out += &format!("\n{}\n", self.summary());
         out
     }
-}
-
-/// Numbers in one spelling ("1000" and "1000.0" are one value), text as it is.
-fn canonical(text: &str) -> String {
-    match text.parse::<f64>() {
-        Ok(v) => v.to_string(),
-        Err(_) => text.to_string(),
-    }
-}
-
-/// Every point of a set, on the current columns whatever version wrote it: the
-/// settings are every settings key (a strategy's own keys empty in other strategies'
-/// rows).
-fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
-    let path = set_file(path, POINTS_CSV);
-    let table = read_points(&path)?;
-    let medians = table.numbers("gpu_ms_median", &path)?;
-    // In alphabetical order, as labels name them.
-    let mut keys = RunSettings::keys();
-    keys.sort();
-    let optional = |r: usize, name: &str| table.get(r, name).map(str::to_string);
-    let index = |r: usize, name: &str| -> Result<usize, ResultsError> {
-        let text = table.get(r, name).unwrap_or_default();
-        text.parse().map_err(|_| ResultsError::Mismatch {
-            path: path.clone(),
-            reason: format!("line {}: {name} is {text:?}, not an index", r + 2),
-        })
-    };
-    medians
-        .into_iter()
-        .enumerate()
-        .map(|(r, median_ms)| {
-            // With the column it came from, for the fault below.
-            let bound = |ci: &'static str, quartile: &'static str| {
-                [ci, quartile]
-                    .into_iter()
-                    .find_map(|column| Some((table.number(r, column)?, column)))
-                    // One repetition has no interval: its spread is the median alone.
-                    .unwrap_or((median_ms, "gpu_ms_median"))
-            };
-            let (low, high) = (
-                bound("gpu_ms_ci_low", "gpu_ms_q1"),
-                bound("gpu_ms_ci_high", "gpu_ms_q3"),
-            );
-            // A NaN lies outside no interval, and a time of 0 or below makes a ratio of
-            // nothing: such a point cannot be compared.
-            let fault = [(median_ms, "gpu_ms_median"), low, high]
-                .into_iter()
-                .find(|(ms, _)| !(ms.is_finite() && *ms > 0.0))
-                .map(|(ms, column)| {
-                    format!(
-                        "point {} (line {}): {column} is {ms}; compare needs finite times above 0",
-                        table.get(r, "point").unwrap_or_default(),
-                        r + 2
-                    )
-                });
-            let rate = WorkUnit::ALL.iter().find_map(|unit| {
-                let per_s = table.number(r, &format!("{}_per_s", unit.column()))?;
-                Some((per_s, unit.name()))
-            });
-            let median_ci_ms = table
-                .number(r, "gpu_ms_ci_low")
-                .zip(table.number(r, "gpu_ms_ci_high"));
-            Ok(PointTimes {
-                settings: keys
-                    .iter()
-                    .map(|k| (k.clone(), canonical(table.get(r, k).unwrap_or_default())))
-                    .collect(),
-                device: table.get(r, "device").unwrap_or_default().to_string(),
-                point: index(r, "point")?,
-                worker: index(r, "worker")?,
-                line: r + 2,
-                reps: table.number(r, "reps").map(|n| n as usize),
-                median_ms,
-                spread_ms: (low.0, high.0),
-                median_ci_ms,
-                rel_iqr: table.number(r, "gpu_ms_rel_iqr"),
-                rate,
-                outliers: optional(r, "outliers"),
-                stop_reason: optional(r, "stop_reason"),
-                slowed: optional(r, "slowed"),
-                fault,
-                samples: Vec::new(),
-            })
-        })
-        .collect()
-}
-
-/// A set's points, refused where a time is not finite and above 0, with their samples
-/// where samples.csv is there; whether it is.
-fn read_set(path: &Path) -> Result<(Vec<PointTimes>, bool), ResultsError> {
-    let mut points = read_times(path)?;
-    if let Some(reason) = points.iter().find_map(|p| p.fault.clone()) {
-        return Err(ResultsError::Mismatch {
-            path: set_file(path, POINTS_CSV),
-            reason,
-        });
-    }
-    let samples_path = set_file(path, SAMPLES_CSV);
-    if !samples_path.exists() {
-        return Ok((points, false));
-    }
-    let mismatch = |reason: String| ResultsError::Mismatch {
-        path: samples_path.clone(),
-        reason,
-    };
-    let mut by_point: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
-    for (i, row) in read_samples(&samples_path)?.into_iter().enumerate() {
-        if !(row.gpu_ms.is_finite() && row.gpu_ms > 0.0) {
-            return Err(mismatch(format!(
-                "line {}: gpu_ms is {}; compare needs finite times above 0",
-                i + 2,
-                row.gpu_ms
-            )));
-        }
-        by_point
-            .entry((row.point, row.worker))
-            .or_default()
-            .push(row.gpu_ms);
-    }
-    for p in &mut points {
-        p.samples = by_point.remove(&(p.point, p.worker)).unwrap_or_default();
-        let count = p.samples.len();
-        if count == 0 || p.reps.is_some_and(|reps| reps != count) {
-            return Err(mismatch(format!(
-                "point {} (worker {}) has {count} samples, but line {} of {POINTS_CSV} says {} repetitions",
-                p.point,
-                p.worker,
-                p.line,
-                p.reps.map_or("other".into(), |r| r.to_string())
-            )));
-        }
-    }
-    Ok((points, true))
-}
-
-/// Refuses a set that [`compare`] would refuse (its times, its samples), reading it
-/// whole.
-pub fn check_set(path: &Path) -> Result<(), ResultsError> {
-    read_set(path).map(|_| ())
-}
-
-/// The settings that vary among `points`, as "key=value" labels of each point.
-fn labels(points: &[&PointTimes]) -> Vec<String> {
-    // A key varies where it takes two values; empty is another strategy's key, or one
-    // an older file did not record.
-    let varying: Vec<usize> = match points.first() {
-        Some(first) => (0..first.settings.len())
-            .filter(|&k| {
-                let values: BTreeSet<&str> = points
-                    .iter()
-                    .map(|p| p.settings[k].1.as_str())
-                    .filter(|v| !v.is_empty())
-                    .collect();
-                values.len() > 1
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    points
-        .iter()
-        .map(|p| {
-            let label: Vec<String> = varying
-                .iter()
-                .map(|&k| &p.settings[k])
-                .filter(|(_, v)| !v.is_empty())
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            if label.is_empty() {
-                "(the one point)".into()
-            } else {
-                label.join(" ")
-            }
-        })
-        .collect()
-}
-
-/// Whether two points have the same settings wherever both record one (a key empty on
-/// one side is another strategy's, or one an older file did not record).
-fn same_settings(a: &PointTimes, b: &PointTimes) -> bool {
-    a.settings
-        .iter()
-        .zip(&b.settings)
-        .all(|((_, x), (_, y))| x.is_empty() || y.is_empty() || x == y)
-}
-
-/// The pairs of two sets' points, matched by the settings both record: each base point
-/// with the first new one not yet matched.
-fn matched<'a>(
-    base: &'a [PointTimes],
-    new: &'a [PointTimes],
-) -> Vec<(&'a PointTimes, &'a PointTimes)> {
-    let mut taken = vec![false; new.len()];
-    let mut pairs = Vec::new();
-    for b in base {
-        let found = (0..new.len()).find(|&i| !taken[i] && same_settings(b, &new[i]));
-        if let Some(i) = found {
-            taken[i] = true;
-            pairs.push((b, &new[i]));
-        }
-    }
-    pairs
 }
 
 /// Why a point may not be judged: it stopped before its noise target (its own
@@ -415,13 +456,43 @@ fn missed_target(p: &PointTimes) -> Option<String> {
     }
 }
 
+/// Why a pair may not be judged, whatever its interval: the first of
+/// [`NoVerdictReason`]'s order that holds on either side.
+fn unjudged(b: &PointTimes, n: &PointTimes) -> Option<(NoVerdictReason, String)> {
+    let sides = [(Side::Base, b), (Side::New, n)];
+    let missed = sides.iter().find_map(|(side, p)| {
+        let why = missed_target(p)?;
+        Some(format!("{} missed its noise target ({why})", side.as_str()))
+    });
+    let one = sides.iter().find_map(|(side, p)| {
+        (p.repetitions() == Some(1))
+            .then(|| format!("{} has one repetition, no spread to weigh", side.as_str()))
+    });
+    let few = sides.iter().find_map(|(side, p)| match p.repetitions() {
+        Some(count) if count < MIN_SAMPLES => Some(format!(
+            "{} has {count} repetitions, fewer than the {MIN_SAMPLES} a verdict needs",
+            side.as_str()
+        )),
+        None => Some(format!(
+            "{} records no count of repetitions; a verdict needs {MIN_SAMPLES}",
+            side.as_str()
+        )),
+        Some(_) => None,
+    });
+    [
+        (NoVerdictReason::MissedNoiseTarget, missed),
+        (NoVerdictReason::OneRepetition, one),
+        (NoVerdictReason::TooFewRepetitions, few),
+    ]
+    .into_iter()
+    .find_map(|(reason, why)| Some((reason, why?)))
+}
+
 /// The interval of new / base for one pair: bootstrapped from both sides' samples, or
 /// where a set has none, made of the medians' intervals; `Err` says why there is none.
 fn interval_of(b: &PointTimes, n: &PointTimes, bootstrap: bool) -> Result<(f64, f64), String> {
-    for (side, p) in [("base", b), ("new", n)] {
-        if p.samples.len() == 1 || p.reps == Some(1) {
-            return Err(format!("{side} has one repetition, no spread to weigh"));
-        }
+    if [b, n].iter().any(|p| p.repetitions() == Some(1)) {
+        return Err("one repetition, no spread to weigh".into());
     }
     if bootstrap {
         return ratio_of_medians(&b.samples, &n.samples, bootstrap::RESAMPLES)
@@ -437,30 +508,44 @@ fn interval_of(b: &PointTimes, n: &PointTimes, bootstrap: bool) -> Result<(f64, 
     }
 }
 
+/// A pair's label: what tells it from the other pairs, then what differs across it.
+fn pair_label(varying: String, changes: &[SettingChange]) -> String {
+    if changes.is_empty() {
+        return varying;
+    }
+    let across: Vec<String> = changes
+        .iter()
+        .map(|c| format!("{} {} → {}", c.key, c.base, c.new))
+        .collect();
+    match varying.as_str() {
+        ONE_POINT => across.join(", "),
+        _ => format!("{varying} ({})", across.join(", ")),
+    }
+}
+
 /// One matched pair: its ratio, interval and verdict against `threshold`.
 fn judge(
     b: &PointTimes,
     n: &PointTimes,
-    label: String,
+    varying_label: String,
     threshold: f64,
     bootstrap: bool,
 ) -> Comparison {
     let interval = interval_of(b, n, bootstrap);
-    let missed = [("base", b), ("new", n)].into_iter().find_map(|(side, p)| {
-        Some(format!(
-            "{side} missed its noise target ({})",
-            missed_target(p)?
-        ))
-    });
-    let judgement = match (&interval, missed) {
-        (_, Some(why)) => Judgement::NoVerdict(why),
-        (Err(why), None) => Judgement::NoVerdict(why.clone()),
-        (Ok(interval), None) => {
+    let judgement = match (unjudged(b, n), &interval) {
+        (Some((reason, why)), _) => Judgement::NoVerdict { reason, why },
+        (None, Err(why)) => Judgement::NoVerdict {
+            reason: NoVerdictReason::NoInterval,
+            why: why.clone(),
+        },
+        (None, Ok(interval)) => {
             Judgement::Verdict(Verdict::of(*interval, Band::around_one(threshold)))
         }
     };
+    let changes = changes(b, n);
     Comparison {
-        label,
+        label: pair_label(varying_label, &changes),
+        changes,
         base_ms: b.median_ms,
         new_ms: n.median_ms,
         time_ratio: n.median_ms / b.median_ms,
@@ -469,26 +554,45 @@ fn judge(
     }
 }
 
-/// Matches the points of two sets by the settings both record and judges each pair by
-/// the interval of its ratio of medians against the noise threshold: `threshold`
-/// (relative) where given, else the rerun spread recorded for the devices that measured
-/// them (`noise.rs`). Points that missed their noise target get no verdict. Refused
-/// where a point's median, interval or a sample is not a finite time above 0, or where
-/// samples.csv does not hold a point's repetitions.
+/// Matches the points of two sets as `pairing` says (every settings key both record,
+/// by default) and judges each pair by the interval of its ratio of medians against the
+/// noise threshold: `threshold` (relative) where given, else the rerun spread recorded
+/// for the devices that measured the sets (`noise.rs`). A pair gets no verdict where a
+/// side missed its noise target or has fewer than [`MIN_SAMPLES`] repetitions. Refused
+/// where a point's median, interval or a sample is not a finite time above 0, where
+/// samples.csv does not hold a point's repetitions, where no point matches (naming the
+/// settings that differ), and where a point has two different matches.
 pub fn compare(
     base: &Path,
     new: &Path,
     threshold: Option<f64>,
-) -> Result<CompareReport, ResultsError> {
+    pairing: &Pairing,
+) -> Result<CompareReport, CompareError> {
+    pairing.check()?;
     let (base_points, base_samples) = read_set(base)?;
     let (new_points, new_samples) = read_set(new)?;
-    let pairs = matched(&base_points, &new_points);
+    for (path, points) in [(base, &base_points), (new, &new_points)] {
+        if points.is_empty() {
+            return Err(CompareError::NoPoints {
+                path: set_file(path, POINTS_CSV),
+            });
+        }
+    }
+    let base_refs: Vec<&PointTimes> = base_points.iter().collect();
+    let new_refs: Vec<&PointTimes> = new_points.iter().collect();
+    let keys = pairing.keys_of(&base_refs, &new_refs);
+    let pairs = pairs(&base_points, &new_points, &keys, pairing)?;
+    if pairs.is_empty() {
+        return Err(no_match((base, new), &base_refs, &new_refs, &keys, pairing).into());
+    }
     let threshold = match threshold {
         Some(relative) => Threshold::given(relative),
         None => {
-            let devices: BTreeSet<String> = pairs
+            // Every point's device, matched or not: the threshold is the sets'.
+            let devices: BTreeSet<String> = base_points
                 .iter()
-                .flat_map(|(b, n)| [b.device.clone(), n.device.clone()])
+                .chain(&new_points)
+                .map(|p| p.device.clone())
                 .filter(|d| !d.is_empty())
                 .collect();
             Threshold::for_devices(&devices.into_iter().collect::<Vec<_>>())
@@ -506,15 +610,29 @@ pub fn compare(
         },
     };
     let names = labels(&pairs.iter().map(|(b, _)| *b).collect::<Vec<_>>());
-    let points = pairs
+    let points: Vec<Comparison> = pairs
         .iter()
         .zip(names)
         .map(|((b, n), label)| judge(b, n, label, threshold.relative, bootstrap))
         .collect();
+    let names = key_names(base_points.first());
+    let compared_across: BTreeSet<String> = points
+        .iter()
+        .flat_map(|c| c.changes.iter().map(|change| change.key.clone()))
+        .collect();
     Ok(CompareReport {
-        points,
+        counts: Counts::of(&points),
+        stopped: Stopped {
+            base: StopCounts::of(pairs.iter().map(|(b, _)| *b)),
+            new: StopCounts::of(pairs.iter().map(|(_, n)| *n)),
+        },
         only_in_base: base_points.len() - pairs.len(),
         only_in_new: new_points.len() - pairs.len(),
+        pairing: pairing.clone(),
+        matched_on: keys.iter().map(|&k| names[k].clone()).collect(),
+        compared_across: compared_across.into_iter().collect(),
+        min_samples: MIN_SAMPLES,
+        points,
         threshold,
         intervals,
     })
@@ -531,17 +649,18 @@ pub struct RerunSpread {
 }
 
 /// The largest spread between any two of `sets` (reruns of one experiment), matched as
-/// [`compare`] matches them; points that missed their noise target are left out. `None`
-/// where no two points match.
-pub fn rerun_spread(sets: &[PathBuf]) -> Result<Option<RerunSpread>, ResultsError> {
+/// [`compare`] matches them by default; points that missed their noise target are left
+/// out. `None` where no two points match.
+pub fn rerun_spread(sets: &[PathBuf]) -> Result<Option<RerunSpread>, CompareError> {
     let read: Vec<Vec<PointTimes>> = sets
         .iter()
         .map(|s| read_set(s).map(|(points, _)| points))
         .collect::<Result<_, _>>()?;
+    let every_key: Vec<usize> = (0..key_names(read.iter().flatten().next()).len()).collect();
     let mut largest: Option<RerunSpread> = None;
     for i in 0..sets.len() {
         for j in i + 1..sets.len() {
-            let pairs = matched(&read[i], &read[j]);
+            let pairs = pairs(&read[i], &read[j], &every_key, &Pairing::default())?;
             let names = labels(&pairs.iter().map(|(b, _)| *b).collect::<Vec<_>>());
             for ((b, n), label) in pairs.into_iter().zip(names) {
                 if missed_target(b).is_some() || missed_target(n).is_some() {
@@ -638,31 +757,8 @@ pub fn report(results: &Path) -> Result<String, ResultsError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::points::point;
     use super::*;
-
-    fn point(settings: &[(&str, &str)]) -> PointTimes {
-        PointTimes {
-            settings: settings
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            device: String::new(),
-            point: 0,
-            worker: 0,
-            line: 2,
-            reps: None,
-            median_ms: 1.0,
-            spread_ms: (1.0, 1.0),
-            median_ci_ms: None,
-            rel_iqr: None,
-            rate: None,
-            outliers: None,
-            stop_reason: Some("noise-target".into()),
-            slowed: None,
-            fault: None,
-            samples: Vec::new(),
-        }
-    }
 
     #[test]
     fn a_point_that_missed_its_noise_target_is_not_judged() {
@@ -673,7 +769,7 @@ mod tests {
         for (b, n) in [(&met, &missed), (&missed, &met)] {
             let c = judge(b, n, "p".into(), 0.02, false);
             assert!(
-                matches!(&c.judgement, Judgement::NoVerdict(why) if why.contains("missed its noise target (max-reps, relative IQR 0.74)")),
+                matches!(&c.judgement, Judgement::NoVerdict { reason: NoVerdictReason::MissedNoiseTarget, why } if why.contains("missed its noise target (max-reps, relative IQR 0.74)")),
                 "{:?}",
                 c.judgement
             );
@@ -685,26 +781,53 @@ mod tests {
     }
 
     #[test]
-    fn a_key_another_strategy_leaves_empty_neither_varies_nor_parts_a_match() {
-        let droplets = point(&[
-            ("algorithm", "droplets"),
-            ("pipes_steps", ""),
-            ("workgroup", "64"),
-        ]);
-        let pipes = point(&[
-            ("algorithm", "pipes"),
-            ("pipes_steps", "50"),
-            ("workgroup", ""),
-        ]);
-        let labels = labels(&[&droplets, &pipes]);
-        assert_eq!(labels, ["algorithm=droplets", "algorithm=pipes"]);
-        // An older file that did not record a key matches on the others.
-        let older = point(&[
-            ("algorithm", "pipes"),
-            ("pipes_steps", ""),
-            ("workgroup", ""),
-        ]);
-        assert!(same_settings(&older, &pipes));
-        assert!(!same_settings(&older, &droplets));
+    fn a_side_below_the_minimum_of_repetitions_is_not_judged_and_one_is_its_own_reason() {
+        let mut enough = point(&[("workgroup", "64")]);
+        enough.median_ci_ms = Some((0.99, 1.01));
+        let judged = judge(&enough, &enough, "p".into(), 0.05, false);
+        assert_eq!(judged.judgement, Judgement::Verdict(Verdict::Same));
+        for (reps, reason) in [
+            (MIN_SAMPLES - 1, NoVerdictReason::TooFewRepetitions),
+            (1, NoVerdictReason::OneRepetition),
+        ] {
+            let mut few = enough.clone();
+            few.reps = Some(reps);
+            let c = judge(&enough, &few, "p".into(), 0.05, false);
+            assert!(
+                matches!(&c.judgement, Judgement::NoVerdict { reason: r, why } if *r == reason && why.starts_with("new has")),
+                "{reps}: {:?}",
+                c.judgement
+            );
+        }
+        // Missing the target comes first.
+        let mut both = enough.clone();
+        both.reps = Some(3);
+        both.stop_reason = Some("time-budget".into());
+        let c = judge(&both, &enough, "p".into(), 0.05, false);
+        assert!(matches!(
+            c.judgement,
+            Judgement::NoVerdict {
+                reason: NoVerdictReason::MissedNoiseTarget,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_pair_label_says_what_differs_across_the_pair() {
+        let variant = [SettingChange {
+            key: "variant".into(),
+            base: "paper".into(),
+            new: "fast".into(),
+        }];
+        assert_eq!(
+            pair_label("workgroup=64".into(), &variant),
+            "workgroup=64 (variant paper → fast)"
+        );
+        assert_eq!(
+            pair_label(ONE_POINT.into(), &variant),
+            "variant paper → fast"
+        );
+        assert_eq!(pair_label("workgroup=64".into(), &[]), "workgroup=64");
     }
 }

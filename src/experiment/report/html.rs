@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::compare::{compare, report_rows, CompareReport};
+use super::compare::{compare, report_rows, CompareError, CompareReport};
+use super::pairing::Pairing;
 use super::plot::{chart_svg, throughput_chart, PlotError};
 use crate::experiment::results::{set_file, Meta, ResultsError, META_JSON, POINTS_CSV};
 use crate::stats::Verdict;
@@ -25,6 +26,8 @@ const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 pub enum HtmlError {
     #[error(transparent)]
     Results(#[from] ResultsError),
+    #[error(transparent)]
+    Compare(#[from] CompareError),
     #[error("drawing the charts: {0}")]
     Plot(#[from] PlotError),
     #[error("{}: {reason}", path.display())]
@@ -108,7 +111,10 @@ pub fn html_report(
         false => None,
     };
     let compared = match baseline {
-        Some(base) => Some((base, compare(base, results, threshold)?)),
+        Some(base) => Some((
+            base,
+            compare(base, results, threshold, &Pairing::default())?,
+        )),
         None => None,
     };
     let pictures = pictures(&folder)?;
@@ -360,12 +366,10 @@ fn verdicts(base: &Path, report: &CompareReport) -> String {
     }
     let _ = write!(
         out,
-        "</table>\n<p class=\"note\">Threshold: {}. {} {} points matched; {} only in the base, {} only in this set.</p>\n",
-        escape(&report.threshold.describe()),
+        "</table>\n<p class=\"note\">{} {} {}</p>\n",
+        escape(&report.rules_line()),
         escape(&report.intervals_line()),
-        report.points.len(),
-        report.only_in_base,
-        report.only_in_new
+        escape(&report.summary())
     );
     out
 }

@@ -1,0 +1,283 @@
+//! A set's points as `compare` and `report` read them: each row of points.csv by
+//! column name (whatever version wrote it) with its repetitions from samples.csv, and
+//! the settings that vary among points, which label them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::erosion::{RunSettings, WorkUnit};
+use crate::experiment::results::{
+    read_points, read_samples, set_file, ResultsError, POINTS_CSV, SAMPLES_CSV,
+};
+#[cfg(test)]
+use crate::stats::bootstrap::MIN_SAMPLES;
+
+/// The names of a point's settings keys, by index; none without a point.
+pub(super) fn key_names(point: Option<&PointTimes>) -> Vec<String> {
+    point.map_or_else(Vec::new, |p| {
+        p.settings.iter().map(|(key, _)| key.clone()).collect()
+    })
+}
+
+/// One point of a points.csv, as read by name.
+#[derive(Clone, Debug)]
+pub(super) struct PointTimes {
+    /// (settings column, canonical value) for every settings key, in alphabetical order.
+    pub(super) settings: Vec<(String, String)>,
+    /// The device that measured it.
+    pub(super) device: String,
+    /// Its row's `point` and `worker`, which key its samples, and its line in the file.
+    pub(super) point: usize,
+    pub(super) worker: usize,
+    pub(super) line: usize,
+    /// Timed repetitions, where the file says.
+    pub(super) reps: Option<usize>,
+    pub(super) median_ms: f64,
+    /// The median's confidence interval where the file has one, else the quartiles.
+    pub(super) spread_ms: (f64, f64),
+    /// The median's confidence interval alone.
+    pub(super) median_ci_ms: Option<(f64, f64)>,
+    pub(super) rel_iqr: Option<f64>,
+    /// Its rate in its strategy's unit, with the unit's name.
+    pub(super) rate: Option<(f64, &'static str)>,
+    pub(super) outliers: Option<String>,
+    pub(super) stop_reason: Option<String>,
+    pub(super) slowed: Option<String>,
+    /// Why `compare` cannot weigh this point's times (one is not a finite time above
+    /// 0), naming the point, its line and the column; none where they are sound.
+    pub(super) fault: Option<String>,
+    /// Its repetitions' GPU times from samples.csv; empty where the set has none.
+    pub(super) samples: Vec<f64>,
+}
+
+impl PointTimes {
+    /// Its timed repetitions: its samples where the set has them, else its `reps`.
+    pub(super) fn repetitions(&self) -> Option<usize> {
+        match self.samples.len() {
+            0 => self.reps,
+            count => Some(count),
+        }
+    }
+}
+
+/// Numbers in one spelling ("1000" and "1000.0" are one value), text as it is.
+fn canonical(text: &str) -> String {
+    match text.parse::<f64>() {
+        Ok(v) => v.to_string(),
+        Err(_) => text.to_string(),
+    }
+}
+
+/// Every point of a set, on the current columns whatever version wrote it: the
+/// settings are every settings key (a strategy's own keys empty in other strategies'
+/// rows).
+pub(super) fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
+    let path = set_file(path, POINTS_CSV);
+    let table = read_points(&path)?;
+    let medians = table.numbers("gpu_ms_median", &path)?;
+    // In alphabetical order, as labels name them.
+    let mut keys = RunSettings::keys();
+    keys.sort();
+    let optional = |r: usize, name: &str| table.get(r, name).map(str::to_string);
+    let index = |r: usize, name: &str| -> Result<usize, ResultsError> {
+        let text = table.get(r, name).unwrap_or_default();
+        text.parse().map_err(|_| ResultsError::Mismatch {
+            path: path.clone(),
+            reason: format!("line {}: {name} is {text:?}, not an index", r + 2),
+        })
+    };
+    medians
+        .into_iter()
+        .enumerate()
+        .map(|(r, median_ms)| {
+            // With the column it came from, for the fault below.
+            let bound = |ci: &'static str, quartile: &'static str| {
+                [ci, quartile]
+                    .into_iter()
+                    .find_map(|column| Some((table.number(r, column)?, column)))
+                    // One repetition has no interval: its spread is the median alone.
+                    .unwrap_or((median_ms, "gpu_ms_median"))
+            };
+            let (low, high) = (
+                bound("gpu_ms_ci_low", "gpu_ms_q1"),
+                bound("gpu_ms_ci_high", "gpu_ms_q3"),
+            );
+            // A NaN lies outside no interval, and a time of 0 or below makes a ratio of
+            // nothing: such a point cannot be compared.
+            let fault = [(median_ms, "gpu_ms_median"), low, high]
+                .into_iter()
+                .find(|(ms, _)| !(ms.is_finite() && *ms > 0.0))
+                .map(|(ms, column)| {
+                    format!(
+                        "point {} (line {}): {column} is {ms}; compare needs finite times above 0",
+                        table.get(r, "point").unwrap_or_default(),
+                        r + 2
+                    )
+                });
+            let rate = WorkUnit::ALL.iter().find_map(|unit| {
+                let per_s = table.number(r, &format!("{}_per_s", unit.column()))?;
+                Some((per_s, unit.name()))
+            });
+            let median_ci_ms = table
+                .number(r, "gpu_ms_ci_low")
+                .zip(table.number(r, "gpu_ms_ci_high"));
+            Ok(PointTimes {
+                settings: keys
+                    .iter()
+                    .map(|k| (k.clone(), canonical(table.get(r, k).unwrap_or_default())))
+                    .collect(),
+                device: table.get(r, "device").unwrap_or_default().to_string(),
+                point: index(r, "point")?,
+                worker: index(r, "worker")?,
+                line: r + 2,
+                reps: table.number(r, "reps").map(|n| n as usize),
+                median_ms,
+                spread_ms: (low.0, high.0),
+                median_ci_ms,
+                rel_iqr: table.number(r, "gpu_ms_rel_iqr"),
+                rate,
+                outliers: optional(r, "outliers"),
+                stop_reason: optional(r, "stop_reason"),
+                slowed: optional(r, "slowed"),
+                fault,
+                samples: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// A set's points, refused where a time is not finite and above 0, with their samples
+/// where samples.csv is there; whether it is.
+pub(super) fn read_set(path: &Path) -> Result<(Vec<PointTimes>, bool), ResultsError> {
+    let mut points = read_times(path)?;
+    if let Some(reason) = points.iter().find_map(|p| p.fault.clone()) {
+        return Err(ResultsError::Mismatch {
+            path: set_file(path, POINTS_CSV),
+            reason,
+        });
+    }
+    let samples_path = set_file(path, SAMPLES_CSV);
+    if !samples_path.exists() {
+        return Ok((points, false));
+    }
+    let mismatch = |reason: String| ResultsError::Mismatch {
+        path: samples_path.clone(),
+        reason,
+    };
+    let mut by_point: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
+    for (i, row) in read_samples(&samples_path)?.into_iter().enumerate() {
+        if !(row.gpu_ms.is_finite() && row.gpu_ms > 0.0) {
+            return Err(mismatch(format!(
+                "line {}: gpu_ms is {}; compare needs finite times above 0",
+                i + 2,
+                row.gpu_ms
+            )));
+        }
+        by_point
+            .entry((row.point, row.worker))
+            .or_default()
+            .push(row.gpu_ms);
+    }
+    for p in &mut points {
+        p.samples = by_point.remove(&(p.point, p.worker)).unwrap_or_default();
+        let count = p.samples.len();
+        if count == 0 || p.reps.is_some_and(|reps| reps != count) {
+            return Err(mismatch(format!(
+                "point {} (worker {}) has {count} samples, but line {} of {POINTS_CSV} says {} repetitions",
+                p.point,
+                p.worker,
+                p.line,
+                p.reps.map_or("other".into(), |r| r.to_string())
+            )));
+        }
+    }
+    Ok((points, true))
+}
+
+/// Refuses a set that `compare` would refuse (its times, its samples), reading it
+/// whole.
+pub fn check_set(path: &Path) -> Result<(), ResultsError> {
+    read_set(path).map(|_| ())
+}
+
+/// The values `points` take for key `k`, numbers in numeric order; empty (another
+/// strategy's key, or one an older file did not record) is no value.
+pub(super) fn values(points: &[&PointTimes], k: usize) -> Vec<String> {
+    let distinct: BTreeSet<&str> = points
+        .iter()
+        .map(|p| p.settings[k].1.as_str())
+        .filter(|v| !v.is_empty())
+        .collect();
+    let mut values: Vec<String> = distinct.into_iter().map(str::to_string).collect();
+    values.sort_by(|a, b| match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.total_cmp(&y),
+        _ => a.cmp(b),
+    });
+    values
+}
+
+/// The keys that take two values or more among `points`.
+fn varying(points: &[&PointTimes]) -> Vec<usize> {
+    match points.first() {
+        Some(first) => (0..first.settings.len())
+            .filter(|&k| values(points, k).len() > 1)
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The keys that take two values or more within either set.
+pub(super) fn varying_in_either(base: &[&PointTimes], new: &[&PointTimes]) -> BTreeSet<usize> {
+    varying(base).into_iter().chain(varying(new)).collect()
+}
+
+/// The label of a point when no setting varies.
+pub(super) const ONE_POINT: &str = "(the one point)";
+
+/// The settings that vary among `points`, as "key=value" labels of each point.
+pub(super) fn labels(points: &[&PointTimes]) -> Vec<String> {
+    let varying = varying(points);
+    points
+        .iter()
+        .map(|p| {
+            let label: Vec<String> = varying
+                .iter()
+                .map(|&k| &p.settings[k])
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            if label.is_empty() {
+                ONE_POINT.into()
+            } else {
+                label.join(" ")
+            }
+        })
+        .collect()
+}
+
+/// A point with these settings, at its noise target after [`MIN_SAMPLES`] repetitions:
+/// for the tests of `compare` and `pairing`.
+#[cfg(test)]
+pub(super) fn point(settings: &[(&str, &str)]) -> PointTimes {
+    PointTimes {
+        settings: settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        device: String::new(),
+        point: 0,
+        worker: 0,
+        line: 2,
+        reps: Some(MIN_SAMPLES),
+        median_ms: 1.0,
+        spread_ms: (1.0, 1.0),
+        median_ci_ms: None,
+        rel_iqr: None,
+        rate: None,
+        outliers: None,
+        stop_reason: Some("noise-target".into()),
+        slowed: None,
+        fault: None,
+        samples: Vec::new(),
+    }
+}
