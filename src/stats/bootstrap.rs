@@ -12,10 +12,6 @@ pub const RESAMPLES: usize = 10_000;
 /// The interval's level: 95%, the level of the medians' intervals in points.csv.
 pub const LEVEL: f64 = 0.95;
 
-/// Repetitions a side needs at least for a verdict on its median: with fewer, the
-/// bootstrap of a median takes only a handful of values (nvbench's minimum is 10 too).
-pub const MIN_SAMPLES: usize = 10;
-
 /// The seed of every ratio's resampling.
 pub const SEED: u64 = 0x5eed_0026;
 
