@@ -122,15 +122,8 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::close;
     use super::*;
-
-    fn close(actual: f64, expected: f64, tolerance: f64, what: &str) {
-        let scale = expected.abs().max(1e-300);
-        assert!(
-            ((actual - expected) / scale).abs() <= tolerance,
-            "{what}: {actual} against {expected}"
-        );
-    }
 
     #[test]
     fn welch_and_its_tost_match_scipy() {

@@ -33,3 +33,14 @@ pub use permutation::{
     paired_permutation_floor, paired_permutation_test, permutation_test, PermutationTest,
 };
 pub use verdict::{Band, Verdict};
+
+/// Asserts that `actual` is within `tolerance` of `expected`, relatively: the tests'
+/// comparison with published and scipy values.
+#[cfg(test)]
+fn close(actual: f64, expected: f64, tolerance: f64, what: &str) {
+    let scale = expected.abs().max(1e-300);
+    assert!(
+        ((actual - expected) / scale).abs() <= tolerance,
+        "{what}: {actual} against {expected}"
+    );
+}

@@ -78,15 +78,8 @@ impl Moments {
 
 #[cfg(test)]
 mod tests {
+    use super::super::close;
     use super::*;
-
-    fn close(actual: f64, expected: f64, tolerance: f64, what: &str) {
-        let scale = expected.abs().max(1e-300);
-        assert!(
-            ((actual - expected) / scale).abs() <= tolerance,
-            "{what}: {actual} against {expected}"
-        );
-    }
 
     /// scipy 1.17.1, `scipy.stats.t.cdf(t, df)`, printed with repr.
     const T_CDF: &[(f64, f64, f64)] = &[

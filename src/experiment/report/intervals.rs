@@ -189,12 +189,27 @@ mod tests {
             ],
         };
         let svg = chart.svg(800).unwrap().unwrap();
-        let (tiles, stagger) = (svg.find(">tiles<").unwrap(), svg.find(">stagger<").unwrap());
-        assert!(svg.contains(">reference<"));
-        // The first row is at the top, whose label comes first as the mesh is drawn
-        // from the bottom up: both are there, apart.
-        assert_ne!(tiles, stagger);
-        assert_eq!(svg.matches("<circle").count(), 3, "{svg}");
+        // One marker a row, drawn in the rows' order from the top down (the text is
+        // drawn as glyph outlines, so the rows are told apart by their markers).
+        let heights: Vec<f64> = svg
+            .split("<circle")
+            .skip(1)
+            .map(|c| {
+                let at = c.find("cy=\"").unwrap() + 4;
+                c[at..].split('"').next().unwrap().parse().unwrap()
+            })
+            .collect();
+        assert_eq!(heights.len(), 3, "{svg}");
+        assert!(heights[0] < heights[1] && heights[1] < heights[2], "{heights:?}");
+        // The reference's marker is hollow, the others filled.
+        let fills: Vec<bool> = svg
+            .split("<circle")
+            .skip(1)
+            .map(|c| c.split("/>").next().unwrap().contains("fill=\"none\""))
+            .collect();
+        assert_eq!(fills, [false, true, false], "{svg}");
+        // A band a row.
+        assert!(svg.matches("<rect").count() >= 3, "{svg}");
         let empty = IntervalChart {
             rows: Vec::new(),
             ..chart

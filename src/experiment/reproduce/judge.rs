@@ -78,6 +78,33 @@ fn over_seeds(values: &[f64]) -> Estimate {
     (m.mean, m.mean_interval(0.95))
 }
 
+/// Two sides' values per seed, each's mean as a figure (`figure` names it), and the
+/// mean over seeds of their paired ratios (the second over the first) as the effect:
+/// its interval, or none (`j.why` then says why).
+fn paired_effect(
+    j: &mut Judged,
+    sides: [(&str, &[(u32, f64)]); 2],
+    figure: impl Fn(&str) -> String,
+    no_pair: &str,
+) -> Option<(f64, f64)> {
+    for (name, per_seed) in sides {
+        let values: Vec<f64> = per_seed.iter().map(|(_, v)| *v).collect();
+        j.figures
+            .push((figure(name), readable_number(Moments::of(&values).mean)));
+    }
+    let ratios = paired_ratios(sides[0].1, sides[1].1);
+    if ratios.is_empty() {
+        j.why = no_pair.into();
+        return None;
+    }
+    let (mean, interval) = over_seeds(&ratios);
+    j.effect = Some((mean, interval));
+    if interval.is_none() {
+        j.why = "one seed gives no interval".into();
+    }
+    interval
+}
+
 impl Evidence {
     fn band(&self, claim: &Claim) -> Option<Band> {
         match claim.band {
@@ -407,22 +434,13 @@ fn stagger_collisions(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Ju
         files.per_seed(&off, column, draw),
         files.per_seed(&on, column, draw),
     );
-    for (name, per_seed) in [("unstaggered", &off_seeds), ("staggered", &on_seeds)] {
-        let values: Vec<f64> = per_seed.iter().map(|(_, v)| *v).collect();
-        j.figures.push((
-            format!("subgroup conflicts per 1000 atomics, {name} (mean over seeds)"),
-            readable_number(Moments::of(&values).mean),
-        ));
-    }
-    let ratios = paired_ratios(&off_seeds, &on_seeds);
-    if ratios.is_empty() {
-        j.why = "no seed had subgroup conflicts to cut without stagger".into();
-        return j;
-    }
-    let (mean, interval) = over_seeds(&ratios);
-    j.effect = Some((mean, interval));
+    let interval = paired_effect(
+        &mut j,
+        [("unstaggered", &off_seeds), ("staggered", &on_seeds)],
+        |name| format!("subgroup conflicts per 1000 atomics, {name} (mean over seeds)"),
+        "no seed had subgroup conflicts to cut without stagger",
+    );
     let (Some(interval), Some(band)) = (interval, band) else {
-        j.why = "one seed gives no interval".into();
         return j;
     };
     let v = Verdict::of(interval, band);
@@ -544,39 +562,28 @@ fn grid(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
             .collect()
     };
     let (droplets, pipes) = (cost("droplets"), cost("pipes"));
-    for (name, costs) in [("droplets", &droplets), ("pipes", &pipes)] {
-        let values: Vec<f64> = costs.iter().map(|(_, v)| *v).collect();
-        j.figures.push((
-            format!("GPU ms per height unit of eroded depth, {name} (mean over seeds)"),
-            readable_number(Moments::of(&values).mean),
-        ));
-    }
-    let ratios = paired_ratios(&droplets, &pipes);
-    if ratios.is_empty() {
-        j.why = "no seed eroded with both strategies".into();
-        return j;
-    }
-    let (mean, interval) = over_seeds(&ratios);
-    j.effect = Some((mean, interval));
+    let interval = paired_effect(
+        &mut j,
+        [("droplets", &droplets), ("pipes", &pipes)],
+        |name| format!("GPU ms per height unit of eroded depth, {name} (mean over seeds)"),
+        "no seed eroded with both strategies",
+    );
     // The cost is weighed over seeds, whose spread dwarfs a long run's timing noise: a
     // run needs no noise target of its own.
-    match (interval, band) {
-        (Some(interval), Some(band)) => {
-            let v = Verdict::of(interval, band);
-            j.statistic = Some(v);
-            j.why = match v {
-                Verdict::Lower => "the grid erodes for less GPU time beyond the noise threshold",
-                Verdict::Same => "the two cost the same within the noise threshold",
-                Verdict::Higher => {
-                    "the grid costs more GPU time per eroded depth beyond the noise threshold"
-                }
-                Verdict::Unclear | Verdict::Different => {
-                    "the interval reaches both within and beyond the noise threshold"
-                }
+    if let (Some(interval), Some(band)) = (interval, band) {
+        let v = Verdict::of(interval, band);
+        j.statistic = Some(v);
+        j.why = match v {
+            Verdict::Lower => "the grid erodes for less GPU time beyond the noise threshold",
+            Verdict::Same => "the two cost the same within the noise threshold",
+            Verdict::Higher => {
+                "the grid costs more GPU time per eroded depth beyond the noise threshold"
             }
-            .into();
+            Verdict::Unclear | Verdict::Different => {
+                "the interval reaches both within and beyond the noise threshold"
+            }
         }
-        _ => j.why = "one seed gives no interval".into(),
+        .into();
     }
     j
 }
