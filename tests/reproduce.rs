@@ -241,8 +241,7 @@ fn only_the_claims_asked_for_run() {
         "15s",
         "--claims",
         "stagger-speed",
-        "--reference",
-        dir.join("none").to_str().unwrap(),
+        "--no-reference",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -273,8 +272,11 @@ fn bad_input_is_refused_before_any_work_and_nothing_is_written() {
     };
     refused(&["--budget", "0"], "--budget");
     refused(&["--budget", "ten minutes"], "--budget");
+    refused(&["--budget", "1e308h"], "--budget");
     refused(&["--claims", "stagger,nope"], "no claim \"stagger\"");
     refused(&["--size", "100"], "not a side of the suite");
+    let typo = dir.join("no-such-reference");
+    refused(&["--reference", typo.to_str().unwrap()], "no such folder");
     let broken = dir.join("broken");
     std::fs::create_dir_all(&broken).unwrap();
     std::fs::write(broken.join(JSON_FILE), "{\"device\": 1}").unwrap();

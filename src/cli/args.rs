@@ -392,9 +392,14 @@ pub struct ReproduceArgs {
     /// largest the budget fits; the budget still cuts repetitions, seeds and steps.
     #[arg(long, value_name = "SIDE", value_parser = parse_side)]
     pub size: Option<u32>,
-    /// The reference bundle to set the results beside (its reproduce.json).
-    #[arg(long, value_name = "DIR", default_value = reproduce::REFERENCE_DIR)]
-    pub reference: PathBuf,
+    /// The reference bundle to set the results beside: a folder of reproduce.json, or of
+    /// one folder per scale. Default: results/reproduce/nvidia-h200 where it exists (run
+    /// from the repository); a folder given must exist.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_reference")]
+    pub reference: Option<PathBuf>,
+    /// Set the results beside no reference (a reference run itself).
+    #[arg(long)]
+    pub no_reference: bool,
     /// Output folder, written whole at the end. Default: out/reproduce/<device> (never
     /// the committed reference's folder).
     #[arg(long)]
@@ -440,8 +445,9 @@ fn parse_duration(text: &str) -> Result<f64, String> {
         Some((i, 'h')) => (&t[..i], 3600.0),
         _ => (t, 1.0),
     };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * unit),
+    // Checked after the unit: 1e308h is no finite number of seconds.
+    match number.trim().parse::<f64>().map(|v| v * unit) {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
         _ => Err(format!(
             "{text:?} is not a duration above 0 (600, 90s, 10m or 1h)"
         )),

@@ -1,6 +1,6 @@
 //! `vkerode reproduce`: the paper's claims judged on this device.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
@@ -8,7 +8,8 @@ use crate::cli::args::ReproduceArgs;
 use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, say_wrote};
 use vkerode::experiment::reproduce::{
-    default_budget_s, run_reproduce, ReferenceBundle, ReproduceOptions, CLAIMS, SUMMARY_MD,
+    default_budget_s, run_reproduce, ReferenceBundle, ReproduceOptions, CLAIMS, REFERENCE_DIR,
+    SUMMARY_MD,
 };
 use vkerode::experiment::sweep::Verbosity;
 use vkerode::gpu::ContextOptions;
@@ -16,9 +17,21 @@ use vkerode::terrain::output::{slug, StagedFolder};
 
 pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> Result<()> {
     begin_json(args.json);
-    // Read before any work: a broken reference stops the run here.
-    let reference = ReferenceBundle::read(&args.reference)
-        .with_context(|| format!("--reference {}", args.reference.display()))?;
+    // Read before any work: a broken or missing reference given stops the run here.
+    let reference_dir = match (&args.reference, args.no_reference) {
+        (Some(dir), _) if !dir.is_dir() => {
+            anyhow::bail!("--reference {}: no such folder", dir.display())
+        }
+        (Some(dir), _) => Some(dir.clone()),
+        (None, true) => None,
+        (None, false) => Some(PathBuf::from(REFERENCE_DIR)),
+    };
+    let reference = match &reference_dir {
+        Some(dir) => {
+            ReferenceBundle::read(dir).with_context(|| format!("--reference {}", dir.display()))?
+        }
+        None => None,
+    };
     let ctx = open_device(gpu)?;
     let out = args.out.clone().unwrap_or_else(|| {
         Path::new("out")
@@ -33,7 +46,7 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
             false => args.claims.clone(),
         },
         size: args.size,
-        reference_dir: args.reference.clone(),
+        reference_dir,
         reference,
         verbosity,
     };

@@ -200,7 +200,10 @@ mod tests {
             })
             .collect();
         assert_eq!(heights.len(), 3, "{svg}");
-        assert!(heights[0] < heights[1] && heights[1] < heights[2], "{heights:?}");
+        assert!(
+            heights[0] < heights[1] && heights[1] < heights[2],
+            "{heights:?}"
+        );
         // The reference's marker is hollow, the others filled.
         let fills: Vec<bool> = svg
             .split("<circle")

@@ -79,9 +79,9 @@ pub struct ReproduceOptions {
     pub claims: Vec<&'static Claim>,
     /// A map side the user chose (one of [`sizes`]), which the budget does not change.
     pub size: Option<u32>,
-    /// The reference bundle's folder, and the bundle where it has one
-    /// ([`ReferenceBundle::read`]); a missing one is stated in the summary.
-    pub reference_dir: PathBuf,
+    /// The reference bundle's folder (none with --no-reference), and the bundle where
+    /// it has one ([`ReferenceBundle::read`]); a missing one is stated in the summary.
+    pub reference_dir: Option<PathBuf>,
     pub reference: Option<ReferenceBundle>,
     /// The sweeps' progress bars and notes.
     pub verbosity: Verbosity,
@@ -525,7 +525,7 @@ pub fn run_reproduce(
         .first()
         .map(|f| f.join("noise"));
     let reference = options.reference.as_ref();
-    let reference_dir = options.reference_dir.as_path();
+    let reference_dir = options.reference_dir.as_deref();
     // Judged before the time is read: it counts all but the page and the writes.
     let mut reproduction = reproduction;
     reproduction.elapsed_s = elapsed();

@@ -84,7 +84,7 @@ fn rows(outcome: &Reproduction, reference: Option<&ReferenceBundle>) -> Vec<[Str
 fn provenance(
     outcome: &Reproduction,
     reference: Option<&ReferenceBundle>,
-    reference_dir: &Path,
+    reference_dir: Option<&Path>,
 ) -> Vec<String> {
     let s = &outcome.scale;
     let c = &outcome.calibration;
@@ -128,10 +128,13 @@ fn provenance(
             r.dir.display(),
             sides(&r.sizes())
         ),
-        None => format!(
-            "Reference: none at `{}` (reproduce.json); give one with --reference.",
-            reference_dir.display()
-        ),
+        None => match reference_dir {
+            Some(dir) => format!(
+                "Reference: none at `{}` (reproduce.json); give one with --reference.",
+                dir.display()
+            ),
+            None => "Reference: none (--no-reference).".into(),
+        },
     });
     lines
 }
@@ -180,7 +183,7 @@ fn details(c: &ClaimResult, reference: Option<&ReferenceBundle>) -> Vec<(String,
 pub fn markdown(
     outcome: &Reproduction,
     reference: Option<&ReferenceBundle>,
-    reference_dir: &Path,
+    reference_dir: Option<&Path>,
 ) -> String {
     let mut out = format!("# The paper's claims on {}\n\n", outcome.device);
     for line in provenance(outcome, reference, reference_dir) {
@@ -388,7 +391,7 @@ fn figure(chart: &IntervalChart) -> Result<String, HtmlError> {
 pub fn html(
     outcome: &Reproduction,
     reference: Option<&ReferenceBundle>,
-    reference_dir: &Path,
+    reference_dir: Option<&Path>,
     evidence: &Evidence,
     grid_pictures: Option<&Path>,
 ) -> Result<String, HtmlError> {
