@@ -400,6 +400,11 @@ pub struct ReproduceArgs {
     /// Set the results beside no reference (a reference run itself).
     #[arg(long)]
     pub no_reference: bool,
+    /// Judge again, by this build's rules and without a device, the suite whose folders
+    /// DIR holds (an earlier --out, or one scale of a reference bundle), and rewrite its
+    /// reproduce.json, summary.md and report.html; what ran stays as recorded.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "force", "budget", "claims", "size"])]
+    pub rejudge: Option<PathBuf>,
     /// Output folder, written whole at the end. Default: out/reproduce/<device> (never
     /// the committed reference's folder).
     #[arg(long)]

@@ -74,7 +74,8 @@ pub fn references(cli: &clap::Command, experiments: &Path) -> Result<Vec<Referen
 pub fn reproduce_reference() -> String {
     use crate::experiment::reproduce::{
         ClaimKind, Step, BELOW_LADDER, CALIBRATION_SHARE, CLAIMS, COUNT_MARGIN, FINISH_SHARE,
-        FRAGILE_SHARE, FRAGILITY_DRAWS, GRID_WATER_PER_CELL, LADDER, SEED_BATCH, SEED_CAP,
+        FRAGILE_SHARE, FRAGILITY_DRAWS, FRAGILITY_MIN_SEEDS, GRID_WATER_PER_CELL, LADDER,
+        SEED_BATCH, SEED_CAP,
     };
     use crate::stats::bootstrap::MIN_SAMPLES;
     let percent = |share: f64| crate::readable_number(share * 100.0);
@@ -107,8 +108,8 @@ pub fn reproduce_reference() -> String {
          there is one run, all of the largest run's time counts per cell). The suite then \
          runs each step's seeds 1 and 2, then each step's seed 3. Before every unit it \
          predicts what is left, from the lines corrected by what the units run so far took \
-         against them, and where that would overrun the budget (less {}% kept for the \
-         verdicts and the files) it cuts, in this order: fewer repetitions (half the time \
+         against them, and where that would overrun the budget (less {}% of it, at least \
+         2 s, kept for the verdicts and the files) it cuts, in this order: fewer repetitions (half the time \
          and at most half the repetitions a point, never under {MIN_SAMPLES}); the third \
          seed, the last step's first; the next smaller side for a step not yet begun; such a \
          step whole (its claims \"not measured\"). reproduce.json records the prediction, \
@@ -123,7 +124,8 @@ pub fn reproduce_reference() -> String {
          reaches both within and beyond their band or their verdict is fragile, and while \
          the budget allows. A verdict that more than {}% of {FRAGILITY_DRAWS} bootstrap draws \
          of its seeds (with replacement) would judge otherwise is labelled fragile, with the \
-         share.\n\n\
+         share; a draw of one seed repeated has no spread over seeds to weigh and is left \
+         out, so fragility is weighed from {FRAGILITY_MIN_SEEDS} seeds.\n\n\
          **Speed verdicts** rest on the ratio of the two settings' median GPU times over all \
          their seeds' repetitions, with a 95% bootstrap interval (as `vkerode compare`), \
          against the noise threshold between reruns recorded for the device \

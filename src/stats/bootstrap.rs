@@ -85,28 +85,28 @@ pub fn ratio_of_medians(base: &[f64], new: &[f64], resamples: usize) -> Option<(
 }
 
 /// How often a verdict would come out otherwise on other draws of its units (seeds):
-/// the share of `resamples` draws of `units` indices, with replacement, whose
-/// `judge` differs from `observed`. 0 for no units.
+/// of `resamples` draws of `units` indices, with replacement, the share whose `judge`
+/// differs from `observed`, among the draws it judges (`None`: a draw it cannot weigh,
+/// left out). `None` where it judges none.
 pub fn flip_share<T: PartialEq>(
     units: usize,
     resamples: usize,
     observed: &T,
-    mut judge: impl FnMut(&[usize]) -> T,
-) -> f64 {
-    if units == 0 || resamples == 0 {
-        return 0.0;
-    }
+    mut judge: impl FnMut(&[usize]) -> Option<T>,
+) -> Option<f64> {
     let mut rng = SplitMix64(SEED);
     let mut draw = vec![0; units];
-    let flipped = (0..resamples)
-        .filter(|_| {
-            for slot in draw.iter_mut() {
-                *slot = rng.below(units);
-            }
-            judge(&draw) != *observed
-        })
-        .count();
-    flipped as f64 / resamples as f64
+    let (mut judged, mut flipped) = (0usize, 0usize);
+    for _ in 0..resamples {
+        for slot in draw.iter_mut() {
+            *slot = rng.below(units);
+        }
+        if let Some(verdict) = judge(&draw) {
+            judged += 1;
+            flipped += usize::from(verdict != *observed);
+        }
+    }
+    (judged > 0).then(|| flipped as f64 / judged as f64)
 }
 
 #[cfg(test)]
@@ -179,15 +179,19 @@ mod tests {
     fn a_verdict_that_rests_on_one_unit_flips_often_and_a_unanimous_one_never() {
         // "Every value is above 0": three of three units are, so a draw never flips it.
         let all = [1.0, 2.0, 3.0];
-        let above = |draw: &[usize]| draw.iter().all(|&i| all[i] > 0.0);
-        assert_eq!(flip_share(3, 1000, &true, above), 0.0);
+        let above = |draw: &[usize]| Some(draw.iter().all(|&i| all[i] > 0.0));
+        assert_eq!(flip_share(3, 1000, &true, above), Some(0.0));
         // "The mean is above 1.5", where one unit carries it: a draw without that unit
         // flips it; (2/3)^3 of draws leave it out, about 30%.
         let carried = [0.0, 0.0, 5.0];
         let mean_above = |draw: &[usize]| {
-            draw.iter().map(|&i| carried[i]).sum::<f64>() / draw.len() as f64 > 1.5
+            Some(draw.iter().map(|&i| carried[i]).sum::<f64>() / draw.len() as f64 > 1.5)
         };
-        let share = flip_share(3, 4000, &true, mean_above);
+        let share = flip_share(3, 4000, &true, mean_above).unwrap();
         assert!((share - 8.0 / 27.0).abs() < 0.03, "{share}");
+        // Draws the judge cannot weigh are left out of the share, and none judged is none.
+        let only_mixed = |draw: &[usize]| (draw[0] != draw[1]).then_some(true);
+        assert_eq!(flip_share(2, 100, &true, only_mixed), Some(0.0));
+        assert_eq!(flip_share(2, 100, &true, |_: &[usize]| None::<bool>), None);
     }
 }

@@ -5,8 +5,8 @@
 pub struct LinearFit {
     pub intercept: f64,
     pub slope: f64,
-    /// The slope's standard error; `None` with fewer than 4 points (2 degrees of
-    /// freedom, too few to weigh the residuals).
+    /// The slope's standard error; `None` with fewer than 4 points (fewer than 2
+    /// degrees of freedom, too few to weigh the residuals).
     pub slope_se: Option<f64>,
 }
 

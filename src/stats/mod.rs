@@ -28,7 +28,7 @@ pub use bootstrap::{flip_share, ratio_of_medians, SplitMix64};
 pub use difference::{holm, MeanDifference};
 pub use fit::LinearFit;
 pub use moments::{t_cdf, t_quantile, t_sf, Moments};
-pub use order::{median, median_interval, quantile, Quartiles};
+pub use order::{median, median_interval, quantile, ratio_bounds, Quartiles};
 pub use permutation::{
     paired_permutation_floor, paired_permutation_test, permutation_test, PermutationTest,
 };

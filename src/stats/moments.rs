@@ -4,7 +4,7 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Student's t with `df` degrees of freedom (df > 0, not necessarily whole, as Welch's
-/// are; infinite is the normal); `None` outside.
+/// are); `None` outside.
 fn students_t(df: f64) -> Option<StudentsT> {
     (df > 0.0)
         .then(|| StudentsT::new(0.0, 1.0, df).ok())

@@ -94,6 +94,13 @@ pub fn median_interval(values: &[f64]) -> Option<(f64, f64)> {
     Some((sorted[low], sorted[n - 1 - low]))
 }
 
+/// The interval of new / base that the two medians' intervals allow, where no samples
+/// are there to bootstrap: new's low over base's high to new's high over base's low
+/// (wider than a bootstrap's, as both ends take both sides' worst).
+pub fn ratio_bounds(base: (f64, f64), new: (f64, f64)) -> (f64, f64) {
+    (new.0 / base.1, new.1 / base.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +116,7 @@ mod tests {
         assert_eq!(Quartiles::of(&[1.0, 2.0]).median, 1.5);
         assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), Some(2.5));
         assert_eq!(median(&[]), None);
+        assert_eq!(ratio_bounds((1.0, 2.0), (3.0, 4.0)), (1.5, 4.0));
     }
 
     #[test]

@@ -8,8 +8,8 @@ use crate::cli::args::ReproduceArgs;
 use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, say_wrote};
 use vkerode::experiment::reproduce::{
-    default_budget_s, run_reproduce, ReferenceBundle, ReproduceOptions, CLAIMS, REFERENCE_DIR,
-    SUMMARY_MD,
+    default_budget_s, rejudge, run_reproduce, ReferenceBundle, ReproduceOptions, Reproduction,
+    CLAIMS, REFERENCE_DIR, SUMMARY_MD,
 };
 use vkerode::experiment::sweep::Verbosity;
 use vkerode::gpu::ContextOptions;
@@ -32,6 +32,11 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
         }
         None => None,
     };
+    if let Some(dir) = &args.rejudge {
+        let (outcome, written) = rejudge(dir, reference.as_ref(), reference_dir.as_deref())
+            .with_context(|| format!("--rejudge {}", dir.display()))?;
+        return report(&outcome, dir, written, args.json);
+    }
     let ctx = open_device(gpu)?;
     let out = args.out.clone().unwrap_or_else(|| {
         Path::new("out")
@@ -54,6 +59,12 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
         run_reproduce(&ctx, &options, staged.path(), &mut |line| note!("{line}"))
             .context("running the paper's claims")?;
     let written = staged.publish(written)?;
+    report(&outcome, &out, written, args.json)
+}
+
+/// Each claim's line, the summary's path, the files written and, with --json, the
+/// outcome.
+fn report(outcome: &Reproduction, out: &Path, written: Vec<PathBuf>, json: bool) -> Result<()> {
     for claim in &outcome.claims {
         let effect = claim.effect.as_ref().map_or("-".into(), |e| e.text());
         say!(
@@ -67,8 +78,8 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
     }
     say!("summary: {}", out.join(SUMMARY_MD).display());
     say_wrote(written);
-    if args.json {
-        print_json(&outcome)?;
+    if json {
+        print_json(outcome)?;
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ use super::points::{key_names, labels, read_set, read_times, PointTimes, ONE_POI
 use crate::experiment::results::{set_file, ResultsError, StopReason, POINTS_CSV};
 use crate::experiment::sweep::SweepSummary;
 use crate::stats::bootstrap::{self, ratio_of_medians, MIN_SAMPLES};
-use crate::stats::{median_interval, Band, Verdict};
+use crate::stats::{median_interval, ratio_bounds, Band, Verdict};
 
 /// Why two sets cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -503,7 +503,7 @@ fn interval_of(b: &PointTimes, n: &PointTimes, bootstrap: bool) -> Result<(f64, 
         false => median_interval(&p.samples),
     };
     match (median_interval_of(b), median_interval_of(n)) {
-        (Some((b_low, b_high)), Some((n_low, n_high))) => Ok((n_low / b_high, n_high / b_low)),
+        (Some(base), Some(new)) => Ok(ratio_bounds(base, new)),
         _ => Err("no samples.csv and no interval of the median in points.csv".into()),
     }
 }

@@ -83,12 +83,13 @@ pub struct Unit {
 }
 
 impl Unit {
-    /// Its folder's name among its step's: `seeds-1-2`, `seed-3`.
+    /// Its folder's name among its step's, which sort in the order of their seeds:
+    /// `seed-01`, `seeds-04-06`.
     pub fn folder(&self) -> String {
         match self.seeds.as_slice() {
-            [one] => format!("seed-{one}"),
+            [one] => format!("seed-{one:02}"),
             seeds => format!(
-                "seeds-{}-{}",
+                "seeds-{:02}-{:02}",
                 seeds.first().copied().unwrap_or(0),
                 seeds.last().copied().unwrap_or(0)
             ),
@@ -394,9 +395,50 @@ mod tests {
             .cuts
             .iter()
             .any(|c| c.ends_with("not run, the budget ran out")));
+        let first_smaller = plan.cuts.iter().position(|c| c.contains(" instead of "));
+        let first_dropped = plan.cuts.iter().position(|c| c.ends_with("budget ran out"));
+        assert!(
+            first_smaller < first_dropped,
+            "a smaller side first: {:?}",
+            plan.cuts
+        );
         // At the last, a begun step's own seeds go too: nothing is left that would not fit.
         assert!(plan.cut_to(&c, 0.0, &begun));
         assert!(plan.queue.is_empty(), "{:?}", plan.queue);
+    }
+
+    #[test]
+    fn a_smaller_side_for_the_steps_not_begun_is_cut_before_any_step() {
+        // A point's cost all per cell: a step at 128² costs a quarter of it at 256².
+        let c = costs(
+            Line {
+                fixed_s: 0.0,
+                per_cell_s: 1e-4,
+            },
+            Line {
+                fixed_s: 0.0,
+                per_cell_s: 1e-4,
+            },
+        );
+        let mut plan = Plan::new(&STEPS, Scale::at(256), Reps::for_budget(60.0), false);
+        let full = plan.predicted(&c);
+        let begun = BTreeSet::from(["workgroup"]);
+        assert!(plan.cut_to(&c, full * 0.6, &begun));
+        assert!(
+            plan.cuts
+                .iter()
+                .any(|c| c.contains("at 128² instead of 256²")),
+            "{:?}",
+            plan.cuts
+        );
+        assert!(
+            !plan.cuts.iter().any(|c| c.ends_with("budget ran out")),
+            "{:?}",
+            plan.cuts
+        );
+        // The step begun keeps its side.
+        let mut workgroup = plan.queue.iter().filter(|u| u.step.name() == "workgroup");
+        assert!(workgroup.clone().count() > 0 && workgroup.all(|u| u.scale.size == 256));
     }
 
     #[test]
@@ -470,6 +512,6 @@ mod tests {
         assert_eq!(c.predict(&grid, &reps), 8.0, "every unit's ratio");
         c.observe(&grid, &reps, 4.0);
         assert_eq!(c.predict(&grid, &reps), 4.0);
-        assert_eq!(workgroup.folder(), "seeds-1-2");
+        assert_eq!(workgroup.folder(), "seeds-01-02");
     }
 }

@@ -230,13 +230,21 @@ impl StepFiles {
     }
 }
 
-/// For each seed both sides have: new over base.
-pub fn paired_ratios(base: &[(u32, f64)], new: &[(u32, f64)]) -> Vec<f64> {
-    base.iter()
-        .zip(new)
-        .filter(|((bs, _), (ns, _))| bs == ns)
-        .map(|((_, b), (_, n))| n / b)
-        .filter(|r| r.is_finite())
+/// The values of `a` beside those of `b` of the same seed, in `a`'s order (a seed
+/// drawn twice, twice); a seed one side lacks is left out.
+pub fn joined(a: &[(u32, f64)], b: &[(u32, f64)]) -> Vec<(u32, f64, f64)> {
+    let by_seed: BTreeMap<u32, f64> = b.iter().copied().collect();
+    a.iter()
+        .filter_map(|&(seed, x)| Some((seed, x, *by_seed.get(&seed)?)))
+        .collect()
+}
+
+/// For each seed both sides have, new over base, where it is finite.
+pub fn paired_ratios(base: &[(u32, f64)], new: &[(u32, f64)]) -> Vec<(u32, f64)> {
+    joined(base, new)
+        .into_iter()
+        .map(|(seed, b, n)| (seed, n / b))
+        .filter(|(_, r)| r.is_finite())
         .collect()
 }
 
@@ -297,7 +305,12 @@ mod tests {
         assert_eq!(f.per_seed(&all, "v", &[3, 1]), [(3, 3.0), (1, 1.0)]);
         assert_eq!(
             paired_ratios(&[(1, 2.0), (2, 4.0)], &[(1, 1.0), (2, 1.0)]),
-            [0.5, 0.25]
+            [(1, 0.5), (2, 0.25)]
+        );
+        // Paired by seed, not by position: a seed one side lacks leaves the rest paired.
+        assert_eq!(
+            paired_ratios(&[(1, 2.0), (2, 4.0), (3, 8.0)], &[(2, 1.0), (3, 2.0)]),
+            [(2, 0.25), (3, 0.25)]
         );
     }
 }

@@ -4,9 +4,9 @@
 //! erodes as its base does. One rule judges the seeds run and every bootstrap draw of
 //! them, whose share of other judgements is the verdict's fragility.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::evidence::{paired_ratios, StepFiles};
+use super::evidence::{joined, paired_ratios, StepFiles};
 use super::outcome::{ClaimResult, ClaimVerdict, Effect, ErosionCheck, FRAGILE_SHARE};
 use super::suite::{BandRule, Better, Claim, ClaimKind, Scale, Step, COUNT_MARGIN};
 use crate::experiment::equivalence::margin_of;
@@ -16,6 +16,8 @@ use crate::stats::{flip_share, ratio_of_medians, Band, Moments, Verdict};
 
 /// Bootstrap draws of the seeds that weigh a verdict's fragility.
 pub const FRAGILITY_DRAWS: usize = 200;
+/// Seeds a verdict needs for its fragility to be weighed.
+pub const FRAGILITY_MIN_SEEDS: usize = 3;
 /// Resamples of each draw's ratio of medians (a tenth of a verdict's: the draws
 /// themselves carry the seeds' spread).
 const FRAGILITY_RESAMPLES: usize = 1_000;
@@ -34,7 +36,7 @@ type Estimate = (f64, Option<(f64, f64)>);
 #[derive(Clone, Debug, Default)]
 struct Judged {
     verdict: Option<ClaimVerdict>,
-    statistic: Option<Verdict>,
+    interval_verdict: Option<Verdict>,
     why: String,
     effect: Option<Estimate>,
     /// The setting the effect is of, where the claim picks one ("workgroup 8").
@@ -47,13 +49,13 @@ struct Judged {
 impl Judged {
     /// What a draw is compared by.
     fn key(&self) -> (Option<ClaimVerdict>, Option<Verdict>) {
-        (self.verdict, self.statistic)
+        (self.verdict, self.interval_verdict)
     }
 }
 
 /// What a paper claim's interval comes to, read in the direction it favours.
-fn reading(better: Better, statistic: Verdict) -> ClaimVerdict {
-    match (better, statistic) {
+fn reading(better: Better, interval_verdict: Verdict) -> ClaimVerdict {
+    match (better, interval_verdict) {
         (Better::Lower, Verdict::Lower) | (Better::Higher, Verdict::Higher) => ClaimVerdict::Holds,
         (_, Verdict::Same | Verdict::Lower | Verdict::Higher) => ClaimVerdict::DoesNotHold,
         (_, Verdict::Unclear | Verdict::Different) => ClaimVerdict::Inconclusive,
@@ -72,7 +74,7 @@ fn speed_words(v: Verdict) -> &'static str {
     }
 }
 
-/// The mean over seeds with its 95% Student interval, where there are two seeds.
+/// The mean over seeds with its 95% Student interval, where there are two seeds or more.
 fn over_seeds(values: &[f64]) -> Estimate {
     let m = Moments::of(values);
     (m.mean, m.mean_interval(0.95))
@@ -92,7 +94,10 @@ fn paired_effect(
         j.figures
             .push((figure(name), readable_number(Moments::of(&values).mean)));
     }
-    let ratios = paired_ratios(sides[0].1, sides[1].1);
+    let ratios: Vec<f64> = paired_ratios(sides[0].1, sides[1].1)
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect();
     if ratios.is_empty() {
         j.why = no_pair.into();
         return None;
@@ -137,12 +142,20 @@ impl Evidence {
                 ..Judged::default()
             },
         };
-        let flip = (seeds.len() >= 2).then(|| {
-            flip_share(seeds.len(), FRAGILITY_DRAWS, &judged.key(), |draw| {
-                let drawn: Vec<u32> = draw.iter().map(|&i| seeds[i]).collect();
-                self.judge(claim, &drawn, FRAGILITY_RESAMPLES).key()
+        // A draw of one seed, repeated, has no spread over seeds to weigh: it is left
+        // out; with two seeds every other draw is the seeds themselves, so fragility is
+        // weighed from three.
+        let flip = (seeds.len() >= FRAGILITY_MIN_SEEDS)
+            .then(|| {
+                flip_share(seeds.len(), FRAGILITY_DRAWS, &judged.key(), |draw| {
+                    let distinct: BTreeSet<usize> = draw.iter().copied().collect();
+                    (distinct.len() >= 2).then(|| {
+                        let drawn: Vec<u32> = draw.iter().map(|&i| seeds[i]).collect();
+                        self.judge(claim, &drawn, FRAGILITY_RESAMPLES).key()
+                    })
+                })
             })
-        });
+            .flatten();
         let fragile = flip.is_some_and(|f| f > FRAGILE_SHARE);
         if fragile {
             judged.why += &format!(
@@ -166,7 +179,7 @@ impl Evidence {
             tested: claim.tested.into(),
             kind: claim.kind,
             verdict: judged.verdict.unwrap_or(ClaimVerdict::Inconclusive),
-            statistic: judged.statistic,
+            interval_verdict: judged.interval_verdict,
             band,
             why: judged.why,
             effect: judged.effect.map(|(value, interval)| Effect {
@@ -206,7 +219,7 @@ impl Evidence {
             },
         };
         if judged.verdict.is_none() {
-            judged.verdict = Some(match (claim.kind, judged.statistic) {
+            judged.verdict = Some(match (claim.kind, judged.interval_verdict) {
                 (ClaimKind::Context, _) => ClaimVerdict::Context,
                 (ClaimKind::Paper, Some(s)) => reading(claim.effect.better, s),
                 (ClaimKind::Paper, None) => ClaimVerdict::Inconclusive,
@@ -247,8 +260,8 @@ impl Evidence {
         );
         let disagreeing = ratios
             .iter()
-            .zip(draw)
-            .find(|(&r, _)| Verdict::of((r, r), band) != verdict);
+            .find(|(_, r)| Verdict::of((*r, *r), band) != verdict)
+            .map(|(seed, r)| (r, seed));
         match (verdict, disagreeing) {
             (Verdict::Unclear, _) | (_, None) => (effect, Ok(verdict)),
             (_, Some((ratio, seed))) => (
@@ -303,7 +316,7 @@ impl Evidence {
         j.chosen = Some(format!("workgroup {best}"));
         j.stable = files.stable(&new);
         j.erosion = erosion(files, &base, &new, draw);
-        (j.statistic, j.why) = match verdict {
+        (j.interval_verdict, j.why) = match verdict {
             Ok(v) => (
                 Some(v),
                 match v {
@@ -384,13 +397,13 @@ impl Evidence {
     }
 }
 
-/// A claim that `new` is faster: its statistic and why; faster by running unstable
+/// A claim that `new` is faster: its interval's verdict and why; faster by running unstable
 /// does not hold.
 fn faster_claim(j: &mut Judged, verdict: Result<Verdict, String>, new: &str) {
     match verdict {
         Err(why) => j.why = why,
         Ok(v) => {
-            j.statistic = Some(v);
+            j.interval_verdict = Some(v);
             j.why = format!("{new} is {}", speed_words(v));
             if v == Verdict::Lower && j.stable == Some(false) {
                 j.verdict = Some(ClaimVerdict::DoesNotHold);
@@ -403,10 +416,13 @@ fn faster_claim(j: &mut Judged, verdict: Result<Verdict, String>, new: &str) {
 /// The erosion check of `new` against `base` on `draw` (net change, paired by seed).
 fn erosion(files: &StepFiles, base: &[usize], new: &[usize], draw: &[u32]) -> Option<ErosionCheck> {
     let column = "total_height_change";
-    let ratios = paired_ratios(
+    let ratios: Vec<f64> = paired_ratios(
         &files.per_seed(base, column, draw),
         &files.per_seed(new, column, draw),
-    );
+    )
+    .into_iter()
+    .map(|(_, r)| r)
+    .collect();
     if ratios.is_empty() {
         return None;
     }
@@ -444,16 +460,18 @@ fn stagger_collisions(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Ju
         return j;
     };
     let v = Verdict::of(interval, band);
-    j.statistic = Some(v);
+    j.interval_verdict = Some(v);
+    let margin = readable_number(COUNT_MARGIN * 100.0);
     j.why = match v {
-        Verdict::Lower => "staggering cuts the conflicts by more than 5% at every plausible mean",
-        Verdict::Same => "staggering changes the conflicts by less than 5%",
-        Verdict::Higher => "staggering raises the conflicts",
-        Verdict::Unclear | Verdict::Different => {
-            "the interval of the ratio reaches both within and beyond 1 ± 5%"
+        Verdict::Lower => {
+            format!("staggering cuts the conflicts by more than {margin}% at every plausible mean")
         }
-    }
-    .into();
+        Verdict::Same => format!("staggering changes the conflicts by less than {margin}%"),
+        Verdict::Higher => "staggering raises the conflicts".into(),
+        Verdict::Unclear | Verdict::Different => {
+            format!("the interval of the ratio reaches both within and beyond 1 ± {margin}%")
+        }
+    };
     j
 }
 
@@ -508,11 +526,9 @@ fn races(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
     let share = |mode: &str, column: &str| -> Vec<f64> {
         let rows = files.rows(&[("atomics", mode)]);
         let intended = files.per_seed(&rows, "mass_intended", draw);
-        files
-            .per_seed(&rows, column, draw)
-            .iter()
-            .zip(&intended)
-            .map(|((_, v), (_, i))| v / i.abs())
+        joined(&files.per_seed(&rows, column, draw), &intended)
+            .into_iter()
+            .map(|(_, v, i)| v / i.abs())
             .filter(|v| v.is_finite())
             .collect()
     };
@@ -538,7 +554,7 @@ fn races(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
         return j;
     };
     let v = Verdict::of(interval, band);
-    j.statistic = Some(v);
+    j.interval_verdict = Some(v);
     j.why = match v {
         Verdict::Higher => format!(
             "racy adds lost mass (the interval over {} seeds lies above 0), int atomics none",
@@ -554,11 +570,10 @@ fn grid(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
     let mut j = Judged::default();
     let cost = |algorithm: &str| -> Vec<(u32, f64)> {
         let rows = files.rows(&[("algorithm", algorithm)]);
-        let ms = files.per_seed(&rows, "gpu_ms", draw);
         let depth = files.per_seed(&rows, "eroded_depth", draw);
-        ms.iter()
-            .zip(&depth)
-            .map(|(&(seed, ms), &(_, depth))| (seed, ms / depth))
+        joined(&files.per_seed(&rows, "gpu_ms", draw), &depth)
+            .into_iter()
+            .map(|(seed, ms, depth)| (seed, ms / depth))
             .collect()
     };
     let (droplets, pipes) = (cost("droplets"), cost("pipes"));
@@ -572,7 +587,7 @@ fn grid(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
     // run needs no noise target of its own.
     if let (Some(interval), Some(band)) = (interval, band) {
         let v = Verdict::of(interval, band);
-        j.statistic = Some(v);
+        j.interval_verdict = Some(v);
         j.why = match v {
             Verdict::Lower => "the grid erodes for less GPU time beyond the noise threshold",
             Verdict::Same => "the two cost the same within the noise threshold",
@@ -697,7 +712,7 @@ mod tests {
             "workgroup",
         );
         assert_eq!(faster.verdict, ClaimVerdict::Context, "{faster:?}");
-        assert_eq!(faster.statistic, Some(Verdict::Lower));
+        assert_eq!(faster.interval_verdict, Some(Verdict::Lower));
         let effect = faster.effect.unwrap();
         assert!((effect.value - 0.5).abs() < 0.01, "{effect:?}");
         assert!(
@@ -723,7 +738,7 @@ mod tests {
             ],
             "workgroup",
         );
-        assert_eq!(unjudged.statistic, None, "{unjudged:?}");
+        assert_eq!(unjudged.interval_verdict, None, "{unjudged:?}");
         assert!(unjudged.why.contains("max-reps"), "{}", unjudged.why);
     }
 
@@ -741,7 +756,7 @@ mod tests {
             ],
             "workgroup",
         );
-        assert_eq!(judged.statistic, None, "{judged:?}");
+        assert_eq!(judged.interval_verdict, None, "{judged:?}");
         assert!(judged.why.contains("ran 5 repetitions"), "{}", judged.why);
     }
 
@@ -828,7 +843,14 @@ mod tests {
         // Three seeds spread from 0.35 to 1.05: the interval reaches past 1.
         let wide = collisions(&[(10.0, 3.5), (10.0, 10.5), (10.0, 7.0)]);
         assert_eq!(wide.verdict, ClaimVerdict::Inconclusive, "{wide:?}");
-        assert_eq!(wide.statistic, Some(Verdict::Unclear));
+        assert_eq!(wide.interval_verdict, Some(Verdict::Unclear));
+        // A draw of one seed thrice has no spread to weigh and is left out: the draws
+        // of two or three seeds all straddle the band too, so it is not fragile.
+        assert!(!wide.fragile, "{:?}", wide.flip_share);
+        assert!(wide.flip_share.is_some());
+        // With two seeds fragility is not weighed.
+        let two = collisions(&[(10.0, 3.5), (10.0, 10.5)]);
+        assert_eq!((two.flip_share, two.fragile), (None, false));
         // Nine seeds around 0.7: below 0.95.
         let many: Vec<(f64, f64)> = (0..9)
             .map(|i| (10.0, 6.5 + f64::from(i % 3) * 0.5))

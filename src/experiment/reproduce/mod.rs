@@ -22,10 +22,10 @@ mod suite;
 mod summary;
 
 pub use budget::{Calibration, Line};
-pub use judge::FRAGILITY_DRAWS;
+pub use judge::{FRAGILITY_DRAWS, FRAGILITY_MIN_SEEDS};
 pub use outcome::{
     Beside, ClaimResult, ClaimVerdict, Effect, ErosionCheck, ReferenceBundle, Reproduction,
-    FRAGILE_SHARE, JSON_FILE,
+    UnitRun, FRAGILE_SHARE, JSON_FILE,
 };
 pub use suite::{
     claim, sizes, Better, Claim, ClaimKind, Reps, Scale, Step, SweepPlan, BELOW_LADDER, CLAIMS,
@@ -303,42 +303,40 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// What the budget cut, as sentences: the units never run, the steps run smaller than
-/// `scale`, and the repetitions cut for the units that ran with fewer.
-fn cuts_made(left: &Plan, ran: &[(Unit, Reps)], scale: Scale) -> Vec<String> {
-    let ran_steps: BTreeSet<&str> = ran.iter().map(|(u, _)| u.step.name()).collect();
-    let mut cuts = Vec::new();
-    for (unit, reps) in ran {
-        if *reps != left.reps {
-            let cut = format!(
-                "fewer repetitions ({} s and {} at most a point) for {}",
-                crate::readable_number(reps.point_budget_s),
-                reps.max_reps,
-                unit.step.name()
-            );
-            if !cuts.contains(&cut) {
-                cuts.push(cut);
-            }
-        }
-    }
-    for (unit, _) in ran.iter().filter(|(u, _)| u.scale != scale) {
-        let cut = format!(
-            "{} at {}² instead of {}²",
-            unit.step.name(),
-            unit.scale.size,
-            scale.size
-        );
+/// What the budget cut, as sentences, each once: the repetitions cut for the units
+/// that ran with fewer, the steps run smaller than `scale`, the units never run, and
+/// the claims left short of seeds (`short`).
+fn cuts_made(left: &Plan, ran: &[UnitRun], scale: Scale, short: &[&str]) -> Vec<String> {
+    let ran_steps: BTreeSet<&str> = ran.iter().map(|u| u.step.as_str()).collect();
+    let mut cuts: Vec<String> = Vec::new();
+    let mut add = |cut: String| {
         if !cuts.contains(&cut) {
             cuts.push(cut);
         }
+    };
+    for unit in ran.iter().filter(|u| u.reps != left.reps) {
+        add(format!(
+            "fewer repetitions ({} s and {} at most a point) for {}",
+            crate::readable_number(unit.reps.point_budget_s),
+            unit.reps.max_reps,
+            unit.step
+        ));
+    }
+    for unit in ran.iter().filter(|u| u.size != scale.size) {
+        add(format!(
+            "{} at {}² instead of {}²",
+            unit.step, unit.size, scale.size
+        ));
     }
     for unit in &left.queue {
-        cuts.push(match ran_steps.contains(unit.step.name()) {
+        add(match ran_steps.contains(unit.step.name()) {
             true => format!("seeds {:?} of {}", unit.seeds, unit.step.name()),
             false => format!("{}: not run, the budget ran out", unit.step.name()),
         });
     }
-    cuts.dedup();
+    for claim in short {
+        add(format!("more seeds for {claim}, still undecided"));
+    }
     cuts
 }
 
@@ -350,7 +348,7 @@ fn more_seeds_for(claim: &Claim, evidence: &Evidence, scale: Scale) -> Option<Ve
     }
     let result = evidence.result(claim, scale);
     let decided = result
-        .statistic
+        .interval_verdict
         .is_some_and(|s| s != crate::stats::Verdict::Unclear);
     let last = *result.seeds.last()?;
     if (decided && !result.fragile) || last >= SEED_CAP {
@@ -394,40 +392,49 @@ pub fn run_reproduce(
         None => choose_scale(&costs, &steps, full_reps, left, &reference_sizes).0,
     };
     let mut plan = Plan::new(&steps, scale, full_reps, options.size.is_some());
-    // The calibration's grid seed at this side is the grid's first seed.
+    let mut begun: BTreeSet<&str> = BTreeSet::new();
+    let mut scales: BTreeMap<&str, Scale> = steps.iter().map(|s| (s.name(), scale)).collect();
+    // The calibration's grid seed at this side is the grid's first seed: the grid has
+    // begun, at this side.
     if let Some((_, folder)) = calibrated
         .grid_folders
         .iter()
         .find(|(s, _)| *s == scale.size)
     {
-        let reused = layout.grid().join("seed-1");
+        let first = Unit {
+            step: Step::Grid,
+            seeds: vec![1],
+            scale,
+            extra: false,
+        };
+        let reused = layout.grid().join(first.folder());
         std::fs::create_dir_all(layout.grid())
             .and_then(|()| std::fs::rename(folder, &reused))
             .map_err(|source| ExperimentError::Io {
                 path: reused.clone(),
                 source,
             })?;
-        plan.queue
-            .retain(|u| !(u.step == Step::Grid && u.seeds == [1]));
+        plan.take(&first);
+        begun.insert(Step::Grid.name());
     }
     let _ = std::fs::remove_dir_all(layout.calibration());
-    let predicted_s = elapsed() + plan.predicted(&costs);
+    let whole = plan.predicted(&costs);
+    let predicted_s = elapsed() + plan.trimmed(&costs, left, &begun).predicted(&costs);
     say(format!(
         "the suite: {}² ({} droplets a run), about {:.0} s of the {:.0} s left{}",
         scale.size,
         scale.droplets,
-        predicted_s - elapsed(),
+        whole,
         left.max(0.0),
-        if predicted_s - elapsed() > left {
-            " (more than is left: it will be cut as it runs)"
+        if whole > left {
+            " (more than is left: the budget cuts it as it runs)"
         } else {
             ""
         }
     ));
 
-    let mut begun: BTreeSet<&str> = BTreeSet::new();
-    let mut scales: BTreeMap<&str, Scale> = steps.iter().map(|s| (s.name(), scale)).collect();
     let run = |unit: &Unit, reps: &Reps, costs: &mut Costs, say: &mut dyn FnMut(String)| {
+        let predicted_s = costs.predict(unit, reps);
         say(format!(
             "{} at {}², seeds {:?}: {}",
             unit.step.name(),
@@ -441,11 +448,19 @@ pub fn run_reproduce(
             Step::Grid => layout.grid(),
         };
         layout.run(ctx, unit, reps, &root, say)?;
-        costs.observe(unit, reps, at.elapsed().as_secs_f64());
-        Ok::<(), ExperimentError>(())
+        let taken_s = at.elapsed().as_secs_f64();
+        costs.observe(unit, reps, taken_s);
+        Ok::<UnitRun, ExperimentError>(UnitRun {
+            step: unit.step.name().into(),
+            seeds: unit.seeds.clone(),
+            size: unit.scale.size,
+            reps: *reps,
+            predicted_s,
+            taken_s,
+        })
     };
     let mut said: BTreeSet<String> = BTreeSet::new();
-    let mut ran: Vec<(Unit, Reps)> = Vec::new();
+    let mut ran: Vec<UnitRun> = Vec::new();
     loop {
         let trimmed = plan.trimmed(&costs, options.budget_s - elapsed() - reserve, &begun);
         for cut in &trimmed.cuts {
@@ -459,23 +474,21 @@ pub fn run_reproduce(
         plan.take(&unit);
         begun.insert(unit.step.name());
         scales.insert(unit.step.name(), unit.scale);
-        run(&unit, &trimmed.reps, &mut costs, say)?;
-        ran.push((unit, trimmed.reps));
+        ran.push(run(&unit, &trimmed.reps, &mut costs, say)?);
     }
     let threshold = Threshold::for_devices(std::slice::from_ref(&info.name));
     // More seeds, while time is left, for the claims over seeds not yet decided, with the
     // repetitions the last unit ran with.
-    let reps = ran.last().map_or(plan.reps, |(_, r)| *r);
+    let reps = ran.last().map_or(plan.reps, |u| u.reps);
     let mut waiting: Vec<&Claim> = options
         .claims
         .iter()
         .copied()
-        .filter(|c| c.adds_seeds)
+        .filter(|c| c.adds_seeds && begun.contains(c.step.name()))
         .collect();
-    while let Some(at) = (0..waiting.len()).find(|&i| {
-        let claim = waiting[i];
-        scales.contains_key(claim.step.name())
-    }) {
+    let mut short: Vec<&str> = Vec::new();
+    while !waiting.is_empty() {
+        let at = 0;
         let claim = waiting[at];
         let scale = scales[claim.step.name()];
         let evidence = layout.evidence(threshold.relative)?;
@@ -490,11 +503,11 @@ pub fn run_reproduce(
             extra: true,
         };
         if elapsed() + costs.predict(&unit, &reps) > options.budget_s - reserve {
+            short.push(claim.id);
             waiting.remove(at);
             continue;
         }
-        run(&unit, &reps, &mut costs, say)?;
-        ran.push((unit, reps));
+        ran.push(run(&unit, &reps, &mut costs, say)?);
         // The next claim's turn: seeds go round the claims that need them.
         waiting.rotate_left(1);
     }
@@ -516,38 +529,195 @@ pub fn run_reproduce(
         calibration: calibrated.calibration,
         scale,
         reps,
-        cuts: cuts_made(&plan, &ran, scale),
+        cuts: cuts_made(&plan, &ran, scale, &short),
+        units: ran,
         threshold_percent: threshold.relative * 100.0,
         threshold_source: threshold.describe(),
         claims,
     };
-    let grid_pictures = folders_holding(&layout.grid(), STRATEGIES_CSV)
-        .first()
-        .map(|f| f.join("noise"));
-    let reference = options.reference.as_ref();
-    let reference_dir = options.reference_dir.as_deref();
     // Judged before the time is read: it counts all but the page and the writes.
     let mut reproduction = reproduction;
     reproduction.elapsed_s = elapsed();
     let mut written = files_under(dir);
+    written.extend(write_outcome(
+        &layout,
+        &reproduction,
+        &evidence,
+        options.reference.as_ref(),
+        options.reference_dir.as_deref(),
+    )?);
+    Ok((reproduction, written))
+}
+
+/// The grid folder whose pictures the page shows: its first seed's.
+fn first_grid_folder(layout: &Layout) -> Option<PathBuf> {
+    let first_seed = |folder: &PathBuf| -> u32 {
+        let name = folder
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let digits: String = name
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap_or(u32::MAX)
+    };
+    folders_holding(&layout.grid(), STRATEGIES_CSV)
+        .into_iter()
+        .min_by_key(first_seed)
+}
+
+/// Writes reproduce.json, summary.md and report.html of `outcome` into the layout's
+/// folder; returns their paths.
+fn write_outcome(
+    layout: &Layout,
+    outcome: &Reproduction,
+    evidence: &Evidence,
+    reference: Option<&ReferenceBundle>,
+    reference_dir: Option<&Path>,
+) -> Result<Vec<PathBuf>, ExperimentError> {
     let write = |name: &str, text: &str| -> Result<PathBuf, ExperimentError> {
-        let path = dir.join(name);
+        let path = layout.dir.join(name);
         write_atomically(&path, |out| std::io::Write::write_all(out, text.as_bytes()))?;
         Ok(path)
     };
-    let json = serde_json::to_string_pretty(&reproduction).expect("reproduce.json serializes");
-    written.push(write(JSON_FILE, &json)?);
-    written.push(write(
-        SUMMARY_MD,
-        &summary::markdown(&reproduction, reference, reference_dir),
-    )?);
+    let json = serde_json::to_string_pretty(outcome).expect("reproduce.json serializes");
+    let pictures = first_grid_folder(layout).map(|f| f.join("noise"));
     let page = summary::html(
-        &reproduction,
+        outcome,
         reference,
         reference_dir,
-        &evidence,
-        grid_pictures.as_deref(),
+        evidence,
+        pictures.as_deref(),
     )?;
-    written.push(write(REPORT_HTML, &page)?);
-    Ok((reproduction, written))
+    Ok(vec![
+        write(JSON_FILE, &json)?,
+        write(
+            SUMMARY_MD,
+            &summary::markdown(outcome, reference, reference_dir),
+        )?,
+        write(REPORT_HTML, &page)?,
+    ])
+}
+
+/// Judges again, by this build's rules, the claims of the suite whose folders `dir`
+/// holds (a reproduce output or a reference bundle's scale), and rewrites its
+/// reproduce.json, summary.md and report.html; what was run (device, budget, time,
+/// calibration, cuts, units) stays as recorded. No device is opened.
+pub fn rejudge(
+    dir: &Path,
+    reference: Option<&ReferenceBundle>,
+    reference_dir: Option<&Path>,
+) -> Result<(Reproduction, Vec<PathBuf>), ExperimentError> {
+    let path = dir.join(JSON_FILE);
+    let bad = |reason: String| ExperimentError::Run(format!("{}: {reason}", path.display()));
+    let text = crate::read_input_text(&path).map_err(|source| ExperimentError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let mut recorded: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    // The claims are judged anew: only each one's id and scale are read back.
+    let claims: Vec<(String, Scale)> = recorded["claims"]
+        .as_array()
+        .ok_or_else(|| bad("no claims".into()))?
+        .iter()
+        .map(|c| {
+            let id = c["id"].as_str().unwrap_or_default().to_string();
+            let scale =
+                serde_json::from_value(c["scale"].clone()).map_err(|e| bad(e.to_string()))?;
+            Ok((id, scale))
+        })
+        .collect::<Result<_, ExperimentError>>()?;
+    recorded["claims"] = serde_json::Value::Array(Vec::new());
+    let mut outcome: Reproduction =
+        serde_json::from_value(recorded).map_err(|e| bad(e.to_string()))?;
+    let layout = Layout {
+        dir,
+        verbosity: Verbosity::Quiet,
+    };
+    let evidence = layout.evidence(outcome.threshold_percent / 100.0)?;
+    outcome.claims = claims
+        .iter()
+        .map(|(id, scale)| {
+            let claim =
+                suite::claim(id).ok_or_else(|| bad(format!("no claim {id:?} in this build")))?;
+            Ok(evidence.result(claim, *scale))
+        })
+        .collect::<Result<_, ExperimentError>>()?;
+    let written = write_outcome(&layout, &outcome, &evidence, reference, reference_dir)?;
+    Ok((outcome, written))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::evidence::planted::{files, Row};
+    use super::*;
+
+    fn collisions(ratios: &[f64]) -> Evidence {
+        let rows: Vec<Row> = ratios
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &ratio)| {
+                [("off", 10.0), ("on", 10.0 * ratio)].map(|(stagger, conflicts)| Row {
+                    settings: vec![
+                        ("stagger", stagger.into()),
+                        ("subgroup_conflicts_per_1000", conflicts.to_string()),
+                    ],
+                    seed: i as u32 + 1,
+                    times_ms: vec![1.0; 10],
+                })
+            })
+            .collect();
+        Evidence {
+            steps: BTreeMap::from([("stagger", files(&rows))]),
+            threshold: 0.036,
+        }
+    }
+
+    #[test]
+    fn seeds_are_added_while_a_claim_is_unclear_and_up_to_the_cap() {
+        let stagger = claim("stagger-collisions").unwrap();
+        let scale = Scale::at(1024);
+        let unclear = collisions(&[0.35, 1.05, 0.7]);
+        assert_eq!(
+            more_seeds_for(stagger, &unclear, scale),
+            Some(vec![4, 5, 6])
+        );
+        let decided: Vec<f64> = (0..6).map(|i| 0.6 + f64::from(i % 2) * 0.05).collect();
+        assert_eq!(more_seeds_for(stagger, &collisions(&decided), scale), None);
+        let capped: Vec<f64> = (0..SEED_CAP)
+            .map(|i| [0.35, 1.05][i as usize % 2])
+            .collect();
+        assert_eq!(more_seeds_for(stagger, &collisions(&capped), scale), None);
+        // Only the claims that add seeds do.
+        let speed = claim("stagger-speed").unwrap();
+        assert_eq!(more_seeds_for(speed, &unclear, scale), None);
+    }
+
+    #[test]
+    fn every_cut_is_said_once() {
+        let scale = Scale::at(1024);
+        let reps = Reps::for_budget(600.0);
+        let mut left = Plan::new(&STEPS, scale, reps, false);
+        left.queue.retain(|u| u.step == Step::Grid);
+        let ran = [UnitRun {
+            step: "workgroup".into(),
+            seeds: vec![1],
+            size: 512,
+            reps: reps.fewer(),
+            predicted_s: 1.0,
+            taken_s: 1.0,
+        }];
+        let cuts = cuts_made(&left, &ran, scale, &["grid"]);
+        assert_eq!(
+            cuts,
+            [
+                "fewer repetitions (0.5 s and 25 at most a point) for workgroup",
+                "workgroup at 512² instead of 1024²",
+                "grid: not run, the budget ran out",
+                "more seeds for grid, still undecided",
+            ]
+        );
+    }
 }

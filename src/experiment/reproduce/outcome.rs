@@ -103,7 +103,7 @@ pub struct ClaimResult {
     pub verdict: ClaimVerdict,
     /// The effect's interval against its band of no effect (a context claim's only
     /// judgement); none where there is no interval to judge.
-    pub statistic: Option<Verdict>,
+    pub interval_verdict: Option<Verdict>,
     /// The band of no effect: the noise threshold's, a count margin, or 0.
     pub band: Option<Band>,
     /// Why, in one sentence.
@@ -130,17 +130,30 @@ pub struct ClaimResult {
 pub const FRAGILE_SHARE: f64 = 0.10;
 
 impl ClaimResult {
-    /// What is compared with a reference: the verdict, or a context claim's statistic.
+    /// What is compared with a reference: the verdict, or a context claim's interval
+    /// verdict.
     fn reading(&self) -> (ClaimVerdict, Option<Verdict>) {
         match self.verdict {
-            ClaimVerdict::Context => (self.verdict, self.statistic),
+            ClaimVerdict::Context => (self.verdict, self.interval_verdict),
             verdict => (verdict, None),
+        }
+    }
+
+    /// Whether it gives an answer: holds or does not, or a context claim's interval
+    /// beyond or within its band.
+    fn decided(&self) -> bool {
+        match self.verdict {
+            ClaimVerdict::Holds | ClaimVerdict::DoesNotHold => true,
+            ClaimVerdict::Context => self
+                .interval_verdict
+                .is_some_and(|s| !matches!(s, Verdict::Unclear | Verdict::Different)),
+            ClaimVerdict::Inconclusive | ClaimVerdict::NotMeasured => false,
         }
     }
 
     /// "holds", "context: lower", "holds (fragile)".
     pub fn verdict_text(&self) -> String {
-        let base = match (self.verdict, self.statistic) {
+        let base = match (self.verdict, self.interval_verdict) {
             (ClaimVerdict::Context, Some(s)) => format!("context: {}", s.as_str()),
             (verdict, _) => verdict.as_str().to_string(),
         };
@@ -149,6 +162,19 @@ impl ClaimResult {
             false => base,
         }
     }
+}
+
+/// One unit of the suite as it ran: the budget's prediction of it, and what it took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct UnitRun {
+    pub step: String,
+    pub seeds: Vec<u32>,
+    /// The map's side.
+    pub size: u32,
+    pub reps: Reps,
+    /// Seconds predicted just before it ran, and seconds it took.
+    pub predicted_s: f64,
+    pub taken_s: f64,
 }
 
 /// reproduce.json: the device, the scale, the budget kept, the threshold and every
@@ -161,7 +187,8 @@ pub struct Reproduction {
     pub commit: String,
     /// Seconds the suite was given.
     pub budget_s: f64,
-    /// Seconds the calibration predicted the whole suite would take.
+    /// Seconds the calibration predicted the suite would take, as first planned (its
+    /// cuts made).
     pub predicted_s: f64,
     /// Seconds it took, calibration included.
     pub elapsed_s: f64,
@@ -172,6 +199,10 @@ pub struct Reproduction {
     pub reps: Reps,
     /// What the budget cut, in order.
     pub cuts: Vec<String>,
+    /// Every unit run after the calibration, in order (none in a bundle made before
+    /// they were recorded).
+    #[serde(default)]
+    pub units: Vec<UnitRun>,
     /// The noise threshold of the speed verdicts, in percent, and where it came from.
     pub threshold_percent: f64,
     pub threshold_source: String,
@@ -223,7 +254,13 @@ impl ReferenceBundle {
         let mut by_size = BTreeMap::new();
         for file in files.iter().filter(|f| f.exists()) {
             let outcome = Reproduction::read(file)?;
-            by_size.insert(outcome.scale.size, outcome);
+            let size = outcome.scale.size;
+            if by_size.insert(size, outcome).is_some() {
+                return Err(ExperimentError::Run(format!(
+                    "{}: a second outcome at {size}²; a bundle holds one a scale",
+                    file.display()
+                )));
+            }
         }
         Ok((!by_size.is_empty()).then(|| Self {
             dir: dir.to_path_buf(),
@@ -265,12 +302,18 @@ impl ReferenceBundle {
         }
     }
 
-    /// Where the reference's own verdicts on `id` differ between scales: each scale's,
-    /// as a sentence.
+    /// Where the reference's own decided verdicts on `id` differ between scales (an
+    /// inconclusive one is short of evidence, not another answer): each scale's, as a
+    /// sentence.
     pub fn scale_dependence(&self, id: &str) -> Option<String> {
         let all = self.at_scales(id);
-        let first = all.first()?.reading();
-        all.iter().any(|c| c.reading() != first).then(|| {
+        let decided: Vec<_> = all
+            .iter()
+            .filter(|c| c.decided())
+            .map(|c| c.reading())
+            .collect();
+        let first = decided.first()?;
+        decided.iter().any(|r| r != first).then(|| {
             let each: Vec<String> = all
                 .iter()
                 .map(|c| format!("{} at {}²", c.verdict_text(), c.scale.size))
@@ -289,6 +332,9 @@ pub fn sides(sizes: &[u32]) -> String {
 impl Beside<'_> {
     /// The reference's column in the summary.
     pub fn text(&self, here: &ClaimResult) -> String {
+        if here.verdict == ClaimVerdict::NotMeasured {
+            return "not measured here".into();
+        }
         let of = |c: &ClaimResult| {
             let effect = c.effect.as_ref().map_or("-".into(), Effect::value_text);
             format!("{}, {effect}", c.verdict_text())
@@ -310,7 +356,7 @@ impl Beside<'_> {
 mod tests {
     use super::*;
 
-    fn claim(size: u32, verdict: ClaimVerdict, statistic: Option<Verdict>) -> ClaimResult {
+    fn claim(size: u32, verdict: ClaimVerdict, interval_verdict: Option<Verdict>) -> ClaimResult {
         ClaimResult {
             id: "batching".into(),
             topic: "tiles".into(),
@@ -318,7 +364,7 @@ mod tests {
             tested: String::new(),
             kind: ClaimKind::Paper,
             verdict,
-            statistic,
+            interval_verdict,
             band: None,
             why: String::new(),
             effect: None,
@@ -359,6 +405,7 @@ mod tests {
                     scale: c.scale,
                     reps: Reps::for_budget(1.0),
                     cuts: Vec::new(),
+                    units: Vec::new(),
                     threshold_percent: 3.6,
                     threshold_source: String::new(),
                     claims: vec![c.clone()],
@@ -388,9 +435,21 @@ mod tests {
             beside.text(&small),
             "not comparable (256² here, 1024², 2048² there)"
         );
+        let missing = claim(2048, ClaimVerdict::NotMeasured, None);
+        assert_eq!(
+            reference.beside(&missing).text(&missing),
+            "not measured here"
+        );
+        let note = reference.scale_dependence("batching");
+        // Inconclusive at 1024² is short of evidence: no scale dependence from it.
+        assert_eq!(note, None);
+        let reference = bundle(&[
+            claim(1024, ClaimVerdict::DoesNotHold, Some(Verdict::Same)),
+            claim(2048, ClaimVerdict::Holds, Some(Verdict::Lower)),
+        ]);
         let note = reference.scale_dependence("batching").unwrap();
         assert!(
-            note.contains("inconclusive at 1024²") && note.contains("holds at 2048²"),
+            note.contains("does not hold at 1024²") && note.contains("holds at 2048²"),
             "{note}"
         );
         let steady = bundle(&[claim(2048, ClaimVerdict::Holds, Some(Verdict::Lower))]);

@@ -5,15 +5,19 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::evidence::StepFiles;
+use super::evidence::{joined, StepFiles};
 use super::judge::Evidence;
-use super::outcome::{sides, Beside, ClaimResult, ErosionCheck, ReferenceBundle, Reproduction};
+use super::judge::FRAGILITY_MIN_SEEDS;
+use super::outcome::{
+    sides, Beside, ClaimResult, ErosionCheck, ReferenceBundle, Reproduction, FRAGILE_SHARE,
+};
 use super::suite::{Step, STEPS};
 use crate::experiment::report::html::{
     escape, pictures, self_contained_page, strip_xml_declaration, HtmlError,
 };
 use crate::experiment::report::intervals::{IntervalChart, IntervalRow};
 use crate::readable_number;
+use crate::stats::bootstrap::MIN_SAMPLES;
 use crate::stats::{median_interval, Moments};
 use crate::table::markdown_table;
 
@@ -97,7 +101,7 @@ fn provenance(
         format!(
             "Scale: {}² erosion-noise terrain{}, {} droplets of lifetime 30 per run; each claim's seeds are in the table.",
             s.size,
-            if s.on_ladder() { "" } else { " (below the reference's ladder of 1024², 2048² and 4096²: set beside no reference)" },
+            if s.on_ladder() { "" } else { " (below the ladder of 1024², 2048² and 4096² that a reference holds)" },
             s.droplets
         ),
         format!(
@@ -110,27 +114,28 @@ fn provenance(
             c.droplet_point.per_cell_s * 1e6,
             c.grid_seed.fixed_s,
             c.grid_seed.per_cell_s * 1e6,
-            if kept > 1.1 { "; **the budget was overrun by more than 10%**" } else { "" }
+            if kept > 1.1 { "; the budget was overrun by more than 10%" } else { "" }
         ),
         match outcome.cuts.is_empty() {
             true => "Cut to keep the budget: nothing.".into(),
             false => format!("Cut to keep the budget: {}.", outcome.cuts.join("; ")),
         },
         format!(
-            "Speed verdicts: a bootstrap interval of the ratio of pooled median GPU times (each point at least 10 repetitions, at its noise target, and every seed's own ratio on the same side), against a noise threshold of {}. A verdict that more than 10% of bootstrap draws of its seeds would flip is fragile.",
-            outcome.threshold_source
+            "Speed verdicts: a bootstrap interval of the ratio of pooled median GPU times (each point at least {MIN_SAMPLES} repetitions, at its noise target, and every seed's own ratio on the same side), against a noise threshold of {}. A verdict that more than {}% of bootstrap draws of its seeds (from {FRAGILITY_MIN_SEEDS} seeds) would judge otherwise is fragile.",
+            outcome.threshold_source,
+            readable_number(FRAGILE_SHARE * 100.0)
         ),
     ];
     lines.push(match reference {
         Some(r) => format!(
-            "Reference: {} (`{}`) at {}; each claim is set beside it at its own scale only.",
+            "Reference: {} ({}) at {}; each claim is set beside it at its own scale only.",
             r.device(),
             r.dir.display(),
             sides(&r.sizes())
         ),
         None => match reference_dir {
             Some(dir) => format!(
-                "Reference: none at `{}` (reproduce.json); give one with --reference.",
+                "Reference: none at {} (reproduce.json); give one with --reference.",
                 dir.display()
             ),
             None => "Reference: none (--no-reference).".into(),
@@ -359,10 +364,9 @@ fn step_charts(step: Step, files: &StepFiles) -> Vec<IntervalChart> {
             log_x: true,
             rows: rows_by(files, "algorithm", |a| a.to_string(), |f, l, rows| {
                 let per_seed = |column| f.per_seed(rows, column, &f.seeds());
-                let costs: Vec<f64> = per_seed("gpu_ms")
-                    .iter()
-                    .zip(per_seed("eroded_depth"))
-                    .map(|((_, ms), (_, depth))| ms / depth)
+                let costs: Vec<f64> = joined(&per_seed("gpu_ms"), &per_seed("eroded_depth"))
+                    .into_iter()
+                    .map(|(_, ms, depth)| ms / depth)
                     .collect();
                 let m = Moments::of(&costs);
                 m.mean.is_finite().then(|| IntervalRow {
