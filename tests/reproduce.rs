@@ -261,7 +261,10 @@ fn a_minutes_budget_is_kept_and_every_claim_is_read_beside_the_reference() {
     assert_clean_success(&again);
     let rejudged: Reproduction = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(rejudged.claims, outcome.claims);
-    assert_eq!((rejudged.elapsed_s, &rejudged.units), (outcome.elapsed_s, &outcome.units));
+    assert_eq!(
+        (rejudged.elapsed_s, &rejudged.units),
+        (outcome.elapsed_s, &outcome.units)
+    );
 }
 
 #[test]
