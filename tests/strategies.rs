@@ -26,6 +26,8 @@ input = "dem.tif"
 cell_size = [74.5, 92.6]
 [droplets]
 physics = "corrected"
+# The grid rains within this lifetime: 150 steps at its dt, a short run.
+lifetime = 3
 [pipes]
 pipes_fusion = "fused"
 pipes_check_every = 0
@@ -77,17 +79,17 @@ fn every_strategy_rains_the_same_water_per_level_and_its_trajectory_is_gathered_
     for run in &runs {
         let cells = number(run, "width") * number(run, "height");
         let (asked, rained) = (number(run, "water_per_cell"), number(run, "water_rained"));
-        // A whole dose: droplets of 1 over the map, or steps of pipes_rain x pipes_dt.
-        let per_dose = match run["algorithm"].as_str() {
-            "droplets" => 1.0 / cells,
-            _ => 0.012 * 0.02,
-        };
-        // pipes_rain and pipes_dt are f32s.
-        assert!(
-            (rained / (number(run, "work") * per_dose) - 1.0).abs() < 1e-6,
-            "{run:?}"
-        );
-        assert!((rained - asked).abs() <= per_dose / 2.0 + 1e-12, "{run:?}");
+        if run["algorithm"] == "droplets" {
+            // A whole dose: droplets of 1 over the map.
+            let per_dose = 1.0 / cells;
+            assert_eq!(rained, number(run, "work") * per_dose, "{run:?}");
+            assert!((rained - asked).abs() <= per_dose / 2.0 + 1e-12, "{run:?}");
+        } else {
+            // The grid rains all of it within a droplet's lifetime (3 steps, a time
+            // unit each) at its dt of 0.02; its rain is an f32.
+            assert_eq!(number(run, "work"), 150.0, "{run:?}");
+            assert!((rained / asked - 1.0).abs() < 1e-6, "{run:?}");
+        }
         assert!(
             number(run, "gpu_ms") > 0.0 && number(run, "eroded") > 0.0,
             "{run:?}"
@@ -116,6 +118,26 @@ fn every_strategy_rains_the_same_water_per_level_and_its_trajectory_is_gathered_
         |terrain, seed| number(find(terrain, seed, "droplets", "0.01"), "mean_slope_before");
     assert_ne!(before("noise", "1"), before("noise", "2"));
     assert_eq!(before("dem", "1"), before("dem", "2"));
+    // One sea for every strategy: the DEM's lowest edge cell, as GDAL reads it, in metres.
+    let cells = common::gdal_cells(&dir.join("dem.tif"), &dir, &[]);
+    let heights: Vec<f32> = bytemuck::pod_collect_to_vec(&cells);
+    let (w, h) = (403, 344);
+    let edge = (0..w)
+        .flat_map(|x| [x, (h - 1) * w + x])
+        .chain((0..h).flat_map(|y| [y * w, y * w + w - 1]))
+        .map(|i| f64::from(heights[i]))
+        .fold(f64::INFINITY, f64::min);
+    for run in runs.iter().filter(|r| r["terrain"] == "dem") {
+        let sea = number(run, "base_level");
+        assert!(
+            (sea - edge).abs() < 1e-3 * edge,
+            "{sea} m, not {edge} m: {run:?}"
+        );
+    }
+    for seed in ["1", "2"] {
+        let sea = |a| number(find("noise", seed, a, "0.01"), "base_level");
+        assert_eq!(sea("droplets"), sea("pipes"));
+    }
 
     let dose = csv_rows(&out.join("dose.csv"));
     assert_eq!(
@@ -194,6 +216,14 @@ fn a_strategy_without_water_or_with_its_own_dose_is_refused() {
         &bad,
         &["`droplet_seed` is set by the comparison"],
     );
+    let bad = CONFIG.replace("pipes_check_every = 0", "pipes_base_level = 0");
+    assert_refused_before_the_device(
+        "own-sea",
+        &bad,
+        &["pipes: `pipes_base_level` is set by the comparison"],
+    );
+    let bad = CONFIG.replace("seeds = [1, 2]", "seeds = [1, 2]\nbase_level = \"sea\"");
+    assert_refused_before_the_device("sea-name", &bad, &["base_level", "lowest-edge"]);
 }
 
 #[test]
@@ -329,6 +359,10 @@ fn set_overrides_the_config_as_sweep_set_does_and_a_bad_one_is_refused_by_name()
         "water_per_cell=[0.01]",
         "--set",
         "pipes.pipes_check_every=0",
+        "--set",
+        "water_timing=\"own-rate\"",
+        "--set",
+        "base_level=-2.5",
         "--quiet",
         "--out",
         out.to_str().unwrap(),
@@ -337,6 +371,14 @@ fn set_overrides_the_config_as_sweep_set_does_and_a_bad_one_is_refused_by_name()
     // One seed, one level, each strategy once.
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert!(runs.iter().all(|r| r["seed"] == "7"), "{runs:?}");
+    // At its own rate the grid rains whole steps of pipes_rain x pipes_dt; the sea is
+    // the one given (noise is in cells: a height unit is a cell).
+    let pipes = runs.iter().find(|r| r["algorithm"] == "pipes").unwrap();
+    assert_eq!(number(pipes, "work"), (0.01f64 / (0.012 * 0.02)).round());
+    assert!(
+        runs.iter().all(|r| number(r, "base_level") == -2.5),
+        "{runs:?}"
+    );
     for (set, needle) in [
         ("nosection=1", "--set nosection=1"),
         ("fixed.size=64", "unknown section \"fixed\""),

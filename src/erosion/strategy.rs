@@ -130,6 +130,33 @@ pub trait Strategy: Sync {
     /// kernel height units: what a comparison at matched water input holds equal.
     /// `None` for a strategy that moves no water.
     fn water_per_dose(&self, settings: &RunSettings, map: MapInfo) -> Option<f64>;
+    /// How long its water lives, in time units (a droplet's step counts as one: both
+    /// move about a cell in one): `None` where water stays until it leaves the map.
+    fn water_lifetime(&self, _settings: &RunSettings) -> Option<f64> {
+        None
+    }
+    /// `settings` raining `water_per_cell` (a depth over every cell, kernel height units)
+    /// over `duration` time units, dose included: what a comparison at matched water
+    /// routed holds equal. `None` for a strategy whose water has its own lifetime.
+    fn raining_within(
+        &self,
+        _settings: &RunSettings,
+        _water_per_cell: f64,
+        _duration: f64,
+    ) -> Option<RunSettings> {
+        None
+    }
+    /// Its settings in a comparison of strategies, where the water of every strategy,
+    /// and the sediment it carries, leaves past the map's edges into one sea whose
+    /// surface is `sea` (kernel height units): the same boundary for all. Default: a
+    /// strategy whose water leaves at the edges whatever their height.
+    fn in_comparison(&self, settings: &RunSettings, _sea: f32) -> RunSettings {
+        settings.clone()
+    }
+    /// The keys that [`Strategy::in_comparison`] sets, which a comparison's table may not.
+    fn comparison_keys(&self) -> &'static [&'static str] {
+        &[]
+    }
 
     /// Its own settings' keys with their units (its settings struct's `UNITS`): a key
     /// of another strategy is ignored by this one.

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::erosion::droplets::SPAWN_WATER;
 use crate::erosion::keys::columns_of;
+use crate::erosion::pipes::COMPARISON_SEDIMENT_CAP;
 use crate::erosion::{RunSettings, STRATEGIES};
 use crate::experiment::equivalence::{
     runs_columns, verdicts_columns, EquivalenceOptions, Plan, ALPHA, DEFAULT_MARGIN,
@@ -399,17 +400,29 @@ pub fn config_reference() -> String {
         .map(|s| format!("`[{}]`", s.algorithm().as_str()))
         .collect();
     let tables = tables.join(", ");
+    let boundary_keys: Vec<String> = STRATEGIES
+        .iter()
+        .flat_map(|s| s.comparison_keys())
+        .map(|k| format!("`{k}`"))
+        .collect();
+    let boundary_keys = boundary_keys.join(", ");
     let _ = writeln!(
         out,
         "## Strategies configs (`vkerode strategies`)\n\nA config with `{STRATEGIES_KEY}` compares strategies by dose: `name`, `description`, \
          `{STRATEGIES_KEY}` (the dose axis: the water each run rains, a depth over every cell in kernel height units, in \
          increasing order; each droplet spawns with {SPAWN_WATER} of water, counted as a depth of {SPAWN_WATER} height unit over one cell, \
          and a grid step rains `pipes_rain` x `pipes_dt` on every cell; a level whose water is not a whole dose to within half \
-         a unit of it is refused), `seeds` (each the noise's terrain seed and the droplets' seed), `[measure]` (how each run's \
+         a unit of it is refused), `seeds` (each the noise's terrain seed and the droplets' seed), `water_timing` \
+         (`\"lifetime\"`, the default: a strategy whose water has no lifetime of its own, the grid, rains all of it within \
+         the shortest lifetime of another's, a droplet's `lifetime` steps counted as time units, so that the same water is \
+         routed for the same time; `\"own-rate\"`: at its own `pipes_rain`, for as many steps as the water takes), \
+         `base_level` (the one sea every strategy's water and the sediment it carries drain into past the map's edges: \
+         `\"lowest-edge\"`, the default, each terrain's lowest edge cell, or a height in kernel height units; the grid gets open \
+         edges at it, and a sediment cap of {COMPARISON_SEDIMENT_CAP} where its table sets none; strategies.csv records it), `[measure]` (how each run's \
          cost is timed, as a sweep's points are: see `[measure]` above), `[[terrain]]` entries (`name`, and `size` of noise, or `input`, a \
          heightmap relative to the config, with `cell_size = [x, y]` in metres where the file has none), and one table of \
-         settings per strategy to run, named by its `algorithm` ({tables}), without its dose or `droplet_seed`, which the \
-         comparison sets. Every strategy runs fresh from the terrain at every level and seed; a strategy that moves no \
+         settings per strategy to run, named by its `algorithm` ({tables}), without its dose, `droplet_seed` or the \
+         boundary ({boundary_keys}), which the comparison sets. Every strategy runs fresh from the terrain at every level and seed; a strategy that moves no \
          water cannot be compared at matched water.\n"
     );
     let _ = writeln!(

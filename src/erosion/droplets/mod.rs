@@ -100,6 +100,10 @@ impl Strategy for Droplets {
         Some(f64::from(SPAWN_WATER) / map.cells() as f64)
     }
 
+    fn water_lifetime(&self, settings: &RunSettings) -> Option<f64> {
+        Some(f64::from(settings.droplets.lifetime))
+    }
+
     fn check(
         &self,
         settings: &RunSettings,

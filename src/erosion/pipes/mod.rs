@@ -34,6 +34,11 @@ use crate::table::{values_of, Column, Section};
 use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Heightmap, MapInfo};
 
+/// The sediment cap of a comparison of strategies whose table sets none, in volumes per
+/// volume of water: water carrying more than its own volume is a landslide, not a flow
+/// (uncapped, comparison runs carried 33 volumes per volume off the map).
+pub const COMPARISON_SEDIMENT_CAP: f32 = 1.0;
+
 /// The virtual-pipe strategy.
 pub struct Pipes;
 
@@ -84,6 +89,33 @@ impl Strategy for Pipes {
         // A step rains pipes_rain x dt on every cell.
         let p = &settings.pipes;
         Some(f64::from(p.pipes_rain) * f64::from(p.pipes_dt))
+    }
+
+    fn raining_within(
+        &self,
+        settings: &RunSettings,
+        water_per_cell: f64,
+        duration: f64,
+    ) -> Option<RunSettings> {
+        let mut s = settings.clone();
+        let p = &mut s.pipes;
+        let steps = (duration / f64::from(p.pipes_dt)).round().max(1.0);
+        p.pipes_steps = steps as u32;
+        p.pipes_rain = (water_per_cell / (steps * f64::from(p.pipes_dt))) as f32;
+        Some(s)
+    }
+
+    fn in_comparison(&self, settings: &RunSettings, sea: f32) -> RunSettings {
+        let mut s = settings.clone();
+        let p = &mut s.pipes;
+        p.pipes_boundary = Boundary::Open;
+        p.pipes_base_level = sea;
+        p.pipes_sediment_cap = p.pipes_sediment_cap.or(Some(COMPARISON_SEDIMENT_CAP));
+        s
+    }
+
+    fn comparison_keys(&self) -> &'static [&'static str] {
+        &["pipes_boundary", "pipes_base_level"]
     }
 
     fn check(

@@ -13,7 +13,7 @@ use crate::experiment::sweep::config::{apply_override, MeasureSettings, STRATEGI
 use crate::experiment::{ConfigError, ExperimentError};
 use crate::terrain::image::CellSize;
 use crate::terrain::output::slug;
-use crate::terrain::MapInfo;
+use crate::terrain::{Heightmap, MapInfo};
 
 /// The keys of a strategies config besides its strategies' tables.
 #[derive(Clone, Debug, Deserialize)]
@@ -29,7 +29,81 @@ struct Header {
     /// How each run's cost (GPU time) is measured, as a sweep's points are.
     #[serde(default)]
     measure: MeasureSettings,
+    /// The one sea every strategy's water drains into past the map's edges: "lowest-edge"
+    /// (the surface of each terrain's lowest edge cell) or a height in kernel height units.
+    #[serde(default)]
+    base_level: BaseLevelSpelling,
+    /// When each strategy's water falls: "lifetime" (all of it within a droplet's
+    /// lifetime, the water routed alike) or "own-rate" (at the rate of each strategy's own
+    /// settings, however long that takes).
+    #[serde(default)]
+    water_timing: WaterTiming,
     terrain: Vec<StrategyTerrain>,
+}
+
+/// `base_level` as a config writes it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum BaseLevelSpelling {
+    Height(f32),
+    Named(String),
+}
+
+impl Default for BaseLevelSpelling {
+    fn default() -> Self {
+        Self::Named(LOWEST_EDGE.into())
+    }
+}
+
+const LOWEST_EDGE: &str = "lowest-edge";
+
+/// The sea of a comparison: where every strategy's water leaves the map.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BaseLevel {
+    /// At each terrain's lowest edge cell, so that no strategy's water leaves from
+    /// below the terrain it flows on.
+    LowestEdge,
+    /// At this height, in kernel height units.
+    Height(f32),
+}
+
+impl BaseLevel {
+    /// The sea's surface for a run on `terrain` (kernel height units).
+    pub fn on(self, terrain: &Heightmap) -> f32 {
+        match self {
+            BaseLevel::Height(h) => h,
+            BaseLevel::LowestEdge => {
+                let (w, h) = (terrain.width(), terrain.height());
+                (0..w)
+                    .flat_map(|x| [(x, 0), (x, h - 1)])
+                    .chain((0..h).flat_map(|y| [(0, y), (w - 1, y)]))
+                    .map(|(x, y)| terrain.at(x, y))
+                    .fold(f32::INFINITY, f32::min)
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for BaseLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BaseLevel::LowestEdge => f.write_str(LOWEST_EDGE),
+            BaseLevel::Height(h) => write!(f, "{h}"),
+        }
+    }
+}
+
+/// When each strategy's water falls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaterTiming {
+    /// Every strategy rains its water within the shortest lifetime of any strategy's
+    /// water (a droplet's), so the same water is routed for the same time.
+    #[default]
+    Lifetime,
+    /// Each strategy rains at its own settings' rate: the same water in, routed for as
+    /// long as that takes.
+    OwnRate,
 }
 
 /// One terrain: erosion noise of a size (its seeds are the config's), or a heightmap
@@ -56,6 +130,8 @@ pub struct Strategies {
     pub water_per_cell: Vec<f64>,
     pub seeds: Vec<u32>,
     pub measure: MeasureSettings,
+    pub base_level: BaseLevel,
+    pub water_timing: WaterTiming,
     pub plans: Vec<TerrainPlan>,
 }
 
@@ -100,7 +176,8 @@ impl Strategies {
     }
 
     /// [`Strategies::load`] with `--set` assignments applied first: a strategy's
-    /// table's key (`pipes.pipes_dt`), `measure.KEY`, `water_per_cell` or `seeds`.
+    /// table's key (`pipes.pipes_dt`), `measure.KEY`, `water_per_cell`, `seeds`,
+    /// `base_level` or `water_timing`.
     pub fn load_with(path: &Path, overrides: &[String]) -> Result<Self, ConfigError> {
         let text = crate::read_input_text(path).map_err(|e| ConfigError {
             file: path.to_path_buf(),
@@ -127,7 +204,7 @@ impl Strategies {
                 &mut table,
                 assignment,
                 &sections,
-                &["water_per_cell", "seeds"],
+                &["water_per_cell", "seeds", "base_level", "water_timing"],
             )
             .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
         }
@@ -234,6 +311,29 @@ impl Strategies {
                 }
             }
         }
+        let base_level = match &header.base_level {
+            BaseLevelSpelling::Height(h) if h.is_finite() => BaseLevel::Height(*h),
+            BaseLevelSpelling::Named(name) if name == LOWEST_EDGE => BaseLevel::LowestEdge,
+            other => return Err(error(
+                "base_level",
+                format!(
+                    "{other:?}: give \"{LOWEST_EDGE}\" or a finite height in kernel height units"
+                ),
+            )),
+        };
+        // Matched routing: the water falls within the shortest life any strategy's has.
+        let duration = match header.water_timing {
+            WaterTiming::OwnRate => None,
+            WaterTiming::Lifetime => tables
+                .iter()
+                .filter_map(|(algorithm, table)| {
+                    let mut table = table.clone();
+                    table.insert("algorithm".into(), toml::Value::try_from(algorithm).ok()?);
+                    let settings = RunSettings::from_table(&table).ok()?;
+                    algorithm.strategy().water_lifetime(&settings)
+                })
+                .reduce(f64::min),
+        };
         let config_dir = path.parent().unwrap_or(Path::new("."));
         let plans = header
             .terrain
@@ -250,8 +350,15 @@ impl Strategies {
                 let strategies = tables
                     .iter()
                     .map(|(algorithm, settings)| {
-                        plan_of(*algorithm, settings, t, map, &header.water_per_cell)
-                            .map_err(|reason| error(algorithm.as_str(), reason))
+                        plan_of(
+                            *algorithm,
+                            settings,
+                            t,
+                            map,
+                            &header.water_per_cell,
+                            duration,
+                        )
+                        .map_err(|reason| error(algorithm.as_str(), reason))
                     })
                     .collect::<Result<_, ConfigError>>()?;
                 Ok(TerrainPlan {
@@ -267,6 +374,8 @@ impl Strategies {
             water_per_cell: header.water_per_cell,
             seeds: header.seeds,
             measure: header.measure,
+            base_level,
+            water_timing: header.water_timing,
             plans,
         })
     }
@@ -298,13 +407,15 @@ fn plan_of(
     terrain: &StrategyTerrain,
     file_map: Option<MapInfo>,
     water: &[f64],
+    duration: Option<f64>,
 ) -> Result<StrategyPlan, String> {
     let strategy = algorithm.strategy();
-    // The dose and the seeds are the comparison's, not a table's.
-    for key in [strategy.dose_key(), "droplet_seed"] {
-        if table.contains_key(key) && strategy.settings_units().iter().any(|(k, _)| *k == key) {
+    // The dose, the seeds and the boundary are the comparison's, not a table's.
+    let set_here = [strategy.dose_key(), "droplet_seed"];
+    for key in set_here.iter().chain(strategy.comparison_keys()) {
+        if table.contains_key(*key) && strategy.settings_units().iter().any(|(k, _)| k == key) {
             return Err(format!(
-                "`{key}` is set by the comparison (water_per_cell and seeds), not by [{}]",
+                "`{key}` is set by the comparison (water_per_cell, seeds, base_level), not by [{}]",
                 algorithm.as_str()
             ));
         }
@@ -347,6 +458,13 @@ fn plan_of(
     let doses = water
         .iter()
         .map(|&w| {
+            if let Some(settings) =
+                duration.and_then(|d| strategy.raining_within(&settings, w, d))
+            {
+                let rained = strategy.dose(&settings) as f64
+                    * strategy.water_per_dose(&settings, map).unwrap_or(0.0);
+                return checked(&settings, file_map, w).map(|()| (settings, rained));
+            }
             let dose = (w / per_dose).round();
             let settings = strategy.with_dose(&settings, dose as u64);
             // Matched water holds only to half a unit of dose.
@@ -357,18 +475,23 @@ fn plan_of(
                     strategy.dose_key()
                 ));
             }
-            let checked = match file_map {
-                None => settings.check(None),
-                Some(map) => settings
-                    .check_job(None)
-                    .and_then(|()| settings.check_map(map, None)),
-            };
-            checked.map_err(|e| format!("at water_per_cell = {w}: {e}"))?;
+            checked(&settings, file_map, w)?;
             let rained = strategy.dose(&settings) as f64 * per_dose;
             Ok((settings, rained))
         })
         .collect::<Result<_, String>>()?;
     Ok(StrategyPlan { algorithm, doses })
+}
+
+/// `settings` checked as a run on the terrain's map (`file_map`, or the noise's).
+fn checked(settings: &RunSettings, file_map: Option<MapInfo>, water: f64) -> Result<(), String> {
+    match file_map {
+        None => settings.check(None),
+        Some(map) => settings
+            .check_job(None)
+            .and_then(|()| settings.check_map(map, None)),
+    }
+    .map_err(|e| format!("at water_per_cell = {water}: {e}"))
 }
 
 impl StrategyTerrain {

@@ -13,7 +13,7 @@ mod config;
 mod dose;
 mod runs;
 
-pub use config::{Strategies, StrategyPlan, StrategyTerrain, TerrainPlan};
+pub use config::{BaseLevel, Strategies, StrategyPlan, StrategyTerrain, TerrainPlan, WaterTiming};
 pub use dose::{dose_columns, INTERVAL_LEVEL};
 pub use runs::strategies_columns;
 
@@ -23,7 +23,9 @@ use std::sync::Arc;
 use crate::erosion::ErosionError;
 use crate::erosion::RunSettings;
 use crate::experiment::results::Measurement;
-use crate::experiment::run::{run_erosion, Engine, ErodeOutcome, ErodeRequest, TerrainSource};
+use crate::experiment::run::{
+    prepare_terrain, run_erosion, Engine, ErodeOutcome, ErodeRequest, TerrainSource,
+};
 use crate::experiment::sweep::config::MeasureSettings;
 use crate::experiment::sweep::measure_runs;
 use crate::experiment::ExperimentError;
@@ -88,6 +90,21 @@ fn erode_and_time(
     Ok((outcome, cost))
 }
 
+/// The sea of the comparison's runs of `seed` on `plan`'s terrain (kernel height units).
+fn sea_of(
+    ctx: &Arc<Context>,
+    strategies: &Strategies,
+    plan: &TerrainPlan,
+    seed: u32,
+) -> Result<f32, ExperimentError> {
+    let Some(first) = plan.strategies.first() else {
+        return Ok(0.0);
+    };
+    let spec = first.settings(0, seed).terrain();
+    let terrain = prepare_terrain(&plan.source, &spec, Some(ctx))?;
+    Ok(strategies.base_level.on(&terrain.heights))
+}
+
 /// The erosion map of a run, in the map's units, as its legend says.
 fn erosion_map_of(outcome: &ErodeOutcome) -> RgbImage {
     let [before, after] =
@@ -124,15 +141,20 @@ pub fn run_strategies(
         })?;
         let mut maps = Vec::new();
         for (s, &seed) in strategies.seeds.iter().enumerate() {
+            let sea = sea_of(ctx, strategies, plan, seed)?;
             for strategy in &plan.strategies {
                 let name = strategy.algorithm.as_str();
                 for (level, &(_, water_rained)) in strategy.doses.iter().enumerate() {
-                    let settings = strategy.settings(level, seed);
+                    let settings = strategy
+                        .algorithm
+                        .strategy()
+                        .in_comparison(&strategy.settings(level, seed), sea);
                     let at = RunAt {
                         terrain,
                         seed,
                         water_per_cell: strategies.water_per_cell[level],
                         water_rained,
+                        base_level: sea,
                     };
                     say(format!(
                         "{terrain} seed {seed}: {name} at water {} per cell",

@@ -18,6 +18,8 @@ pub struct RunAt<'a> {
     /// The level of the dose axis asked for, and the water the whole dose rained.
     pub water_per_cell: f64,
     pub water_rained: f64,
+    /// The comparison's sea (kernel height units).
+    pub base_level: f32,
 }
 
 /// One run of the comparison: where it sits, what ran, what it cost and what it gave.
@@ -52,6 +54,7 @@ struct StrategyColumns {
     seed: u32,
     water_per_cell: f64,
     water_rained: f64,
+    base_level: f64,
     width: usize,
     height: usize,
     /// The dose: droplets, or time steps of a grid.
@@ -85,6 +88,11 @@ impl Section for StrategyColumns {
             "water_rained",
             "kernel height units",
             "the water the run's whole dose rained, as a depth over every cell (a droplet's water of 1 counts as 1 height unit over one cell; a grid step rains pipes_rain x pipes_dt)",
+        ),
+        (
+            "base_level",
+            "height units",
+            "the surface of the sea past the map's edges that every strategy's water drains into (the config's base_level: by default the terrain's lowest edge cell)",
         ),
         ("width", "cells", "the map's width"),
         ("height", "cells", "the map's height"),
@@ -139,6 +147,7 @@ pub fn row(run: Option<&Measured>) -> Row {
             seed: at.seed,
             water_per_cell: at.water_per_cell,
             water_rained: at.water_rained,
+            base_level: outcome.report.height_unit.of(f64::from(at.base_level)),
             width,
             height,
             work: settings.strategy().dose(settings),
