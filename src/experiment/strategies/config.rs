@@ -314,12 +314,14 @@ impl Strategies {
         let base_level = match &header.base_level {
             BaseLevelSpelling::Height(h) if h.is_finite() => BaseLevel::Height(*h),
             BaseLevelSpelling::Named(name) if name == LOWEST_EDGE => BaseLevel::LowestEdge,
-            other => return Err(error(
-                "base_level",
-                format!(
+            other => {
+                return Err(error(
+                    "base_level",
+                    format!(
                     "{other:?}: give \"{LOWEST_EDGE}\" or a finite height in kernel height units"
                 ),
-            )),
+                ))
+            }
         };
         // Matched routing: the water falls within the shortest life any strategy's has.
         let duration = match header.water_timing {
