@@ -31,6 +31,16 @@ vec4 limitOutflow(vec4 next, float depth) {
     return next * (k * OUTFLOW_MARGIN);
 }
 
+#ifdef UPWIND
+// The upwind transport moves sediment by the pipes' volumes, not by speed, so any
+// water that moves has a speed: a depth floor of 1e-4 stopped thin sheets, more of
+// them the smaller the time step (results/pipes-dt/).
+const float MIN_SPEED_DEPTH = 0.0;
+#else
+// The semi-Lagrangian advection carries sediment by speed: thin water is still.
+const float MIN_SPEED_DEPTH = 1e-4;
+#endif
+
 // Water depth from the net flux (`out_` this cell's outflows, the others its
 // neighbours'; zero past the map), and velocity from the water passing through.
 float newDepth(float depth, vec4 out_, vec4 left, vec4 right, vec4 top, vec4 bottom, out vec2 velocityOut) {
@@ -40,7 +50,7 @@ float newDepth(float depth, vec4 out_, vec4 left, vec4 right, vec4 top, vec4 bot
     float next = max(0.0, depth + DT * (inflow - outflow) / area);
     float mean = 0.5 * (depth + next);
     vec2 passing = 0.5 * vec2(left.y - out_.x + out_.y - right.x, top.w - out_.z + out_.w - bottom.z);
-    velocityOut = mean > 1e-4 ? passing / (CELL_LENGTH * mean) : vec2(0.0);
+    velocityOut = mean > MIN_SPEED_DEPTH ? passing / (CELL_LENGTH * mean) : vec2(0.0);
     return next;
 }
 
@@ -52,16 +62,26 @@ vec2 erodeCell(float b, float left, float right, float top, float bottom, vec2 v
     float dy = 0.5 * (bottom - top) / CELL_LENGTH;
     float slope = sqrt(dx * dx + dy * dy);
     float tilt = max(MIN_TILT, slope / sqrt(1.0 + slope * slope));
-    // The speed the advection can carry (one cell per step), and capacity fading in
-    // water shallower than MAX_EROSION_DEPTH, as open implementations limit it: thin
-    // fast sheets of water would otherwise dissolve without bound.
+    // Capacity fading in water shallower than MAX_EROSION_DEPTH, as open
+    // implementations limit it: thin fast sheets of water would otherwise dissolve
+    // without bound. The semi-Lagrangian advection carries sediment a cell per step at
+    // most, so its capacity counts no faster speed; the upwind transport has no such
+    // bound, and a bound of CELL_LENGTH / DT would make the answer depend on DT.
+#ifdef UPWIND
+    float speed = length(v);
+#else
     float speed = min(length(v), CELL_LENGTH / DT);
+#endif
     float depthShare = clamp(depth / MAX_EROSION_DEPTH, 0.0, 1.0);
     float capacity = CAPACITY * tilt * speed * depthShare;
     float change = capacity > s ? DISSOLVING * (capacity - s) : -DEPOSITION * (s - capacity);
     change *= DT;
     // Never more sediment deposited than is suspended.
     change = max(change, -s);
+    // Past open edges the sea is the base level: no flow cuts below it.
+    if (OPEN_EDGES && change > 0.0) {
+        change = min(change, max(0.0, b - BASE_LEVEL));
+    }
     float carried = s + change;
     // Never more suspended than the cap times the water that holds it after
     // evaporation: the excess is deposited here.

@@ -34,6 +34,15 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
     let area = p.cell_length * p.cell_length;
     let open = p.boundary == Boundary::Open;
     let kept = p.flux_kept();
+    let upwind = p.advection == Advection::Upwind;
+    // As glsl/include/pipes_model.glsl: with the upwind transport any moving water has a
+    // speed, and the capacity counts all of it.
+    let min_speed_depth = if upwind { 0.0 } else { 1e-4 };
+    let speed_bound = if upwind {
+        f32::INFINITY
+    } else {
+        p.cell_length / p.dt
+    };
     for _ in 0..steps {
         for w in &mut state.water {
             *w += p.dt * p.rain;
@@ -66,7 +75,7 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 flux_out[i] = next.map(|f| f * k);
             }
         }
-        if p.advection == Advection::Upwind {
+        if upwind {
             state.left.sediment_outflow += transport(&grid, state, &flux_out, p);
         }
         for y in 0..grid.height {
@@ -85,7 +94,7 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 ];
                 water_out[i] = depth;
                 state.left.outflow += f64::from(p.dt * off_map(&grid, x, y, out) / area);
-                velocity[i] = if mean > 1e-4 {
+                velocity[i] = if mean > min_speed_depth {
                     passing.map(|v| v / (p.cell_length * mean))
                 } else {
                     [0.0, 0.0]
@@ -104,7 +113,7 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 let tilt = p.min_tilt.max(slope / (1.0 + slope * slope).sqrt());
                 let speed = (velocity[i][0] * velocity[i][0] + velocity[i][1] * velocity[i][1])
                     .sqrt()
-                    .min(p.cell_length / p.dt);
+                    .min(speed_bound);
                 let depth_share = (water_out[i] / p.max_erosion_depth).clamp(0.0, 1.0);
                 let capacity = p.capacity * tilt * speed * depth_share;
                 let s = state.sediment[i];
@@ -114,6 +123,10 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                     -p.deposition * (s - capacity)
                 };
                 let mut change = (change * p.dt).max(-s);
+                // Past open edges the sea is the base level: no flow cuts below it.
+                if open && change > 0.0 {
+                    change = change.min((b - p.base_level).max(0.0));
+                }
                 let mut carried = s + change;
                 // At most the cap times the water that holds it after evaporation.
                 if let Some(cap) = p.sediment_cap {
@@ -127,7 +140,7 @@ pub fn run_pipes_on_cpu(state: &mut PipesState, p: &PipesParams, steps: u32) {
                 sediment_out[i] = carried;
             }
         }
-        if p.advection == Advection::Upwind {
+        if upwind {
             for i in 0..n {
                 state.sediment[i] = sediment_out[i];
                 state.water[i] = water_out[i] * (1.0 - p.evaporation * p.dt);

@@ -32,7 +32,8 @@ pub struct PipesParams {
     /// What lies past the map's edges.
     pub boundary: Boundary,
     /// With open boundaries, the water surface past the edges, in kernel height units:
-    /// an edge cell whose surface stands above it drains through its edge pipes.
+    /// an edge cell whose surface stands above it drains through its edge pipes. It is
+    /// the base level of the flow: erosion stops there (a cell below it only fills).
     pub base_level: f32,
     /// Suspended sediment per volume of water at most (None: no cap). Past it, the
     /// excess is deposited where it is.

@@ -52,7 +52,7 @@ pub struct PipesSettings {
     #[arg(long, value_enum, default_value_t = Self::DEFAULT.pipes_boundary)]
     pub pipes_boundary: Boundary,
     /// With open boundaries, the sea's surface past the edges: an edge cell whose water
-    /// stands above it drains off the map.
+    /// stands above it drains off the map, and no cell erodes below it.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_base_level)]
     pub pipes_base_level: f32,
     /// Suspended sediment per volume of water at most; past it the excess is deposited

@@ -433,7 +433,7 @@ impl SweepPlan {
 /// (corrected physics) against the pipes, as `experiments/strategies.toml` runs them.
 pub fn grid_toml(scale: &Scale, seeds: &[u32], reps: &Reps) -> String {
     format!(
-        "name = \"reproduce-grid\"\ndescription = \"The droplets and the grid at matched water.\"\nwater_per_cell = [{GRID_WATER_PER_CELL}]\nseeds = [{seeds}]\n\n{measure}\n[[terrain]]\nname = \"noise\"\nsize = {size}\n\n[droplets]\nphysics = \"corrected\"\n\n[pipes]\npipes_fusion = \"fused\"\npipes_advection = \"upwind\"\npipes_check_every = 0\npipes_boundary = \"open\"\n",
+        "name = \"reproduce-grid\"\ndescription = \"The droplets and the grid at matched water.\"\nwater_per_cell = [{GRID_WATER_PER_CELL}]\nseeds = [{seeds}]\n\n{measure}\n[[terrain]]\nname = \"noise\"\nsize = {size}\n\n[droplets]\nphysics = \"corrected\"\n\n[pipes]\npipes_fusion = \"fused\"\npipes_advection = \"upwind\"\npipes_check_every = 0\n",
         seeds = seeds_toml(seeds),
         measure = reps.measure_toml(GRID_MIN_REPS),
         size = scale.size,
