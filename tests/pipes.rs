@@ -726,67 +726,151 @@ fn departures(state: &mut PipesState, params: &PipesParams, steps: u32) -> Vec<f
         .collect()
 }
 
-/// A basin's first mode, its water 1 deep and tilted by 0.05 end to end, sloshes on
-/// without friction (Mei et al.'s model has none: after 40 time units, 9 periods, it
-/// keeps 0.71 of itself, what the one-way pipes' clamp takes at each reversal) and
-/// decays with it as exp(-friction t / 2), the damped oscillator the flux and depth
-/// updates linearise to.
-#[test]
-fn friction_damps_a_slosh() {
-    let ctx = validated_device();
+/// A basin 32 cells long holding its first mode: water 1 deep, tilted by 0.05 end to
+/// end.
+fn sloshing_basin() -> PipesState {
     let (width, height) = (32, 4);
     let mut basin = PipesState::dry(width, height, vec![0.0; width * height]);
-    let amplitude = 0.025;
     for (i, w) in basin.water.iter_mut().enumerate() {
         let x = (i % width) as f32 + 0.5;
-        *w = 1.0 + amplitude * (std::f32::consts::PI * x / width as f32).cos();
+        *w = 1.0 + SLOSH * (std::f32::consts::PI * x / width as f32).cos();
     }
+    basin
+}
+
+/// The first mode's amplitude at the start.
+const SLOSH: f32 = 0.025;
+
+/// The slosh's peaks from `from` on, in time units, as (t, ln(departure / SLOSH)).
+fn peaks(series: &[f32], dt: f32, from: f32) -> Vec<(f64, f64)> {
+    (1..series.len() - 1)
+        .filter(|&k| series[k] >= series[k - 1] && series[k] > series[k + 1])
+        .map(|k| (f64::from(dt) * k as f64, f64::from(series[k] / SLOSH).ln()))
+        .filter(|&(t, _)| t >= f64::from(from))
+        .collect()
+}
+
+/// A basin's slosh under linear drag, the flux update keeping 1 - friction dt of the
+/// previous flux. With one net flux per pair of cells, flux and depth updates
+/// linearise to the damped wave d_tt + friction d_t = c^2 d_xx: a mode of angular
+/// frequency w decays as exp(-friction t / 2) while friction < 2 w, and as
+/// exp(-(friction / 2 - sqrt(friction^2 / 4 - w^2)) t) past it. Mei et al.'s pipes are
+/// one-way, two to a pair of cells, and where the surface drop turns against the flow
+/// (the half of each swing where the flow slows) the backward pipe opens while the
+/// forward one still carries: the net flux then changes twice as fast. This test holds
+/// the model to each regime:
+///
+/// - From rest without friction, both pipes of every pair carry water after the first
+///   swing, for good: the slosh runs sqrt(2) times as fast as the linear wave (period
+///   2 l width / (c sqrt(2)) = 3.23, not 4.57, to 1%) and keeps 1/sqrt(2) of its
+///   amplitude (0.706; the rest stays as flow through both pipes of each pair, which
+///   moves no water), to 1%.
+/// - With both pipes of every pair held open (a common flux of 10 through every pipe,
+///   which friction cannot drain in the run), the flow is the linear damped wave of
+///   doubled stiffness: peaks decay as exp(-friction t / 2), as src/erosion/pipes/
+///   params.rs states, to 2% (measured 0.3%), at friction 0.05, 0.1 and 0.2.
+/// - Overdamped (friction 10, w = 1.37): the flow never turns against the drop, one pipe
+///   carries it, and the mode decays at the damped wave's slow root, 0.193 per time
+///   unit, to 1% (measured 0.2%).
+/// - From rest with friction, the model does not meet exp(-friction t / 2): friction
+///   drains the common flow of each pair twice as fast as the slosh, the backward pipes
+///   close, and each swing's clamp takes a share: peaks from t = 5 to 40 decay as
+///   exp(-0.74 friction t) at friction 0.02 to 0.2 (asserted 0.70 to 0.78). The pipes
+///   settings doc's exp(-0.66 friction t) is 11% slower than that; params.rs's
+///   exp(-friction t / 2) holds only while both pipes of every pair flow.
+#[test]
+fn friction_damps_a_slosh_at_half_its_rate_while_both_pipes_flow_and_faster_from_rest() {
+    let basin = sloshing_basin();
+    let width = basin.width;
     let still = PipesParams {
         rain: 0.0,
         evaporation: 0.0,
         capacity: 0.0,
         ..PipesParams::DEFAULT
     };
-    let time = 40.0;
-    let steps = (time / still.dt).round() as u32;
-    // The mode's period, 2 l width / sqrt(A g / l): the envelope is the largest
-    // departure over the last one.
-    let period = 2.0 * width as f32 / (still.pipe_area * still.gravity).sqrt();
-    let envelope = |friction: f32| {
-        let params = PipesParams { friction, ..still };
-        let series = departures(&mut basin.clone(), &params, steps);
-        let last = (period / still.dt).ceil() as usize;
-        series[series.len() - last..]
-            .iter()
-            .copied()
-            .fold(0.0, f32::max)
-            / amplitude
+    let (time, dt) = (40.0, still.dt);
+    let steps = (time / dt).round() as u32;
+    let c = f64::from(still.pipe_area * still.gravity / still.cell_length).sqrt();
+    let linear_period = 2.0 * width as f64 / c;
+    // The common flux through both pipes of every pair inside the basin.
+    let primed = |common: f32| {
+        let mut b = basin.clone();
+        for (i, f) in b.flux.iter_mut().enumerate() {
+            let x = i % width;
+            *f = [
+                if x > 0 { common } else { 0.0 },
+                if x + 1 < width { common } else { 0.0 },
+                0.0,
+                0.0,
+            ];
+        }
+        b
     };
-    let free = envelope(0.0);
-    assert!(
-        free > 0.6,
-        "without friction the slosh keeps {free} of itself"
+    let run = |start: &PipesState, friction: f32| {
+        let params = PipesParams { friction, ..still };
+        departures(&mut start.clone(), &params, steps)
+    };
+
+    let free = peaks(&run(&basin, 0.0), dt, 5.0);
+    let spacing = (free[free.len() - 1].0 - free[0].0) / (free.len() - 1) as f64;
+    let kept = free.iter().map(|p| p.1.exp()).sum::<f64>() / free.len() as f64;
+    println!(
+        "friction 0: period {:.3} (linear wave {linear_period:.3}), keeps {kept:.4}",
+        2.0 * spacing
     );
-    println!("friction 0: the slosh keeps {free} after {time} time units");
-    for friction in [0.02, 0.05, 0.1, 0.2] {
-        let kept = envelope(friction);
-        // Linear drag alone would leave exp(-friction t / 2) of the free slosh; the
-        // one-way pipes (both flowing as the flow reverses) damp a little faster.
-        let drag = (-friction * time / 2.0).exp();
+    assert!(
+        relative(2.0 * spacing, linear_period / 2f64.sqrt()) < 0.01,
+        "the free slosh's period {} against {linear_period} / sqrt(2)",
+        2.0 * spacing
+    );
+    assert!(
+        relative(kept, 0.5f64.sqrt()) < 0.01,
+        "the free slosh keeps {kept}"
+    );
+
+    for friction in [0.05f32, 0.1, 0.2] {
+        let rate = -slope(&peaks(&run(&primed(10.0), friction), dt, 5.0));
+        let half = f64::from(friction) / 2.0;
         println!(
-            "friction {friction}: keeps {kept}, {} of the free slosh; exp(-friction t / 2) = {drag}, exp(-friction t) = {}",
-            kept / free,
-            (drag * drag)
+            "friction {friction}, both pipes open: decays at {rate:.5}, friction / 2 = {half}"
         );
         assert!(
-            kept < 1.1 * free * (-friction * (time - period) / 2.0).exp()
-                && kept > 0.5 * free * drag * drag,
-            "friction {friction}: kept {kept}"
+            relative(rate, half) < 0.02,
+            "friction {friction}, both pipes open: decays at {rate}, not friction / 2"
         );
     }
-    let kept = envelope(1.0);
-    assert!(kept < 1e-4, "friction 1 keeps {kept}");
+
+    let friction = 10.0f32;
+    let series = run(&basin, friction);
+    let tail: Vec<(f64, f64)> = series
+        .iter()
+        .enumerate()
+        .map(|(k, &d)| (f64::from(dt) * (k + 1) as f64, f64::from(d / SLOSH).ln()))
+        .filter(|&(t, _)| (5.0..=20.0).contains(&t))
+        .collect();
+    let rate = -slope(&tail);
+    // The discrete mode's frequency: c times the grid's wavenumber for cos(pi x / width).
+    let w = 2.0 * c * (std::f64::consts::PI / (2.0 * width as f64)).sin();
+    let k = f64::from(friction);
+    let root = k / 2.0 - (k * k / 4.0 - w * w).sqrt();
+    println!("friction {friction}: decays at {rate:.5}, the slow root {root:.5}");
+    assert!(
+        relative(rate, root) < 0.01,
+        "overdamped: decays at {rate}, the slow root {root}"
+    );
+
+    for friction in [0.02f32, 0.05, 0.1, 0.2] {
+        let rate = -slope(&peaks(&run(&basin, friction), dt, 5.0));
+        let share = rate / f64::from(friction);
+        println!("friction {friction}, from rest: decays at {rate:.5}, {share:.3} friction");
+        assert!(
+            (0.70..=0.78).contains(&share),
+            "friction {friction}, from rest: decays as exp(-{share} friction t)"
+        );
+    }
+
     // The GPU damps the same.
+    let ctx = validated_device();
     let params = PipesParams {
         friction: 1.0,
         ..still
@@ -799,7 +883,7 @@ fn friction_damps_a_slosh() {
         steps,
     );
     assert!(worst(&g.water, &cpu.water) < 1e-5);
-    assert!(relief(&g.water) < 1e-4 * amplitude, "{}", relief(&g.water));
+    assert!(relief(&g.water) < 1e-4 * SLOSH, "{}", relief(&g.water));
     assert_validation_clean(&ctx);
 }
 
