@@ -41,7 +41,8 @@ fn settings(size: u32, droplets: u32) -> RunSettings {
 }
 
 #[test]
-fn the_sequential_cpu_reference_against_itself_has_no_concurrency_error() {
+fn the_sequential_cpu_reference_against_itself_has_no_concurrency_error_and_the_counted_run_is_left_out(
+) {
     let s = settings(64, 2000);
     let strategy = s.strategy();
     let terrain = cpu_terrain(64, 3);
@@ -58,8 +59,10 @@ fn the_sequential_cpu_reference_against_itself_has_no_concurrency_error() {
         names.iter().cloned().zip(run.figures.values(1.0)).collect();
     assert_eq!(before["droplets_in_flight"], "1", "one droplet at a time");
     assert_eq!(before["net_change_vs_sequential"], "", "not judged yet");
+    // A counted run that changed nothing: the concurrency error is the timed runs'
+    // alone, so it still reads none (averaged in, it would read 2/3).
     run.figures
-        .judge_reruns(&initial, &[&run.cells, &run.cells]);
+        .judge_reruns(&initial, &initial, &[&run.cells, &run.cells]);
     let values: BTreeMap<String, String> = names.into_iter().zip(run.figures.values(1.0)).collect();
     assert_eq!(values["concurrency_reference"], "cpu-sequential");
     let number = |c: &str| -> f64 { values[c].parse().unwrap() };
@@ -93,9 +96,18 @@ fn every_gpu_droplet_point_reports_its_distance_from_the_sequential_reference() 
                 .parse()
                 .unwrap_or_else(|_| panic!("{c} = {:?} is a number", row[c]))
         };
-        for ratio in ["net_change_vs_sequential", "eroded_vs_sequential"] {
+        // Measured on lavapipe over droplet seeds 1 to 6 of these points: net change
+        // 0.969 to 1.066 of the reference's, eroded volume 0.978 to 1.031; the bounds
+        // leave half as much again.
+        for (ratio, bound) in [
+            ("net_change_vs_sequential", 0.10),
+            ("eroded_vs_sequential", 0.05),
+        ] {
             let r = number(ratio);
-            assert!(r.is_finite() && r > 0.5 && r < 2.0, "{ratio} = {r}");
+            assert!(
+                (r - 1.0).abs() < bound,
+                "{ratio} = {r}, not within {bound} of 1"
+            );
         }
         let rmse = number("change_map_rmse_vs_sequential");
         let relative = number("change_map_rel_rmse_vs_sequential");

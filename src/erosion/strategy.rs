@@ -322,10 +322,12 @@ pub trait Figures: Send {
     /// Eroded material still in transport at the end (sediment droplets carried when
     /// they died, the grid's suspended sediment), in height units summed over cells.
     fn sediment_left(&self) -> f64;
-    /// A sweep's reruns of the same job (the counted run and two timed runs), judged
-    /// against the strategy's own expectations, where it has any: the droplets' stability
-    /// and concurrency error against their CPU reference.
-    fn judge_reruns(&mut self, _initial: &Cells, _runs: &[&Cells]) {}
+    /// A sweep's reruns of the same job, judged against the strategy's own
+    /// expectations, where it has any: the droplets' stability over every run (the
+    /// counted one and the timed ones), and the concurrency error of the timed kernel,
+    /// from the `timed` runs alone (the counted build is another program, with another
+    /// error), against their CPU reference.
+    fn judge_reruns(&mut self, _initial: &Cells, _counted: &Cells, _timed: &[&Cells]) {}
 }
 
 /// The serde struct `value` as run.json fields, each number as serde writes it.

@@ -26,8 +26,9 @@ pub struct PipesParams {
     /// How the suspended sediment moves with the water.
     pub advection: Advection,
     /// Linear drag on the pipes' flux, per time unit: each step keeps 1 - friction dt of
-    /// the previous flux before the head adds to it, so a free oscillation of the water
-    /// decays as exp(-friction t / 2). 0 is Mei et al.'s frictionless model.
+    /// the previous flux before the head adds to it: while both one-way pipes of every
+    /// pair carry water a free oscillation decays as exp(-friction t / 2), a slosh from
+    /// rest as about exp(-0.74 friction t) (tests/pipes.rs). 0 is Mei et al.'s frictionless model.
     pub friction: f32,
     /// What lies past the map's edges.
     pub boundary: Boundary,

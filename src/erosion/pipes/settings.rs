@@ -42,7 +42,7 @@ pub struct PipesSettings {
     #[arg(long, default_value_t = Self::DEFAULT.pipes_deposition)]
     pub pipes_deposition: f32,
     /// Linear drag on the pipes' flux: each step keeps 1 - friction x dt of the previous
-    /// flux, so that water stops sloshing (a basin's slosh decays as about exp(-0.66
+    /// flux, so that water stops sloshing (a basin's slosh from rest decays as about exp(-0.74
     /// friction t)); 0, Mei et al.'s frictionless model, sloshes without end; at most
     /// 1/dt.
     #[arg(long, default_value_t = Self::DEFAULT.pipes_friction)]

@@ -121,7 +121,7 @@ impl PointContext<'_> {
         if judge {
             counted
                 .figures
-                .judge_reruns(&initial, &[&counted.cells, &first, &second]);
+                .judge_reruns(&initial, &counted.cells, &[&first, &second]);
         }
         let rate = counted.work as f64 / (measurement.gpu_ms.median / 1e3);
         let values = PointValues {
