@@ -145,14 +145,16 @@ pub fn reproduce_reference() -> String {
          collisions' is 1 ± {}%, the racy loss's is 0.\n\n\
          **Beside the reference.** A claim is compared with the reference's at the same \
          side only: it agrees or differs; at another side it is \"not comparable\", naming \
-         both; where the reference's own verdicts differ between sides, the summary says \
-         that the claim depends on scale.\n\n",
+         both; measured another way (the grid's claim since issue 40: `{}`) it is \
+         \"not comparable\" too; where the reference's own verdicts differ between sides, \
+         the summary says that the claim depends on scale.\n\n",
         percent(CALIBRATION_SHARE),
         percent(FINISH_SHARE),
         sides(&LADDER),
         sides(&BELOW_LADDER),
         percent(FRAGILE_SHARE),
         percent(COUNT_MARGIN),
+        crate::experiment::reproduce::GRID_METHOD,
     );
     out += "## The claims\n\n";
     let rows = CLAIMS.iter().map(|c| {

@@ -59,6 +59,11 @@ fn append(table: &mut Table, next: Table, path: &Path) -> Result<(), ResultsErro
 }
 
 impl StepFiles {
+    /// Whether its rows have the column `name`.
+    pub fn has_column(&self, name: &str) -> bool {
+        self.table.header.iter().any(|h| h == name)
+    }
+
     /// A sweep's folders: each one's points.csv and samples.csv.
     pub fn sweep(folders: &[PathBuf]) -> Result<Self, ResultsError> {
         let mut files = Self::empty("droplet_seed");

@@ -124,6 +124,15 @@ impl Evidence {
         self.steps.get(step.name())
     }
 
+    /// How `step` measured, as its files say: grid runs that record no sea
+    /// (`base_level`) were measured before the grid's method changed.
+    fn method(&self, step: Step) -> &'static str {
+        match self.files(step) {
+            Some(files) if step == Step::Grid && !files.has_column("base_level") => "",
+            _ => step.method(),
+        }
+    }
+
     /// The seeds `claim`'s step ran.
     pub fn seeds(&self, claim: &Claim) -> Vec<u32> {
         self.files(claim.step).map_or(Vec::new(), StepFiles::seeds)
@@ -196,6 +205,7 @@ impl Evidence {
             stable: judged.stable,
             erosion: judged.erosion,
             figures: judged.figures,
+            method: self.method(claim.step).into(),
         }
     }
 

@@ -29,7 +29,7 @@ pub use outcome::{
 };
 pub use suite::{
     claim, sizes, Better, Claim, ClaimKind, Reps, Scale, Step, SweepPlan, BELOW_LADDER, CLAIMS,
-    COUNT_MARGIN, GRID_WATER_PER_CELL, LADDER, SEED_BATCH, SEED_CAP, STEPS,
+    COUNT_MARGIN, GRID_METHOD, GRID_WATER_PER_CELL, LADDER, SEED_BATCH, SEED_CAP, STEPS,
 };
 
 use std::collections::{BTreeMap, BTreeSet};

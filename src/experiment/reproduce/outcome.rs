@@ -123,6 +123,11 @@ pub struct ClaimResult {
     pub erosion: Option<ErosionCheck>,
     /// Further figures: (what, value).
     pub figures: Vec<(String, String)>,
+    /// How it was measured, where that changed since the first bundles (its step's
+    /// `Step::method`; empty for the first way): a reference measured otherwise is not
+    /// set beside it.
+    #[serde(default)]
+    pub method: String,
 }
 
 /// A verdict that more than this share of bootstrap draws of its seeds would flip is
@@ -230,6 +235,8 @@ pub enum Beside<'r> {
     Differs(&'r ClaimResult),
     /// The reference has it at other scales only.
     NotComparable { there: Vec<u32> },
+    /// At the same scale, but measured another way.
+    OtherMethod(&'r ClaimResult),
     /// The reference does not have it.
     Missing,
 }
@@ -293,6 +300,7 @@ impl ReferenceBundle {
     pub fn beside(&self, claim: &ClaimResult) -> Beside<'_> {
         let all = self.at_scales(&claim.id);
         match all.iter().find(|c| c.scale.size == claim.scale.size) {
+            Some(c) if c.method != claim.method => Beside::OtherMethod(c),
             Some(c) if c.reading() == claim.reading() => Beside::Agrees(c),
             Some(c) => Beside::Differs(c),
             None if all.is_empty() => Beside::Missing,
@@ -347,6 +355,14 @@ impl Beside<'_> {
                 here.scale.size,
                 sides(there)
             ),
+            Beside::OtherMethod(c) => format!(
+                "not comparable (measured another way there: {})",
+                if c.method.is_empty() {
+                    "before the method changed"
+                } else {
+                    c.method.as_str()
+                }
+            ),
             Beside::Missing => "not in the reference".into(),
         }
     }
@@ -375,6 +391,7 @@ mod tests {
             stable: None,
             erosion: None,
             figures: Vec::new(),
+            method: String::new(),
         }
     }
 
@@ -417,6 +434,25 @@ mod tests {
             dir: PathBuf::from("ref"),
             by_size,
         }
+    }
+
+    #[test]
+    fn a_claim_measured_another_way_is_not_set_beside_the_reference() {
+        // A bundle from before the grid's method changed: no method recorded.
+        let reference = bundle(&[claim(2048, ClaimVerdict::Holds, Some(Verdict::Lower))]);
+        let mut here = claim(2048, ClaimVerdict::Holds, Some(Verdict::Lower));
+        here.method = crate::experiment::reproduce::GRID_METHOD.into();
+        let beside = reference.beside(&here);
+        assert!(matches!(beside, Beside::OtherMethod(_)));
+        assert_eq!(
+            beside.text(&here),
+            "not comparable (measured another way there: before the method changed)"
+        );
+        let mut same = reference.clone();
+        for outcome in same.by_size.values_mut() {
+            outcome.claims[0].method = here.method.clone();
+        }
+        assert!(matches!(same.beside(&here), Beside::Agrees(_)));
     }
 
     #[test]

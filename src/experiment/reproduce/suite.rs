@@ -84,7 +84,21 @@ pub enum Step {
     Grid,
 }
 
+/// How the grid step measures, since issue 40 changed it: a bundle measured before
+/// (the grid's sea at 0, no sediment cap, its water at its own rate, thin water still)
+/// is not set beside it.
+pub const GRID_METHOD: &str = "grid v2: one sea at the lowest edge, sediment cap 1, the grid's water within a droplet's lifetime, no erosion below the sea, any moving water's speed";
+
 impl Step {
+    /// How the step measures, where that changed since the first bundles: a claim is
+    /// set beside a reference's only where the two agree ("" for the first way).
+    pub fn method(self) -> &'static str {
+        match self {
+            Step::Sweep(_) => "",
+            Step::Grid => GRID_METHOD,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Step::Sweep(plan) => plan.name,
