@@ -3,8 +3,8 @@
 dt, dt/2, dt/4 and dt/8, each run's erosion set beside the same run at half its time
 step, seed by seed.
 
-    tools/pipes_dt_table.py CONFIG OUT [--dts 0.02,0.01,0.005,0.0025] [--cpu]
-        [--set KEY=VALUE ...]
+    tools/pipes_dt_table.py CONFIG OUT [--dts 0.02,0.01,0.005,0.0025] [--cpu] [--numpy]
+        [--reuse] [--set KEY=VALUE ...]
 
 For each dt it runs `vkerode strategies CONFIG --set pipes.pipes_dt=DT` into OUT/dt-DT
 (the GPU: the comparison's own runs, its sea, cap and water timing). With --cpu it also
@@ -13,7 +13,9 @@ runs every noise terrain's grid run on the sequential CPU reference (`vkerode er
 OUT/convergence.csv (one row a run) and OUT/convergence.md (per terrain, level and
 engine: the eroded volume's mean over seeds at each dt, and the per-seed ratio of each
 dt's erosion to dt/2's, its mean and range). Nothing here is statistics beyond a mean
-and a range: the verdict is the table's, read by eye against 1%.
+and a range: the verdict is the table's, read by eye against 1%. With --numpy, the
+noise terrains' runs again by tools/pipes_numpy.py (float64, written apart from the
+Rust): the independent check. --reuse keeps the runs OUT already holds.
 """
 import argparse
 import csv
@@ -25,15 +27,47 @@ import sys
 BIN = os.environ.get("VKERODE", "./target/release/vkerode")
 
 
-def strategies(config, out, dt, sets):
+def strategies(config, out, dt, sets, reuse):
     folder = os.path.join(out, f"dt-{dt}")
+    done = os.path.join(folder, "strategies.csv")
+    if not (reuse and os.path.exists(done)):
+        run_strategies(config, folder, dt, sets)
+    with open(done, newline="") as f:
+        return [r for r in csv.DictReader(f) if r["algorithm"] == "pipes"]
+
+
+def run_strategies(config, folder, dt, sets):
     cmd = [BIN, "strategies", config, "--out", folder, "--force", "--quiet",
            "--set", f"pipes.pipes_dt={dt}"]
     for s in sets:
         cmd += ["--set", s]
     subprocess.run(cmd, check=True)
-    with open(os.path.join(folder, "strategies.csv"), newline="") as f:
-        return [r for r in csv.DictReader(f) if r["algorithm"] == "pipes"]
+
+
+def terrain_envi(out, size, seed):
+    """The noise terrain of `size` and `seed` as raw float32 (vkerode terrain, GDAL)."""
+    tif = os.path.join(out, "terrain", f"{size}-{seed}.tif")
+    envi = tif[:-4] + ".envi"
+    if not os.path.exists(envi):
+        os.makedirs(os.path.dirname(tif), exist_ok=True)
+        subprocess.run([BIN, "terrain", tif, "--size", str(size), "--seed", seed,
+                        "--quiet"], check=True)
+        subprocess.run(["gdal_translate", "-q", "-of", "ENVI", "-ot", "Float32", tif, envi],
+                       check=True)
+    return envi
+
+
+def numpy_run(row, dt, size, out, pipes_table):
+    steps = int(row["work"])
+    rain = float(row["water_rained"]) / (steps * dt)
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmd = [sys.executable, os.path.join(here, "pipes_numpy.py"),
+           terrain_envi(out, size, row["seed"]), str(size), "--time", repr(steps * dt),
+           "--dt", str(dt), "--rain", repr(rain), "--open", "--base-level", row["base_level"],
+           "--cap", str(pipes_table["pipes_sediment_cap"]),
+           "--friction", str(pipes_table.get("pipes_friction", 0.0))]
+    done = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    return done["eroded"], done["total_change"]
 
 
 def cpu_run(row, dt, size, pipes_table):
@@ -57,6 +91,8 @@ def main():
     p.add_argument("out")
     p.add_argument("--dts", default="0.02,0.01,0.005,0.0025")
     p.add_argument("--cpu", action="store_true")
+    p.add_argument("--numpy", action="store_true")
+    p.add_argument("--reuse", action="store_true")
     p.add_argument("--set", action="append", default=[])
     a = p.parse_args()
     dts = [float(x) for x in a.dts.split(",")]
@@ -70,20 +106,37 @@ def main():
     pipes_table.setdefault("pipes_sediment_cap", 1.0)
     pipes_table.setdefault("pipes_advection", "upwind")
     sizes = {t["name"]: t.get("size") for t in config["terrain"]}
+    table = os.path.join(a.out, "convergence.csv")
+    kept = []
+    if a.reuse and os.path.exists(table):
+        with open(table, newline="") as f:
+            kept = list(csv.DictReader(f))
+    key = lambda r: (r["engine"], r["terrain"], float(r["water_per_cell"]), r["seed"],
+                     float(r["dt"]))
+    have = {key(r): r for r in kept}
     rows = []
     for dt in dts:
-        for r in strategies(a.config, a.out, dt, a.set):
+        for r in strategies(a.config, a.out, dt, a.set, a.reuse):
             base = {"terrain": r["terrain"], "water_per_cell": r["water_per_cell"],
                     "seed": r["seed"], "dt": dt, "steps": r["work"],
                     "base_level": r["base_level"]}
             rows.append(dict(base, engine="gpu", eroded=r["eroded"], net_change=r["net_change"]))
             size = sizes.get(r["terrain"])
-            if a.cpu and size:
-                eroded, net = cpu_run(r, dt, size, pipes_table)
-                rows.append(dict(base, engine="cpu-sequential", eroded=eroded, net_change=net))
+            others = [("cpu-sequential", a.cpu and size, lambda: cpu_run(r, dt, size, pipes_table)),
+                      ("numpy", a.numpy and size,
+                       lambda: numpy_run(r, dt, size, a.out, pipes_table))]
+            for engine, wanted, run in others:
+                if not wanted:
+                    continue
+                old = have.get(key(dict(base, engine=engine)))
+                if old:
+                    rows.append(old)
+                    continue
+                eroded, net = run()
+                rows.append(dict(base, engine=engine, eroded=eroded, net_change=net))
             print(f"dt {dt}: {r['terrain']} water {r['water_per_cell']} seed {r['seed']}",
                   file=sys.stderr)
-    with open(os.path.join(a.out, "convergence.csv"), "w", newline="") as f:
+    with open(table, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
