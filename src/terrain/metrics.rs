@@ -164,14 +164,11 @@ impl Landform {
         // (a lake) D8's path is the flat method's choice, not a channel: counted, it
         // was 38 to 45% of the channel length on 512^2 erosion noise, and the method
         // moved the density by 15% (tests/landform.rs).
-        let dry: Vec<usize> = interior
-            .iter()
-            .copied()
-            .filter(|&i| filled[i] == heights[i])
-            .collect();
+        let dry = |i: &&usize| filled[**i] == heights[**i];
         let threshold_cells = lengths.channel_area() / cell_area;
-        let channel_steps: Vec<(u32, f32, f32)> = dry
+        let channel_steps: Vec<(u32, f32, f32)> = interior
             .iter()
+            .filter(dry)
             .filter(|&&i| f64::from(drainage.area[i]) >= threshold_cells)
             .filter_map(|&i| {
                 drainage
@@ -180,7 +177,7 @@ impl Landform {
             })
             .collect();
         let channel_length: f64 = channel_steps.iter().map(|c| f64::from(c.1)).sum();
-        let dry_area = dry.len() as f64 * cell_area;
+        let dry_area = interior.iter().filter(dry).count() as f64 * cell_area;
         // A lake's steps are all flat (its cells were filled to one level), so leaving
         // it out leaves the fit as it was.
         let points: Vec<(f64, f64)> = channel_steps
@@ -198,7 +195,7 @@ impl Landform {
         Self {
             hypsometric_integral: hypsometric_integral(interior.iter().map(|&i| heights[i])),
             mean_slope: mean_slope(map, spacing),
-            drainage_density: if dry.is_empty() {
+            drainage_density: if dry_area == 0.0 {
                 0.0
             } else {
                 channel_length / dry_area * lengths.per_density_unit()
