@@ -2,18 +2,23 @@
 //! its 74.5 m x 92.6 m cells. GDAL's `gdaldem slope` (Horn's method) judges the slope;
 //! the pictures must show the ground at its true aspect. pysheds, an independent
 //! implementation, judges the depression filling and the channels
-//! (tests/data/jacksboro_pysheds.json, made by tools/fixtures/pysheds_landform.py).
+//! (tests/data/jacksboro_pysheds.json, made by tools/fixtures/pysheds_landform.py);
+//! pysheds, scikit-image and scipy count the sinks, flats and depressions
+//! (tests/data/jacksboro_depressions.json, made by tools/fixtures/depressions.py).
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use common::{assert_clean_success, assert_erode_outputs, gdal, vkerode};
-use vkerode::terrain::drainage::Drainage;
+use vkerode::experiment::equivalence::margin_of;
+use vkerode::terrain::drainage::{Drainage, FlatRouting};
+use vkerode::terrain::flood::{depressions, fill_depressions, is_edge};
 use vkerode::terrain::formats::read_dem;
 use vkerode::terrain::image::{horn_gradient, CellSize};
 use vkerode::terrain::metrics::Landform;
 use vkerode::terrain::units::LengthUnit;
+use vkerode::terrain::Heightmap;
 
 const DEM: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -192,7 +197,8 @@ fn depressions_fill_and_channels_route_as_pysheds_finds_them() {
         .count();
     assert_eq!(differing, 0, "cells filled otherwise than by pysheds");
     let figures = Landform::of(&dem.heights, CELL, LengthUnit::Metres);
-    assert_eq!(figures.pits, fixture.pits_and_flats);
+    // pysheds' pits and flats: the cells where D8 on the unfilled map stops.
+    assert_eq!(figures.sinks + figures.flats, fixture.pits_and_flats);
     // The same heights: only the cell's area differs, 92.6 m held in f32 (1.6e-8).
     let volume = fixture.depression_volume_m3;
     assert!(
@@ -228,6 +234,152 @@ fn depressions_fill_and_channels_route_as_pysheds_finds_them() {
     // of the gradient, breaks otherwise than exact integers do.
     assert!(jaccard > 0.999, "channel cells agree {jaccard}");
     assert!(same_area > 0.99, "upstream areas within 1% on {same_area}");
+}
+
+/// The test DEM's sinks, flats and depressions as independent implementations count
+/// them.
+#[derive(serde::Deserialize)]
+struct Depressions {
+    /// pysheds' detect_pits: interior cells below all eight neighbours.
+    sinks: u64,
+    /// pysheds' detect_flats: no neighbour lower, one of the same height at least.
+    flats: u64,
+    /// The cells scikit-image's fill (reconstruction by erosion) raises.
+    raised_cells: usize,
+    /// scipy's 8-connected labels of those cells: how many, and their sizes, ascending.
+    depressions: u64,
+    depression_sizes: Vec<u64>,
+    /// The same cells' 4-connected labels.
+    depressions_4_connected: u64,
+}
+
+#[test]
+fn pits_count_the_dems_depressions_as_scipy_labels_them_and_sinks_and_flats_as_pysheds_finds_them()
+{
+    let fixture: Depressions = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/jacksboro_depressions.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let dem = read_dem(Path::new(DEM), None).unwrap();
+    let figures = Landform::of(&dem.heights, CELL, LengthUnit::Metres);
+    assert_eq!(
+        (figures.sinks, figures.flats),
+        (fixture.sinks, fixture.flats)
+    );
+    // The same cells raised by another filling algorithm, in the same regions.
+    let filled = fill_depressions(&dem.heights);
+    let raised = (0..COLUMNS * ROWS)
+        .filter(|&i| filled.data()[i] > dem.heights.data()[i])
+        .count();
+    assert_eq!(raised, fixture.raised_cells);
+    assert_eq!(figures.pits, fixture.depressions);
+    let mut sizes = depressions(&dem.heights, &filled);
+    sizes.sort_unstable();
+    assert!(
+        sizes == fixture.depression_sizes,
+        "the same number of regions, of other sizes: the largest {:?}, scipy's {:?}",
+        &sizes[sizes.len().saturating_sub(5)..],
+        &fixture.depression_sizes[fixture.depression_sizes.len().saturating_sub(5)..],
+    );
+    // 988 depressions: a third of the 3,435 cells where D8 stops, and fewer than the
+    // 1,192 sinks (several in one depression); read 4-connected, the same cells would
+    // be 1,267 regions.
+    assert_eq!(
+        (
+            figures.pits,
+            figures.sinks + figures.flats,
+            fixture.depressions_4_connected
+        ),
+        (988, 3435, 1267)
+    );
+}
+
+/// The drainage density of `map` with every interior channel cell's step counted, a
+/// filled lake's among them, over the whole interior: the figure before lakes were left
+/// out, flats routed by `routing`.
+fn density_with_lakes(
+    map: &Heightmap,
+    cell: CellSize,
+    lengths: LengthUnit,
+    routing: FlatRouting,
+) -> f64 {
+    let (w, h) = (map.width(), map.height());
+    let drainage = Drainage::routed(map, cell, routing);
+    let cell_area = f64::from(cell.x) * f64::from(cell.y);
+    let threshold = lengths.channel_area() / cell_area;
+    let interior: Vec<usize> = (0..w * h).filter(|&i| !is_edge(i, w, h)).collect();
+    let length: f64 = interior
+        .iter()
+        .filter(|&&i| f64::from(drainage.area[i]) >= threshold)
+        .filter_map(|&i| drainage.step(i))
+        .map(|s| f64::from(s.length))
+        .sum();
+    length / (interior.len() as f64 * cell_area) * lengths.per_density_unit()
+}
+
+/// The maps before and after an `erode` on the CPU reference with `args`.
+fn eroded(dir: &Path, name: &str, args: &[&str]) -> [Heightmap; 2] {
+    let out = dir.join(name);
+    let mut all = vec![
+        "erode",
+        "--engine",
+        "cpu-sequential",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    assert_clean_success(&vkerode(&all));
+    ["before.tif", "after.tif"].map(|f| read_dem(&out.join(f), None).unwrap().heights)
+}
+
+#[test]
+fn the_flat_method_moves_the_drainage_density_a_tenth_of_its_equivalence_margin() {
+    let dir = common::scratch("landform", "flat-method");
+    let [noise, noise_after] = eroded(&dir, "noise", &["--size", "512", "--seed", "1"]);
+    let [dem, dem_after] = eroded(&dir, "dem", &["--input", DEM, "--cell-size", "74.5,92.6"]);
+    let (margin, listed) = margin_of("drainage_density");
+    assert!(listed, "drainage_density has a margin of its own");
+    for (name, map, cell, lengths) in [
+        ("noise", &noise, CellSize::default(), LengthUnit::Cells),
+        (
+            "eroded noise",
+            &noise_after,
+            CellSize::default(),
+            LengthUnit::Cells,
+        ),
+        ("DEM", &dem, CELL, LengthUnit::Metres),
+        ("eroded DEM", &dem_after, CELL, LengthUnit::Metres),
+    ] {
+        let density = |routing| Landform::routed(map, cell, lengths, routing).drainage_density;
+        let (gradient, epsilon) = (
+            density(FlatRouting::Gradient),
+            density(FlatRouting::Epsilon),
+        );
+        let spread = (epsilon - gradient).abs() / gradient;
+        let (lakes_gradient, lakes_epsilon) = (
+            density_with_lakes(map, cell, lengths, FlatRouting::Gradient),
+            density_with_lakes(map, cell, lengths, FlatRouting::Epsilon),
+        );
+        eprintln!(
+            "{name}: drainage density {gradient:.5} by Barnes's gradients, {epsilon:.5} by \
+             Priority-Flood+epsilon ({:+.3}%); lakes counted {lakes_gradient:.5} and \
+             {lakes_epsilon:.5} ({:+.2}%)",
+            100.0 * (epsilon / gradient - 1.0),
+            100.0 * (lakes_epsilon / lakes_gradient - 1.0),
+        );
+        // The column and the margin's reason say "under 0.2%".
+        assert!(spread < 0.002 && spread < margin / 10.0, "{name}: {spread}");
+    }
+    // Counting the lakes' paths, the noise's density moved 15%: the figure the margin
+    // was first set on (0.0907 against 0.1040 per cell).
+    let lakes =
+        |routing| density_with_lakes(&noise, CellSize::default(), LengthUnit::Cells, routing);
+    let (gradient, epsilon) = (lakes(FlatRouting::Gradient), lakes(FlatRouting::Epsilon));
+    assert!(epsilon > 1.1 * gradient, "{gradient} against {epsilon}");
 }
 
 /// The size of the picture panel whose top-left corner is at `corner` in a PNG: how far

@@ -183,7 +183,7 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("equivalence.json", "configurations[].pairs[].figures[].paired", "true/false", "whether the tests paired the runs by droplet seed (at least 2 seeds at which both sides have the figure); false: Welch's"),
     field("equivalence.json", "configurations[].pairs[].figures[].pairs", "seeds", "the seeds at which both sides have the figure: the paired tests' n"),
     field("equivalence.json", "configurations[].pairs[].figures[].difference", "the figure's unit", "the difference tested: the mean over the seed pairs of variant - reference where paired, else variant mean - reference mean"),
-    field("equivalence.json", "configurations[].pairs[].figures[].relative_difference", "share", "difference / |reference mean|"),
+    field("equivalence.json", "configurations[].pairs[].figures[].relative_difference", "share", "difference / |reference mean|; null where that mean is 0"),
     field("equivalence.json", "configurations[].pairs[].figures[].interval_low", "the figure's unit", "the low end of the difference's 90% interval (TOST's at alpha 0.05, before Holm; paired or Welch's as the tests); null where no test ran"),
     field("equivalence.json", "configurations[].pairs[].figures[].interval_high", "the figure's unit", "its high end"),
     field("equivalence.json", "configurations[].pairs[].figures[].margin_relative", "share", "the figure's margin, fixed in advance"),

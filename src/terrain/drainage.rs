@@ -7,7 +7,7 @@
 use rayon::prelude::*;
 
 use super::flats::flat_gradient;
-use super::flood::fill_depressions;
+use super::flood::{fill_depressions, fill_with_epsilon};
 use super::heightmap::Heightmap;
 use super::image::CellSize;
 use super::nodata::{in_bounds_offsets, NEIGHBOURS};
@@ -35,11 +35,30 @@ pub struct FlowStep {
     pub slope: f32,
 }
 
+/// How D8 crosses a flat: a run of cells of one height on the filled map with no lower
+/// neighbour (a filled depression's surface among them), where the heights give no
+/// direction. The two methods route the same water over different paths, and move the
+/// drainage density by several percent (tests/landform.rs measures it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlatRouting {
+    /// Barnes, Lehman and Mulla (2014), flat resolution ([`flat_gradient`]): toward the
+    /// flat's outlets and away from its higher ground, so flow converges across it.
+    Gradient,
+    /// Priority-Flood+ε ([`fill_with_epsilon`]): down the ε steps the flood leaves, back
+    /// along its path to where it entered the flat, in near-parallel lines.
+    Epsilon,
+}
+
+impl FlatRouting {
+    /// The method the landform figures use.
+    pub const FIGURES: Self = Self::Gradient;
+}
+
 /// A map's D8 drainage after hydrological conditioning: every depression filled by the
 /// priority flood ([`fill_depressions`]), each cell draining to its steepest lower
 /// neighbour on the filled heights, and a flat's cells (a filled depression's among
-/// them) down its drainage gradient ([`flat_gradient`]) to its outlet. Every cell so
-/// drains to the map's edge, where water leaves.
+/// them) across the flat by a [`FlatRouting`] to its outlet. Every cell so drains to
+/// the map's edge, where water leaves.
 pub struct Drainage {
     /// The heights with every depression filled.
     pub filled: Heightmap,
@@ -51,20 +70,42 @@ pub struct Drainage {
 }
 
 impl Drainage {
-    /// The drainage of `map` on a grid of `spacing`. The steps are found in parallel
-    /// (maps reach 2^31 cells); the filling and the accumulation are sequential.
+    /// The drainage of `map` on a grid of `spacing`, flats routed as the figures route
+    /// them ([`FlatRouting::FIGURES`]).
     pub fn of(map: &Heightmap, spacing: CellSize) -> Self {
+        Self::routed(map, spacing, FlatRouting::FIGURES)
+    }
+
+    /// The drainage of `map` on a grid of `spacing`, flats routed by `routing`. The
+    /// steps are found in parallel (maps reach 2^31 cells); the filling and the
+    /// accumulation are sequential.
+    pub fn routed(map: &Heightmap, spacing: CellSize, routing: FlatRouting) -> Self {
         let filled = fill_depressions(map);
-        let gradient = flat_gradient(&filled);
         let neighbours = neighbours(spacing);
         let (w, h) = (map.width(), map.height());
-        let steps: Vec<Option<FlowStep>> = (0..w * h)
-            .into_par_iter()
-            .map(|i| {
-                steepest(&filled, &neighbours, i)
-                    .or_else(|| down_the_flat(&filled, &gradient, &neighbours, i))
-            })
-            .collect();
+        // Off the flats both methods take the same steepest step on the filled map.
+        let steps: Vec<Option<FlowStep>> = match routing {
+            FlatRouting::Gradient => {
+                let gradient = flat_gradient(&filled);
+                (0..w * h)
+                    .into_par_iter()
+                    .map(|i| {
+                        steepest(&filled, &neighbours, i)
+                            .or_else(|| down_the_flat(&filled, &gradient, &neighbours, i))
+                    })
+                    .collect()
+            }
+            FlatRouting::Epsilon => {
+                let raised = fill_with_epsilon(map);
+                (0..w * h)
+                    .into_par_iter()
+                    .map(|i| {
+                        steepest(&filled, &neighbours, i)
+                            .or_else(|| down_the_steps(&filled, &raised, &neighbours, i))
+                    })
+                    .collect()
+            }
+        };
         let area = accumulate(&steps);
         Self {
             filled,
@@ -89,12 +130,40 @@ fn down_the_flat(
     i: usize,
 ) -> Option<FlowStep> {
     let heights = filled.data();
+    let fall = |j: usize| {
+        (heights[j] == heights[i] && gradient[j] != 0 && gradient[j] < gradient[i])
+            .then(|| f64::from(gradient[i] - gradient[j]))
+    };
+    steepest_fall(filled, neighbours, i, fall)
+}
+
+/// The step of flat cell `i` to the same-height neighbour with the steepest fall of
+/// the ε-filled heights `raised` per distance: D8 on the ε-filled map.
+fn down_the_steps(
+    filled: &Heightmap,
+    raised: &[f64],
+    neighbours: &[(isize, isize, f32); 8],
+    i: usize,
+) -> Option<FlowStep> {
+    let heights = filled.data();
+    let fall = |j: usize| {
+        (heights[j] == heights[i] && raised[j] < raised[i]).then(|| raised[i] - raised[j])
+    };
+    steepest_fall(filled, neighbours, i, fall)
+}
+
+/// The step of cell `i` to the neighbour of the largest `fall` per distance (the first
+/// in [`NEIGHBOURS`] order of equal ones), at slope 0: a step across a flat.
+fn steepest_fall(
+    filled: &Heightmap,
+    neighbours: &[(isize, isize, f32); 8],
+    i: usize,
+    fall: impl Fn(usize) -> Option<f64>,
+) -> Option<FlowStep> {
     let mut best: Option<(f64, FlowStep)> = None;
     for (j, length) in around(filled, neighbours, i) {
-        if heights[j] != heights[i] || gradient[j] == 0 || gradient[j] >= gradient[i] {
-            continue;
-        }
-        let per_length = f64::from(gradient[i] - gradient[j]) / f64::from(length);
+        let Some(fall) = fall(j) else { continue };
+        let per_length = fall / f64::from(length);
         if best.is_none_or(|(b, _)| per_length > b) {
             best = Some((
                 per_length,
@@ -227,10 +296,10 @@ mod tests {
     }
 
     #[test]
-    fn a_pitted_map_drains_every_cell_to_its_edge() {
+    fn a_pitted_map_drains_every_cell_to_its_edge_by_either_flat_method() {
         // A bowl with a pit in it and a flat floor: without filling, D8 stops at the pit
         // and on the flat; filled, the whole map (the rim drains inward) reaches the one
-        // low edge cell.
+        // low edge cell, by other paths across the lake.
         #[rustfmt::skip]
         let data = vec![
             9.0, 9.0, 9.0, 9.0, 9.0, 9.0,
@@ -240,18 +309,25 @@ mod tests {
             9.0, 9.0, 9.0, 9.0, 9.0, 9.0,
         ];
         let map = Heightmap::new(6, 5, data).unwrap();
-        let drainage = Drainage::of(&map, CellSize::default());
         let outlet = 2 * 6 + 5;
-        assert_eq!(drainage.area[outlet], 30);
-        assert!(
-            drainage.filled.data()[8] == 5.0,
-            "the floor fills to the spill"
-        );
-        let mut cell = 14; // the pit
-        while let Some(step) = drainage.step(cell) {
-            cell = step.receiver;
+        let mut receivers = Vec::new();
+        for routing in [FlatRouting::Gradient, FlatRouting::Epsilon] {
+            let drainage = Drainage::routed(&map, CellSize::default(), routing);
+            assert_eq!(drainage.area[outlet], 30, "{routing:?}");
+            assert!(
+                drainage.filled.data()[8] == 5.0,
+                "the floor fills to the spill"
+            );
+            let mut cell = 14; // the pit
+            while let Some(step) = drainage.step(cell) {
+                cell = step.receiver;
+            }
+            assert_eq!(cell, outlet, "{routing:?}");
+            receivers.push(drainage.step(8).map(|s| s.receiver));
         }
-        assert_eq!(cell, outlet);
+        // The lake's north row: Barnes's gradient turns it to the lake's middle, away
+        // from the rim; the ε steps lead it east along its row, the flood's path.
+        assert_eq!(receivers, [Some(15), Some(9)]);
     }
 
     /// A 3x3 map at 20 but for its centre (10) and the given neighbours.

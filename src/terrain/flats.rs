@@ -12,6 +12,33 @@ use super::flood::is_edge;
 use super::heightmap::Heightmap;
 use super::nodata::in_bounds_neighbours;
 
+/// Where D8 on a map as it is (unfilled) finds no lower neighbour for an interior cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// A single-cell sink: strictly lower than each of its eight neighbours.
+    Sink,
+    /// A flat cell: no neighbour lower, one at least of the same height.
+    Flat,
+}
+
+/// How interior cell `i` of `map` stops D8, if it does; `None` on the edge (where water
+/// leaves) and where a neighbour is lower.
+pub fn stop(map: &Heightmap, i: usize) -> Option<Stop> {
+    let (w, h) = (map.width(), map.height());
+    if is_edge(i, w, h) {
+        return None;
+    }
+    let heights = map.data();
+    let mut level = false;
+    for j in in_bounds_neighbours(i, w, h) {
+        if heights[j] < heights[i] {
+            return None;
+        }
+        level |= heights[j] == heights[i];
+    }
+    Some(if level { Stop::Flat } else { Stop::Sink })
+}
+
 /// The drainage gradient of every cell of `filled` (a map with no depressions): 0 off
 /// the flats; on a low edge 2; on a flat cell 2 x (steps to the nearest low edge + 1)
 /// plus how much nearer the flat's farthest cell from higher ground is than the cell
@@ -144,5 +171,28 @@ mod tests {
         assert!(g[12] < g[7] && g[12] < g[17], "{g:?}");
         // Each side column is lower than the centre one.
         assert!(g[11] < g[12] && g[13] < g[12], "{g:?}");
+    }
+
+    #[test]
+    fn a_cell_below_all_its_neighbours_is_a_sink_and_one_level_with_another_is_flat() {
+        #[rustfmt::skip]
+        let data = vec![
+            9.0, 9.0, 9.0, 9.0, 9.0, 9.0,
+            9.0, 3.0, 8.0, 5.0, 5.0, 9.0,
+            9.0, 8.0, 8.0, 8.0, 6.0, 9.0,
+            2.0, 9.0, 9.0, 9.0, 9.0, 9.0,
+        ];
+        let map = Heightmap::new(6, 4, data).unwrap();
+        let stops: Vec<Option<Stop>> = (0..24).map(|i| stop(&map, i)).collect();
+        // The 3 is a sink; each 5 is flat beside the other; the second row's cells all
+        // drain (the first 8 to the edge's 2, the 6 to the 5s); the edge never stops.
+        assert_eq!(
+            &stops[7..11],
+            &[Some(Stop::Sink), None, Some(Stop::Flat), Some(Stop::Flat)]
+        );
+        assert_eq!(&stops[13..17], &[None; 4]);
+        assert!((0..24)
+            .filter(|&i| is_edge(i, 6, 4))
+            .all(|i| stops[i].is_none()));
     }
 }
