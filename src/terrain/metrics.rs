@@ -28,6 +28,11 @@ const MIN_CELLS_PER_BIN: usize = 5;
 /// alone is 32 GiB beside the five 16 GiB maps a point already holds on the host.
 pub const LANDFORM_MAX_CELLS: u64 = 1 << 28;
 
+/// The angle of repose of loose rock, in degrees: a slope past it stands only in
+/// bedrock, so a grid that cuts steeper is reported (`steep_share`); thermal erosion's
+/// default talus.
+pub const REPOSE_DEGREES: f32 = 35.0;
+
 /// The figures of a terrain's form, on its hydrologically conditioned drainage
 /// ([`Drainage`]: depressions filled, flats resolved), over its interior: the outer ring
 /// of cells, which is every strategy's boundary and which the droplet kernel never
@@ -36,6 +41,7 @@ pub const LANDFORM_MAX_CELLS: u64 = 1 << 28;
 pub struct Landform {
     pub hypsometric_integral: f64,
     pub mean_slope: f64,
+    pub steep_share: f64,
     pub drainage_density: f64,
     pub concavity: Option<f64>,
     pub concavity_se: Option<f64>,
@@ -59,6 +65,11 @@ impl crate::table::Section for Landform {
             "mean gradient magnitude by Horn's 3x3 method (as gdaldem slope) over the interior, on the grid's real spacing",
         ),
         (
+            "steep_share",
+            "share of cells",
+            "interior cells steeper than the angle of repose (35 degrees, REPOSE_DEGREES; Horn's gradient as mean_slope) over the interior's: slopes that stand only in bedrock, which no strategy here holds up",
+        ),
+        (
             "drainage_density",
             "1/km for a DEM, 1/cell for generated terrain",
             "channel length over the dry interior's area, the dry interior being the cells that depression filling leaves as they are: each dry channel cell's D8 step (dx, dy or the diagonal) on the filled map, flats routed by Barnes, Lehman and Mulla's (2014) flat resolution (Priority-Flood+epsilon moves it under 0.2% on the test DEM and erosion noise; counting a filled lake's paths, which are that method's choice, moved it 15 to 27% on noise); a channel drains at least 0.5 km2 on a DEM, 100 cells on generated terrain",
@@ -76,7 +87,7 @@ impl crate::table::Section for Landform {
         (
             "channel_incision",
             "m for a DEM (one in feet too), cells for generated terrain",
-            "how far channels (top 5% upstream area on the filled map) lie below their 7x7 surroundings",
+            "how far channels (top 5% upstream area on the filled map, on dry ground: a filled depression's cells left out) lie below their 7x7 surroundings",
         ),
         (
             "pits",
@@ -107,6 +118,7 @@ impl Landform {
     const UNITS: &'static [(&'static str, &'static str, &'static str)] = &[
         ("hypsometric_integral", "ratio", "ratio"),
         ("mean_slope", "rise over run", "rise over run"),
+        ("steep_share", "share of cells", "share of cells"),
         ("drainage_density", "1/km", "1/cell"),
         ("concavity", "exponent", "exponent"),
         ("concavity_se", "exponent", "exponent"),
@@ -195,6 +207,7 @@ impl Landform {
         Self {
             hypsometric_integral: hypsometric_integral(interior.iter().map(|&i| heights[i])),
             mean_slope: mean_slope(map, spacing),
+            steep_share: steep_share(map, spacing),
             drainage_density: if dry_area == 0.0 {
                 0.0
             } else {
@@ -202,12 +215,7 @@ impl Landform {
             },
             concavity: fit.map(|f| -f.slope),
             concavity_se: fit.and_then(|f| f.slope_se),
-            channel_incision: channel_incision(
-                map,
-                &drainage.area,
-                INCISION_SHARE,
-                INCISION_RADIUS,
-            ),
+            channel_incision: channel_incision(map, &drainage, INCISION_SHARE, INCISION_RADIUS),
             pits: depressions(map, &drainage.filled).len() as u64,
             sinks: count_stops(Stop::Sink),
             flats: count_stops(Stop::Flat),
@@ -223,6 +231,27 @@ impl Landform {
 /// Mean gradient magnitude (rise over run) of the interior cells on a grid of `spacing`,
 /// by Horn's method: the mean of `gdaldem slope`'s tangents, which leaves the edges out.
 pub fn mean_slope(map: &Heightmap, spacing: CellSize) -> f64 {
+    interior_mean(map, |x, y| {
+        let (dzdx, dzdy) = horn_gradient(map, x, y, spacing);
+        dzdx.hypot(dzdy)
+    })
+}
+
+/// The share of the interior cells steeper than [`REPOSE_DEGREES`] (Horn's gradient).
+pub fn steep_share(map: &Heightmap, spacing: CellSize) -> f64 {
+    let repose = f64::from(REPOSE_DEGREES).to_radians().tan();
+    interior_mean(map, |x, y| {
+        let (dzdx, dzdy) = horn_gradient(map, x, y, spacing);
+        if dzdx.hypot(dzdy) > repose {
+            1.0
+        } else {
+            0.0
+        }
+    })
+}
+
+/// The mean of `value` over the interior cells (0 on a map with none).
+fn interior_mean(map: &Heightmap, value: impl Fn(usize, usize) -> f64) -> f64 {
     let (w, h) = (map.width(), map.height());
     if w < 3 || h < 3 {
         return 0.0;
@@ -230,8 +259,7 @@ pub fn mean_slope(map: &Heightmap, spacing: CellSize) -> f64 {
     let mut total = 0.0f64;
     for y in 1..h - 1 {
         for x in 1..w - 1 {
-            let (dzdx, dzdy) = horn_gradient(map, x, y, spacing);
-            total += dzdx.hypot(dzdy);
+            total += value(x, y);
         }
     }
     total / ((w - 2) * (h - 2)) as f64
@@ -305,6 +333,30 @@ mod tests {
         // Parallel flow down the columns: no cell gathers 100 cells of area.
         assert_eq!(f.drainage_density, 0.0);
         assert_eq!(f.concavity, None);
+    }
+
+    #[test]
+    fn a_plane_is_steep_past_the_angle_of_repose_only() {
+        // tan 35 degrees is 0.700: planes of 0.69 and 0.71 rise over run fall either side.
+        for (rise, steep) in [(0.69, 0.0), (0.71, 1.0)] {
+            let plane = map(16, 16, |_, y| rise * y);
+            let f = Landform::of(&plane, CellSize::default(), LengthUnit::Cells);
+            assert_eq!(f.steep_share, steep, "rise {rise}");
+        }
+        // On metres: a 74.5 m cell and a rise of 60 m a cell is 39 degrees.
+        let plane = map(16, 16, |x, _| 60.0 * x);
+        let cell = CellSize { x: 74.5, y: 92.6 };
+        assert_eq!(steep_share(&plane, cell), 1.0);
+        // Half the map steep: a step in slope at the middle column.
+        let half = map(16, 16, |x, _| {
+            if x < 8.0 {
+                0.1 * x
+            } else {
+                0.8 + 2.0 * (x - 8.0)
+            }
+        });
+        let share = steep_share(&half, CellSize::default());
+        assert!((share - 7.0 / 14.0).abs() < 1.0 / 14.0, "{share}");
     }
 
     #[test]

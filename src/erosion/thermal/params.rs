@@ -42,7 +42,7 @@ pub const STEEP_SLACK: f32 = 1e-3;
 
 impl ThermalParams {
     pub const DEFAULT: ThermalParams = ThermalParams {
-        talus_degrees: 35.0,
+        talus_degrees: crate::terrain::metrics::REPOSE_DEGREES,
         rate: 0.1,
         neighbours: 8,
     };

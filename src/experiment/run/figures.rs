@@ -10,7 +10,7 @@ use crate::probes::ceilings::Ceilings;
 use crate::probes::gpu_state::{GpmCounters, GpuMonitor};
 use crate::probes::ProbeError;
 use crate::table::Section;
-use crate::terrain::drainage::{channel_incision, channel_mask, flow_accumulation};
+use crate::terrain::drainage::{channel_incision, channel_mask, Drainage};
 use crate::terrain::metrics::{INCISION_RADIUS, INCISION_SHARE};
 use crate::terrain::units::HeightUnit;
 use crate::terrain::{Cells, Change};
@@ -182,8 +182,8 @@ pub struct ChangeFigures {
     pub channel_mean_change: f64,
     /// Mean change over all other cells.
     pub hillslope_mean_change: f64,
-    /// How far channels lie below their 7x7 surroundings, before and after (each
-    /// map's own channels).
+    /// How far channels on dry ground lie below their 7x7 surroundings, before and
+    /// after (each map's own channels; a filled depression's cells left out).
     pub channel_incision_before: f64,
     pub channel_incision_after: f64,
     pub min_after: f64,
@@ -201,11 +201,11 @@ impl ChangeFigures {
         unit: &HeightUnit,
     ) -> Option<Self> {
         let (before_map, after_map) = (before.heightmap(), after.heightmap());
-        let (area_before, area_after) = (
-            flow_accumulation(&before_map, spacing),
-            flow_accumulation(&after_map, spacing),
+        let (drainage_before, drainage_after) = (
+            Drainage::of(&before_map, spacing),
+            Drainage::of(&after_map, spacing),
         );
-        let channels = channel_mask(&area_before, INCISION_SHARE);
+        let channels = channel_mask(&drainage_before.area, INCISION_SHARE);
         let [hillslopes, channel, all] = Change::split(before, after, &channels)?;
         let stats = after_map.stats();
         let share = |n: usize| n as f64 / all.cells.max(1) as f64;
@@ -222,13 +222,13 @@ impl ChangeFigures {
             hillslope_mean_change: of(hillslopes.mean()),
             channel_incision_before: of(channel_incision(
                 &before_map,
-                &area_before,
+                &drainage_before,
                 INCISION_SHARE,
                 INCISION_RADIUS,
             )),
             channel_incision_after: of(channel_incision(
                 &after_map,
-                &area_after,
+                &drainage_after,
                 INCISION_SHARE,
                 INCISION_RADIUS,
             )),
