@@ -52,6 +52,7 @@ fn reference(dir: &Path) {
                 stable: None,
                 erosion: None,
                 figures: Vec::new(),
+                method: String::new(),
             })
             .collect();
         let none = Line {
