@@ -67,13 +67,19 @@ fn no_cell_erodes_below_the_sea_on_the_cpu_and_the_gpu() {
         for (i, (&b, &a)) in start.terrain.iter().zip(after.iter()).enumerate() {
             // A cell above the sea may come down to it, never past; one below only fills.
             let floor = b.min(sea);
-            assert!(a >= floor - 1e-4, "{engine}: cell {i} from {b} to {a}, sea {sea}");
+            assert!(
+                a >= floor - 1e-4,
+                "{engine}: cell {i} from {b} to {a}, sea {sea}"
+            );
             if b > sea + 1e-3 && (a - sea).abs() < 1e-3 {
                 at_the_sea += 1;
             }
         }
         // The floor binds: cells that started above the sea were cut down to it.
-        assert!(at_the_sea > 20, "{engine}: {at_the_sea} cells reached the sea");
+        assert!(
+            at_the_sea > 20,
+            "{engine}: {at_the_sea} cells reached the sea"
+        );
     }
 }
 
@@ -97,7 +103,10 @@ fn thin_water_erodes_alike_at_dt_and_half_of_it() {
     };
     let [coarse, half, quarter] = [0.02, 0.01, 0.005].map(eroded_at);
     assert!(coarse > 0.0, "it erodes");
-    for (what, a, b) in [("0.02 / 0.01", coarse, half), ("0.01 / 0.005", half, quarter)] {
+    for (what, a, b) in [
+        ("0.02 / 0.01", coarse, half),
+        ("0.01 / 0.005", half, quarter),
+    ] {
         let ratio = a / b;
         assert!(
             (ratio - 1.0).abs() < 0.01,
