@@ -10,6 +10,9 @@ use vkerode::erosion::pipes::{
     run_pipes_on_cpu, Advection, Boundary, PipesKernel, PipesParams, PipesSettings, PipesState,
 };
 
+use vkerode::experiment::strategies::BaseLevel;
+use vkerode::terrain::Heightmap;
+
 use common::{assert_validation_clean, cpu_terrain, validated_device};
 
 /// The comparison's grid: upwind, open edges at `sea`, sediment capped at 1, no minimum
@@ -89,23 +92,34 @@ fn thin_water_erodes_alike_at_dt_and_half_of_it() {
     // smallest dose: with a depth floor of 1e-4 under any speed, each halving of dt
     // from 0.02 took 2 to 6% off the erosion (tools/pipes_numpy.py, 128² noise).
     let start = noise();
-    let sea = start.terrain.iter().copied().fold(f32::MAX, f32::min);
+    let map = Heightmap::new(64, 64, start.terrain.clone()).unwrap();
+    let sea = BaseLevel::LowestEdge.on(&map);
     let time = 30.0;
     let rain = 0.0625 / time;
-    let eroded_at = |dt: f32| {
+    let steps = |dt: f32| (time / dt).round() as u32;
+    let on_the_cpu = |dt: f32| {
         let mut state = start.clone();
-        run_pipes_on_cpu(
-            &mut state,
-            &comparison(sea, rain, dt),
-            (time / dt).round() as u32,
-        );
+        run_pipes_on_cpu(&mut state, &comparison(sea, rain, dt), steps(dt));
         eroded(&start.terrain, &state.terrain)
     };
-    let [coarse, half, quarter] = [0.02, 0.01, 0.005].map(eroded_at);
+    let ctx = validated_device();
+    let on_the_gpu = |dt: f32| {
+        let params = comparison(sea, rain, dt);
+        let mut runner = PipesKernel::new(&ctx, PipesSettings::DEFAULT.variant(), &params)
+            .unwrap()
+            .prepare(64, 64, &start.terrain, None)
+            .unwrap();
+        runner.run(steps(dt)).unwrap();
+        eroded(&start.terrain, &runner.read().unwrap().terrain)
+    };
+    let [coarse, half, quarter] = [0.02, 0.01, 0.005].map(on_the_cpu);
+    let [gpu_coarse, gpu_half] = [0.02, 0.01].map(on_the_gpu);
+    assert_validation_clean(&ctx);
     assert!(coarse > 0.0, "it erodes");
     for (what, a, b) in [
-        ("0.02 / 0.01", coarse, half),
-        ("0.01 / 0.005", half, quarter),
+        ("cpu 0.02 / 0.01", coarse, half),
+        ("cpu 0.01 / 0.005", half, quarter),
+        ("gpu 0.02 / 0.01", gpu_coarse, gpu_half),
     ] {
         let ratio = a / b;
         assert!(
