@@ -124,6 +124,19 @@ fn an_unknown_device_is_refused_with_the_list_of_devices() {
         &["erode", "--size", "32", "--device", "no-such-gpu"],
         "no Vulkan device matches",
     );
+    // `devices` too, where it once listed every device and exited 0.
+    let listed = vkerode(&["devices", "--device", "99"]);
+    assert_eq!(
+        listed.status.code(),
+        Some(1),
+        "devices --device 99: exit status"
+    );
+    assert!(
+        text(&listed.stderr).contains("no Vulkan device matches"),
+        "{}",
+        text(&listed.stderr)
+    );
+    assert!(listed.stdout.is_empty(), "nothing listed");
 }
 
 #[test]

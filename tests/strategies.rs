@@ -398,3 +398,36 @@ fn set_overrides_the_config_as_sweep_set_does_and_a_bad_one_is_refused_by_name()
         assert!(!dir.join("refused").exists());
     }
 }
+
+#[test]
+fn a_chart_that_cannot_be_drawn_costs_a_warning_not_the_runs() {
+    // One level of water: the dose chart's axis has no range to scale, on which the
+    // drawing library panicked and every run was lost (exit 101).
+    let dir = scratch("strategies", "one-level");
+    let config = dir.join("one.toml");
+    let noise_only = CONFIG.replace(
+        "[[terrain]]\nname = \"dem\"\ninput = \"dem.tif\"\ncell_size = [74.5, 92.6]\n",
+        "",
+    );
+    std::fs::write(&config, noise_only).unwrap();
+    let out = dir.join("out");
+    let run = vkerode(&[
+        "strategies",
+        config.to_str().unwrap(),
+        "--set",
+        "seeds=[1]",
+        "--set",
+        "water_per_cell=[0.0003]",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_clean_success(&run);
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        said.contains("warning: noise: a picture was not drawn"),
+        "{said}"
+    );
+    assert!(!stderr(&run).contains("panicked"), "{}", stderr(&run));
+    assert_eq!(csv_rows(&out.join("strategies.csv")).len(), 2);
+    assert!(out.join("dose.csv").is_file() && out.join("noise/erosion.png").is_file());
+}

@@ -140,7 +140,14 @@ impl Drop for InstanceOwner {
 /// Lists every physical device with what vkerode needs to know of it.
 pub fn list_devices(options: &ContextOptions) -> GpuResult<Vec<DeviceInfo>> {
     let owner = InstanceOwner::new(options.validation_wanted())?;
-    Ok(owner.devices()?.into_iter().map(|(_, info)| info).collect())
+    let mut devices = owner.devices()?;
+    // A selector lists the one device it picks, and is refused as `Context::new`
+    // refuses it when it picks none.
+    if let Some(selector) = options.device.as_deref() {
+        let chosen = choose_device(&devices, Some(selector))?;
+        devices = vec![devices.swap_remove(chosen)];
+    }
+    Ok(devices.into_iter().map(|(_, info)| info).collect())
 }
 
 pub struct Context {

@@ -94,6 +94,10 @@ impl ThermalSettings {
 
     /// The model's rules, with the device's where there is one.
     pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+        // As pipes_steps: no steps, no rate to record.
+        if self.thermal_steps == 0 {
+            return Err(SettingError::new("thermal_steps", "must be at least 1"));
+        }
         self.params().check()?;
         self.variant().check(device)
     }
@@ -156,6 +160,10 @@ mod tests {
         assert_eq!(
             broken("algorithm = \"thermal\"\nthermal_neighbours = 6"),
             "thermal_neighbours"
+        );
+        assert_eq!(
+            broken("algorithm = \"thermal\"\nthermal_steps = 0"),
+            "thermal_steps"
         );
     }
 }

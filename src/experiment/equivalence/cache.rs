@@ -111,7 +111,8 @@ impl CachedRun {
     /// The run of `key` at `seed` in `dir`, where a file there holds it with the
     /// figures `names` (a cache from before a figure was added is not used).
     pub fn find(dir: &Path, key: &JobKey, seed: u32, names: &[String]) -> Option<Self> {
-        let text = std::fs::read_to_string(key.file(dir, seed)).ok()?;
+        // The one regular-file check: a FIFO in the cache would block the read.
+        let text = crate::read_input_text(&key.file(dir, seed)).ok()?;
         let run: Self = serde_json::from_str(&text).ok()?;
         let same_names = run.figures.len() == names.len()
             && run.figures.iter().zip(names).all(|(f, n)| &f.name == n);
@@ -130,5 +131,34 @@ impl CachedRun {
             serde_json::to_writer(&mut *out, self).map_err(std::io::Error::other)
         })?;
         Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fifo_in_the_cache_is_passed_over_not_waited_on() {
+        let dir = std::env::temp_dir().join(format!("vkerode-cache-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let key = JobKey("job".into());
+        let made = std::process::Command::new("mkfifo")
+            .arg(key.file(&dir, 1))
+            .status()
+            .unwrap();
+        assert!(made.success(), "mkfifo");
+        let (sent, received) = std::sync::mpsc::channel();
+        let looked_in = dir.clone();
+        std::thread::spawn(move || {
+            let _ = sent.send(CachedRun::find(&looked_in, &key, 1, &[]).is_none());
+        });
+        let passed_over = received.recv_timeout(std::time::Duration::from_secs(10));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            passed_over,
+            Ok(true),
+            "the cache's read returned, finding nothing"
+        );
     }
 }

@@ -21,6 +21,9 @@ use crate::terrain::files::write_atomically;
 const PANEL: (u32, u32) = (960, 600);
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+/// The largest picture a page embeds: base64 holds it 4/3 times over, and a page of
+/// gigabytes opens nowhere (a 1.5 GB picture once aborted the report for memory).
+pub const PICTURE_MAX_BYTES: u64 = 64 << 20;
 
 #[derive(Debug, Error)]
 pub enum HtmlError {
@@ -181,8 +184,10 @@ pub fn write_html(path: &Path, html: &str) -> Result<(), HtmlError> {
 }
 
 /// The folder's pictures, by name: PNGs, and SVGs without a PNG of the same stem (a
-/// chart's two renderings), each with its MIME type and base64 bytes. A .png that is
-/// not one is refused, naming it.
+/// chart's two renderings), each with its MIME type and base64 bytes. Only regular
+/// files count: a link may point anywhere (into /proc, or out of the folder), and the
+/// page is made to be shared. A picture that is not what its name says, or is larger
+/// than [`PICTURE_MAX_BYTES`], is refused, naming it.
 pub(crate) fn pictures(folder: &Path) -> Result<Vec<(PathBuf, &'static str, String)>, HtmlError> {
     let read_error = |path: &Path, e: std::io::Error| HtmlError::Picture {
         path: path.to_path_buf(),
@@ -190,8 +195,9 @@ pub(crate) fn pictures(folder: &Path) -> Result<Vec<(PathBuf, &'static str, Stri
     };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(folder)
         .map_err(|e| read_error(folder, e))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
+        .filter_map(|entry| entry.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
         .collect();
     paths.sort();
     let mut out = Vec::new();
@@ -201,16 +207,47 @@ pub(crate) fn pictures(folder: &Path) -> Result<Vec<(PathBuf, &'static str, Stri
             Some("svg") if !path.with_extension("png").is_file() => "image/svg+xml",
             _ => continue,
         };
+        let refuse = |reason: String| HtmlError::Picture {
+            path: path.clone(),
+            reason,
+        };
+        let size = std::fs::metadata(path)
+            .map_err(|e| read_error(path, e))?
+            .len();
+        if size > PICTURE_MAX_BYTES {
+            return Err(refuse(format!(
+                "is {size} bytes, more than the {PICTURE_MAX_BYTES} a page embeds"
+            )));
+        }
         let bytes = std::fs::read(path).map_err(|e| read_error(path, e))?;
         if mime == "image/png" && !bytes.starts_with(PNG_SIGNATURE) {
-            return Err(HtmlError::Picture {
-                path: path.clone(),
-                reason: "is not a PNG file".into(),
-            });
+            return Err(refuse("is not a PNG file".into()));
+        }
+        if mime == "image/svg+xml" && !is_svg(&bytes) {
+            return Err(refuse("is not an SVG file".into()));
         }
         out.push((path.clone(), mime, base64(&bytes)));
     }
     Ok(out)
+}
+
+/// An SVG document: text whose first element, past an XML declaration, comments and a
+/// doctype, is `<svg`.
+fn is_svg(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let mut rest = text.trim_start_matches('\u{feff}').trim_start();
+    loop {
+        let skip = [("<?", "?>"), ("<!--", "-->"), ("<!DOCTYPE", ">")]
+            .iter()
+            .find(|(open, _)| rest.starts_with(open))
+            .and_then(|(_, close)| rest.find(close).map(|at| at + close.len()));
+        match skip {
+            Some(at) => rest = rest[at..].trim_start(),
+            None => return rest.starts_with("<svg"),
+        }
+    }
 }
 
 fn provenance(meta: Option<&Meta>) -> String {
@@ -477,6 +514,34 @@ mod tests {
             assert_eq!(base64(plain.as_bytes()), encoded);
         }
         assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
+    }
+
+    #[test]
+    fn only_regular_files_that_are_the_image_their_name_says_are_embedded() {
+        let dir = std::env::temp_dir().join(format!("vkerode-pictures-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let secret = dir.join("secret.txt");
+        std::fs::write(&secret, "TOKEN=hunter2").unwrap();
+        std::fs::write(
+            dir.join("chart.svg"),
+            "<?xml version=\"1.0\"?>\n<!-- c -->\n<svg/>",
+        )
+        .unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&secret, dir.join("notes.svg")).unwrap();
+        let embedded = pictures(&dir).unwrap();
+        let names: Vec<_> = embedded
+            .iter()
+            .map(|(p, _, _)| p.file_name().unwrap())
+            .collect();
+        assert_eq!(names, ["chart.svg"], "a link is not followed");
+        std::fs::write(dir.join("fake.svg"), "TOKEN=hunter2").unwrap();
+        let refused = pictures(&dir).unwrap_err().to_string();
+        assert!(
+            refused.contains("fake.svg") && refused.contains("not an SVG"),
+            "{refused}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -545,7 +545,7 @@ impl ResultsWriter {
 /// says what it cut. Rows before it are left to the parser, which refuses a garbled
 /// one.
 fn drop_torn_last_row(path: &Path) -> Result<Option<String>, ResultsError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::check_regular_file(path).and_then(|()| std::fs::read(path)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         read => read.map_err(io_error(path))?,
     };

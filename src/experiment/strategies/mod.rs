@@ -132,6 +132,9 @@ pub fn run_strategies(
     let mut lines = Vec::new();
     let mut written = Vec::new();
     let levels = strategies.water_per_cell.len();
+    // Each terrain's pictures, drawn once every run is written: a chart never costs
+    // the runs.
+    let mut pictures = Vec::new();
     for plan in &strategies.plans {
         let terrain = plan.terrain.name.as_str();
         let folder = dir.join(terrain);
@@ -187,16 +190,7 @@ pub fn run_strategies(
                 }
             }
         }
-        let panels: Vec<_> = maps.iter().map(|(image, name)| (image, *name)).collect();
-        let path = folder.join("erosion.png");
-        side_by_side(&panels).write_png(&path)?;
-        written.push(path);
-        written.extend(draw_trajectories(
-            &folder.join(DOSE_CHART),
-            terrain,
-            &dose_runs,
-            &strategies.water_per_cell,
-        )?);
+        pictures.push((folder, terrain, maps));
     }
     let header = |columns: Vec<crate::table::Column>| columns.into_iter().map(|c| c.name).collect();
     let csv_path = dir.join(STRATEGIES_CSV);
@@ -206,5 +200,47 @@ pub fn run_strategies(
     let records = dose::dose_records(&dose_runs, &strategies.water_per_cell);
     write_csv(&dose_path, header(dose_columns()), &records)?;
     written.push(dose_path);
+    for (folder, terrain, maps) in pictures {
+        let erosion_map = || {
+            let panels: Vec<_> = maps.iter().map(|(image, name)| (image, *name)).collect();
+            let path = folder.join("erosion.png");
+            side_by_side(&panels).write_png(&path)?;
+            Ok(vec![path])
+        };
+        let dose_chart = || {
+            draw_trajectories(
+                &folder.join(DOSE_CHART),
+                terrain,
+                &dose_runs,
+                &strategies.water_per_cell,
+            )
+        };
+        for draw in [&erosion_map as &dyn Fn() -> _, &dose_chart] {
+            match drawn(draw) {
+                Ok(paths) => written.extend(paths),
+                Err(reason) => lines.push(format!(
+                    "warning: {terrain}: a picture was not drawn ({reason}); every run is in {STRATEGIES_CSV} and {DOSE_CSV}"
+                )),
+            }
+        }
+    }
     Ok((lines, written))
+}
+
+/// The files `draw` wrote, or why it wrote none: its error, or the panic of the
+/// drawing library (plotters asserts on ranges it cannot scale, such as a single dose).
+fn drawn(draw: &dyn Fn() -> Result<Vec<PathBuf>, ExperimentError>) -> Result<Vec<PathBuf>, String> {
+    // The panic is told as the warning: the default hook's report is held back.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(draw));
+    std::panic::set_hook(hook);
+    match outcome {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(panic) => Err(panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "the drawing library gave up".into())),
+    }
 }
