@@ -35,6 +35,14 @@ pipes_check_every = 0
 
 type Record = BTreeMap<String, String>;
 
+/// [`CONFIG`] with its noise terrain only, so that a run is short.
+fn noise_only() -> String {
+    CONFIG.replace(
+        "[[terrain]]\nname = \"dem\"\ninput = \"dem.tif\"\ncell_size = [74.5, 92.6]\n",
+        "",
+    )
+}
+
 fn number(row: &Record, name: &str) -> f64 {
     row[name]
         .parse()
@@ -343,12 +351,7 @@ fn set_overrides_the_config_as_sweep_set_does_and_a_bad_one_is_refused_by_name()
     let dir = scratch("strategies", "set");
     std::fs::copy("tests/data/jacksboro_fault_dem.tif", dir.join("dem.tif")).unwrap();
     let config = dir.join("set.toml");
-    // Only the noise terrain, so that the run is short.
-    let noise_only = CONFIG.replace(
-        "[[terrain]]\nname = \"dem\"\ninput = \"dem.tif\"\ncell_size = [74.5, 92.6]\n",
-        "",
-    );
-    std::fs::write(&config, noise_only).unwrap();
+    std::fs::write(&config, noise_only()).unwrap();
     let out = dir.join("out");
     assert_clean_success(&vkerode(&[
         "strategies",
@@ -405,11 +408,7 @@ fn a_chart_that_cannot_be_drawn_costs_a_warning_not_the_runs() {
     // drawing library panicked and every run was lost (exit 101).
     let dir = scratch("strategies", "one-level");
     let config = dir.join("one.toml");
-    let noise_only = CONFIG.replace(
-        "[[terrain]]\nname = \"dem\"\ninput = \"dem.tif\"\ncell_size = [74.5, 92.6]\n",
-        "",
-    );
-    std::fs::write(&config, noise_only).unwrap();
+    std::fs::write(&config, noise_only()).unwrap();
     let out = dir.join("out");
     let run = vkerode(&[
         "strategies",

@@ -83,28 +83,24 @@ impl Drainage {
         let filled = fill_depressions(map);
         let neighbours = neighbours(spacing);
         let (w, h) = (map.width(), map.height());
-        // Off the flats both methods take the same steepest step on the filled map.
-        let steps: Vec<Option<FlowStep>> = match routing {
-            FlatRouting::Gradient => {
-                let gradient = flat_gradient(&filled);
-                (0..w * h)
-                    .into_par_iter()
-                    .map(|i| {
-                        steepest(&filled, &neighbours, i)
-                            .or_else(|| down_the_flat(&filled, &gradient, &neighbours, i))
-                    })
-                    .collect()
-            }
-            FlatRouting::Epsilon => {
-                let raised = fill_with_epsilon(map);
-                (0..w * h)
-                    .into_par_iter()
-                    .map(|i| {
-                        steepest(&filled, &neighbours, i)
-                            .or_else(|| down_the_steps(&filled, &raised, &neighbours, i))
-                    })
-                    .collect()
-            }
+        // Off the flats both methods take the same steepest step on the filled map;
+        // across one, each its own.
+        let steps: Vec<Option<FlowStep>> = {
+            let (on, around) = (&filled, &neighbours);
+            let across_flat: Box<dyn Fn(usize) -> Option<FlowStep> + Sync> = match routing {
+                FlatRouting::Gradient => {
+                    let gradient = flat_gradient(on);
+                    Box::new(move |i| down_the_flat(on, &gradient, around, i))
+                }
+                FlatRouting::Epsilon => {
+                    let raised = fill_with_epsilon(map);
+                    Box::new(move |i| down_the_steps(on, &raised, around, i))
+                }
+            };
+            (0..w * h)
+                .into_par_iter()
+                .map(|i| steepest(on, around, i).or_else(|| across_flat(i)))
+                .collect()
         };
         let area = accumulate(&steps);
         Self {

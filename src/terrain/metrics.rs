@@ -198,12 +198,14 @@ impl Landform {
             .map(|&(cells, _, slope)| ((f64::from(cells) * cell_area).ln(), f64::from(slope).ln()))
             .collect();
         let fit = binned_fit(&points);
-        let count_stops = |kind| {
-            interior
-                .iter()
-                .filter(|&&i| stop(map, i) == Some(kind))
-                .count() as u64
-        };
+        let (mut sinks, mut flats) = (0, 0);
+        for &i in &interior {
+            match stop(map, i) {
+                Some(Stop::Sink) => sinks += 1,
+                Some(Stop::Flat) => flats += 1,
+                None => {}
+            }
+        }
         Self {
             hypsometric_integral: hypsometric_integral(interior.iter().map(|&i| heights[i])),
             mean_slope: mean_slope(map, spacing),
@@ -217,8 +219,8 @@ impl Landform {
             concavity_se: fit.and_then(|f| f.slope_se),
             channel_incision: channel_incision(map, &drainage, INCISION_SHARE, INCISION_RADIUS),
             pits: depressions(map, &drainage.filled).len() as u64,
-            sinks: count_stops(Stop::Sink),
-            flats: count_stops(Stop::Flat),
+            sinks,
+            flats,
             depression_volume: interior
                 .iter()
                 .map(|&i| f64::from(filled[i]) - f64::from(heights[i]))
