@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::experiment::report::plot::{plot, PlotRequest};
-use crate::experiment::report::{compare, report, Pairing};
-use crate::experiment::results::read_points;
+use crate::experiment::report::{compare, html_report, report, Pairing};
+use crate::experiment::results::{merge, read_points, META_JSON, POINTS_CSV, SAMPLES_CSV};
 use crate::experiment::sweep::config::Experiment;
 use crate::terrain::formats::{decode_dem, Sidecar};
 
@@ -14,11 +14,13 @@ use crate::terrain::formats::{decode_dem, Sidecar};
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets by name, as `cargo fuzz` and the corpus folders call them.
-pub const TARGETS: [(&str, Target); 4] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("config", config),
     ("heightmap", heightmap),
     ("sidecar", sidecar),
     ("results_csv", results_csv),
+    ("report_html", report_html),
+    ("merge_shards", merge_shards),
 ];
 
 /// An experiment config (TOML), checked without a device.
@@ -81,6 +83,55 @@ pub fn results_csv(data: &[u8]) {
             filters: Vec::new(),
             out: dir.join("chart"),
         });
+    }
+}
+
+/// What parts a target's input between its files; a zero byte alone would split PNGs.
+pub const PART: &[u8] = b"\0--part--\0";
+
+/// `data`'s parts between [`PART`]s.
+fn parts(data: &[u8]) -> Vec<&[u8]> {
+    let mut parts = Vec::new();
+    let mut rest = data;
+    while let Some(at) = rest.windows(PART.len()).position(|w| w == PART) {
+        parts.push(&rest[..at]);
+        rest = &rest[at + PART.len()..];
+    }
+    parts.push(rest);
+    parts
+}
+
+/// A results folder `dir` holding `names`, each the next of `parts` (a missing part is
+/// no file); whether it could be written.
+fn planted(dir: &Path, names: &[&str], parts: &[&[u8]]) -> bool {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).is_ok()
+        && names
+            .iter()
+            .zip(parts)
+            .all(|(name, part)| std::fs::write(dir.join(name), part).is_ok())
+}
+
+/// A results folder as `report --html` reads it: points.csv, samples.csv, meta.json
+/// and a picture of each kind, the parts between [`PART`]s.
+pub fn report_html(data: &[u8]) {
+    let dir = scratch_folder().join("report");
+    let names = [POINTS_CSV, SAMPLES_CSV, META_JSON, "chart.svg", "map.png"];
+    if planted(&dir, &names, &parts(data)) {
+        let _ = html_report(&dir, None, None);
+    }
+}
+
+/// Two shards as `merge --partial` joins them: each one's meta.json, points.csv and
+/// samples.csv, the parts between [`PART`]s.
+pub fn merge_shards(data: &[u8]) {
+    let root = scratch_folder().join("merge");
+    let names = [META_JSON, POINTS_CSV, SAMPLES_CSV];
+    let parts = parts(data);
+    let (first, second) = parts.split_at(names.len().min(parts.len()));
+    let shards = [root.join("a"), root.join("b")];
+    if planted(&shards[0], &names, first) && planted(&shards[1], &names, second) {
+        let _ = merge(&shards, &root.join("merged"), true, true);
     }
 }
 

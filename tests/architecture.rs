@@ -578,3 +578,72 @@ fn no_choice_of_the_strategy_is_left_outside_the_registry() {
         found.join("\n")
     );
 }
+
+/// Calls that open a file to read it.
+const READS: [&str; 5] = [
+    "fs::read_to_string(",
+    "fs::read(",
+    "File::open(",
+    "Reader::from_path(",
+    "BufReader::new(File",
+];
+
+/// Files whose reads need no check, each with why.
+const UNCHECKED_READS: [(&str, &str); 3] = [
+    (
+        "src/lib.rs",
+        "defines the check, and reads /proc's host name",
+    ),
+    (
+        "src/terrain/files.rs",
+        "opens folders to sync them and its own partial files to lock them",
+    ),
+    (
+        "src/terrain/formats/sidecar.rs",
+        "reads back the data file it has just written",
+    ),
+];
+
+/// The lines of `code` that read a file with no regular-file check in the five lines up
+/// to it.
+fn unchecked_reads(code: &str) -> Vec<String> {
+    let lines: Vec<&str> = code.lines().collect();
+    (0..lines.len())
+        .filter(|&i| READS.iter().any(|read| lines[i].contains(read)))
+        .filter(|&i| {
+            !lines[i.saturating_sub(5)..=i]
+                .iter()
+                .any(|l| l.contains("check_regular_file"))
+        })
+        .map(|i| lines[i].trim().to_string())
+        .collect()
+}
+
+#[test]
+fn every_read_of_a_file_goes_through_the_one_regular_file_check() {
+    assert_eq!(
+        unchecked_reads("let t = std::fs::read_to_string(path)?;"),
+        ["let t = std::fs::read_to_string(path)?;"]
+    );
+    assert!(unchecked_reads("crate::check_regular_file(p)?;\nlet b = fs::read(p)?;").is_empty());
+    let mut list = Vec::new();
+    rust_files(Path::new("src"), &mut list);
+    let found: Vec<String> = list
+        .iter()
+        .filter(|f| {
+            !UNCHECKED_READS
+                .iter()
+                .any(|(file, _)| f.as_path() == Path::new(file))
+        })
+        .flat_map(|f| {
+            unchecked_reads(&code(&std::fs::read_to_string(f).unwrap()))
+                .into_iter()
+                .map(move |line| format!("{}: {line}", f.display()))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "reads without crate::check_regular_file (a FIFO would block them):\n{}",
+        found.join("\n")
+    );
+}

@@ -539,3 +539,59 @@ fn inputs_that_are_not_regular_files_are_refused_before_they_are_opened() {
         assert!(!Path::new(out).exists() && !Path::new(converted).exists());
     }
 }
+
+#[test]
+fn two_outputs_that_would_share_gdal_s_header_are_refused_and_an_input_is_never_an_output() {
+    let dir = scratch("shared-header");
+    let tif = dir.join("t.tif");
+    std::fs::copy(JACKSBORO, &tif).unwrap();
+    let (raw, r16) = (dir.join("dem.raw"), dir.join("dem.r16"));
+    let convert = |to: &Path| vkerode(&["convert", tif.to_str().unwrap(), to.to_str().unwrap()]);
+    assert_clean_success(&convert(&raw));
+    assert_clean_success(&convert(&raw)); // its own header, rewritten
+    let refused = convert(&r16);
+    let err = common::stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("is dem.raw's, laid out otherwise: GDAL reads one .hdr per name stem"),
+        "{err}"
+    );
+    assert!(!r16.exists(), "nothing written");
+    let band = &common::gdalinfo(&raw)["bands"][0];
+    assert_eq!(band["type"], "Float32", "dem.raw is still read as itself");
+    // A file of the same layout shares the header, and both read as themselves.
+    let r32 = dir.join("dem.r32");
+    assert_clean_success(&convert(&r32));
+    for file in [&raw, &r32] {
+        assert_eq!(common::gdalinfo(file)["bands"][0]["type"], "Float32");
+    }
+    let header = std::fs::read_to_string(dir.join("dem.hdr")).unwrap();
+    assert!(
+        header.contains("VKERODE_DATA_FILE dem.raw\nVKERODE_DATA_FILE dem.r32\n"),
+        "{header}"
+    );
+    assert_eq!(
+        convert(&r16).status.code(),
+        Some(1),
+        "refused while dem.raw is there"
+    );
+    std::fs::remove_file(&r32).unwrap();
+    // Once dem.raw is gone, its old header may be replaced.
+    std::fs::remove_file(&raw).unwrap();
+    assert_clean_success(&convert(&r16));
+    assert_eq!(common::gdalinfo(&r16)["bands"][0]["type"], "UInt16");
+
+    let before = std::fs::read(&tif).unwrap();
+    let same = vkerode(&[
+        "convert",
+        tif.to_str().unwrap(),
+        dir.join("./t.tif").to_str().unwrap(),
+    ]);
+    assert_eq!(same.status.code(), Some(1));
+    assert!(
+        common::stderr(&same).contains("which this command reads"),
+        "{}",
+        common::stderr(&same)
+    );
+    assert_eq!(std::fs::read(&tif).unwrap(), before);
+}

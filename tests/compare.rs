@@ -1009,16 +1009,26 @@ fn a_real_sweep_compared_with_itself_is_never_faster_or_slower() {
 
 // ---- compare: too few repetitions, no match, --pair-by and --ignore ----
 
-/// Rewrites `column` of the set's points.csv in place: row r gets `value(r)` where it
-/// gives one.
+/// Rewrites `column` of the set's points.csv in place (added, empty, to an older file
+/// without it): row r gets `value(r)` where it gives one.
 fn set_column(set: &Path, column: &str, value: impl Fn(usize) -> Option<String>) {
     let path = set.join("points.csv");
     let mut reader = csv::Reader::from_path(&path).unwrap();
-    let headers = reader.headers().unwrap().clone();
+    let mut headers = reader.headers().unwrap().clone();
+    let added = !headers.iter().any(|h| h == column);
+    if added {
+        headers.push_field(column);
+    }
     let at = headers.iter().position(|h| h == column).unwrap();
     let rows: Vec<Vec<String>> = reader
         .records()
         .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .map(|mut fields: Vec<String>| {
+            if added {
+                fields.push(String::new());
+            }
+            fields
+        })
         .collect();
     let mut writer = csv::Writer::from_path(&path).unwrap();
     writer.write_record(&headers).unwrap();
@@ -1225,11 +1235,11 @@ fn pair_by_and_ignore_refuse_unknown_keys_and_ambiguous_matches() {
     for (flags, said) in [
         (
             &["--pair-by", "wrokgroup"][..],
-            "--pair-by wrokgroup: not a settings key",
+            "--pair-by wrokgroup: not a key of a point",
         ),
         (
             &["--ignore", "size,sizes"],
-            "--ignore sizes: not a settings key",
+            "--ignore sizes: not a key of a point",
         ),
         (
             &["--pair-by", "size", "--ignore", "size"],
@@ -1288,5 +1298,62 @@ fn the_threshold_is_of_every_device_of_both_sets_matched_or_not() {
     assert!(
         out.contains("the default (the sets name no device)"),
         "{out}"
+    );
+}
+
+#[test]
+fn points_on_different_heightmaps_pair_by_their_input_whatever_their_order() {
+    let dir = common::scratch("compare", "by-input");
+    // Four DEMs, one setting: the new sweep listed them in the opposite order, and
+    // each DEM takes its own time (10 + its index, ms) in both.
+    let dems = ["a.tif", "b.tif", "c.tif", "d.tif"];
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let new = synthetic(
+        &dir.join("new"),
+        H200,
+        |p| tight(1.0)(dems.len() - 1 - p),
+        MET,
+    );
+    let reversed: Vec<&str> = dems.iter().rev().copied().collect();
+    for (set, inputs) in [(&base, dems.to_vec()), (&new, reversed)] {
+        set_column(set, "workgroup", |_| Some("64".into()));
+        set_column(set, "variant", |_| Some("paper".into()));
+        set_column(set, "input", |r| Some(inputs[r].into()));
+        set_column(set, "input_hash", |r| {
+            Some(format!("hash-of-{}", inputs[r]))
+        });
+    }
+    let (out, err, code) = run(&["compare", s(&base), s(&new)]);
+    assert_eq!(code, Some(0), "{err}");
+    let same = out
+        .lines()
+        .filter(|l| l.starts_with("| input=") && l.trim_end().ends_with("| same |"))
+        .count();
+    assert_eq!(same, 4, "{out}");
+    for dem in dems {
+        assert!(out.contains(&format!("| input={dem} ")), "{dem}: {out}");
+    }
+    assert!(!out.contains("the one point"), "{out}");
+    // The same name over other content is another heightmap.
+    set_column(&new, "input_hash", |_| Some("other".into()));
+    let (_, err, code) = run(&["compare", s(&base), s(&new)]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("input_hash"), "{err}");
+}
+
+#[test]
+fn a_points_csv_median_that_is_not_its_samples_median_is_refused() {
+    let dir = common::scratch("compare", "edited-median");
+    let base = synthetic(&dir.join("base"), H200, tight(1.0), MET);
+    let edited = synthetic(&dir.join("edited"), H200, tight(1.0), MET);
+    set_column(&edited, "gpu_ms_median", |r| {
+        (r == 1).then(|| "1e308".into())
+    });
+    let (out, err, code) = run(&["compare", s(&base), s(&edited)]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        err.contains("point 1 (worker 0): its samples' median is")
+            && err.contains("says 1.000e308 ms"),
+        "{err}"
     );
 }

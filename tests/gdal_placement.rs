@@ -225,10 +225,11 @@ fn converted_files_keep_the_place_and_missing_cells_and_their_sidecars_bring_the
         let input_info = gdalinfo(&input);
         let stem = input.file_stem().unwrap().to_str().unwrap();
         for extension in ["raw", "r32", "r16", "png", "exr"] {
-            let output = dir.join(format!("{stem}-out.{extension}"));
+            // A stem of its own: GDAL reads one .hdr per stem.
+            let output = dir.join(format!("{stem}-{extension}-out.{extension}"));
             assert_clean_success(&convert(&input, &output, &[]));
             let gdal_file = match extension {
-                "exr" => dir.join(format!("{stem}-out.exr.vrt")),
+                "exr" => dir.join(format!("{stem}-{extension}-out.exr.vrt")),
                 _ => output.clone(),
             };
             assert_placed_like(&input_info, &gdal_file);

@@ -38,7 +38,7 @@ fn a_run_killed_after_staging_leaves_the_old_set_whole_and_the_next_run_clears_i
     assert_eq!(read(&target.join("data.tif")), "old data");
     assert_eq!(read(&target.join("data.tif.json")), "old sidecar");
 
-    let staged = StagedFolder::begin(&target, true).unwrap();
+    let staged = StagedFolder::begin(&target, true, &[]).unwrap();
     assert!(
         !staging.exists(),
         "the dead run's staging folder is removed"
@@ -83,7 +83,7 @@ fn an_unpublished_set_vanishes_and_a_failed_write_leaves_the_target_untouched() 
     let parent = common::scratch("output-sets", "failed");
     let target = parent.join("out");
     {
-        let staged = StagedFolder::begin(&target, false).unwrap();
+        let staged = StagedFolder::begin(&target, false, &[]).unwrap();
         fs::write(staged.path().join("before.tif"), "half a set").unwrap();
         // An error here drops the set unpublished.
     }
@@ -95,8 +95,8 @@ fn an_unpublished_set_vanishes_and_a_failed_write_leaves_the_target_untouched() 
 fn a_folder_being_written_is_refused_naming_its_holder() {
     let parent = common::scratch("output-sets", "busy");
     let target = parent.join("out");
-    let _first = StagedFolder::begin(&target, false).unwrap();
-    let Err(error) = StagedFolder::begin(&target, false) else {
+    let _first = StagedFolder::begin(&target, false, &[]).unwrap();
+    let Err(error) = StagedFolder::begin(&target, false, &[]) else {
         panic!("a second writer was let in");
     };
     assert!(matches!(error, OutputError::Busy { .. }), "{error}");
@@ -124,12 +124,12 @@ fn leftovers_whose_writer_holds_its_lock_stay_whatever_its_process_id() {
     let writer = File::open(&partial).unwrap();
     writer.lock().unwrap();
 
-    drop(StagedFolder::begin(&parent.join("mine"), false).unwrap());
+    drop(StagedFolder::begin(&parent.join("mine"), false, &[]).unwrap());
     assert!(staging.exists(), "a live writer's staging folder stays");
     assert!(partial.exists(), "a live writer's partial file stays");
 
     drop((other, writer));
-    drop(StagedFolder::begin(&parent.join("mine"), false).unwrap());
+    drop(StagedFolder::begin(&parent.join("mine"), false, &[]).unwrap());
     assert!(!staging.exists(), "once its writer is gone, it is removed");
     assert!(!partial.exists(), "once its writer is gone, it is removed");
 }
@@ -162,13 +162,13 @@ fn force_replaces_only_a_folder_vkerode_made_and_never_a_live_one() {
     let sweep = parent.join("sweep");
     let live = FolderLock::take(&sweep).unwrap();
     fs::write(sweep.join("points.csv"), "point\n0\n").unwrap();
-    let Err(error) = StagedFolder::begin(&sweep, true) else {
+    let Err(error) = StagedFolder::begin(&sweep, true, &[]) else {
         panic!("--force took a live sweep's folder");
     };
     assert!(matches!(error, OutputError::Busy { .. }), "{error}");
     drop(live);
     assert!(sweep.join(MARKER).exists(), "a sweep's folder is marked");
-    StagedFolder::begin(&sweep, true)
+    StagedFolder::begin(&sweep, true, &[])
         .unwrap()
         .publish(Vec::new())
         .unwrap();
@@ -179,7 +179,7 @@ fn force_replaces_only_a_folder_vkerode_made_and_never_a_live_one() {
 
     let file = parent.join("notes.txt");
     fs::write(&file, "mine").unwrap();
-    let Err(error) = StagedFolder::begin(&file, true) else {
+    let Err(error) = StagedFolder::begin(&file, true, &[]) else {
         panic!("--force took a file");
     };
     assert!(matches!(error, OutputError::NotAFolder { .. }), "{error}");
@@ -188,14 +188,14 @@ fn force_replaces_only_a_folder_vkerode_made_and_never_a_live_one() {
     let theirs = parent.join("theirs");
     fs::create_dir(&theirs).unwrap();
     fs::write(theirs.join("thesis.tex"), "years").unwrap();
-    let Err(error) = StagedFolder::begin(&theirs, true) else {
+    let Err(error) = StagedFolder::begin(&theirs, true, &[]) else {
         panic!("--force took a folder vkerode did not make");
     };
     assert!(matches!(error, OutputError::NotOurs { .. }), "{error}");
     assert_eq!(read(&theirs.join("thesis.tex")), "years");
 
     for nameless in [Path::new("."), Path::new(".."), &parent.join("sub/..")] {
-        let Err(error) = StagedFolder::begin(nameless, true) else {
+        let Err(error) = StagedFolder::begin(nameless, true, &[]) else {
             panic!("{} was taken as a folder name", nameless.display());
         };
         assert!(matches!(error, OutputError::NoName { .. }), "{error}");
@@ -242,4 +242,95 @@ fn names_that_become_paths_are_plain_and_used_once() {
         panic!("a terrain name used twice was accepted");
     };
     assert!(error.to_string().contains("named twice"), "{error}");
+}
+
+#[test]
+fn one_folder_has_one_lock_whatever_path_names_it() {
+    let parent = common::scratch("output-sets", "resolved");
+    let real = parent.join("real");
+    fs::create_dir(&real).unwrap();
+    let link = parent.join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let dotted = parent.join("sub/../real");
+    fs::create_dir(parent.join("sub")).unwrap();
+    // Sweeps started together into `real` and into `link` once both ran.
+    let sweep = FolderLock::take(&real).unwrap();
+    for other in [&link, &dotted] {
+        let Err(error) = FolderLock::take(other) else {
+            panic!("{} was locked beside {}", other.display(), real.display());
+        };
+        assert!(matches!(error, OutputError::Busy { .. }), "{error}");
+        let Err(error) = StagedFolder::begin(other, true, &[]) else {
+            panic!("{} was staged beside a live sweep", other.display());
+        };
+        assert!(matches!(error, OutputError::Busy { .. }), "{error}");
+    }
+    drop(sweep);
+    // A link to a folder is that folder, not "a file".
+    let staged = StagedFolder::begin(&link, true, &[]).unwrap();
+    fs::write(staged.path().join("run.json"), "{}").unwrap();
+    let file = staged.path().join("run.json");
+    let written = staged.publish(vec![file]).unwrap();
+    assert_eq!(
+        written,
+        [link.join("run.json")],
+        "named as the caller named it"
+    );
+    assert!(
+        fs::symlink_metadata(&link).unwrap().is_symlink(),
+        "the link stays"
+    );
+    assert_eq!(read(&real.join("run.json")), "{}");
+}
+
+#[test]
+fn a_path_ending_in_a_dot_names_no_folder_and_is_refused_before_any_work() {
+    let parent = common::scratch("output-sets", "dot");
+    let prev = parent.join("prev");
+    fs::create_dir(&prev).unwrap();
+    fs::write(prev.join(MARKER), "").unwrap();
+    fs::write(prev.join("summary.md"), "an earlier suite").unwrap();
+    for given in ["prev/.", "prev/./", "prev/..", "prev//.//"] {
+        let Err(error) = StagedFolder::begin(&parent.join(given), true, &[]) else {
+            panic!("{given} was taken as a folder name");
+        };
+        assert!(
+            matches!(error, OutputError::NoName { .. }),
+            "{given}: {error}"
+        );
+    }
+    assert_eq!(read(&prev.join("summary.md")), "an earlier suite");
+}
+
+#[test]
+fn an_output_folder_that_holds_an_input_is_refused() {
+    let parent = common::scratch("output-sets", "apart");
+    let out = parent.join("out");
+    fs::create_dir(&out).unwrap();
+    fs::write(out.join(MARKER), "").unwrap();
+    let input = out.join("after.tif");
+    fs::write(&input, "eroded once").unwrap();
+    let Err(error) = StagedFolder::begin(&out, true, std::slice::from_ref(&input)) else {
+        panic!("--force would replace the folder its input is in");
+    };
+    assert!(
+        vkerode::error_chain(&error).contains("which this command reads"),
+        "{error}"
+    );
+    assert_eq!(read(&input), "eroded once");
+    StagedFolder::begin(&out, true, &[parent.join("elsewhere.tif")]).unwrap();
+}
+
+#[test]
+fn a_holder_that_has_not_yet_named_itself_is_said_to_have_just_started() {
+    let parent = common::scratch("output-sets", "nameless");
+    // The instant between a writer's lock and the line naming it.
+    let lock = File::create(parent.join(".out.lock")).unwrap();
+    lock.lock().unwrap();
+    let Err(error) = StagedFolder::begin(&parent.join("out"), false, &[]) else {
+        panic!("a locked folder was staged");
+    };
+    let message = error.to_string();
+    assert!(message.contains("just started"), "{message}");
+    assert!(!message.contains("()"), "{message}");
 }

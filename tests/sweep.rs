@@ -466,6 +466,121 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
     let unsampled = copy("unsampled");
     std::fs::remove_file(unsampled.join("samples.csv")).unwrap();
     merge_refused(&unsampled, "samples.csv: is missing");
+    // A FIFO is said to be one, not "missing" (nor read as no samples by compare).
+    let fifo = copy("fifo");
+    std::fs::remove_file(fifo.join("samples.csv")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo.join("samples.csv"))
+        .status();
+    assert!(made.unwrap().success());
+    merge_refused(&fifo, "it is a FIFO, not a regular file");
+    let compared = vkerode(&["compare", a.to_str().unwrap(), fifo.to_str().unwrap()]);
+    assert_eq!(compared.status.code(), Some(1));
+    assert!(
+        common::stderr(&compared).contains("it is a FIFO"),
+        "{}",
+        common::stderr(&compared)
+    );
+    // A set of a later schema is not relabelled as this one's.
+    let newer = copy("newer");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(newer.join("meta.json")).unwrap()).unwrap();
+    meta["schema_version"] = serde_json::json!(999);
+    std::fs::write(newer.join("meta.json"), meta.to_string()).unwrap();
+    merge_refused(&newer, "schema_version 999 is newer than this vkerode's 2");
+
+    // A kill between a point's samples and its row: the samples are dropped, said so.
+    let orphans = copy("orphans");
+    let mut reader = csv::Reader::from_path(orphans.join("points.csv")).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let at = header.iter().position(|h| h == "point").unwrap();
+    let kept: Vec<csv::StringRecord> = reader
+        .records()
+        .map(Result::unwrap)
+        .filter(|r| &r[at] != "4")
+        .collect();
+    assert_eq!(kept.len(), 2, "point 4's row dropped");
+    let mut writer = csv::Writer::from_path(orphans.join("points.csv")).unwrap();
+    writer.write_record(&header).unwrap();
+    kept.iter().for_each(|r| writer.write_record(r).unwrap());
+    writer.flush().unwrap();
+    let merged_orphans = dir.join("orphans-merged");
+    let run = vkerode(&[
+        "merge",
+        orphans.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        merged_orphans.to_str().unwrap(),
+        "--partial",
+    ]);
+    let err = common::stderr(&run);
+    assert!(run.status.success(), "{err}");
+    assert!(err.contains("dropped the samples of point(s) {4}"), "{err}");
+    let samples = read_csv(&merged_orphans.join("samples.csv")).1;
+    assert!(
+        samples.iter().all(|r| r["point"] != "4"),
+        "no sample of point 4 left"
+    );
+    let compared = vkerode(&[
+        "compare",
+        merged.to_str().unwrap(),
+        merged_orphans.to_str().unwrap(),
+    ]);
+    assert!(compared.status.success(), "{}", common::stderr(&compared));
+
+    // Outputs that are the set's own files are refused before any work.
+    let config = small_config(&dir, "shards", "[16, 32, 64, 128, 256]", QUICK);
+    let points_csv = partial.join("points.csv");
+    let before = std::fs::read(&points_csv).unwrap();
+    let refused = vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--out",
+        partial.to_str().unwrap(),
+        "--resume",
+        "--quiet",
+        "--markdown",
+        points_csv.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(common::stderr(&refused).contains("which this command reads or writes"));
+    for (flag, file) in [
+        ("--html", "points.csv"),
+        ("--markdown", "meta.json"),
+        ("--html", "samples.csv"),
+    ] {
+        let refused = vkerode(&[
+            "report",
+            partial.to_str().unwrap(),
+            flag,
+            partial.join(file).to_str().unwrap(),
+        ]);
+        assert_eq!(refused.status.code(), Some(1), "{flag} {file}");
+        assert!(
+            common::stderr(&refused).contains("which this command reads or writes"),
+            "{flag} {file}: {}",
+            common::stderr(&refused)
+        );
+    }
+    assert_eq!(
+        std::fs::read(&points_csv).unwrap(),
+        before,
+        "points.csv untouched"
+    );
+
+    // A resume that fills a partial merge's gaps leaves no stale list of them.
+    assert_clean_success(&vkerode(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--out",
+        partial.to_str().unwrap(),
+        "--resume",
+        "--quiet",
+    ]));
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(partial.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["missing_points"], serde_json::json!([]));
+    assert_eq!(point_indices(&read_csv(&points_csv).1), vec![0, 1, 2, 3, 4]);
 }
 
 #[test]

@@ -18,7 +18,9 @@ use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
 use vkerode::experiment::reproduce;
 use vkerode::experiment::results::Existing;
 use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
-use vkerode::experiment::sweep::{OnPointError, Shard, SweepOptions, Verbosity, DEFAULT_OUT};
+use vkerode::experiment::sweep::{
+    parse_out, OnPointError, Shard, SweepOptions, Verbosity, DEFAULT_OUT,
+};
 use vkerode::experiment::{Engine, InputError, InputUnits, TerrainSource};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
 use vkerode::stats::bootstrap::MIN_SAMPLES;
@@ -275,7 +277,7 @@ pub struct SweepArgs {
     /// The results folder (with --shard, its shard-i-of-n/ subfolder). {experiment} and
     /// {device} in it are replaced by the config's name and the device's (as a folder
     /// name).
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_OUT)]
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_OUT, value_parser = parse_out)]
     pub out: PathBuf,
     /// Replace the folder whole if it already holds results (by default it is refused).
     #[arg(long, conflicts_with = "resume")]

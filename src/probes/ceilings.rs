@@ -475,7 +475,7 @@ fn cache_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
 
 /// The cached table of this device and driver, if there is a readable one.
 pub fn load_cached(info: &DeviceInfo) -> Option<PeakTable> {
-    let text = std::fs::read_to_string(cache_path(info)).ok()?;
+    let text = crate::read_input_text(&cache_path(info)).ok()?;
     serde_json::from_str(&text).ok()
 }
 

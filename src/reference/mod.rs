@@ -591,7 +591,7 @@ pub fn experiments_index(dir: &Path) -> Result<String, ConfigError> {
          config with `vkerode equivalence experiments/NAME.toml --out DIR`.\n\n",
     );
     for path in files {
-        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
+        let text = crate::read_input_text(&path).map_err(|e| ConfigError {
             file: path.clone(),
             key: "(file)".into(),
             reason: e.to_string(),

@@ -8,6 +8,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter};
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
@@ -63,7 +64,7 @@ where
 
 /// Checks, before any work, that a file can be written at `path`: its folder exists and
 /// takes a new file, and no folder stands in its place. Writes nothing that stays.
-pub fn check_writable(path: &Path) -> Result<(), WriteError> {
+fn check_writable(path: &Path) -> Result<(), WriteError> {
     let error = |source| WriteError {
         path: path.to_path_buf(),
         source,
@@ -77,6 +78,50 @@ pub fn check_writable(path: &Path) -> Result<(), WriteError> {
     let probe = partial_path(path);
     File::create_new(&probe).map_err(error)?;
     fs::remove_file(&probe).map_err(error)
+}
+
+/// `path` as the file system would name it: its longest existing head resolved (links,
+/// `.`, `..`), the rest as given. Creates nothing.
+pub fn real_path(path: &Path) -> PathBuf {
+    if let Ok(real) = fs::canonicalize(path) {
+        return real;
+    }
+    match path.file_name() {
+        Some(name) if path.parent().is_some() => real_path(parent_of(path)).join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Checks, before any work, that the output file `path` can be written
+/// ([`check_writable`]) and is none of `inputs` ([`check_apart`]).
+pub fn check_output_file(path: &Path, inputs: &[PathBuf]) -> Result<(), WriteError> {
+    check_writable(path)?;
+    check_apart(path, inputs)
+}
+
+/// Refuses the output `path` (a file, or a folder written whole) when one of `inputs`,
+/// the files and folders the command reads or the set it writes, is it or lies in it,
+/// by any name (a link, `.`, a hard link): writing it would replace what is read.
+pub fn check_apart(path: &Path, inputs: &[PathBuf]) -> Result<(), WriteError> {
+    let out = real_path(path);
+    let identity = |p: &Path| fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let clashes = |input: &&PathBuf| {
+        real_path(input).starts_with(&out)
+            || identity(input).is_some_and(|id| identity(path) == Some(id))
+    };
+    match inputs.iter().find(clashes) {
+        None => Ok(()),
+        Some(input) => Err(WriteError {
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "would replace {}, which this command reads or writes; write the output elsewhere",
+                    input.display()
+                ),
+            ),
+        }),
+    }
 }
 
 /// A fresh partial file's path for `path`: `.NAME.PID.CALL.partial` beside it, unique

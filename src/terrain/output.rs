@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::files::{is_digits, parent_of, remove_dead_partials, sync_folder, WriteError};
+use super::files::{
+    check_apart, is_digits, parent_of, remove_dead_partials, sync_folder, WriteError,
+};
 
 /// The file that marks a folder vkerode made: the one kind `--force` may replace.
 pub const MARKER: &str = ".vkerode-output";
@@ -56,6 +58,36 @@ fn parent_and_name(target: &Path) -> Result<(&Path, String), OutputError> {
     Ok((parent_of(target), name.to_string_lossy().into_owned()))
 }
 
+/// `target` as the file system names it, its folder made if missing: that folder
+/// resolved (links, `.`, `..`) and a link in the target's place followed, so one folder
+/// has one lock whatever path names it. A path whose last part is `.` or `..` names no
+/// folder (`prev/.` would otherwise pass as `prev` and fail only at the final rename).
+pub fn resolved(target: &Path) -> Result<PathBuf, OutputError> {
+    let no_name = || OutputError::NoName {
+        path: target.to_path_buf(),
+    };
+    let text = target.as_os_str().as_encoded_bytes();
+    let end = text.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
+    let last = text[..end]
+        .rsplit(|&b| b == b'/')
+        .next()
+        .unwrap_or_default();
+    if last == b"." || last == b".." {
+        return Err(no_name());
+    }
+    let (parent, name) = parent_and_name(target)?;
+    fs::create_dir_all(parent).map_err(write_error(parent))?;
+    let joined = fs::canonicalize(parent)
+        .map_err(write_error(parent))?
+        .join(name);
+    match fs::symlink_metadata(&joined) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::canonicalize(&joined).map_err(|e| write_error(&joined)(e).into())
+        }
+        _ => Ok(joined),
+    }
+}
+
 /// The lock file of the folder `name` in `parent`.
 fn lock_path(parent: &Path, name: &str) -> PathBuf {
     parent.join(format!(".{name}.lock"))
@@ -72,24 +104,31 @@ pub struct FolderLock {
 impl FolderLock {
     /// Locks the folder `dir` and makes it if missing, marked as vkerode's.
     pub fn take(dir: &Path) -> Result<Self, OutputError> {
-        let (parent, name) = parent_and_name(dir)?;
-        fs::create_dir_all(parent).map_err(write_error(parent))?;
+        let real = resolved(dir)?;
+        let (parent, name) = parent_and_name(&real)?;
         let lock = Self::at(&lock_path(parent, &name), dir)?;
-        if dir.exists() && !dir.is_dir() {
+        if real.exists() && !real.is_dir() {
             return Err(OutputError::NotAFolder {
                 path: dir.to_path_buf(),
             });
         }
-        fs::create_dir_all(dir).map_err(write_error(dir))?;
-        mark(dir)?;
+        fs::create_dir_all(&real).map_err(write_error(&real))?;
+        mark(&real)?;
         Ok(lock)
     }
 
     /// Locks `target` through the lock file `path`, which is named in no message.
     fn at(path: &Path, target: &Path) -> Result<Self, OutputError> {
-        Self::try_at(path)?.ok_or_else(|| OutputError::Busy {
-            path: target.to_path_buf(),
-            holder: fs::read_to_string(path).unwrap_or_default().trim().into(),
+        Self::try_at(path)?.ok_or_else(|| {
+            let holder = crate::read_input_text(path).unwrap_or_default();
+            OutputError::Busy {
+                path: target.to_path_buf(),
+                // Between taking the lock and naming itself, a holder is nameless.
+                holder: match holder.trim() {
+                    "" => "one that has just started and not yet said who it is".into(),
+                    named => named.into(),
+                },
+            }
         })
     }
 
@@ -158,7 +197,10 @@ fn mark(dir: &Path) -> Result<(), OutputError> {
 /// unpublished (an error), the staging folder is removed; killed, it is left for the
 /// next run to remove.
 pub struct StagedFolder {
+    /// As the caller named it, for the paths `publish` returns.
     target: PathBuf,
+    /// As the file system names it ([`resolved`]).
+    resolved: PathBuf,
     staging: PathBuf,
     published: bool,
     /// Declared last: held until the staging folder is gone or published.
@@ -169,17 +211,20 @@ impl StagedFolder {
     /// Checks `target`, clears leftovers of dead runs beside it, and makes a fresh
     /// staging folder, all before any work: an unwritable place fails here. A folder
     /// another process writes is refused, whatever `replace`; so is a file. A folder
-    /// that holds files is refused unless `replace`, and then unless vkerode made it.
-    pub fn begin(target: &Path, replace: bool) -> Result<Self, OutputError> {
-        let (parent, name) = parent_and_name(target)?;
-        fs::create_dir_all(parent).map_err(write_error(parent))?;
+    /// that holds files is refused unless `replace`, and then unless vkerode made it;
+    /// and so is a target that is, or holds, one of `reads`, what the command reads.
+    pub fn begin(target: &Path, replace: bool, reads: &[PathBuf]) -> Result<Self, OutputError> {
+        let real = resolved(target)?;
+        let (parent, name) = parent_and_name(&real)?;
         let lock = FolderLock::at(&lock_path(parent, &name), target)?;
+        check_apart(target, reads)?;
         remove_dead_leftovers(parent, Some(&name));
-        check_replaceable(target, replace)?;
+        check_replaceable(&real, replace)?;
         let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
         fs::create_dir(&staging).map_err(write_error(&staging))?;
         let staged = Self {
             target: target.to_path_buf(),
+            resolved: real,
             staging,
             published: false,
             _lock: lock,
@@ -193,7 +238,7 @@ impl StagedFolder {
         &self.staging
     }
 
-    /// The folder the outputs will be published as.
+    /// The folder the outputs will be published as, as the caller named it.
     pub fn target(&self) -> &Path {
         &self.target
     }
@@ -204,30 +249,30 @@ impl StagedFolder {
     /// once published.
     pub fn publish(mut self, written: Vec<PathBuf>) -> Result<Vec<PathBuf>, OutputError> {
         sync_folders(&self.staging).map_err(write_error(&self.staging))?;
-        let replaced = self.target.exists().then(|| {
+        let replaced = self.resolved.exists().then(|| {
             let name = self
                 .target
                 .file_name()
                 .unwrap_or_default()
                 .to_string_lossy();
-            self.target
+            self.resolved
                 .with_file_name(format!(".{name}.replaced-{}", std::process::id()))
         });
         if let Some(aside) = &replaced {
             let _ = fs::remove_dir_all(aside);
-            fs::rename(&self.target, aside).map_err(write_error(&self.target))?;
+            fs::rename(&self.resolved, aside).map_err(write_error(&self.resolved))?;
         }
-        if let Err(e) = fs::rename(&self.staging, &self.target) {
+        if let Err(e) = fs::rename(&self.staging, &self.resolved) {
             if let Some(aside) = &replaced {
-                let _ = fs::rename(aside, &self.target);
+                let _ = fs::rename(aside, &self.resolved);
             }
-            return Err(write_error(&self.target)(e).into());
+            return Err(write_error(&self.resolved)(e).into());
         }
         self.published = true;
         if let Some(aside) = &replaced {
             let _ = fs::remove_dir_all(aside);
         }
-        let parent = parent_of(&self.target);
+        let parent = parent_of(&self.resolved);
         sync_folder(parent).map_err(write_error(parent))?;
         Ok(written
             .into_iter()

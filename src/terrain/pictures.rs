@@ -425,8 +425,38 @@ pub fn side_by_side(panels: &[(&RgbImage, &str)]) -> RgbImage {
     canvas
 }
 
+/// What `draw` made, or why it made nothing: its error, or the panic of the drawing
+/// library (plotters asserts on ranges it cannot scale, such as a single dose), so that
+/// a picture fails alone, after the data it shows is written.
+pub fn drawn<T, E: std::fmt::Display>(draw: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+    // The panic is told by the caller's warning: the default hook's report is held back.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(draw));
+    std::panic::set_hook(hook);
+    match outcome {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(panic) => Err(panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "the drawing library gave up".into())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_picture_that_panics_or_fails_is_its_reason_not_a_crash() {
+        assert_eq!(super::drawn(|| Ok::<_, String>(7)), Ok(7));
+        assert_eq!(
+            super::drawn(|| Err::<(), _>("disk full")),
+            Err("disk full".into())
+        );
+        let panicked = super::drawn(|| -> Result<(), String> { panic!("range {} is empty", 1) });
+        assert_eq!(panicked, Err("range 1 is empty".into()));
+    }
+
     use super::*;
 
     #[test]

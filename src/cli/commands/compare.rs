@@ -10,7 +10,8 @@ use crate::cli::print::{begin_json, print_json, say_wrote, write_text};
 use crate::cli::ExitStatus;
 use vkerode::experiment::report::baseline::{self, PendingBaseline};
 use vkerode::experiment::report::{compare, Intervals, Pairing};
-use vkerode::terrain::files::check_writable;
+use vkerode::experiment::results::set_files;
+use vkerode::terrain::files::check_output_file;
 
 /// The exit status of `--fail-slower` when a point is slower.
 const SLOWER: u8 = 3;
@@ -73,7 +74,13 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         None => None,
     };
     if let Some(markdown) = &args.markdown {
-        check_writable(markdown).context("--markdown")?;
+        let reads: Vec<PathBuf> = base
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([new])
+            .flat_map(set_files)
+            .collect();
+        check_output_file(markdown, &reads).context("--markdown")?;
     }
     if let Some(base) = base {
         let compared = compare(&base, new, args.threshold, &pairing)?;

@@ -6,10 +6,12 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::args::InputArgs;
 use crate::cli::print::say_wrote;
+use vkerode::terrain::files::check_apart;
 use vkerode::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
 
 pub fn run(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Result<()> {
     let format = output_format(output, format)?;
+    check_apart(output, std::slice::from_ref(&input.path)).context("OUTPUT")?;
     write_heightmap(output, format, &input.read()?)
 }
 

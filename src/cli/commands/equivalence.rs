@@ -1,6 +1,8 @@
 //! `vkerode equivalence`: the speed variants against the paper's kernel and the
 //! sequential reference, as verdicts.
 
+use std::path::PathBuf;
+
 use anyhow::{bail, Context as _, Result};
 
 use crate::cli::args::EquivalenceArgs;
@@ -44,7 +46,8 @@ pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
         }
     }
     // Checked, cleared of dead runs' leftovers and staged before any work.
-    let staged = StagedFolder::begin(&args.out, args.force).context("--out")?;
+    let reads: Vec<PathBuf> = args.config.iter().cloned().collect();
+    let staged = StagedFolder::begin(&args.out, args.force, &reads).context("--out")?;
     // The folder replaced keeps its cache until the new one is published.
     let mut caches = vec![args.out.join(CACHE_FOLDER)];
     caches.extend(cache_folders(&args.reference_cache));

@@ -1,5 +1,6 @@
 //! `vkerode erode`: one run of a strategy on generated terrain or a heightmap file.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
@@ -19,7 +20,8 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     begin_json(args.json);
     let settings = args.checked_settings()?.clone();
     // Checked, cleared of dead runs' leftovers and staged before any work.
-    let staged = StagedFolder::begin(&args.out, args.force).context("--out")?;
+    let reads: Vec<PathBuf> = args.input.iter().cloned().collect();
+    let staged = StagedFolder::begin(&args.out, args.force, &reads).context("--out")?;
     let terrain = args.terrain()?;
     if let TerrainSource::File {
         path,
@@ -71,7 +73,10 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         format: args.format,
         images: !args.no_images,
     };
-    let files = write_outcome(staged.path(), &mut outcome, output)?;
+    let (files, not_drawn) = write_outcome(staged.path(), &mut outcome, output)?;
+    for warning in not_drawn {
+        eprintln!("warning: {warning}");
+    }
     let files = staged.publish(files)?;
     if args.json {
         print_json(&outcome.report)?;

@@ -7,9 +7,13 @@ use anyhow::Result;
 use vkerode::experiment::results::merge;
 
 pub fn run(inputs: &[PathBuf], out: &Path, partial: bool, force: bool) -> Result<()> {
-    let points = merge(inputs, out, partial, force)?;
+    let merged = merge(inputs, out, partial, force)?;
+    for warning in &merged.warnings {
+        eprintln!("warning: {warning}");
+    }
     note!(
-        "merged {points} points from {} folders into {}",
+        "merged {} points from {} folders into {}",
+        merged.points,
         inputs.len(),
         out.display()
     );

@@ -19,7 +19,7 @@ pub fn run(
 ) -> Result<()> {
     begin_json(json);
     let staged = out
-        .map(|dir| StagedFolder::begin(&dir, force))
+        .map(|dir| StagedFolder::begin(&dir, force, &[]))
         .transpose()?;
     let ctx = open_device(options)?;
     // One step per probe; the report's lines print above the bar as they come.

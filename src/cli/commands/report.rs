@@ -8,17 +8,11 @@ use anyhow::{Context as _, Result};
 use crate::cli::args::ReportArgs;
 use crate::cli::print::{begin_json, print_json, say_wrote, write_text};
 use vkerode::experiment::report::baseline;
-use vkerode::experiment::report::{html_report, report, report_rows, write_html};
-use vkerode::terrain::files::check_writable;
+use vkerode::experiment::report::{html_report, report, report_inputs, report_rows, write_html};
+use vkerode::terrain::files::check_output_file;
 
 pub fn run(args: &ReportArgs) -> Result<()> {
     begin_json(args.json);
-    // Before any work: a folder or an unwritable path fails here, and nothing is written.
-    for (flag, path) in [("--markdown", &args.markdown), ("--html", &args.html)] {
-        if let Some(path) = path {
-            check_writable(path).with_context(|| flag.to_string())?;
-        }
-    }
     let base = args.baseline.as_deref().map(|given| -> Result<PathBuf> {
         // A path that exists is a set; anything else must name a saved baseline.
         if given.exists() {
@@ -29,6 +23,15 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             .with_context(|| format!("--baseline {name}: no such folder, nor a saved baseline"))
     });
     let base = base.transpose()?;
+    // Before any work: a folder, an unwritable path or a file the report reads (or the
+    // other output) fails here, and nothing is written.
+    let mut reads = report_inputs(&args.results, base.as_deref());
+    for (flag, path) in [("--markdown", &args.markdown), ("--html", &args.html)] {
+        if let Some(path) = path {
+            check_output_file(path, &reads).with_context(|| flag.to_string())?;
+            reads.push(path.clone());
+        }
+    }
     let table = report(&args.results)?;
     if args.json {
         print_json(&report_rows(&args.results)?)?;

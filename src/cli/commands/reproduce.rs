@@ -43,7 +43,8 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
             .join("reproduce")
             .join(slug(&ctx.info().name))
     });
-    let staged = StagedFolder::begin(&out, args.force).context("--out")?;
+    let reads: Vec<PathBuf> = reference_dir.iter().cloned().collect();
+    let staged = StagedFolder::begin(&out, args.force, &reads).context("--out")?;
     let options = ReproduceOptions {
         budget_s: args.budget.unwrap_or_else(|| default_budget_s(ctx.info())),
         claims: match args.claims.is_empty() {

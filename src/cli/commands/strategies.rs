@@ -23,7 +23,7 @@ pub fn run(
         || strategies.default_out(&ctx.info().name),
         Path::to_path_buf,
     );
-    let staged = StagedFolder::begin(&out, force).context("--out")?;
+    let staged = StagedFolder::begin(&out, force, &[config.to_path_buf()]).context("--out")?;
     let bar = progress_bar(strategies.runs() as u64, "runs");
     // Told as each run starts: the ones before it are done.
     let mut started = 0;

@@ -8,11 +8,11 @@ use crate::cli::args::{DeviceList, SweepArgs};
 use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, write_text};
 use vkerode::experiment::report::{report, report_rows, SweepReport};
-use vkerode::experiment::results::FAILED_CSV;
+use vkerode::experiment::results::{set_files, FAILED_CSV};
 use vkerode::experiment::sweep::config::Experiment;
-use vkerode::experiment::sweep::{dry_run, run_sweep, Verbosity};
+use vkerode::experiment::sweep::{dry_run, results_dir, run_sweep, Verbosity};
 use vkerode::gpu::{list_devices, Context, ContextOptions};
-use vkerode::terrain::files::check_writable;
+use vkerode::terrain::files::{check_apart, check_output_file};
 
 /// One context per device of `--devices`, in its order.
 fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<Context>>> {
@@ -45,9 +45,6 @@ pub fn run(options: &ContextOptions, args: &SweepArgs, verbosity: Verbosity) -> 
     let (config, loading) = (&args.config, args.load_options());
     // Syntax, types and values first, with no device; then the device's limits.
     Experiment::load(config, &loading, None)?;
-    if let Some(markdown) = &args.markdown {
-        check_writable(markdown).context("--markdown")?;
-    }
     if args.devices.is_some() && options.device.is_some() {
         bail!("--device picks one device and --devices several: give one of them");
     }
@@ -62,6 +59,16 @@ pub fn run(options: &ContextOptions, args: &SweepArgs, verbosity: Verbosity) -> 
     let ctx = &contexts[0];
     let experiment = Experiment::load(config, &loading, Some(ctx.info()))?;
     let sweep = args.options(verbosity);
+    let dir = results_dir(&experiment, &ctx.info().name, &sweep);
+    if args.force {
+        // Replaced whole: the config may not be one of the files it clears.
+        check_apart(&dir, std::slice::from_ref(config)).context("--out")?;
+    }
+    if let Some(markdown) = &args.markdown {
+        let mut reads = set_files(&dir);
+        reads.push(config.clone());
+        check_output_file(markdown, &reads).context("--markdown")?;
+    }
     if args.dry_run {
         say!("{}", dry_run(&experiment, ctx.info(), &sweep));
         return Ok(());

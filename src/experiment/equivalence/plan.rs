@@ -112,8 +112,10 @@ impl EquivalenceOptions {
             ));
         }
         if self.first_seed.checked_add(self.seeds).is_none() {
+            // The one that is out of range from the other's default is to blame.
+            let too_many = Self::DEFAULT.first_seed.checked_add(self.seeds).is_none();
             return Err((
-                "first_seed",
+                if too_many { "seeds" } else { "first_seed" },
                 format!(
                     "{} + {} seeds passes the largest seed",
                     self.first_seed, self.seeds
@@ -581,4 +583,21 @@ fn plain_name(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EquivalenceOptions;
+
+    #[test]
+    fn seeds_past_the_largest_are_blamed_on_the_key_that_put_them_there() {
+        let with = |first_seed, seeds| EquivalenceOptions {
+            first_seed,
+            seeds,
+            ..EquivalenceOptions::default()
+        };
+        assert_eq!(with(1, u32::MAX).check().unwrap_err().0, "seeds");
+        assert_eq!(with(u32::MAX, 20).check().unwrap_err().0, "first_seed");
+        assert!(with(u32::MAX - 20, 20).check().is_ok());
+    }
 }

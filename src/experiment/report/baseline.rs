@@ -118,7 +118,7 @@ impl PendingBaseline {
     pub fn begin(dir: &Path, name: &str, replace: bool) -> Result<Self, BaselineError> {
         check_name(name)?;
         Ok(Self {
-            staged: StagedFolder::begin(&dir.join(name), replace)?,
+            staged: StagedFolder::begin(&dir.join(name), replace, &[])?,
         })
     }
 

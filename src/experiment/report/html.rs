@@ -13,7 +13,7 @@ use thiserror::Error;
 use super::compare::{compare, report_rows, CompareError, CompareReport};
 use super::pairing::Pairing;
 use super::plot::{chart_svg, throughput_chart, PlotError};
-use crate::experiment::results::{set_file, Meta, ResultsError, META_JSON, POINTS_CSV};
+use crate::experiment::results::{set_file, set_files, Meta, ResultsError, META_JSON, POINTS_CSV};
 use crate::stats::Verdict;
 use crate::terrain::files::write_atomically;
 
@@ -183,6 +183,22 @@ pub fn write_html(path: &Path, html: &str) -> Result<(), HtmlError> {
     })
 }
 
+/// What `report` reads, the output files it may not replace: the set's files, its
+/// folder's pictures and the baseline set's files.
+pub fn report_inputs(results: &Path, baseline: Option<&Path>) -> Vec<PathBuf> {
+    let folder = crate::terrain::files::parent_of(&set_file(results, POINTS_CSV)).to_path_buf();
+    let pictures = std::fs::read_dir(&folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "png" || e == "svg"));
+    let mut inputs = set_files(results);
+    inputs.extend(pictures);
+    inputs.extend(baseline.map(set_files).unwrap_or_default());
+    inputs
+}
+
 /// The folder's pictures, by name: PNGs, and SVGs without a PNG of the same stem (a
 /// chart's two renderings), each with its MIME type and base64 bytes. Only regular
 /// files count: a link may point anywhere (into /proc, or out of the folder), and the
@@ -219,7 +235,9 @@ pub(crate) fn pictures(folder: &Path) -> Result<Vec<(PathBuf, &'static str, Stri
                 "is {size} bytes, more than the {PICTURE_MAX_BYTES} a page embeds"
             )));
         }
-        let bytes = std::fs::read(path).map_err(|e| read_error(path, e))?;
+        let bytes = crate::check_regular_file(path)
+            .and_then(|()| std::fs::read(path))
+            .map_err(|e| read_error(path, e))?;
         if mime == "image/png" && !bytes.starts_with(PNG_SIGNATURE) {
             return Err(refuse("is not a PNG file".into()));
         }
@@ -539,6 +557,23 @@ mod tests {
         let refused = pictures(&dir).unwrap_err().to_string();
         assert!(
             refused.contains("fake.svg") && refused.contains("not an SVG"),
+            "{refused}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_picture_past_the_cap_is_refused_before_it_is_read() {
+        let dir = std::env::temp_dir().join(format!("vkerode-big-picture-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Sparse: 1.5 GB on paper, nothing on disk. Read whole, the page once took 4x
+        // the file in memory and aborted under a memory limit.
+        let big = std::fs::File::create(dir.join("huge.png")).unwrap();
+        std::io::Write::write_all(&mut &big, PNG_SIGNATURE).unwrap();
+        big.set_len(1_500_000_000).unwrap();
+        let refused = pictures(&dir).unwrap_err().to_string();
+        assert!(
+            refused.contains("huge.png") && refused.contains("more than the 67108864"),
             "{refused}"
         );
         std::fs::remove_dir_all(&dir).unwrap();

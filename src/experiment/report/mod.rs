@@ -18,7 +18,7 @@ pub use compare::{
     Intervals, Judgement, NoVerdictCounts, NoVerdictReason, ReportRow, RerunSpread, StopCounts,
     Stopped, SweepReport,
 };
-pub use html::{html_report, write_html, HtmlError};
+pub use html::{html_report, report_inputs, write_html, HtmlError};
 pub use noise::{Threshold, ThresholdSource};
 pub use pairing::{DifferingKey, Pairing, PairingError, SettingChange, Side};
 pub use plot::{chart_svg, throughput_chart, write_charts, Chart, PlotPoint, Series};

@@ -4,13 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::points::{key_names, labels, values, varying_in_either, PointTimes};
-use crate::erosion::RunSettings;
+use super::points::{key_names, labels, point_keys, values, varying_in_either, PointTimes};
 
 /// Why two sets' points cannot be paired.
 #[derive(Debug, thiserror::Error)]
 pub enum PairingError {
-    #[error("{flag} {key}: not a settings key; the keys are {}", RunSettings::keys().join(", "))]
+    #[error("{flag} {key}: not a key of a point; the keys are {}", point_keys().join(", "))]
     UnknownKey { flag: &'static str, key: String },
     #[error("--pair-by and --ignore both name {key}: a key is matched on or left out of the match, not both")]
     PairedAndIgnored { key: String },
@@ -187,10 +186,10 @@ pub struct Pairing {
 }
 
 impl Pairing {
-    /// Refuses a key that is not a settings key, naming its flag, and a key both
+    /// Refuses a key that is not a key of a point, naming its flag, and a key both
     /// matched on and left out.
     pub fn check(&self) -> Result<(), PairingError> {
-        let known = RunSettings::keys();
+        let known = point_keys();
         for (flag, keys) in [("--pair-by", &self.by), ("--ignore", &self.ignore)] {
             if let Some(key) = keys.iter().find(|k| !known.contains(k)) {
                 return Err(PairingError::UnknownKey {
@@ -489,7 +488,7 @@ mod tests {
         };
         let said = unknown.check().unwrap_err().to_string();
         assert!(
-            said.starts_with("--pair-by wrokgroup: not a settings key")
+            said.starts_with("--pair-by wrokgroup: not a key of a point")
                 && said.contains("workgroup"),
             "{said}"
         );

@@ -16,7 +16,7 @@ use thiserror::Error;
 use crate::erosion::{Ceiling, WorkUnit};
 use crate::experiment::results::{point_columns, read_points, Meta, Table};
 use crate::table::Column;
-use crate::terrain::files::write_atomically;
+use crate::terrain::files::{check_apart, write_atomically};
 use crate::terrain::image::write_png;
 use crate::terrain::pictures::ensure_font;
 
@@ -891,6 +891,13 @@ pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
             "{} is a folder; choose another --name for the charts",
             request.out.display()
         )));
+    }
+    for chart in [
+        request.out.with_extension("png"),
+        request.out.with_extension("svg"),
+    ] {
+        check_apart(&chart, &request.csvs)
+            .map_err(|e| PlotError::Request(crate::error_chain(&e)))?;
     }
     let chart = read_chart(request)?;
     std::fs::create_dir_all(folder)

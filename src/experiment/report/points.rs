@@ -19,6 +19,15 @@ pub(super) fn key_names(point: Option<&PointTimes>) -> Vec<String> {
     })
 }
 
+/// What sets a point apart, as compare matches and labels it: every settings key and
+/// the heightmap it eroded (by name and content), in alphabetical order.
+pub(super) fn point_keys() -> Vec<String> {
+    let mut keys = RunSettings::keys();
+    keys.extend(["input".into(), "input_hash".into()]);
+    keys.sort();
+    keys
+}
+
 /// One point of a points.csv, as read by name.
 #[derive(Clone, Debug)]
 pub(super) struct PointTimes {
@@ -75,9 +84,7 @@ pub(super) fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
     let path = set_file(path, POINTS_CSV);
     let table = read_points(&path)?;
     let medians = table.numbers("gpu_ms_median", &path)?;
-    // In alphabetical order, as labels name them.
-    let mut keys = RunSettings::keys();
-    keys.sort();
+    let keys = point_keys();
     let optional = |r: usize, name: &str| table.get(r, name).map(str::to_string);
     let index = |r: usize, name: &str| -> Result<usize, ResultsError> {
         let text = table.get(r, name).unwrap_or_default();
@@ -190,6 +197,19 @@ pub(super) fn read_set(path: &Path) -> Result<(Vec<PointTimes>, bool), ResultsEr
                 p.reps.map_or("other".into(), |r| r.to_string())
             )));
         }
+        // The verdict is drawn from the samples, the table from points.csv: a median
+        // that is not theirs means one file was edited.
+        let samples_median = crate::stats::order::median(&p.samples).unwrap_or(f64::NAN);
+        if (samples_median / p.median_ms - 1.0).abs() > 1e-6 {
+            return Err(mismatch(format!(
+                "point {} (worker {}): its samples' median is {} ms, but line {} of {POINTS_CSV} says {} ms; one of the two files was changed",
+                p.point,
+                p.worker,
+                crate::readable_number(samples_median),
+                p.line,
+                crate::readable_number(p.median_ms)
+            )));
+        }
     }
     Ok((points, true))
 }
@@ -236,7 +256,12 @@ pub(super) const ONE_POINT: &str = "(the one point)";
 
 /// The settings that vary among `points`, as "key=value" labels of each point.
 pub(super) fn labels(points: &[&PointTimes]) -> Vec<String> {
-    let varying = varying(points);
+    let mut varying = varying(points);
+    // A heightmap's name says which it is; its hash only where the name does not.
+    let named = |key: &str| varying.iter().any(|&k| points[0].settings[k].0 == key);
+    if named("input") {
+        varying.retain(|&k| points[0].settings[k].0 != "input_hash");
+    }
     points
         .iter()
         .map(|p| {

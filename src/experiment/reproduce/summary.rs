@@ -20,6 +20,7 @@ use crate::readable_number;
 use crate::stats::bootstrap::MIN_SAMPLES;
 use crate::stats::{median_interval, Moments};
 use crate::table::markdown_table;
+use crate::terrain::pictures::drawn;
 
 /// The columns of the claims table.
 const HEADER: [&str; 7] = [
@@ -381,14 +382,20 @@ fn step_charts(step: Step, files: &StepFiles) -> Vec<IntervalChart> {
     }
 }
 
-fn figure(chart: &IntervalChart) -> Result<String, HtmlError> {
-    Ok(match chart.svg(CHART_WIDTH)? {
-        Some(svg) => format!("<figure>{}</figure>\n", strip_xml_declaration(&svg)),
-        None => format!(
+fn figure(chart: &IntervalChart) -> String {
+    // A chart that cannot be drawn is said so on the page, which keeps the rest.
+    match drawn(|| chart.svg(CHART_WIDTH)) {
+        Ok(Some(svg)) => format!("<figure>{}</figure>\n", strip_xml_declaration(&svg)),
+        Ok(None) => format!(
             "<p class=\"none\">{}: nothing to draw.</p>\n",
             escape(&chart.title)
         ),
-    })
+        Err(reason) => format!(
+            "<p class=\"none\">{}: not drawn ({}).</p>\n",
+            escape(&chart.title),
+            escape(&reason)
+        ),
+    }
 }
 
 /// The summary as one self-contained page.
@@ -418,7 +425,7 @@ pub fn html(
         body += "</tr>\n";
     }
     body += "</table>\n<h2>The claims' effects</h2>\n";
-    body += &figure(&forest(outcome, reference))?;
+    body += &figure(&forest(outcome, reference));
     body += "<p class=\"note\">The racy adds' lost share and the determinism count are not ratios: the table and their sections give them.</p>\n";
     for c in &outcome.claims {
         let _ = write!(
@@ -452,7 +459,7 @@ pub fn html(
             escape(step.description())
         );
         for chart in step_charts(step, files) {
-            body += &figure(&chart)?;
+            body += &figure(&chart);
         }
     }
     if let Some(folder) = grid_pictures {

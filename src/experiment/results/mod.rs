@@ -15,8 +15,8 @@ pub use schema::{
     SampleRow, SCHEMA_VERSION,
 };
 pub use store::{
-    config_hash_of, merge, read_rows, read_samples, Existing, Meta, ResultsWriter, SweepSource,
-    WorkerDevice,
+    config_hash_of, merge, read_rows, read_samples, Existing, Merged, Meta, ResultsWriter,
+    SweepSource, WorkerDevice,
 };
 pub use table::{read_points, Table};
 
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::terrain::output::OutputError;
+use crate::terrain::output::{OutputError, MARKER};
 
 pub const POINTS_CSV: &str = "points.csv";
 pub const SAMPLES_CSV: &str = "samples.csv";
@@ -41,6 +41,15 @@ pub fn set_file(set: &Path, name: &str) -> PathBuf {
     } else {
         crate::terrain::files::parent_of(set).join(name)
     }
+}
+
+/// The files of the results set `set` (its folder, or its points.csv), there or not: a
+/// command's output file may be none of them.
+pub fn set_files(set: &Path) -> Vec<PathBuf> {
+    [POINTS_CSV, SAMPLES_CSV, FAILED_CSV, META_JSON, MARKER]
+        .iter()
+        .map(|name| set_file(set, name))
+        .collect()
 }
 
 #[derive(Debug, Error)]

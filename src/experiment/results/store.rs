@@ -19,7 +19,7 @@ use crate::probes::gpu_state::GpuState;
 use crate::table::{header_of, Row};
 use crate::terrain::files::write_atomically;
 use crate::terrain::output::{
-    check_replaceable, remove_dead_leftovers, FolderLock, StagedFolder, MARKER,
+    check_replaceable, remove_dead_leftovers, resolved, FolderLock, StagedFolder, MARKER,
 };
 
 /// Where a results set came from.
@@ -277,10 +277,22 @@ impl Meta {
     pub fn read(dir: &Path) -> Result<Self, ResultsError> {
         let path = dir.join(META_JSON);
         let text = crate::read_input_text(&path).map_err(io_error(&path))?;
-        serde_json::from_str(&text).map_err(|e| ResultsError::Mismatch {
+        let meta: Self = serde_json::from_str(&text).map_err(|e| ResultsError::Mismatch {
             path: path.clone(),
             reason: format!("not a vkerode meta.json: {e}"),
-        })
+        })?;
+        // Relabelled as this version's, a newer set would be read by rules it does not
+        // follow.
+        if meta.schema_version > SCHEMA_VERSION {
+            return Err(ResultsError::Mismatch {
+                path,
+                reason: format!(
+                    "its schema_version {} is newer than this vkerode's {SCHEMA_VERSION}: read it with the vkerode that wrote it",
+                    meta.schema_version
+                ),
+            });
+        }
+        Ok(meta)
     }
 
     pub fn write(&self, dir: &Path) -> Result<(), ResultsError> {
@@ -368,7 +380,7 @@ impl ResultsWriter {
     pub fn open(dir: &Path, meta: Meta, existing: Existing) -> Result<Self, ResultsError> {
         if existing == Existing::Replace {
             // Before the lock marks it: a folder vkerode did not make is never cleared.
-            check_replaceable(dir, true)?;
+            check_replaceable(&resolved(dir)?, true)?;
         }
         let lock = FolderLock::take(dir)?;
         if existing == Existing::Replace {
@@ -515,9 +527,26 @@ impl ResultsWriter {
 }
 
 impl ResultsWriter {
-    /// Drops from failed.csv the points recorded since they failed (`--resume`), and
-    /// the file once none is left: it lists what is still missing.
-    pub fn prune_failures(&mut self) -> Result<(), ResultsError> {
+    /// Drops from failed.csv (and from meta.json's missing points, of a `--partial`
+    /// merge) the points recorded since (`--resume`), and failed.csv once none is left:
+    /// both list what is still missing.
+    pub fn prune_missing(&mut self) -> Result<(), ResultsError> {
+        let workers = self.meta.devices.len().max(1);
+        let recorded = |point: usize| match self.meta.replicate {
+            true => (0..workers).all(|w| self.is_complete_on(point, w)),
+            false => self.is_complete(point),
+        };
+        let missing: Vec<usize> = self
+            .meta
+            .missing_points
+            .iter()
+            .copied()
+            .filter(|&p| !recorded(p))
+            .collect();
+        if missing != self.meta.missing_points {
+            self.meta.missing_points = missing;
+            self.meta.write(&self.dir)?;
+        }
         let path = self.dir.join(FAILED_CSV);
         if let Some(mut writer) = self.failed.take() {
             writer.flush().map_err(io_error(&path))?;
@@ -549,10 +578,10 @@ fn drop_torn_last_row(path: &Path) -> Result<Option<String>, ResultsError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         read => read.map_err(io_error(path))?,
     };
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
+    let keep = whole_records_length(&bytes);
+    if keep == bytes.len() {
         return Ok(None);
     }
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let torn: String = String::from_utf8_lossy(&bytes[keep..])
         .chars()
         .take(40)
@@ -572,9 +601,38 @@ fn drop_torn_last_row(path: &Path) -> Result<Option<String>, ResultsError> {
     Ok(Some(repair))
 }
 
-/// Whether the file at `path` is missing or empty.
+/// How many leading bytes of a CSV file hold whole records, as the CSV parser sees them:
+/// a record is whole when it ends in a line break outside quotes and has the header's
+/// number of fields. Only the last can be torn (rows are appended); a line break in a
+/// quoted value (an input's name) is not the end of its row.
+fn whole_records_length(bytes: &[u8]) -> usize {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut header_fields = None;
+    let mut last = None;
+    let mut record = csv::ByteRecord::new();
+    while let Ok(true) = reader.read_byte_record(&mut record) {
+        let start = record.position().map_or(0, |p| p.byte() as usize);
+        let fields = *header_fields.get_or_insert(record.len());
+        last = Some((start, record.len() == fields));
+    }
+    let Some((start, fields_whole)) = last else {
+        return bytes.len();
+    };
+    let tail = &bytes[start..];
+    let quotes_closed = tail.iter().filter(|&&b| b == b'"').count() % 2 == 0;
+    match fields_whole && quotes_closed && tail.ends_with(b"\n") {
+        true => bytes.len(),
+        false => start,
+    }
+}
+
+/// Whether the file at `path` is missing or empty; a FIFO or a folder there is neither,
+/// and is refused as [`crate::check_regular_file`] says.
 fn is_empty(path: &Path) -> Result<bool, ResultsError> {
-    match std::fs::metadata(path) {
+    match crate::check_regular_file(path).and_then(|()| std::fs::metadata(path)) {
         Ok(m) => Ok(m.len() == 0),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
         Err(e) => Err(io_error(path)(e)),
@@ -740,7 +798,7 @@ pub fn merge(
     out: &Path,
     partial: bool,
     replace: bool,
-) -> Result<usize, ResultsError> {
+) -> Result<Merged, ResultsError> {
     let Some(first) = inputs.first() else {
         return Err(ResultsError::Mismatch {
             path: out.to_path_buf(),
@@ -748,7 +806,7 @@ pub fn merge(
         });
     };
     // The output first: a folder another process writes is refused before any reading.
-    let staged = StagedFolder::begin(out, replace)?;
+    let staged = StagedFolder::begin(out, replace, inputs)?;
     let mut meta = Meta::read(first)?;
     let count = point_count(&meta.config);
     let workers = meta.devices.len().max(1);
@@ -758,6 +816,7 @@ pub fn merge(
     };
     let mut samples = Vec::new();
     let mut seen = BTreeSet::new();
+    let mut recorded = BTreeSet::new();
     for dir in inputs {
         let mismatch = |path: &Path, reason: String| ResultsError::Mismatch {
             path: path.to_path_buf(),
@@ -772,11 +831,14 @@ pub fn merge(
         let table = read_points(&path)?;
         let rows = recorded_rows(&table, &path)?;
         let samples_path = dir.join(SAMPLES_CSV);
-        if !samples_path.is_file() {
-            return Err(mismatch(
-                &samples_path,
-                "is missing: a folder is merged with its samples or not at all".into(),
-            ));
+        match crate::check_regular_file(&samples_path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(mismatch(
+                    &samples_path,
+                    "is missing: a folder is merged with its samples or not at all".into(),
+                ))
+            }
+            checked => checked.map_err(io_error(&samples_path))?,
         }
         let mut sampled = BTreeSet::new();
         for sample in read_samples(&samples_path)? {
@@ -808,9 +870,26 @@ pub fn merge(
                     format!("point {point} on worker {worker} is in the inputs twice"),
                 ));
             }
+            recorded.insert((point, worker));
             points.rows.push(row);
         }
     }
+    // Samples of a point without its row: what a kill left between the two appends.
+    // The row is what records a point, so they are dropped, and said to be.
+    let mut orphans = BTreeSet::new();
+    samples.retain(|s| {
+        let kept = recorded.contains(&(s.point, s.worker));
+        if !kept {
+            orphans.insert(s.point);
+        }
+        kept
+    });
+    let warnings: Vec<String> = match orphans.is_empty() {
+        true => Vec::new(),
+        false => vec![format!(
+            "dropped the samples of point(s) {orphans:?}, which have no row (a run killed between its samples and its row); a --resume of that shard measures them again"
+        )],
+    };
     let at = points
         .column("point")
         .expect("a column of the current schema");
@@ -839,12 +918,49 @@ pub fn merge(
     meta.schema_version = SCHEMA_VERSION;
     meta.write(staged.path())?;
     staged.publish(Vec::new())?;
-    Ok(points.rows.len())
+    Ok(Merged {
+        points: points.rows.len(),
+        warnings,
+    })
+}
+
+/// What `merge` joined, and what it left out with a warning.
+pub struct Merged {
+    pub points: usize,
+    pub warnings: Vec<String>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row torn by a full disk (SIGXFSZ) just after the line break inside an input's
+    /// quoted name: cut at the row's start, where the CSV parser sees it begin.
+    #[test]
+    fn a_torn_row_is_cut_where_the_csv_parser_sees_it_begin() {
+        let dir = std::env::temp_dir().join(format!("vkerode-torn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("points.csv");
+        let whole = "point,input,gpu_ms\n0,\"a\nb.tif\",1.5\n";
+        for torn in ["1,\"c\n", "1,\"c\nd.tif\",", "1,\"c\nd.tif\",2.5", "1"] {
+            std::fs::write(&path, format!("{whole}{torn}")).unwrap();
+            let repair = drop_torn_last_row(&path).unwrap();
+            assert!(repair.is_some_and(|r| r.contains("last row")), "{torn:?}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), whole, "{torn:?}");
+        }
+        std::fs::write(&path, whole).unwrap();
+        assert_eq!(
+            drop_torn_last_row(&path).unwrap(),
+            None,
+            "a whole file is kept"
+        );
+        std::fs::write(&path, "point,inp").unwrap();
+        assert!(drop_torn_last_row(&path)
+            .unwrap()
+            .is_some_and(|r| r.contains("header")));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// Every committed meta.json of schema 2 or later hashes its config to the hash it
     /// records: the one definition matches the sets made before it, so they still merge

@@ -18,7 +18,7 @@ use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
 use crate::terrain::metrics::Landform;
 use crate::terrain::pictures::{
-    erosion_map, relief_with_legend, shaded_relief, side_by_side, RgbImage,
+    drawn, erosion_map, relief_with_legend, shaded_relief, side_by_side, RgbImage,
 };
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
@@ -384,13 +384,14 @@ pub struct OutputOptions {
 }
 
 /// Writes the heightmaps before and after (in export units, nodata restored), the
-/// change as data, the pictures, and `run.json`; returns the files written. What the
-/// heightmaps' format leaves out joins the report's warnings.
+/// change as data, `run.json`, then the pictures; returns the files written, and a
+/// warning for each picture that could not be drawn. What the heightmaps' format
+/// leaves out joins the report's warnings.
 pub fn write_outcome(
     dir: &Path,
     outcome: &mut ErodeOutcome,
     options: OutputOptions,
-) -> Result<Vec<PathBuf>, ExperimentError> {
+) -> Result<(Vec<PathBuf>, Vec<String>), ExperimentError> {
     std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {
         path: dir.to_path_buf(),
         source,
@@ -413,6 +414,13 @@ pub fn write_outcome(
     };
     let change_path = dir.join("erosion.tif");
     written.extend(write_dem(&change_path, HeightFormat::Tif, &change)?);
+    let report_path = dir.join("run.json");
+    write_atomically(&report_path, |out| {
+        serde_json::to_writer_pretty(&mut *out, &outcome.report).map_err(std::io::Error::other)
+    })?;
+    written.push(report_path);
+    // The pictures last, each on its own: one that cannot be drawn is a warning.
+    let mut warnings = Vec::new();
     if options.images {
         let stats = before.heights.stats();
         let range = (stats.min, stats.max);
@@ -441,14 +449,13 @@ pub fn write_outcome(
         ];
         for (name, image) in figures {
             let path = dir.join(name);
-            image.write_png(&path)?;
-            written.push(path);
+            match drawn(|| image.write_png(&path)) {
+                Ok(()) => written.push(path),
+                Err(reason) => warnings.push(format!(
+                    "{name} was not drawn ({reason}); the heightmaps and run.json are written"
+                )),
+            }
         }
     }
-    let report_path = dir.join("run.json");
-    write_atomically(&report_path, |out| {
-        serde_json::to_writer_pretty(&mut *out, &outcome.report).map_err(std::io::Error::other)
-    })?;
-    written.push(report_path);
-    Ok(written)
+    Ok((written, warnings))
 }

@@ -31,7 +31,7 @@ use crate::experiment::sweep::measure_runs;
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
-use crate::terrain::pictures::{erosion_map, side_by_side, RgbImage};
+use crate::terrain::pictures::{drawn, erosion_map, side_by_side, RgbImage};
 use dose::{draw_trajectories, DoseRun};
 use runs::{describe, Measured, RunAt};
 
@@ -225,22 +225,4 @@ pub fn run_strategies(
         }
     }
     Ok((lines, written))
-}
-
-/// The files `draw` wrote, or why it wrote none: its error, or the panic of the
-/// drawing library (plotters asserts on ranges it cannot scale, such as a single dose).
-fn drawn(draw: &dyn Fn() -> Result<Vec<PathBuf>, ExperimentError>) -> Result<Vec<PathBuf>, String> {
-    // The panic is told as the warning: the default hook's report is held back.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(draw));
-    std::panic::set_hook(hook);
-    match outcome {
-        Ok(result) => result.map_err(|e| e.to_string()),
-        Err(panic) => Err(panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "the drawing library gave up".into())),
-    }
 }

@@ -167,6 +167,11 @@ pub struct Experiment {
 /// seconds at least, so more is weeks of GPU time, and a typo more often than a plan.
 pub const DEFAULT_MAX_POINTS: usize = 10_000;
 
+/// The most points any sweep may have, whatever `--max-points` says: the points are
+/// built in memory before the first runs (each a full set of settings), and a million
+/// of them is already years of GPU time at a second a point.
+pub const POINTS_CEILING: usize = 1_000_000;
+
 /// What a command changes in a config as it loads it.
 #[derive(Clone, Debug)]
 pub struct LoadOptions {
@@ -383,18 +388,19 @@ impl ExperimentConfig {
         let count = axes
             .iter()
             .try_fold(1usize, |n, (_, values)| n.checked_mul(values.len()));
-        if count.is_none_or(|n| n > max_points) {
+        if count.is_none_or(|n| n > max_points.min(POINTS_CEILING)) {
             let sizes: Vec<String> = axes
                 .iter()
                 .map(|(name, values)| format!("{name} ({})", values.len()))
                 .collect();
             let count = count.map_or("more than 2^64".into(), |n| n.to_string());
+            let remedy = match max_points < POINTS_CEILING {
+                true => format!("above the cap of {max_points}; shrink an axis, or lift the cap with --max-points"),
+                false => format!("above the {POINTS_CEILING} any sweep may have, whatever --max-points; shrink an axis"),
+            };
             return Err((
                 "axes".into(),
-                format!(
-                    "{} make {count} points, above the cap of {max_points}; shrink an axis, or lift the cap with --max-points",
-                    sizes.join(" x ")
-                ),
+                format!("{} make {count} points, {remedy}", sizes.join(" x ")),
             ));
         }
         Ok(axes)
@@ -606,6 +612,18 @@ mod tests {
             max_points: 90_000,
             ..LoadOptions::default()
         };
+        let unbounded = LoadOptions {
+            max_points: usize::MAX,
+            ..LoadOptions::default()
+        };
+        // 8.1e9 points under a cap of 2^64 once aborted on allocation.
+        let error = Experiment::parse_with(Path::new("x.toml"), &text, &unbounded, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("make 8100000000 points, above the 1000000 any sweep may have"),
+            "{error}"
+        );
         let text = text
             .replace("lifetime = [", "lifetime = [1]\n#")
             .replace("batch = [", "batch = [1]\n#");

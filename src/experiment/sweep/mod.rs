@@ -10,7 +10,9 @@ mod point;
 mod workers;
 
 pub use measure::{measure_runs, should_stop};
-pub use options::{OnPointError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT};
+pub use options::{
+    parse_out, OnPointError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT,
+};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -125,7 +127,7 @@ pub fn run_sweep(
     if options.replicate {
         summary.fill_device_spread()?;
     }
-    summary.prune_failures()?;
+    summary.prune_missing()?;
     Ok(summary.summary)
 }
 

@@ -42,6 +42,31 @@ impl std::fmt::Display for Shard {
 /// replaced by the config's name and the device's slug.
 pub const DEFAULT_OUT: &str = "results/{experiment}/{device}";
 
+/// The placeholders `sweep --out` fills in.
+pub const OUT_PLACEHOLDERS: [&str; 2] = ["{experiment}", "{device}"];
+
+/// `sweep --out` as given, once every `{word}` in it is a placeholder it fills in: any
+/// other would become a literal folder named, say, `{exp}`.
+pub fn parse_out(text: &str) -> Result<std::path::PathBuf, String> {
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open..];
+        let Some(close) = after.find('}') else { break };
+        let word = &after[..=close];
+        let is_word = word[1..close]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if is_word && !OUT_PLACEHOLDERS.contains(&word) {
+            return Err(format!(
+                "{word} is no placeholder; --out fills in {}",
+                OUT_PLACEHOLDERS.join(" and ")
+            ));
+        }
+        rest = &after[close + 1..];
+    }
+    Ok(text.into())
+}
+
 /// How much a sweep tells as it goes: progress bars and notes, or nothing but warnings,
 /// or also each point's measurement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,4 +115,25 @@ pub struct SweepSummary {
     pub never_ran: usize,
     /// Why the sweep stopped before its last point, if it did.
     pub stopped: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_out;
+
+    #[test]
+    fn an_out_with_a_word_in_braces_that_is_no_placeholder_is_refused() {
+        for fine in [
+            super::DEFAULT_OUT,
+            "out/{device}",
+            "plain",
+            "odd{",
+            "a{b c}",
+        ] {
+            assert_eq!(parse_out(fine).unwrap().to_str(), Some(fine));
+        }
+        let error = parse_out("out/{bogus}/{device}").unwrap_err();
+        assert!(error.starts_with("{bogus} is no placeholder"), "{error}");
+        assert!(parse_out("results/{Device}").is_err());
+    }
 }

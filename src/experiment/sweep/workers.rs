@@ -302,9 +302,9 @@ pub(super) struct Finished {
 }
 
 impl Finished {
-    /// failed.csv without the points recorded since they failed.
-    pub(super) fn prune_failures(&mut self) -> Result<(), ExperimentError> {
-        Ok(self.writer.prune_failures()?)
+    /// failed.csv and meta.json's missing points without the points recorded since.
+    pub(super) fn prune_missing(&mut self) -> Result<(), ExperimentError> {
+        Ok(self.writer.prune_missing()?)
     }
 
     /// `--replicate`: each point's spread of the median GPU time over the devices, in

@@ -98,50 +98,99 @@ pub(super) fn write_pam(data_path: &Path, band: &Band) -> Result<PathBuf, Format
     write_text(&beside(data_path, ".aux.xml"), &xml)
 }
 
-/// Where the ESRI header of `data_path` goes: its name with the extension replaced by
-/// `.hdr`, as GDAL looks for it. Checked before the data is written: the name is not
-/// one the user gave, so a file there that vkerode did not write (an ENVI dataset's
-/// header, say) is refused, not replaced.
-pub(super) fn esri_header_path(data_path: &Path) -> Result<PathBuf, FormatError> {
-    let path = data_path.with_extension("hdr");
-    if path == data_path {
-        return Err(FormatError::new(
-            data_path,
-            "a raw or r16 heightmap cannot be named .hdr: its ESRI header takes that name",
-        ));
-    }
-    let mut start = Vec::new();
-    let existing = std::fs::File::open(&path).and_then(|f| f.take(6).read_to_end(&mut start));
-    if existing.is_ok() && start != ESRI_HEADER_START {
-        return Err(FormatError::new(
-            &path,
-            format!(
-                "exists and is not a header vkerode wrote; GDAL needs this name for the header of {}: move it, or name the output otherwise",
-                data_path.display()
-            ),
-        ));
-    }
-    Ok(path)
+/// The ESRI header (GDAL's EHdr driver) that lets GDAL open headerless little-endian
+/// cells, and where it goes.
+pub(super) struct EsriHeader {
+    path: PathBuf,
+    text: String,
 }
 
 /// How every ESRI header vkerode writes begins.
-const ESRI_HEADER_START: &[u8] = b"NROWS ";
+const ESRI_HEADER_START: &str = "NROWS ";
+/// A header's line naming a file it describes (GDAL passes over keys it does not know).
+const DATA_FILE_KEY: &str = "VKERODE_DATA_FILE ";
 
-/// Writes the ESRI header (at `path`, from [`esri_header_path`]) that lets GDAL open
-/// headerless little-endian cells.
-pub(super) fn write_esri_header(path: &Path, band: &Band) -> Result<PathBuf, FormatError> {
-    let map = &band.dem.heights;
-    let pixel_type = match band.sample {
-        Sample::Float32 => "FLOAT",
-        Sample::UInt16 => "UNSIGNEDINT",
-    };
-    let header = format!(
-        "NROWS {}\nNCOLS {}\nNBANDS 1\nNBITS {}\nPIXELTYPE {pixel_type}\nBYTEORDER I\nLAYOUT BIL\n",
-        map.height(),
-        map.width(),
-        band.sample.bits()
-    );
-    write_text(path, &header)
+impl EsriHeader {
+    /// The header of `data_path`, `dem`'s cells stored as `sample`: its name with the
+    /// extension replaced by `.hdr`, the one GDAL looks for. Checked before the data is
+    /// written: the name is not one the user gave, so a file there that vkerode did not
+    /// write (an ENVI dataset's header, say) is refused, not replaced; and so is the
+    /// header of another file of the same stem (dem.raw beside dem.r16) whose cells are
+    /// laid out otherwise, which GDAL would then read with the wrong layout.
+    pub(super) fn of(data_path: &Path, dem: &Dem, sample: Sample) -> Result<Self, FormatError> {
+        let path = data_path.with_extension("hdr");
+        if path == data_path {
+            return Err(FormatError::new(
+                data_path,
+                "a raw or r16 heightmap cannot be named .hdr: its ESRI header takes that name",
+            ));
+        }
+        let pixel_type = match sample {
+            Sample::Float32 => "FLOAT",
+            Sample::UInt16 => "UNSIGNEDINT",
+        };
+        let layout = format!(
+            "{ESRI_HEADER_START}{}\nNCOLS {}\nNBANDS 1\nNBITS {}\nPIXELTYPE {pixel_type}\nBYTEORDER I\nLAYOUT BIL\n",
+            dem.heights.height(),
+            dem.heights.width(),
+            sample.bits()
+        );
+        let own = data_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut text = Vec::new();
+        let existing = crate::check_regular_file(&path)
+            .and_then(|()| std::fs::File::open(&path))
+            .and_then(|f| f.take(4096).read_to_end(&mut text));
+        let mut sharers = Vec::new();
+        if existing.is_ok() {
+            let text = String::from_utf8_lossy(&text);
+            if !text.starts_with(ESRI_HEADER_START) {
+                return Err(FormatError::new(
+                    &path,
+                    format!(
+                        "exists and is not a header vkerode wrote; GDAL needs this name for the header of {}: move it, or name the output otherwise",
+                        data_path.display()
+                    ),
+                ));
+            }
+            let (named, old_layout): (Vec<&str>, Vec<&str>) =
+                text.lines().partition(|l| l.starts_with(DATA_FILE_KEY));
+            sharers = named
+                .iter()
+                .map(|l| l[DATA_FILE_KEY.len()..].trim().to_string())
+                .filter(|n| *n != own && data_path.with_file_name(n).exists())
+                .collect();
+            let same_layout = old_layout
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+                == layout;
+            if let Some(other) = sharers.first().filter(|_| !same_layout) {
+                return Err(FormatError::new(
+                    data_path,
+                    format!(
+                        "its header {} is {other}'s, laid out otherwise: GDAL reads one .hdr per name stem, so one of the two would be read with the other's cells; give this output another name, or remove {other}",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        sharers.push(own);
+        let named: String = sharers
+            .iter()
+            .map(|n| format!("{DATA_FILE_KEY}{n}\n"))
+            .collect();
+        Ok(Self {
+            path,
+            text: layout + &named,
+        })
+    }
+
+    pub(super) fn write(&self) -> Result<PathBuf, FormatError> {
+        write_text(&self.path, &self.text)
+    }
 }
 
 /// Where the cells lie in a file GDAL has no driver for: row 0's first cell at

@@ -265,7 +265,15 @@ impl GeoTags {
         let centre = (top + bottom) / 2.0;
         let east = |latitude: f64| ellipsoid.metres_per_radian(latitude.to_radians()).0;
         let (x, y) = ellipsoid.metres_per_radian(centre.to_radians());
-        let spread = (east(top) - east(bottom)).abs() / x;
+        // Widest nearest the equator, narrowest nearest a pole: the two edges of a
+        // map across the equator are equally narrow.
+        let (near, far) = (top.abs().min(bottom.abs()), top.abs().max(bottom.abs()));
+        let widest = if top.signum() != bottom.signum() {
+            0.0
+        } else {
+            near
+        };
+        let spread = (east(widest) - east(far)) / x;
         let cell_size = CellSize {
             x: (x * dx.to_radians()) as f32,
             y: (y * dy.to_radians()) as f32,
@@ -570,5 +578,25 @@ mod tests {
         // 344 rows of 3" span 0.287 degrees: cos varies by 0.37% over them.
         assert!((0.003..0.004).contains(&geodesic.x_spread), "{geodesic:?}");
         assert_eq!(tags.cell_size(344).unwrap(), Some(cell));
+    }
+
+    #[test]
+    fn the_spread_compares_the_widest_and_narrowest_rows() {
+        // 60 S to 60 N in 1-degree rows: the equator's spacing is twice the edges'.
+        let mut tags = wgs84_arc_seconds(120);
+        tags.pixel_scale = Some(vec![1.0, 1.0, 0.0]);
+        tags.tiepoints = Some(vec![0.0, 0.0, 0.0, 0.0, 60.0, 0.0]);
+        let (_, geodesic) = tags.geodesic(120).unwrap();
+        // The parallel's radius on WGS 84, N cos(latitude).
+        let east = |degrees: f64| {
+            let (a, f) = (6_378_137.0, 1.0 / 298.257_223_563);
+            let e2: f64 = f * (2.0 - f);
+            let latitude = degrees.to_radians();
+            a * latitude.cos() / (1.0 - e2 * latitude.sin().powi(2)).sqrt()
+        };
+        let (equator, sixty) = (east(0.0), east(60.0));
+        let expected = (equator - sixty) / equator;
+        assert!((geodesic.x_spread - expected).abs() < 1e-12, "{geodesic:?}");
+        assert!(geodesic.x_spread > 0.49, "{geodesic:?}");
     }
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::dem::{square_side, Dem, FormatError};
-use super::gdal::{esri_header_path, write_esri_header, write_pam};
+use super::gdal::{write_pam, EsriHeader, Sample};
 use super::png16::{gdal_band, heights_of, pixels_of};
 use super::sidecar::Sidecar;
 use crate::terrain::files::write_atomically;
@@ -56,7 +56,7 @@ pub fn read(path: &Path, bytes: &[u8], size: Option<(usize, usize)>) -> Result<D
 /// Writes the pixels, then GDAL's header and PAM file (placement, and the scale and
 /// offset that turn pixels into heights), then the sidecar.
 pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
-    let header = esri_header_path(path)?;
+    let header = EsriHeader::of(path, dem, Sample::UInt16)?;
     let (pixels, sidecar) = pixels_of(dem, FORMAT);
     let band = gdal_band(path, dem, &sidecar)?;
     sidecar.write_with(path, || {
@@ -67,7 +67,7 @@ pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
         .map_err(|e| FormatError::new(path, e.source.to_string()))?;
         Ok(vec![
             path.to_path_buf(),
-            write_esri_header(&header, &band)?,
+            header.write()?,
             write_pam(path, &band)?,
         ])
     })

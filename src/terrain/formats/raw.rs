@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::dem::{square_side, Dem, FormatError};
-use super::gdal::{esri_header_path, write_esri_header, write_pam, Band, Sample};
+use super::gdal::{write_pam, Band, EsriHeader, Sample};
 use super::sidecar::Sidecar;
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
@@ -64,7 +64,7 @@ pub fn read(
 /// Writes the cells, missing ones as the DEM's nodata (NaN if it had none), then GDAL's
 /// header and PAM file, then the sidecar.
 pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
-    let header = esri_header_path(path)?;
+    let header = EsriHeader::of(path, dem, Sample::Float32)?;
     let nodata = dem.nodata_written();
     let fill = nodata.unwrap_or(f32::NAN);
     let mut sidecar = Sidecar::describing(dem, "raw-f32le");
@@ -85,7 +85,7 @@ pub fn write(path: &Path, dem: &Dem) -> Result<Vec<PathBuf>, FormatError> {
         };
         Ok(vec![
             path.to_path_buf(),
-            write_esri_header(&header, &band)?,
+            header.write()?,
             write_pam(path, &band)?,
         ])
     })
