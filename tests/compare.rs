@@ -1357,3 +1357,24 @@ fn a_points_csv_median_that_is_not_its_samples_median_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn plot_names_an_unknown_where_column() {
+    let dir = common::scratch("compare", "unknown-where");
+    let csv = Path::new(TEMPLATE).join("points.csv");
+    let (_, err, code) = run(&[
+        "plot",
+        s(&csv),
+        "--x",
+        "workgroup",
+        "--where",
+        "nonexist=1",
+        "--out",
+        s(&dir),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("\"nonexist\" is not a points.csv column"),
+        "{err}"
+    );
+}

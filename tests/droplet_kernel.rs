@@ -109,6 +109,7 @@ fn a_hundred_thousand_droplets_stay_in_range_lower_hillslopes_and_fill_channels(
         &cells(&gpu.cells),
         CellSize::UNIT,
         &HeightUnit::cells(),
+        &[],
     )
     .unwrap();
     let cpu_change = ChangeFigures::between(
@@ -116,6 +117,7 @@ fn a_hundred_thousand_droplets_stay_in_range_lower_hillslopes_and_fill_channels(
         &cells(&reference),
         CellSize::UNIT,
         &HeightUnit::cells(),
+        &[],
     )
     .unwrap();
     let gross = cpu_change.mean_abs_change * (size * size) as f64;

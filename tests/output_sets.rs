@@ -334,3 +334,41 @@ fn a_holder_that_has_not_yet_named_itself_is_said_to_have_just_started() {
     assert!(message.contains("just started"), "{message}");
     assert!(!message.contains("()"), "{message}");
 }
+
+#[test]
+fn an_output_replaces_only_a_regular_file_and_a_planted_lock_link_is_not_followed() {
+    let parent = common::scratch("output-sets", "not-regular");
+    let decoy = parent.join("decoy.txt");
+    fs::write(&decoy, "the user's").unwrap();
+    let link = parent.join("report.md");
+    std::os::unix::fs::symlink(&decoy, &link).unwrap();
+    let fifo = parent.join("pipe.md");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for (target, said) in [(&link, "is a link"), (&fifo, "is a FIFO")] {
+        let error =
+            write_atomically(target, |out| std::io::Write::write_all(out, b"table")).unwrap_err();
+        let message = vkerode::error_chain(&error);
+        assert!(message.contains(said), "{message}");
+        let early = vkerode::terrain::files::check_output_file(target, &[]).unwrap_err();
+        assert!(vkerode::error_chain(&early).contains(said));
+    }
+    assert!(
+        fs::symlink_metadata(&link).unwrap().is_symlink(),
+        "the link stays"
+    );
+    assert_eq!(read(&decoy), "the user's");
+
+    // A link planted where a folder's lock goes: the lock is not taken through it.
+    std::os::unix::fs::symlink(&decoy, parent.join(".out.lock")).unwrap();
+    assert!(StagedFolder::begin(&parent.join("out"), false, &[]).is_err());
+    assert!(FolderLock::take(&parent.join("out")).is_err());
+    assert_eq!(
+        read(&decoy),
+        "the user's",
+        "nothing written through the link"
+    );
+}

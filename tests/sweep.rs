@@ -1180,3 +1180,71 @@ fn out_is_the_exact_folder_and_force_replaces_it_whole_where_a_rerun_is_refused(
     );
     assert!(foreign.join("mine.txt").exists());
 }
+
+#[test]
+fn a_sweep_neither_takes_a_foreign_folder_nor_resumes_what_it_cannot_trust() {
+    let dir = scratch("untrusted");
+    let config = small_config(&dir, "untrusted", "[16, 32, 64]", QUICK);
+    let sweep = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "sweep",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        vkerode(&args)
+    };
+    let refused = |out: &Path, extra: &[&str], said: &str| {
+        let run = sweep(out, extra);
+        let err = common::stderr(&run);
+        assert_eq!(run.status.code(), Some(1), "{said}: {err}");
+        assert!(err.contains(said), "{said}: {err}");
+    };
+    // A user's folder: refused, unmarked, and so never cleared by a later --force.
+    let mine = dir.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("thesis.tex"), "years").unwrap();
+    refused(&mine, &[], "holds files vkerode did not make");
+    refused(&mine, &["--force"], "holds files vkerode did not make");
+    assert!(!mine.join(".vkerode-output").exists());
+    assert_eq!(
+        std::fs::read_to_string(mine.join("thesis.tex")).unwrap(),
+        "years"
+    );
+
+    let set = dir.join("set");
+    assert_clean_success(&sweep(&set, &[]));
+    let points = set.join("points.csv");
+    let whole = std::fs::read_to_string(&points).unwrap();
+    // A renamed column of this schema is refused, not emptied.
+    std::fs::write(&points, whole.replacen(",workgroup,", ",wg,", 1)).unwrap();
+    refused(
+        &set,
+        &["--resume"],
+        "its header is not the one this vkerode writes",
+    );
+    // A row recorded twice is refused.
+    let second_row = whole.lines().nth(1).unwrap();
+    std::fs::write(&points, format!("{whole}{second_row}\n")).unwrap();
+    refused(&set, &["--resume"], "is recorded twice");
+    std::fs::write(&points, &whole).unwrap();
+    // A torn samples row loses a point a repetition: the point is measured again.
+    let samples = set.join("samples.csv");
+    let bytes = std::fs::read(&samples).unwrap();
+    std::fs::write(&samples, &bytes[..bytes.len() - 3]).unwrap();
+    let resumed = sweep(&set, &["--resume"]);
+    let err = common::stderr(&resumed);
+    assert!(resumed.status.success(), "{err}");
+    assert!(err.contains("samples: it is measured again"), "{err}");
+    let compared = vkerode(&["compare", set.to_str().unwrap(), set.to_str().unwrap()]);
+    assert!(compared.status.success(), "{}", common::stderr(&compared));
+    // Samples without the points.csv that names their points are not added to.
+    std::fs::remove_file(&points).unwrap();
+    refused(
+        &set,
+        &["--resume"],
+        "has samples but the set has no points.csv",
+    );
+}

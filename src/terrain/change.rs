@@ -112,9 +112,16 @@ impl<T: Sum> Sums<T> {
 }
 
 /// The sums over the cells outside `mask`, inside it, and over all, of `differences`.
-fn grouped<T: Sum>(differences: impl Iterator<Item = T>, mask: Option<&[bool]>) -> [Sums<T>; 3] {
+fn grouped<T: Sum>(
+    differences: impl Iterator<Item = T>,
+    mask: Option<&[bool]>,
+    left_out: &[bool],
+) -> [Sums<T>; 3] {
     let mut sums = [Sums::<T>::default(); 3];
     for (i, d) in differences.enumerate() {
+        if left_out.get(i) == Some(&true) {
+            continue;
+        }
         if let Some(mask) = mask {
             sums[usize::from(mask[i])].add(d);
         }
@@ -127,19 +134,29 @@ impl Change {
     /// The change from `before` to `after`; `None` where they are not the same map in
     /// the same arithmetic.
     pub fn between(before: &Cells, after: &Cells) -> Option<Self> {
-        Some(Self::grouped(before, after, None)?[2])
+        Some(Self::grouped(before, after, None, &[])?[2])
     }
 
     /// The change over the cells outside `mask`, inside it, and over all of them, in one
-    /// pass.
-    pub fn split(before: &Cells, after: &Cells, mask: &[bool]) -> Option<[Self; 3]> {
-        if mask.len() != before.len() {
+    /// pass; the cells `left_out` says (a DEM's missing ones; empty: none) in none.
+    pub fn split(
+        before: &Cells,
+        after: &Cells,
+        mask: &[bool],
+        left_out: &[bool],
+    ) -> Option<[Self; 3]> {
+        if mask.len() != before.len() || !(left_out.is_empty() || left_out.len() == mask.len()) {
             return None;
         }
-        Self::grouped(before, after, Some(mask))
+        Self::grouped(before, after, Some(mask), left_out)
     }
 
-    fn grouped(before: &Cells, after: &Cells, mask: Option<&[bool]>) -> Option<[Self; 3]> {
+    fn grouped(
+        before: &Cells,
+        after: &Cells,
+        mask: Option<&[bool]>,
+        left_out: &[bool],
+    ) -> Option<[Self; 3]> {
         if (before.width(), before.height()) != (after.width(), after.height()) {
             return None;
         }
@@ -152,11 +169,11 @@ impl Change {
                     .zip(a)
                     .map(|(&b, &a)| i128::from(a) - i128::from(b));
                 let scale = f64::from(*scale);
-                Some(grouped(differences, mask).map(|s| s.change(scale)))
+                Some(grouped(differences, mask, left_out).map(|s| s.change(scale)))
             }
             (Values::Float(b), Values::Float(a)) => {
                 let differences = b.iter().zip(a).map(|(&b, &a)| f64::from(a) - f64::from(b));
-                Some(grouped(differences, mask).map(|s| s.change(1.0)))
+                Some(grouped(differences, mask, left_out).map(|s| s.change(1.0)))
             }
             _ => None,
         }
@@ -196,7 +213,7 @@ mod tests {
         let std = (1.3125f64 / 4.0 - 0.1875 * 0.1875).sqrt();
         assert!((c.std - std).abs() < 1e-15);
         let [outside, inside, all] =
-            Change::split(&before, &after, &[true, false, true, false]).unwrap();
+            Change::split(&before, &after, &[true, false, true, false], &[]).unwrap();
         assert_eq!((inside.total, outside.total), (0.5, 0.25));
         assert_eq!((inside.mean(), outside.mean()), (0.25, 0.125));
         assert_eq!(all, c);

@@ -41,6 +41,10 @@ where
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let folder = parent_of(path);
+    check_replaceable_file(path).map_err(|source| WriteError {
+        path: path.to_path_buf(),
+        source,
+    })?;
     remove_dead_partials(folder, Some(&name));
     let partial = partial_path(path);
     let result = (|| {
@@ -62,6 +66,33 @@ where
     })
 }
 
+/// Refuses to replace what is at `path` unless it is a regular file or nothing: the
+/// rename that publishes a file would put it in the place of a device (/dev/null), a
+/// FIFO or a link (/dev/stdout), not write through them.
+fn check_replaceable_file(path: &Path) -> io::Result<()> {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = if kind.is_symlink() {
+        "a link; name the file it points to".to_string()
+    } else {
+        crate::check_regular_file(path)
+            .err()
+            .map_or("not a regular file".into(), |e| e.to_string())
+    };
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!(
+            "is {what}; an output replaces only a regular file",
+            what = what.trim_start_matches("it is ")
+        ),
+    ))
+}
+
 /// Checks, before any work, that a file can be written at `path`: its folder exists and
 /// takes a new file, and no folder stands in its place. Writes nothing that stays.
 fn check_writable(path: &Path) -> Result<(), WriteError> {
@@ -75,6 +106,7 @@ fn check_writable(path: &Path) -> Result<(), WriteError> {
             "is a folder; name a file",
         )));
     }
+    check_replaceable_file(path).map_err(error)?;
     let probe = partial_path(path);
     File::create_new(&probe).map_err(error)?;
     fs::remove_file(&probe).map_err(error)

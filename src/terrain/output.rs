@@ -9,7 +9,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::MetadataExt as _;
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -140,6 +140,7 @@ impl FolderLock {
                 .write(true)
                 .create(true)
                 .truncate(false)
+                .custom_flags(libc::O_NOFOLLOW)
                 .open(path)
                 .map_err(write_error(path))?;
             match file.try_lock() {

@@ -1,18 +1,35 @@
 //! `vkerode convert`: a heightmap from one format into another.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
 use crate::cli::args::InputArgs;
 use crate::cli::print::say_wrote;
-use vkerode::terrain::files::check_apart;
-use vkerode::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
+use vkerode::terrain::files::{check_apart, check_output_file};
+use vkerode::terrain::formats::{export_warning, with_companions, write_dem, Dem, HeightFormat};
 
 pub fn run(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Result<()> {
     let format = output_format(output, format)?;
-    check_apart(output, std::slice::from_ref(&input.path)).context("OUTPUT")?;
+    check_output(output, &with_companions(&input.path))?;
     write_heightmap(output, format, &input.read()?)
+}
+
+/// Checks, before any work, that the heightmap `output` and the files beside it can be
+/// written and replace none of `reads`.
+pub fn check_output(output: &Path, reads: &[PathBuf]) -> Result<()> {
+    check_output_file(output, reads).context("OUTPUT")?;
+    for companion in &with_companions(output)[1..] {
+        check_apart(companion, reads).context("OUTPUT")?;
+        if companion.is_dir() {
+            anyhow::bail!(
+                "{}: is a folder, where {} goes beside OUTPUT",
+                companion.display(),
+                companion.file_name().unwrap_or_default().to_string_lossy()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The format asked for, or the one the file name implies.

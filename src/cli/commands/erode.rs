@@ -14,13 +14,14 @@ use vkerode::experiment::{
     run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions, TerrainSource,
 };
 use vkerode::gpu::ContextOptions;
+use vkerode::terrain::formats::with_companions;
 use vkerode::terrain::output::StagedFolder;
 
 pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     begin_json(args.json);
     let settings = args.checked_settings()?.clone();
     // Checked, cleared of dead runs' leftovers and staged before any work.
-    let reads: Vec<PathBuf> = args.input.iter().cloned().collect();
+    let reads: Vec<PathBuf> = args.input.iter().flat_map(|i| with_companions(i)).collect();
     let staged = StagedFolder::begin(&args.out, args.force, &reads).context("--out")?;
     let terrain = args.terrain()?;
     if let TerrainSource::File {

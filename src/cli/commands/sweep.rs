@@ -7,7 +7,7 @@ use anyhow::{bail, Context as _, Result};
 use crate::cli::args::{DeviceList, SweepArgs};
 use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, write_text};
-use vkerode::experiment::report::{report, report_rows, SweepReport};
+use vkerode::experiment::report::{budget_warning, report, report_rows, SweepReport};
 use vkerode::experiment::results::{set_files, FAILED_CSV};
 use vkerode::experiment::sweep::config::Experiment;
 use vkerode::experiment::sweep::{dry_run, results_dir, run_sweep, Verbosity};
@@ -88,10 +88,14 @@ pub fn run(options: &ContextOptions, args: &SweepArgs, verbosity: Verbosity) -> 
         summary.dir.display()
     );
     let table = report(&summary.dir)?;
+    let rows = report_rows(&summary.dir)?;
+    if let Some(warning) = budget_warning(&rows) {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
         print_json(&SweepReport {
             summary: &summary,
-            points: report_rows(&summary.dir)?,
+            points: rows,
         })?;
     } else {
         say!("{table}");

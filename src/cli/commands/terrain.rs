@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::convert::{output_format, write_heightmap};
+use super::convert::{check_output, output_format, write_heightmap};
 use crate::cli::open_device;
 use vkerode::erosion::settings::NoiseSettings;
 use vkerode::gpu::ContextOptions;
@@ -21,6 +21,7 @@ pub fn run(
     cpu: bool,
 ) -> Result<()> {
     let format = output_format(out, format)?;
+    check_output(out, &[])?;
     let spec = noise.spec();
     let heights = if cpu {
         generate_on_cpu(&spec)?

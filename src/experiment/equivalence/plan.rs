@@ -63,6 +63,9 @@ pub struct EquivalenceOptions {
     pub permutations: u32,
 }
 
+/// The most droplet seeds a variant runs: each is a whole run, so more is a typo.
+pub const MAX_SEEDS: u32 = 100_000;
+
 impl Default for EquivalenceOptions {
     fn default() -> Self {
         Self {
@@ -102,6 +105,15 @@ impl EquivalenceOptions {
                 format!("{} is too few: the tests need at least 2", self.seeds),
             ));
         }
+        if self.seeds > MAX_SEEDS {
+            return Err((
+                "seeds",
+                format!(
+                    "{} is more than the {MAX_SEEDS} runs a variant may take",
+                    self.seeds
+                ),
+            ));
+        }
         if self.reference_seeds < 2 || self.reference_seeds > self.seeds {
             return Err((
                 "reference_seeds",
@@ -111,9 +123,12 @@ impl EquivalenceOptions {
                 ),
             ));
         }
-        if self.first_seed.checked_add(self.seeds).is_none() {
+        if self.first_seed.checked_add(self.seeds - 1).is_none() {
             // The one that is out of range from the other's default is to blame.
-            let too_many = Self::DEFAULT.first_seed.checked_add(self.seeds).is_none();
+            let too_many = Self::DEFAULT
+                .first_seed
+                .checked_add(self.seeds - 1)
+                .is_none();
             return Err((
                 if too_many { "seeds" } else { "first_seed" },
                 format!(
@@ -136,12 +151,13 @@ impl EquivalenceOptions {
 
     /// The droplet seeds of the GPU runs.
     pub fn seeds(&self) -> impl Iterator<Item = u32> {
-        self.first_seed..self.first_seed + self.seeds
+        // Inclusive: the last seed may be the largest (checked to fit).
+        self.first_seed..=self.first_seed + (self.seeds - 1)
     }
 
     /// The droplet seeds of the sequential reference.
     pub fn reference_seeds(&self) -> impl Iterator<Item = u32> {
-        self.first_seed..self.first_seed + self.reference_seeds
+        self.first_seed..=self.first_seed + (self.reference_seeds - 1)
     }
 }
 
@@ -594,10 +610,15 @@ mod tests {
         let with = |first_seed, seeds| EquivalenceOptions {
             first_seed,
             seeds,
+            reference_seeds: 2,
             ..EquivalenceOptions::default()
         };
         assert_eq!(with(1, u32::MAX).check().unwrap_err().0, "seeds");
         assert_eq!(with(u32::MAX, 20).check().unwrap_err().0, "first_seed");
-        assert!(with(u32::MAX - 20, 20).check().is_ok());
+        // The last seed may be the largest.
+        let last = with(u32::MAX - 2, 3);
+        assert!(last.check().is_ok());
+        assert_eq!(last.seeds().last(), Some(u32::MAX));
+        assert_eq!(with(1, u32::MAX).check().unwrap_err().0, "seeds");
     }
 }

@@ -711,6 +711,21 @@ pub struct SweepReport<'a> {
 }
 
 /// One sweep's points, as [`report`] tabulates them.
+/// What a set's rows say of a weak measurement, where they do: how many points stopped
+/// at their time budget short of their noise target, and what to raise.
+pub fn budget_warning(rows: &[ReportRow]) -> Option<String> {
+    let stopped = rows
+        .iter()
+        .filter(|r| r.stop_reason.as_deref() == Some(StopReason::TimeBudget.as_str()))
+        .count();
+    (stopped > 0).then(|| {
+        format!(
+            "{stopped} of {} points stopped at their time budget before their noise target (measure.target_rel_iqr), so their intervals are wider than asked; raise measure.time_budget_s (--set measure.time_budget_s=...) to measure them to the target",
+            rows.len()
+        )
+    })
+}
+
 pub fn report_rows(results: &Path) -> Result<Vec<ReportRow>, ResultsError> {
     let points = read_times(results)?;
     let refs: Vec<&PointTimes> = points.iter().collect();

@@ -14,9 +14,9 @@ pub mod plot;
 mod points;
 
 pub use compare::{
-    compare, report, report_rows, rerun_spread, CompareError, CompareReport, Comparison, Counts,
-    Intervals, Judgement, NoVerdictCounts, NoVerdictReason, ReportRow, RerunSpread, StopCounts,
-    Stopped, SweepReport,
+    budget_warning, compare, report, report_rows, rerun_spread, CompareError, CompareReport,
+    Comparison, Counts, Intervals, Judgement, NoVerdictCounts, NoVerdictReason, ReportRow,
+    RerunSpread, StopCounts, Stopped, SweepReport,
 };
 pub use html::{html_report, report_inputs, write_html, HtmlError};
 pub use noise::{Threshold, ThresholdSource};

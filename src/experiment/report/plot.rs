@@ -529,9 +529,11 @@ fn log_axes(series: &[Series]) -> (Option<f64>, bool) {
 fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
     let columns: Vec<String> = point_columns().into_iter().map(|c| c.name).collect();
     let y_is_rate = request.y == RATE;
+    let filtered = request.filters.iter().map(|(column, _)| column);
     for column in [Some(&request.x), Some(&request.y), request.series.as_ref()]
         .into_iter()
         .flatten()
+        .chain(filtered)
     {
         if !(columns.contains(column) || y_is_rate && column == &request.y) {
             return Err(PlotError::Request(format!(

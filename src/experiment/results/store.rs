@@ -3,7 +3,7 @@
 //! flushed as each point completes; `--resume` skips completed points; shard folders
 //! merge into one.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,8 @@ use crate::probes::gpu_state::GpuState;
 use crate::table::{header_of, Row};
 use crate::terrain::files::write_atomically;
 use crate::terrain::output::{
-    check_replaceable, remove_dead_leftovers, resolved, FolderLock, StagedFolder, MARKER,
+    check_replaceable, remove_dead_leftovers, resolved, FolderLock, OutputError, StagedFolder,
+    MARKER,
 };
 
 /// Where a results set came from.
@@ -378,10 +379,17 @@ impl ResultsWriter {
     /// on the current columns), or replaces one (`Existing::Replace`). An existing set
     /// is otherwise an error.
     pub fn open(dir: &Path, meta: Meta, existing: Existing) -> Result<Self, ResultsError> {
-        if existing == Existing::Replace {
-            // Before the lock marks it: a folder vkerode did not make is never cleared.
-            check_replaceable(&resolved(dir)?, true)?;
-        }
+        // Before the lock marks it: a folder vkerode did not make is never cleared, nor
+        // written into (a later --force would clear it).
+        check_replaceable(&resolved(dir)?, true).or_else(|e| match e {
+            // A set from before the marker: its own points.csv says what it is.
+            OutputError::NotOurs { .. }
+                if existing != Existing::Replace && dir.join(POINTS_CSV).is_file() =>
+            {
+                Ok(())
+            }
+            e => Err(e),
+        })?;
         let lock = FolderLock::take(dir)?;
         if existing == Existing::Replace {
             clear_folder(dir)?;
@@ -399,6 +407,12 @@ impl ResultsWriter {
                 reason: "results already exist here; pass --resume to continue them or --force to replace them".into(),
             });
         }
+        if !exists && !is_empty(&samples_path)? {
+            return Err(ResultsError::Mismatch {
+                path: samples_path,
+                reason: "has samples but the set has no points.csv to say which points they are of; pass --force to start the set afresh".into(),
+            });
+        }
         let meta = if exists {
             let mut old = Meta::read(dir)?;
             if let Some(reason) = old.refuses_to_continue_with(&meta) {
@@ -410,6 +424,16 @@ impl ResultsWriter {
             for path in [&points_path, &samples_path] {
                 repairs.extend(drop_torn_last_row(path)?);
             }
+            // Only an older schema's columns are upgraded by name; this one's are exact.
+            if old.schema_version == SCHEMA_VERSION
+                && !is_empty(&points_path)?
+                && Table::read(&points_path)?.header != point_header()
+            {
+                return Err(ResultsError::Mismatch {
+                    path: points_path,
+                    reason: "its header is not the one this vkerode writes (a column renamed or dropped): refused rather than guessed at; restore it, or pass --force to start afresh".into(),
+                });
+            }
             // Everything read and checked before anything is rewritten. A file cut
             // before its header ended holds no row.
             let table = match is_empty(&points_path)? {
@@ -419,11 +443,56 @@ impl ResultsWriter {
                 },
                 false => read_points(&points_path)?,
             };
-            completed = recorded_rows(&table, &points_path)?.into_iter().collect();
-            let samples: Vec<SampleRow> = read_samples(&samples_path)?
-                .into_iter()
-                .filter(|r| completed.contains(&(r.point, r.worker)))
-                .collect();
+            let mut table = table;
+            let rows = recorded_rows(&table, &points_path)?;
+            let (count, workers) = (point_count(&old.config), old.devices.len().max(1));
+            let mismatch = |reason: String| ResultsError::Mismatch {
+                path: points_path.clone(),
+                reason,
+            };
+            for (i, &(point, worker)) in rows.iter().enumerate() {
+                if point >= count || worker >= workers {
+                    return Err(mismatch(format!(
+                        "line {}: point {point} on worker {worker} is outside the sweep (points 0 to {}, workers 0 to {})",
+                        i + 2,
+                        count.saturating_sub(1),
+                        workers - 1
+                    )));
+                }
+                if rows[..i].contains(&(point, worker)) {
+                    return Err(mismatch(format!(
+                        "line {}: point {point} on worker {worker} is recorded twice",
+                        i + 2
+                    )));
+                }
+            }
+            let mut samples = read_samples(&samples_path)?;
+            // A row whose samples are not all there (a torn samples row dropped above)
+            // records no point: both go, and the point is measured again.
+            let mut counts: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+            for s in &samples {
+                *counts.entry((s.point, s.worker)).or_default() += 1;
+            }
+            let reps = table.column("reps");
+            let mut kept = Vec::new();
+            for (row, key) in std::mem::take(&mut table.rows).into_iter().zip(rows) {
+                let want = reps.and_then(|c| row[c].parse::<usize>().ok());
+                let have = counts.get(&key).copied().unwrap_or(0);
+                match want.is_none_or(|w| w == have) {
+                    true => {
+                        completed.insert(key);
+                        kept.push(row);
+                    }
+                    false => repairs.push(format!(
+                        "point {} on worker {} had {have} of its {} samples: it is measured again",
+                        key.0,
+                        key.1,
+                        want.unwrap_or_default()
+                    )),
+                }
+            }
+            table.rows = kept;
+            samples.retain(|r| completed.contains(&(r.point, r.worker)));
             table.write(&points_path)?;
             write_rows(&samples_path, &samples)?;
             if old.schema_version != SCHEMA_VERSION {

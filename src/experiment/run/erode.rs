@@ -356,6 +356,7 @@ pub fn run_erosion(
             &run.after,
             terrain.units.kernel_spacing(),
             &height_unit,
+            &terrain.missing,
         )
         .ok_or_else(|| ExperimentError::Run("the run changed the map's shape".into()))?,
         warnings,

@@ -192,13 +192,14 @@ pub struct ChangeFigures {
 
 impl ChangeFigures {
     /// From `before` to `after` (kernel heights), one map in one arithmetic, its
-    /// channels routed on a grid of `spacing` (in kernel units), in `unit`; `None`
-    /// otherwise.
+    /// channels routed on a grid of `spacing` (in kernel units), in `unit`, over the
+    /// cells not `missing` (empty: all); `None` otherwise.
     pub fn between(
         before: &Cells,
         after: &Cells,
         spacing: crate::terrain::image::CellSize,
         unit: &HeightUnit,
+        missing: &[bool],
     ) -> Option<Self> {
         let (before_map, after_map) = (before.heightmap(), after.heightmap());
         let (drainage_before, drainage_after) = (
@@ -206,8 +207,17 @@ impl ChangeFigures {
             Drainage::of(&after_map, spacing),
         );
         let channels = channel_mask(&drainage_before.area, INCISION_SHARE);
-        let [hillslopes, channel, all] = Change::split(before, after, &channels)?;
-        let stats = after_map.stats();
+        let [hillslopes, channel, all] = Change::split(before, after, &channels, missing)?;
+        // Over the cells the map has: a DEM's missing cells were filled to erode it.
+        let heights = after_map
+            .data()
+            .iter()
+            .zip(missing.iter().chain(std::iter::repeat(&false)));
+        let (min, max) = heights
+            .filter(|(_, &left_out)| !left_out)
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), (&h, _)| {
+                (lo.min(h), hi.max(h))
+            });
         let share = |n: usize| n as f64 / all.cells.max(1) as f64;
         let of = |kernel: f64| unit.of(kernel);
         Some(Self {
@@ -232,8 +242,8 @@ impl ChangeFigures {
                 INCISION_SHARE,
                 INCISION_RADIUS,
             )),
-            min_after: of(f64::from(stats.min)),
-            max_after: of(f64::from(stats.max)),
+            min_after: of(f64::from(min)),
+            max_after: of(f64::from(max)),
         })
     }
 }
@@ -251,6 +261,30 @@ pub fn gpm_counters(
 
 #[cfg(test)]
 mod tests {
+    use crate::terrain::{Cells, Heightmap};
+
+    #[test]
+    fn a_dem_s_missing_cells_count_in_no_figure() {
+        // A ramp eroded nowhere but in its one missing cell, filled and sunk to -100.
+        let ramp: Vec<f32> = (0..64).map(|i| (i % 8) as f32).collect();
+        let before = Cells::float_from(&Heightmap::new(8, 8, ramp.clone()).unwrap());
+        let mut sunk = ramp;
+        sunk[9] = -100.0;
+        let after = Cells::float_from(&Heightmap::new(8, 8, sunk).unwrap());
+        let mut missing = vec![false; 64];
+        missing[9] = true;
+        let unit = crate::terrain::units::HeightUnit::new("cells", &Default::default());
+        let spacing = Default::default();
+        let of = |missing: &[bool]| {
+            super::ChangeFigures::between(&before, &after, spacing, &unit, missing).unwrap()
+        };
+        let counted = of(&missing);
+        assert_eq!((counted.min_after, counted.max_after), (0.0, 7.0));
+        assert_eq!((counted.total_change, counted.deepest_erosion), (0.0, 0.0));
+        let all = of(&[]);
+        assert_eq!((all.min_after, all.total_change), (-100.0, -101.0));
+    }
+
     #[test]
     fn the_ceiling_columns_are_documented() {
         assert_eq!(crate::table::undocumented::<super::CeilingShare>(), None);

@@ -175,6 +175,22 @@ pub(crate) fn square_side(path: &Path, cells: usize) -> Result<usize, FormatErro
     }
 }
 
+/// A heightmap file and the files beside it that describe it (vkerode's sidecar,
+/// GDAL's header, PAM file and VRT), there or not: what reading it may read, and what
+/// an output may not replace.
+pub fn with_companions(path: &Path) -> Vec<PathBuf> {
+    let mut files = vec![path.to_path_buf(), beside(path, ".aux.xml")];
+    match HeightFormat::from_path(path) {
+        Some(HeightFormat::Raw | HeightFormat::R16) => {
+            files.extend([sidecar_path(path), path.with_extension("hdr")]);
+        }
+        Some(HeightFormat::Png16) => files.push(sidecar_path(path)),
+        Some(HeightFormat::Exr) => files.push(beside(path, ".vrt")),
+        _ => {}
+    }
+    files
+}
+
 /// The sidecar path of a PNG16, raw or r16 heightmap: the file name plus ".json".
 pub fn sidecar_path(path: &Path) -> PathBuf {
     beside(path, ".json")

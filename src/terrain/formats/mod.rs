@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::heightmap::Heightmap;
 use super::MIN_SIZE;
-pub use dem::{sidecar_path, Dem, FormatError, HeightFormat};
+pub use dem::{sidecar_path, with_companions, Dem, FormatError, HeightFormat};
 pub use geotiff::{Crs, GeoTags, Geodesic};
 pub use sidecar::Sidecar;
 

@@ -189,11 +189,16 @@ pub(super) fn write_as(
         .map(|&h| if h.is_nan() { fill } else { h })
         .collect();
     let nodata_tag = nodata.map(nodata_text);
+    // GDAL reads a band's vertical unit from its metadata tag: the input's, with ours.
+    let mut geo = dem.geo.clone().unwrap_or_default();
+    if !dem.units.is_empty() {
+        geo.gdal_metadata = Some(with_unit_type(geo.gdal_metadata.as_deref(), &dem.units));
+    }
     let image = Band {
         width: map.width() as u32,
         height: map.height() as u32,
         values: &values,
-        geo: dem.geo.as_ref(),
+        geo: Some(&geo),
         nodata_tag: nodata_tag.as_deref(),
         compression: if deflate {
             Compression::Deflate(DeflateLevel::Balanced)
@@ -210,6 +215,27 @@ pub(super) fn write_as(
         result.map_err(std::io::Error::other)
     })
     .map_err(|e| FormatError::new(path, e.source.to_string()))
+}
+
+/// GDAL's metadata (the GDAL_METADATA tag's XML, or none) with the band's unit type
+/// set to `units`, any earlier one replaced.
+fn with_unit_type(metadata: Option<&str>, units: &str) -> String {
+    let item = format!(
+        "<Item name=\"UNITTYPE\" sample=\"0\" role=\"unittype\">{}</Item>",
+        units
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    );
+    let Some(xml) = metadata.filter(|m| m.contains("</GDALMetadata>")) else {
+        return format!("<GDALMetadata>\n  {item}\n</GDALMetadata>\n");
+    };
+    let kept: Vec<&str> = xml
+        .lines()
+        .filter(|line| !line.contains("role=\"unittype\""))
+        .collect();
+    kept.join("\n")
+        .replacen("</GDALMetadata>", &format!("  {item}\n</GDALMetadata>"), 1)
 }
 
 /// What goes into the TIFF, whichever kind (classic or BigTIFF) holds it.
@@ -242,6 +268,22 @@ impl Band<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_unit_type_joins_or_replaces_gdal_s_metadata() {
+        let fresh = with_unit_type(None, "m");
+        assert_eq!(
+            fresh,
+            "<GDALMetadata>\n  <Item name=\"UNITTYPE\" sample=\"0\" role=\"unittype\">m</Item>\n</GDALMetadata>\n"
+        );
+        let input = "<GDALMetadata>\n  <Item name=\"SCALE\" sample=\"0\">1</Item>\n  <Item name=\"UNITTYPE\" sample=\"0\" role=\"unittype\">ft</Item>\n</GDALMetadata>";
+        let merged = with_unit_type(Some(input), "m");
+        assert!(merged.contains("name=\"SCALE\""), "{merged}");
+        assert!(
+            merged.contains(">m</Item>") && !merged.contains(">ft<"),
+            "{merged}"
+        );
+    }
 
     #[test]
     fn maps_past_four_gigabytes_are_written_as_bigtiff() {
