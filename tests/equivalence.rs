@@ -374,6 +374,17 @@ fn bad_inputs_are_refused_by_name_before_any_run() {
         !run.status.success() && err.contains("lever") && err.contains("bad.toml"),
         "{err}"
     );
+    std::fs::write(
+        &config,
+        "name = \"bad\"\ndescription = \"d\"\n[fixed]\nsize = 32\n[axes]\nworkgroup = [32, 32]\n",
+    )
+    .unwrap();
+    let run = vkerode(&["equivalence", config.to_str().unwrap(), "--out", out]);
+    let err = stderr(&run);
+    assert!(
+        !run.status.success() && err.contains("axes.workgroup[1]") && err.contains("repeats 32"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -98,6 +98,16 @@ pub const RANDOM_FOOTPRINTS: [u32; 8] = [1, 32, 1024, 1 << 16, 1 << 20, 1 << 22,
 pub const WALK_SIDES: [u32; 4] = [1024, 2048, 4096, 8192];
 
 impl PeakTable {
+    /// Whether every rate is finite and above 0: one that is not (an edited cache)
+    /// would make every point's percent of peak infinite or negative.
+    pub fn rates_are_sound(&self) -> bool {
+        let mut rates = (self.walk.iter())
+            .flat_map(|w| [w.walk_steps_per_s, w.atomics_per_s])
+            .chain(self.random.iter().map(|r| r.atomics_per_s))
+            .chain(self.copy.iter().map(|c| c.bytes_per_s));
+        rates.all(|r| r.is_finite() && r > 0.0)
+    }
+
     pub fn empty(info: &DeviceInfo) -> Self {
         Self {
             device: info.name.clone(),
@@ -476,7 +486,8 @@ fn cache_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
 /// The cached table of this device and driver, if there is a readable one.
 pub fn load_cached(info: &DeviceInfo) -> Option<PeakTable> {
     let text = crate::read_input_text(&cache_path(info)).ok()?;
-    serde_json::from_str(&text).ok()
+    let table: PeakTable = serde_json::from_str(&text).ok()?;
+    table.rates_are_sound().then_some(table)
 }
 
 pub fn save_cached(info: &DeviceInfo, table: &PeakTable) -> Result<PathBuf, ProbeError> {
@@ -566,6 +577,29 @@ impl Ceilings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cached_rate_of_0_or_below_or_not_finite_is_not_trusted() {
+        let with_rate = |atomics_per_s| PeakTable {
+            device: "d".into(),
+            driver_info: "v".into(),
+            vkerode_commit: "c".into(),
+            walk: Vec::new(),
+            random: vec![RandomPeak {
+                addresses: 1,
+                footprint_bytes: 4,
+                atomics_per_s,
+                gpu_ms: 1.0,
+            }],
+            cache_latency: Vec::new(),
+            cache_bandwidth: Vec::new(),
+            copy: None,
+        };
+        assert!(with_rate(1e9).rates_are_sound());
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(!with_rate(bad).rates_are_sound(), "{bad}");
+        }
+    }
 
     #[test]
     fn an_unresolved_latency_prints_as_a_dash_and_a_cpu_has_cores_not_sms() {

@@ -520,6 +520,15 @@ impl Plan {
             if values.is_empty() {
                 return Err(error(&format!("axes.{key}"), "is an empty list".into()));
             }
+            if let Some(i) = (1..values.len()).find(|&i| values[..i].contains(&values[i])) {
+                return Err(error(
+                    &format!("axes.{key}[{i}]"),
+                    format!(
+                        "repeats {}: each value is its own configuration, so list it once",
+                        values[i]
+                    ),
+                ));
+            }
             points = points
                 .into_iter()
                 .flat_map(|(label, table)| {
