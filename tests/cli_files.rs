@@ -82,21 +82,25 @@ fn nodata_cells_are_reported_filled_and_written_back_as_nodata() {
     image.encoder().write_tag(Tag::GdalNodata, "-9999").unwrap();
     image.write_data(&data).unwrap();
 
+    let erode = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "erode",
+            "--input",
+            input.to_str().unwrap(),
+            "--cell-size",
+            "10",
+            "--droplets",
+            "500",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let result = vkerode(&args);
+        assert_clean_success(&result);
+        result
+    };
     let out = dir.join("out");
-    let result = vkerode(&[
-        "erode",
-        "--input",
-        input.to_str().unwrap(),
-        "--cell-size",
-        "10",
-        "--droplets",
-        "500",
-        "--format",
-        "raw",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_clean_success(&result);
+    let result = erode(&out, &["--format", "raw"]);
     let stdout = String::from_utf8_lossy(&result.stdout);
     assert!(stdout.contains("8 cells have no data"), "{stdout}");
     let after = read_dem(&out.join("after.raw"), None).unwrap();
@@ -115,18 +119,7 @@ fn nodata_cells_are_reported_filled_and_written_back_as_nodata() {
     // GDAL, the independent judge: every TIFF states its unit, and run.json's range is
     // that of the cells the map has, not of the filled ones.
     let tif_out = dir.join("tif-out");
-    assert_clean_success(&vkerode(&[
-        "erode",
-        "--input",
-        input.to_str().unwrap(),
-        "--cell-size",
-        "10",
-        "--droplets",
-        "500",
-        "--no-images",
-        "--out",
-        tif_out.to_str().unwrap(),
-    ]));
+    erode(&tif_out, &["--no-images"]);
     for file in ["before.tif", "after.tif", "erosion.tif"] {
         let info = common::gdalinfo(&tif_out.join(file));
         assert_eq!(info["bands"][0]["unit"], "m", "{file}: {info}");

@@ -266,6 +266,46 @@ fn a_minutes_budget_is_kept_and_every_claim_is_read_beside_the_reference() {
         (rejudged.elapsed_s, &rejudged.units),
         (outcome.elapsed_s, &outcome.units)
     );
+
+    // A time compare would refuse is refused here too, not judged.
+    let points = first_points_csv(&out.join("sweeps")).expect("a sweep's points.csv");
+    let mut reader = csv::Reader::from_path(&points).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let at = header.iter().position(|h| h == "gpu_ms_median").unwrap();
+    let mut rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let mut first: Vec<String> = rows[0].iter().map(str::to_string).collect();
+    first[at] = "NaN".into();
+    rows[0] = csv::StringRecord::from(first);
+    let mut writer = csv::Writer::from_path(&points).unwrap();
+    writer.write_record(&header).unwrap();
+    rows.iter().for_each(|r| writer.write_record(r).unwrap());
+    writer.flush().unwrap();
+    let refused = vkerode(&[
+        "reproduce",
+        "--rejudge",
+        out.to_str().unwrap(),
+        "--no-reference",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("gpu_ms_median is NaN"),
+        "{}",
+        stderr(&refused)
+    );
+}
+
+/// The first points.csv under `dir`, in name order.
+fn first_points_csv(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    entries.iter().find_map(|path| match path.is_dir() {
+        true => first_points_csv(path),
+        false => (path.file_name()? == "points.csv").then(|| path.clone()),
+    })
 }
 
 #[test]

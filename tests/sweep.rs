@@ -333,6 +333,14 @@ fn an_interrupted_sweep_resumes_without_duplicate_rows() {
     );
 }
 
+/// A CSV of `header` and `records` at `path`.
+fn write_records(path: &Path, header: &csv::StringRecord, records: &[csv::StringRecord]) {
+    let mut writer = csv::Writer::from_path(path).unwrap();
+    writer.write_record(header).unwrap();
+    records.iter().for_each(|r| writer.write_record(r).unwrap());
+    writer.flush().unwrap();
+}
+
 #[test]
 fn shards_partition_the_points_and_merge_refuses_other_configs() {
     let dir = scratch("shards");
@@ -454,10 +462,7 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
     let mut stray: Vec<String> = records[0].iter().map(str::to_string).collect();
     stray[at] = "999".into();
     records.push(csv::StringRecord::from(stray));
-    let mut writer = csv::Writer::from_path(beyond.join("points.csv")).unwrap();
-    writer.write_record(&header).unwrap();
-    records.iter().for_each(|r| writer.write_record(r).unwrap());
-    writer.flush().unwrap();
+    write_records(&beyond.join("points.csv"), &header, &records);
     merge_refused(
         &beyond,
         "point 999 on worker 0 is outside the sweep (points 0 to 4",
@@ -500,10 +505,7 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
         .filter(|r| &r[at] != "4")
         .collect();
     assert_eq!(kept.len(), 2, "point 4's row dropped");
-    let mut writer = csv::Writer::from_path(orphans.join("points.csv")).unwrap();
-    writer.write_record(&header).unwrap();
-    kept.iter().for_each(|r| writer.write_record(r).unwrap());
-    writer.flush().unwrap();
+    write_records(&orphans.join("points.csv"), &header, &kept);
     let merged_orphans = dir.join("orphans-merged");
     let run = vkerode(&[
         "merge",

@@ -369,12 +369,12 @@ fn human_bytes(bytes: u64) -> String {
 /// `vkerode peak`: the random-address and droplet-shaped walk probes (unless
 /// `cache_only`, which keeps the cached ones), then the cache microbenchmark; each
 /// line of the report goes to `say` as it is measured. The table is cached for
-/// sweeps' percent-of-peak, and returned.
+/// sweeps' percent-of-peak, and returned with where it was cached, or why it was not.
 pub fn measure_peaks(
     ctx: &Arc<Context>,
     cache_only: bool,
     mut tell: impl FnMut(PeakEvent),
-) -> Result<(PeakTable, PathBuf), ProbeError> {
+) -> Result<(PeakTable, Result<PathBuf, String>), ProbeError> {
     let info = ctx.info();
     let atomic_probes = match cache_only {
         true => 0,
@@ -408,7 +408,8 @@ pub fn measure_peaks(
     ));
     table.cache_latency = latency;
     table.cache_bandwidth = bandwidth;
-    let cached = save_cached(info, &table)?;
+    // The measurements stand without the cache: one that cannot be written is said so.
+    let cached = save_cached(info, &table).map_err(|e| crate::error_chain(&e));
     Ok((table, cached))
 }
 

@@ -34,7 +34,10 @@ pub fn run(
     });
     bar.finish_and_clear();
     let (table, cached) = measured?;
-    note!("cached in {}", cached.display());
+    match cached {
+        Ok(path) => note!("cached in {}", path.display()),
+        Err(reason) => eprintln!("warning: the peak cache was not written ({reason}); sweeps will measure the peaks again"),
+    }
     if let Some(staged) = staged {
         let written = table.write(staged.path())?;
         say_wrote(staged.publish(written)?);

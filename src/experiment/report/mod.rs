@@ -22,3 +22,4 @@ pub use html::{html_report, report_inputs, write_html, HtmlError};
 pub use noise::{Threshold, ThresholdSource};
 pub use pairing::{DifferingKey, Pairing, PairingError, SettingChange, Side};
 pub use plot::{chart_svg, throughput_chart, write_charts, Chart, PlotPoint, Series};
+pub use points::check_set;

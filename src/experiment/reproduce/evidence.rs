@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::experiment::report::check_set;
 use crate::experiment::results::{
     read_points, read_samples, ResultsError, StopReason, Table, POINTS_CSV, SAMPLES_CSV,
 };
@@ -68,6 +69,8 @@ impl StepFiles {
     pub fn sweep(folders: &[PathBuf]) -> Result<Self, ResultsError> {
         let mut files = Self::empty("droplet_seed");
         for (f, folder) in folders.iter().enumerate() {
+            // Judged only on times compare would judge: finite, above 0, its samples'.
+            check_set(folder)?;
             let points = read_points(&folder.join(POINTS_CSV))?;
             for r in 0..points.rows.len() {
                 let n = |c| points.number(r, c).map(|v| v as usize);
