@@ -145,8 +145,8 @@ pub enum Command {
         gpu: GpuArgs,
     },
     /// Generate terrain (or read --input), erode it with a strategy (--algorithm: the
-    /// paper's droplets by default, or the virtual pipes), and write the heightmaps,
-    /// pictures and timings.
+    /// paper's droplets by default, the virtual pipes, or thermal erosion), and write
+    /// the heightmaps, pictures and timings.
     Erode(Box<ErodeArgs>),
     /// Run an experiment config (experiments/*.toml): every point of its sweep,
     /// measured with GPU timestamps and recorded in its --out folder
@@ -456,7 +456,7 @@ fn parse_duration(text: &str) -> Result<f64, String> {
     match number.trim().parse::<f64>().map(|v| v * unit) {
         Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
         _ => Err(format!(
-            "{text:?} is not a duration above 0 (600, 90s, 10m or 1h)"
+            "{text:?} is not a finite duration above 0 in seconds, minutes or hours (600, 90s, 10m or 1h)"
         )),
     }
 }
