@@ -629,6 +629,25 @@ fn two_outputs_that_would_share_gdal_s_header_are_refused_and_an_input_is_never_
         assert_eq!(over.status.code(), Some(1), "{companion}");
     }
     assert!(read_dem(&r16, None).is_ok(), "dem.r16 still reads");
+    // A FIFO where a companion goes is found before the data is replaced.
+    let fifo_home = dir.join("fifo-home");
+    std::fs::create_dir(&fifo_home).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo_home.join("x.raw.json"))
+        .status();
+    assert!(made.unwrap().success());
+    let blocked = vkerode(&[
+        "convert",
+        tif.to_str().unwrap(),
+        fifo_home.join("x.raw").to_str().unwrap(),
+    ]);
+    assert_eq!(blocked.status.code(), Some(1));
+    assert!(
+        common::stderr(&blocked).contains("is a FIFO"),
+        "{}",
+        common::stderr(&blocked)
+    );
+    assert!(!fifo_home.join("x.raw").exists(), "no data written");
     // An output that cannot be written is refused before the terrain is made.
     let nowhere = dir.join("no-such-folder/x.tif");
     let early = vkerode(&[

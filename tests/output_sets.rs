@@ -371,4 +371,18 @@ fn an_output_replaces_only_a_regular_file_and_a_planted_lock_link_is_not_followe
         "the user's",
         "nothing written through the link"
     );
+    // Nor through a hard link.
+    fs::hard_link(&decoy, parent.join(".other.lock")).unwrap();
+    let Err(error) = StagedFolder::begin(&parent.join("other"), false, &[]) else {
+        panic!("a lock was taken through a hard link");
+    };
+    assert!(
+        vkerode::error_chain(&error).contains("hard link"),
+        "{error}"
+    );
+    assert_eq!(
+        read(&decoy),
+        "the user's",
+        "nothing written through the hard link"
+    );
 }

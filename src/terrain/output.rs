@@ -143,6 +143,14 @@ impl FolderLock {
                 .custom_flags(libc::O_NOFOLLOW)
                 .open(path)
                 .map_err(write_error(path))?;
+            // A hard link planted in the lock's place is another file's content.
+            if file.metadata().map_err(write_error(path))?.nlink() > 1 {
+                return Err(write_error(path)(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "is a hard link to another file, not a lock vkerode made; remove it",
+                ))
+                .into());
+            }
             match file.try_lock() {
                 Ok(()) => {}
                 Err(fs::TryLockError::WouldBlock) => return Ok(None),

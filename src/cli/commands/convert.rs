@@ -6,7 +6,7 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::args::InputArgs;
 use crate::cli::print::say_wrote;
-use vkerode::terrain::files::{check_apart, check_output_file};
+use vkerode::terrain::files::check_output_file;
 use vkerode::terrain::formats::{export_warning, with_companions, write_dem, Dem, HeightFormat};
 
 pub fn run(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Result<()> {
@@ -19,15 +19,10 @@ pub fn run(input: &InputArgs, output: &Path, format: Option<HeightFormat>) -> Re
 /// written and replace none of `reads`.
 pub fn check_output(output: &Path, reads: &[PathBuf]) -> Result<()> {
     check_output_file(output, reads).context("OUTPUT")?;
+    // The files written beside it too: a folder, FIFO or link there would otherwise
+    // be found only after the data is replaced.
     for companion in &with_companions(output)[1..] {
-        check_apart(companion, reads).context("OUTPUT")?;
-        if companion.is_dir() {
-            anyhow::bail!(
-                "{}: is a folder, where {} goes beside OUTPUT",
-                companion.display(),
-                companion.file_name().unwrap_or_default().to_string_lossy()
-            );
-        }
+        check_output_file(companion, reads).context("OUTPUT")?;
     }
     Ok(())
 }
