@@ -1227,6 +1227,24 @@ fn a_sweep_neither_takes_a_foreign_folder_nor_resumes_what_it_cannot_trust() {
         &["--resume"],
         "its header is not the one this vkerode writes",
     );
+    // An edited config in meta.json is refused, as merge refuses it.
+    let meta_path = set.join("meta.json");
+    let meta = std::fs::read_to_string(&meta_path).unwrap();
+    let mut edited: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    edited["config"]["axes"]["workgroup"] = serde_json::json!([16, 32, 128]);
+    std::fs::write(&meta_path, edited.to_string()).unwrap();
+    std::fs::write(&points, &whole).unwrap();
+    refused(&set, &["--resume"], "it was edited");
+    std::fs::write(&meta_path, &meta).unwrap();
+    // A sample time that is not finite is refused.
+    let samples_text = std::fs::read_to_string(set.join("samples.csv")).unwrap();
+    let mut lines: Vec<String> = samples_text.lines().map(str::to_string).collect();
+    let mut fields: Vec<String> = lines[1].split(',').map(str::to_string).collect();
+    fields[4] = "NaN".into();
+    lines[1] = fields.join(",");
+    std::fs::write(set.join("samples.csv"), lines.join("\n") + "\n").unwrap();
+    refused(&set, &["--resume"], "gpu_ms is NaN");
+    std::fs::write(set.join("samples.csv"), &samples_text).unwrap();
     // A row recorded twice is refused.
     let second_row = whole.lines().nth(1).unwrap();
     std::fs::write(&points, format!("{whole}{second_row}\n")).unwrap();

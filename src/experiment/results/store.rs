@@ -421,6 +421,17 @@ impl ResultsWriter {
                     reason,
                 });
             }
+            // As merge checks a shard: a config edited since it was hashed.
+            let recorded = config_hash_of(&old.config);
+            if old.schema_version >= 2 && recorded != old.config_hash {
+                return Err(ResultsError::Mismatch {
+                    path: dir.join(META_JSON),
+                    reason: format!(
+                        "its config hashes to {recorded}, not to the {} it records: it was edited, so its points cannot be trusted",
+                        old.config_hash
+                    ),
+                });
+            }
             for path in [&points_path, &samples_path] {
                 repairs.extend(drop_torn_last_row(path)?);
             }
@@ -467,6 +478,18 @@ impl ResultsWriter {
                 }
             }
             let mut samples = read_samples(&samples_path)?;
+            if let Some(bad) = samples
+                .iter()
+                .find(|s| !(s.gpu_ms.is_finite() && s.gpu_ms > 0.0))
+            {
+                return Err(ResultsError::Mismatch {
+                    path: samples_path.clone(),
+                    reason: format!(
+                        "point {} repetition {}: gpu_ms is {}; a time is finite and above 0",
+                        bad.point, bad.rep, bad.gpu_ms
+                    ),
+                });
+            }
             // A row whose samples are not all there (a torn samples row dropped above)
             // records no point: both go, and the point is measured again.
             let mut counts: BTreeMap<(usize, usize), usize> = BTreeMap::new();
