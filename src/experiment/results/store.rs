@@ -237,16 +237,37 @@ impl Meta {
     /// Why the shard `other` may not be merged with this one, read from `first`, if it
     /// may not: a config edited since it was hashed, another config or experiment,
     /// device or `--replicate`.
+    /// Why its config cannot be trusted, if it cannot: it no longer hashes to the hash
+    /// it records (edited since). Sets from before schema 2 were hashed another way:
+    /// theirs cannot be checked.
+    fn edited_config(&self) -> Option<String> {
+        let recorded = config_hash_of(&self.config);
+        (self.schema_version >= 2 && recorded != self.config_hash).then(|| {
+            format!(
+                "its config hashes to {recorded}, not to the {} it records: it was edited, so its points cannot be trusted",
+                self.config_hash
+            )
+        })
+    }
+
+    /// Why `point` on `worker` cannot be one of this sweep's rows, if it cannot.
+    fn outside_the_sweep(&self, point: usize, worker: usize) -> Option<String> {
+        let (count, workers) = (point_count(&self.config), self.devices.len().max(1));
+        (point >= count || worker >= workers).then(|| {
+            format!(
+                "point {point} on worker {worker} is outside the sweep (points 0 to {}, workers 0 to {})",
+                count.saturating_sub(1),
+                workers - 1
+            )
+        })
+    }
+
     fn refuses_to_merge(&self, other: &Meta, first: &Path) -> Option<String> {
         // Sets from before schema 2 were hashed another way: their hash cannot be
         // checked, only their copies against each other.
-        let recorded = config_hash_of(&other.config);
         let replicate = |m: &Meta| if m.replicate { " (--replicate)" } else { "" };
-        if other.schema_version >= 2 && recorded != other.config_hash {
-            Some(format!(
-                "its config hashes to {recorded}, not to the {} it records: it was edited, so its points cannot be trusted",
-                other.config_hash
-            ))
+        if let Some(edited) = other.edited_config() {
+            Some(edited)
         } else if other.config_hash != self.config_hash || other.experiment != self.experiment {
             Some(format!(
                 "config {} of experiment {:?} does not match {} of {:?} in {}",
@@ -422,14 +443,10 @@ impl ResultsWriter {
                 });
             }
             // As merge checks a shard: a config edited since it was hashed.
-            let recorded = config_hash_of(&old.config);
-            if old.schema_version >= 2 && recorded != old.config_hash {
+            if let Some(reason) = old.edited_config() {
                 return Err(ResultsError::Mismatch {
                     path: dir.join(META_JSON),
-                    reason: format!(
-                        "its config hashes to {recorded}, not to the {} it records: it was edited, so its points cannot be trusted",
-                        old.config_hash
-                    ),
+                    reason,
                 });
             }
             for path in [&points_path, &samples_path] {
@@ -456,19 +473,13 @@ impl ResultsWriter {
             };
             let mut table = table;
             let rows = recorded_rows(&table, &points_path)?;
-            let (count, workers) = (point_count(&old.config), old.devices.len().max(1));
             let mismatch = |reason: String| ResultsError::Mismatch {
                 path: points_path.clone(),
                 reason,
             };
             for (i, &(point, worker)) in rows.iter().enumerate() {
-                if point >= count || worker >= workers {
-                    return Err(mismatch(format!(
-                        "line {}: point {point} on worker {worker} is outside the sweep (points 0 to {}, workers 0 to {})",
-                        i + 2,
-                        count.saturating_sub(1),
-                        workers - 1
-                    )));
+                if let Some(outside) = old.outside_the_sweep(point, worker) {
+                    return Err(mismatch(format!("line {}: {outside}", i + 2)));
                 }
                 if rows[..i].contains(&(point, worker)) {
                     return Err(mismatch(format!(
@@ -938,15 +949,8 @@ pub fn merge(
             samples.push(sample);
         }
         for (row, (point, worker)) in table.rows.into_iter().zip(rows) {
-            if point >= count || worker >= workers {
-                return Err(mismatch(
-                    &path,
-                    format!(
-                        "point {point} on worker {worker} is outside the sweep (points 0 to {}, workers 0 to {})",
-                        count.saturating_sub(1),
-                        workers - 1
-                    ),
-                ));
+            if let Some(outside) = meta.outside_the_sweep(point, worker) {
+                return Err(mismatch(&path, outside));
             }
             if !sampled.contains(&(point, worker)) {
                 return Err(mismatch(
