@@ -41,7 +41,7 @@ build: deps
 demo: build
 	$(BIN) erode --size $(DEMO_SIZE) --droplets $(DEMO_DROPLETS) --out $(DEMO_OUT) --force
 	$(BIN) sweep experiments/demo-workgroup.toml --out $(DEMO_OUT)/results/{experiment}/{device} --force
-	$(BIN) plot $(DEMO_OUT)/results/demo-workgroup/*/points.csv --x workgroup --out $(DEMO_OUT) --name workgroup-chart
+	$(BIN) plot $(DEMO_OUT)/results/demo-workgroup/*/points.csv --x workgroup --out $(DEMO_OUT) --name workgroup-chart --force
 
 # Tests share target/release with the demo so shaderc is built once. Then the Slurm
 # job-array script end to end on a one-node cluster (needs root, which CI has).
@@ -50,11 +50,11 @@ test: test-deps
 	$(CARGO) build --release
 	$(SUDO) tools/slurm/test.sh
 
-# The generated references (docs/cli.md, config.md, results.md, experiments.md) and the
-# man page; tests/docs.rs fails when the committed ones fall behind the code.
+# The generated references (docs/cli.md, config.md, results.md, experiments.md, the JSON
+# schemas and the man pages in docs/man/man1/); tests/docs.rs fails when the committed
+# ones fall behind the code.
 docs: build
-	$(BIN) docs --out docs
-	$(BIN) man > docs/vkerode.1
+	$(BIN) docs --out docs --force
 
 lint: deps
 	$(CARGO) fmt --check

@@ -24,6 +24,7 @@ pub mod fuzzing;
 pub mod gpu;
 pub mod hash;
 pub mod probes;
+pub mod progress;
 pub mod reference;
 pub mod stats;
 pub mod table;

@@ -4,6 +4,7 @@
 #![deny(unsafe_code)]
 
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
@@ -14,12 +15,23 @@ use cli::args::{Cli, Command, ErodeArgs};
 use cli::commands;
 use cli::ExitStatus;
 
+/// A command that runs longer than this says how long it took.
+const TIME_TOLD_AFTER: Duration = Duration::from_secs(5);
+
 fn main() -> ExitCode {
+    let started = Instant::now();
     // The matches too, for what was given rather than defaulted.
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let command = matches.subcommand_name().unwrap_or_default().to_string();
     match run(cli, &matches) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            let took = started.elapsed();
+            if took > TIME_TOLD_AFTER {
+                cli::tell_time(&command, took);
+            }
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             let code = e.downcast_ref::<ExitStatus>().map_or(1, |s| s.code);
@@ -38,8 +50,9 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
             output,
             format,
             cpu,
+            force,
             gpu,
-        } => commands::terrain::run(&gpu.options(), &terrain, &output, format, cpu),
+        } => commands::terrain::run(&gpu.options(), &terrain, &output, format, cpu, force),
         Command::Erode(mut args) => {
             args.given = matches
                 .subcommand_matches("erode")
@@ -51,7 +64,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
             input,
             output,
             format,
-        } => commands::convert::run(&input, &output, format),
+            force,
+        } => commands::convert::run(&input, &output, format, force),
         Command::Sweep(args) => commands::sweep::run(&args.gpu.options(), &args, verbosity),
         Command::Equivalence(args) => {
             let args = match matches.subcommand_matches("equivalence") {
@@ -94,9 +108,11 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
             );
             Ok(())
         }
-        Command::Man => Ok(clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?),
-        Command::Docs { out, experiments } => {
-            commands::docs::run(&Cli::command(), &out, &experiments)
-        }
+        Command::Man { command } => commands::docs::man(&Cli::command(), command.as_deref()),
+        Command::Docs {
+            out,
+            experiments,
+            force,
+        } => commands::docs::run(&Cli::command(), &out, &experiments, force),
     }
 }

@@ -579,3 +579,34 @@ fn quiet_keeps_results_and_drops_notes_and_verbose_adds_detail() {
     assert_eq!(both.status.code(), Some(2));
     assert!(text(&both.stderr).contains("cannot be used with"));
 }
+
+/// The grid strategies' first timed run is split at the pace the counted run before it
+/// showed, not at a GPU's assumed pace: on lavapipe that would be one long submission,
+/// past --max-submission-ms and with nothing for the progress bar to count.
+#[test]
+fn a_grid_run_on_a_slow_device_is_split_at_the_counted_runs_pace() {
+    for algorithm in ["pipes", "thermal"] {
+        let out = scratch(&format!("split-{algorithm}"));
+        let steps = format!("--{algorithm}-steps");
+        let result = vkerode(&[
+            "erode",
+            "--algorithm",
+            algorithm,
+            "--size",
+            "128",
+            &steps,
+            "60",
+            "--max-submission-ms",
+            "20",
+            "--no-images",
+            "--force",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{}", common::stderr(&result));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        let submissions = report["submissions"].as_u64().unwrap();
+        assert!(submissions > 1, "{algorithm}: {submissions} submission(s)");
+    }
+}

@@ -582,7 +582,10 @@ fn two_outputs_that_would_share_gdal_s_header_are_refused_and_an_input_is_never_
     let tif = dir.join("t.tif");
     std::fs::copy(JACKSBORO, &tif).unwrap();
     let (raw, r16) = (dir.join("dem.raw"), dir.join("dem.r16"));
-    let convert = |to: &Path| vkerode(&["convert", tif.to_str().unwrap(), to.to_str().unwrap()]);
+    let convert = |to: &Path| {
+        let (tif, to) = (tif.to_str().unwrap(), to.to_str().unwrap());
+        vkerode(&["convert", tif, to, "--force"])
+    };
     assert_clean_success(&convert(&raw));
     assert_clean_success(&convert(&raw)); // its own header, rewritten
     let refused = convert(&r16);

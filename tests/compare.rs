@@ -938,10 +938,6 @@ fn a_saved_baseline_compares_as_its_set_and_is_replaced_only_with_force() {
         ),
         (vec!["compare", s(&new)], "give BASE and NEW"),
         (
-            vec!["compare", s(&base), s(&new), "--force"],
-            "--save-baseline",
-        ),
-        (
             vec![
                 "compare",
                 s(&new),

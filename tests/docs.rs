@@ -1,5 +1,5 @@
 //! The docs a newcomer reads are complete and true: the generated references
-//! (docs/cli.md, config.md, results.md, experiments.md, vkerode.1, schemas/) are those the code
+//! (docs/cli.md, config.md, results.md, experiments.md, man/, schemas/) are those the code
 //! generates now, every field of the JSON files vkerode writes is in the results
 //! reference, every relative link of README.md and docs/ resolves, README.md stays
 //! short, and the completion script and man page print.
@@ -16,25 +16,18 @@ fn the_committed_references_are_what_the_code_generates() {
     let dir = scratch("docs", "generated");
     let out = dir.join("docs");
     assert_clean_success(&vkerode(&["docs", "--out", out.to_str().unwrap()]));
-    let man = vkerode(&["man"]);
-    assert_clean_success(&man);
-    std::fs::write(out.join("vkerode.1"), &man.stdout).unwrap();
     let schemas = json_schemas()
         .iter()
         .map(|s| format!("schemas/{}.schema.json", s.name))
         .collect::<Vec<_>>();
     assert!(schemas.len() >= 8, "{schemas:?}");
-    let files = [
-        "cli.md",
-        "config.md",
-        "results.md",
-        "experiments.md",
-        "vkerode.1",
-    ]
-    .map(String::from);
-    for file in files.iter().chain(&schemas) {
-        let generated = std::fs::read_to_string(out.join(file)).unwrap();
-        let committed = std::fs::read_to_string(Path::new("docs").join(file))
+    let man_pages = files_in(&out.join("man/man1"));
+    assert!(man_pages.len() > 15, "a page per command: {man_pages:?}");
+    let man_pages = man_pages.iter().map(|page| format!("man/man1/{page}"));
+    let files = ["cli.md", "config.md", "results.md", "experiments.md"].map(String::from);
+    for file in files.iter().cloned().chain(schemas).chain(man_pages) {
+        let generated = std::fs::read_to_string(out.join(&file)).unwrap();
+        let committed = std::fs::read_to_string(Path::new("docs").join(&file))
             .unwrap_or_else(|e| panic!("docs/{file}: {e}; run `make docs`"));
         assert!(
             generated == committed,
@@ -233,6 +226,80 @@ fn completions_and_the_man_page_print() {
         String::from_utf8_lossy(&man.stdout).starts_with(".ie"),
         "roff"
     );
+    // A command's page is the one docs/man holds, and lists its flags.
+    let erode = vkerode(&["man", "erode"]);
+    assert_clean_success(&erode);
+    let erode = String::from_utf8_lossy(&erode.stdout);
+    let committed = std::fs::read_to_string("docs/man/man1/vkerode-erode.1").unwrap();
+    assert_eq!(erode, committed);
+    assert!(
+        erode.contains("pipes\\-check\\-every"),
+        "erode's flags are listed"
+    );
+    let unknown = vkerode(&["man", "erod"]);
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("the commands are"));
+}
+
+/// The names of the files in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every page a man page refers to, `vkerode-erode(1)` and the like, is in docs/man,
+/// and man(1) finds a command's page there as the README says.
+#[test]
+fn every_man_page_referred_to_exists_and_man_finds_it() {
+    let pages = files_in(Path::new("docs/man/man1"));
+    let mut referred = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(Path::new("docs/man/man1").join(page)).unwrap();
+        let text = text.replace("\\-", "-");
+        for (i, _) in text.match_indices("(1)") {
+            let name: String = text[..i]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            if name.starts_with("vkerode") {
+                referred.push(format!("{name}.1"));
+            }
+        }
+    }
+    assert!(
+        referred.len() > 15,
+        "vkerode(1) lists the commands' pages: {referred:?}"
+    );
+    let missing: Vec<&String> = referred.iter().filter(|r| !pages.contains(r)).collect();
+    assert!(
+        missing.is_empty(),
+        "pages referred to but missing: {missing:?}"
+    );
+    let has_man = std::process::Command::new("man")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if has_man {
+        let shown = std::process::Command::new("man")
+            .args(["-P", "cat", "vkerode-erode"])
+            .env("MANPATH", "docs/man")
+            .env("MANWIDTH", "100")
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&shown.stdout);
+        assert!(
+            shown.contains("--pipes-check-every"),
+            "man vkerode-erode: {shown}"
+        );
+    }
 }
 
 #[test]

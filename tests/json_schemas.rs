@@ -91,9 +91,21 @@ fn every_json_output_and_file_passes_its_schema() {
         "sweep --json's points are report's"
     );
 
+    // Numbers as numbers, units in their own fields.
+    for point in report.as_array().unwrap() {
+        assert!(point["outliers"].is_u64(), "{point}");
+        assert!(point["rate"].is_f64(), "{point}");
+        assert_eq!(point["rate_unit"], "droplet-steps/s", "{point}");
+    }
     let compare = json_output(&["compare", path(&set), path(&set)]);
     schemas.assert_valid("compare", "compare --json", &compare);
     assert_eq!(compare["points"].as_array().map(Vec::len), Some(2));
+    // The bootstrap as the text states it.
+    let intervals = &compare["intervals"];
+    assert_eq!(intervals["method"], "bootstrap");
+    assert_eq!(intervals["level"], 0.95);
+    assert_eq!(intervals["resamples"], vkerode::stats::bootstrap::RESAMPLES);
+    assert_eq!(intervals["seed"], vkerode::stats::bootstrap::SEED);
 
     let kernels = json_output(&["kernels", "--variant", "paper", "--workgroup", "64"]);
     schemas.assert_valid("kernels", "kernels --json", &kernels);

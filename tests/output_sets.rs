@@ -353,7 +353,9 @@ fn an_output_replaces_only_a_regular_file_and_a_planted_lock_link_is_not_followe
             write_atomically(target, |out| std::io::Write::write_all(out, b"table")).unwrap_err();
         let message = vkerode::error_chain(&error);
         assert!(message.contains(said), "{message}");
-        let early = vkerode::terrain::files::check_output_file(target, &[]).unwrap_err();
+        // Even where replacing is allowed (--force): a link or FIFO is never replaced.
+        let allow = vkerode::terrain::files::Overwrite::Allow;
+        let early = vkerode::terrain::files::check_output_file(target, &[], allow).unwrap_err();
         assert!(vkerode::error_chain(&early).contains(said));
     }
     assert!(

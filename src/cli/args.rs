@@ -26,13 +26,19 @@ use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
 use vkerode::stats::bootstrap::MIN_SAMPLES;
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
+use vkerode::terrain::output::DEFAULT_OUT_RULE;
 
 /// The command line's one grammar, shown by `vkerode --help` and docs/cli.md.
-const GRAMMAR: &str = "Outputs: --out DIR is always a folder, on every command that writes several files (erode, sweep, strategies, peak, equivalence, merge, plot, docs). Commands that write their folder whole refuse one that holds files unless --force (sweep: --resume continues it instead); plot adds its two charts to the folder. A single file gets a flag named for its kind (--markdown FILE.md, --html FILE.html, --csv FILE.csv), or a positional OUTPUT where writing it is the command's whole job (terrain, convert). --set SECTION.KEY=VALUE overrides a key of the config a command loads (sweep, strategies, equivalence). --quiet and --verbose go with every command; the device flags (--device, --validate, --max-submission-ms) with the commands that open a device.";
+const GRAMMAR: &str = "Outputs: --out DIR is always a folder, on every command that writes several files (erode, sweep, strategies, peak, equivalence, merge, plot, docs). A single file gets a flag named for its kind (--markdown FILE.md, --html FILE.html, --csv FILE.csv), or a positional OUTPUT where writing it is the command's whole job (terrain, convert). One overwrite rule: every output, file or folder, that already exists is refused unless --force replaces it (sweep: --resume continues it instead; plot adds its two charts to the folder, refusing only charts of the same name). --set SECTION.KEY=VALUE overrides a key of the config a command loads (sweep, strategies, equivalence). --quiet and --verbose go with every command; the device flags (--device, --validate, --max-submission-ms) with the commands that open a device.";
+
+/// The grammar with the rule of default output folders, written once in the library.
+fn grammar() -> String {
+    format!("{GRAMMAR} {DEFAULT_OUT_RULE}")
+}
 
 /// A Vulkan compute research harness for GPU hydraulic erosion.
 #[derive(Parser)]
-#[command(version, about, long_about = None, after_long_help = GRAMMAR)]
+#[command(version, about, long_about = None, after_long_help = grammar())]
 pub struct Cli {
     #[command(flatten)]
     pub verbosity: VerbosityArgs,
@@ -62,6 +68,9 @@ pub struct ReportArgs {
     /// The noise threshold in percent (help from `threshold_help`).
     #[arg(long, value_name = "PERCENT", value_parser = parse_threshold, help = threshold_help(), requires = "baseline")]
     pub threshold: Option<f64>,
+    /// Replace the --markdown and --html files if they exist (by default they are refused).
+    #[arg(long)]
+    pub force: bool,
     /// Print the points as one JSON document on stdout (docs/schemas/), the other lines on stderr.
     #[arg(long)]
     pub json: bool,
@@ -141,6 +150,10 @@ pub enum Command {
         /// Use the CPU port instead of the GPU shader.
         #[arg(long)]
         cpu: bool,
+        /// Replace OUTPUT (and the files written beside it) if it exists (by default
+        /// it is refused).
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         gpu: GpuArgs,
     },
@@ -159,7 +172,7 @@ pub enum Command {
     /// strategies.csv.
     Strategies {
         config: PathBuf,
-        /// Output folder. Default: results/<config name>/<device>.
+        /// Output folder. Default: out/strategies/<config name>/<device>.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Replace the folder whole if it already holds files (by default it is refused).
@@ -234,8 +247,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print vkerode's man page (roff), e.g. `vkerode man > vkerode.1`.
-    Man,
+    /// Print vkerode's man page (roff), or a command's (`vkerode man erode`); `make docs`
+    /// writes them all into docs/man/man1/ (`MANPATH=docs/man man vkerode-erode`).
+    Man {
+        /// The command whose page to print. Default: vkerode(1).
+        command: Option<String>,
+    },
     /// Write the generated references into a folder: cli.md (every command and flag),
     /// config.md (every config key with its meaning, default and unit), results.md
     /// (every CSV column and JSON field with its meaning and unit) and experiments.md
@@ -247,6 +264,9 @@ pub enum Command {
         /// The experiment configs to index.
         #[arg(long, default_value = "experiments")]
         experiments: PathBuf,
+        /// Replace the references in --out if they exist (by default they are refused).
+        #[arg(long)]
+        force: bool,
     },
     /// Whether the droplets' speed variants erode as the paper's kernel does: each
     /// variant over many droplet seeds in one configuration, against (a) the paper's
@@ -267,6 +287,10 @@ pub enum Command {
         /// Output format. Default: from the output's extension.
         #[arg(long, value_enum)]
         format: Option<HeightFormat>,
+        /// Replace OUTPUT (and the files written beside it) if it exists (by default
+        /// it is refused).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -307,7 +331,8 @@ pub struct SweepArgs {
     /// needs the permission to set clocks). The clocks policy is recorded in meta.json.
     #[arg(long, value_name = "MHZ")]
     pub lock_sm_clock: Option<u32>,
-    /// Also write the closing table of points to this markdown file.
+    /// Also write the closing table of points to this markdown file; one that exists is
+    /// refused unless --force or --resume (which continues the run that wrote it).
     #[arg(long, value_name = "FILE.md")]
     pub markdown: Option<PathBuf>,
     /// When the GPU fails a point (out of memory, for one): record it in failed.csv and
@@ -407,8 +432,7 @@ pub struct ReproduceArgs {
     /// reproduce.json, summary.md and report.html; what ran stays as recorded.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "force", "budget", "claims", "size"])]
     pub rejudge: Option<PathBuf>,
-    /// Output folder, written whole at the end. Default: out/reproduce/<device> (never
-    /// the committed reference's folder).
+    /// Output folder, written whole at the end. Default: out/reproduce/<device>.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Replace --out whole if it already holds files (by default it is refused).
@@ -478,8 +502,9 @@ pub struct CompareArgs {
     /// The folder of named baselines.
     #[arg(long, value_name = "DIR", default_value = BASELINES_DIR)]
     pub baselines: PathBuf,
-    /// Replace the baseline --save-baseline names if it exists (by default it is refused).
-    #[arg(long, requires = "save_baseline")]
+    /// Replace the --markdown file and the baseline --save-baseline names if they exist
+    /// (by default they are refused).
+    #[arg(long)]
     pub force: bool,
     /// The noise threshold in percent (help from `threshold_help`).
     #[arg(long, value_name = "PERCENT", value_parser = parse_threshold, help = threshold_help())]
@@ -528,6 +553,9 @@ pub struct KernelsArgs {
     /// Also write the statistics to this CSV file, one row per statistic.
     #[arg(long, value_name = "FILE.csv")]
     pub csv: Option<PathBuf>,
+    /// Replace the --csv file if it exists (by default it is refused).
+    #[arg(long, requires = "csv")]
+    pub force: bool,
     /// Print the statistics as one JSON document on stdout (docs/schemas/), the other lines on stderr.
     #[arg(long)]
     pub json: bool,
@@ -572,6 +600,9 @@ pub struct PlotArgs {
     /// steps_per_s-by-workgroup.
     #[arg(long, value_name = "STEM", value_parser = parse_file_stem)]
     pub name: Option<String>,
+    /// Replace NAME.png and NAME.svg if either exists (by default they are refused).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl PlotArgs {
@@ -683,9 +714,10 @@ pub struct ErodeArgs {
     /// Write no pictures, only heightmaps and run.json.
     #[arg(long)]
     pub no_images: bool,
-    /// Output folder, written whole at the end: never a mix of two runs.
-    #[arg(long, default_value = "out/erode")]
-    pub out: PathBuf,
+    /// Output folder, written whole at the end: never a mix of two runs. Default:
+    /// out/erode/<device> (out/erode/cpu for the CPU engines).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Replace --out whole if it already holds files (by default it is refused).
     #[arg(long)]
     pub force: bool,
@@ -775,9 +807,10 @@ pub struct EquivalenceArgs {
     #[command(flatten)]
     pub run_length: RunLengthArgs,
     /// Output folder, written whole at the end; its reference-cache/ keeps the
-    /// sequential runs for a rerun with --force.
-    #[arg(long, default_value = "out/equivalence")]
-    pub out: PathBuf,
+    /// sequential runs for a rerun with --force. Default: out/equivalence/<device>, with
+    /// the config's name between where one is given.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Replace --out whole if it already holds files (by default it is refused); its
     /// cached sequential runs are reused.
     #[arg(long)]

@@ -30,6 +30,17 @@ impl std::fmt::Display for ExitStatus {
 
 impl std::error::Error for ExitStatus {}
 
+/// Says how long `command` took, on stderr (the results may be on stdout), unless
+/// --quiet.
+pub fn tell_time(command: &str, took: std::time::Duration) {
+    if print::informing() {
+        eprintln!(
+            "vkerode {command} took {} (h:m:s)",
+            indicatif::FormattedDuration(took)
+        );
+    }
+}
+
 /// Opens the device `options` names, and says which it is.
 pub fn open_device(options: &ContextOptions) -> Result<Arc<Context>> {
     let ctx = Context::new(options).context("setting up the Vulkan device")?;

@@ -72,6 +72,7 @@ use vkerode::terrain::files::write_atomically;
 use vkerode::experiment::{Engine, ErodeOutcome, TimeSource};
 use vkerode::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use vkerode::probes::kernels::KernelStatistics;
+use vkerode::progress::Progress;
 use vkerode::terrain::formats::Dem;
 use vkerode::terrain::units::{CellSizeSource, GridUnits};
 
@@ -108,7 +109,8 @@ pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    let template = format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit}, ETA {{eta}}");
+    let template =
+        format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{elapsed}} so far, ETA {{eta}}");
     bar.set_style(
         ProgressStyle::with_template(&template)
             .expect("a valid template")
@@ -119,6 +121,25 @@ pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
         bar.enable_steady_tick(Duration::from_millis(250));
     }
     bar
+}
+
+/// Draws what long work tells on `bar`: a line above it, a stage as its message with
+/// its count started again, a count as its position.
+pub fn show_progress(bar: &ProgressBar, event: Progress) {
+    match event {
+        Progress::Line(line) => bar_line(bar, &line),
+        Progress::Note(line) if informing() => bar_line(bar, &line),
+        Progress::Note(_) => {}
+        Progress::Stage(stage) => {
+            bar.set_message(stage);
+            bar.set_position(0);
+            bar.reset_eta();
+        }
+        Progress::Done { done, total } => {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+    }
 }
 
 /// A result line printed while `bar` is drawn: above it, or plainly where it is hidden.
@@ -289,14 +310,15 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
     }
     let c = &r.change;
     say!(
-        "height change summed over cells: total {:.1} {u} (eroded {:.1} {u}, deposited {:.1} {u}), cells changed {:.1}%; mean over channels {:+.4} {u} vs hillslopes {:+.4} {u}",
+        "height change summed over cells: total {:.1} {v} (eroded {:.1} {v}, deposited {:.1} {v}), cells changed {:.1}%; mean over channels {:+.4} {u} vs hillslopes {:+.4} {u}",
         c.total_change,
         c.eroded,
         c.deposited,
         c.changed_cells_share * 100.0,
         c.channel_mean_change,
         c.hillslope_mean_change,
-        u = heights.name
+        u = heights.height_label(),
+        v = heights.sum_label()
     );
     say!(
         "channel incision: {:.4} {u} before, {:.4} {u} after; heights after from {:.3} {u} to {:.3} {u}",
@@ -304,17 +326,18 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
         c.channel_incision_after,
         c.min_after,
         c.max_after,
-        u = heights.name
+        u = heights.height_label()
     );
     if let Some(i) = &r.instrumented_run {
         say!(
-            "the strategy's own figures are of the instrumented run: total change {:.1} {u}, against {:.1} {u} written by the timed run ({:+.3}%, {} cells differ, by up to {:.4} {u})",
+            "the strategy's own figures are of the instrumented run: total change {:.1} {v}, against {:.1} {v} written by the timed run ({:+.3}%, {} cells differ, by up to {:.4} {u})",
             i.total_change,
             i.written_total_change,
             i.relative_difference * 100.0,
             i.cells_differing,
             i.max_cell_difference,
-            u = heights.name
+            u = heights.height_label(),
+            v = heights.sum_label()
         );
     }
 }

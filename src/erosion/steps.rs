@@ -39,6 +39,15 @@ impl StepClock {
         per_submission
     }
 
+    /// After an untimed chunk of `steps` (the counted build) that took `wall`: the step
+    /// time the next plan assumes, until a timed chunk gives one. The assumed rate is a
+    /// GPU's; on a CPU device (lavapipe) it would put a long run in one silent submission.
+    pub fn walled(&mut self, steps: u32, wall: Duration) {
+        if steps > 0 && self.step_time.is_none() {
+            self.step_time = Some(wall / steps);
+        }
+    }
+
     /// Submissions the last chunk was split into.
     pub fn submissions(&self) -> usize {
         self.submissions

@@ -16,6 +16,7 @@ use super::gpu_state::GpuMonitor;
 use super::ProbeError;
 use crate::erosion::droplets::ATOMICS_PER_STEP;
 use crate::gpu::{Context, DeviceInfo};
+use crate::progress::Progress;
 use crate::terrain::files::write_atomically;
 use crate::terrain::output::slug;
 
@@ -269,29 +270,23 @@ pub fn shortest_latency(info: &DeviceInfo) -> (f64, String) {
     }
 }
 
-/// What `vkerode peak` tells as it goes: a line of its report, or that `done` of its
+/// Tells what one `vkerode peak` does: a line of its report, or that `done` of its
 /// `total` probes are measured.
-pub enum PeakEvent {
-    Line(String),
-    Probe { done: usize, total: usize },
-}
-
-/// Tells the events of one `vkerode peak`, counting its probes.
 struct Teller<'t> {
-    tell: &'t mut dyn FnMut(PeakEvent),
+    tell: &'t mut dyn FnMut(Progress),
     done: usize,
     total: usize,
 }
 
 impl Teller<'_> {
     fn line(&mut self, line: String) {
-        (self.tell)(PeakEvent::Line(line));
+        (self.tell)(Progress::Line(line));
     }
 
     /// One more probe measured.
     fn step(&mut self) {
         self.done += 1;
-        (self.tell)(PeakEvent::Probe {
+        (self.tell)(Progress::Done {
             done: self.done,
             total: self.total,
         });
@@ -373,7 +368,7 @@ fn human_bytes(bytes: u64) -> String {
 pub fn measure_peaks(
     ctx: &Arc<Context>,
     cache_only: bool,
-    mut tell: impl FnMut(PeakEvent),
+    mut tell: impl FnMut(Progress),
 ) -> Result<(PeakTable, Result<PathBuf, String>), ProbeError> {
     let info = ctx.info();
     let atomic_probes = match cache_only {

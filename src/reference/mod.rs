@@ -67,7 +67,36 @@ pub fn references(cli: &clap::Command, experiments: &Path) -> Result<Vec<Referen
         file: format!("schemas/{}.schema.json", doc.name),
         text: schema_text(&doc.schema),
     }))
+    .chain(man_pages(cli))
     .collect())
+}
+
+/// The folder below docs/ that `MANPATH` names: man(1) looks in its `man1/`.
+pub const MAN_FOLDER: &str = "man";
+
+/// The man pages: vkerode(1) and one per command, vkerode-erode(1) and so on, which
+/// vkerode(1) lists (no `help` command: it has no page).
+pub fn man_pages(cli: &clap::Command) -> Vec<Reference> {
+    let mut cli = cli.clone().disable_help_subcommand(true);
+    cli.build();
+    let commands: Vec<clap::Command> = cli
+        .get_subcommands()
+        .filter(|command| !command.is_hide_set())
+        .cloned()
+        .collect();
+    std::iter::once(cli)
+        .chain(commands)
+        .map(|command| {
+            let page = clap_mangen::Man::new(command);
+            let mut roff = Vec::new();
+            page.render(&mut roff)
+                .expect("rendering into memory cannot fail");
+            Reference {
+                file: format!("{MAN_FOLDER}/man1/{}", page.get_filename()),
+                text: String::from_utf8_lossy(&roff).into_owned(),
+            }
+        })
+        .collect()
 }
 
 /// docs/reproduce.md: how `vkerode reproduce` keeps its budget and judges each claim,
@@ -455,7 +484,7 @@ pub fn results_reference() -> String {
     let _ = writeln!(
         out,
         "A sweep writes `points.csv`, `samples.csv`, `failed.csv` (only where a point failed) and `meta.json` into \
-         `results/<experiment>/<device>/`; `erode` writes `run.json`; `strategies` writes `strategies.csv` and one \
+         its `--out` folder (`out/sweep/<experiment>/<device>/` by default); `erode` writes `run.json`; `strategies` writes `strategies.csv` and one \
          `<algorithm>.json` (a run.json) per run; `peak` writes `peak.json`; `equivalence` writes `runs.csv`, \
          `verdicts.csv`, `verdicts.md`, `equivalence.json` and its sequential runs in `reference-cache/*.json`. Figures in *height units* are in the \
          map's vertical unit, which `height_unit` names beside them: metres for a DEM, cells (heights in cell widths) \

@@ -93,6 +93,39 @@ fn check_replaceable_file(path: &Path) -> io::Result<()> {
     ))
 }
 
+/// Whether an output may replace a file already at its path: every output, file or
+/// folder, is refused when it exists unless `--force` says replace it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overwrite {
+    Refuse,
+    Allow,
+}
+
+impl Overwrite {
+    /// `Allow` when `--force` was given.
+    pub fn forced(force: bool) -> Self {
+        if force {
+            Self::Allow
+        } else {
+            Self::Refuse
+        }
+    }
+}
+
+/// Refuses the output file `path` when something is there and `overwrite` says refuse.
+pub fn check_overwrite(path: &Path, overwrite: Overwrite) -> Result<(), WriteError> {
+    if overwrite == Overwrite::Refuse && fs::symlink_metadata(path).is_ok() {
+        return Err(WriteError {
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "already exists; pass --force to replace it, or choose another name",
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Checks, before any work, that a file can be written at `path`: its folder exists and
 /// takes a new file, and no folder stands in its place. Writes nothing that stays.
 fn check_writable(path: &Path) -> Result<(), WriteError> {
@@ -125,10 +158,16 @@ pub fn real_path(path: &Path) -> PathBuf {
 }
 
 /// Checks, before any work, that the output file `path` can be written
-/// ([`check_writable`]) and is none of `inputs` ([`check_apart`]).
-pub fn check_output_file(path: &Path, inputs: &[PathBuf]) -> Result<(), WriteError> {
+/// ([`check_writable`]), is none of `inputs` ([`check_apart`]), and replaces a file
+/// only as `overwrite` says ([`check_overwrite`]).
+pub fn check_output_file(
+    path: &Path,
+    inputs: &[PathBuf],
+    overwrite: Overwrite,
+) -> Result<(), WriteError> {
     check_writable(path)?;
-    check_apart(path, inputs)
+    check_apart(path, inputs)?;
+    check_overwrite(path, overwrite)
 }
 
 /// Refuses the output `path` (a file, or a folder written whole) when one of `inputs`,

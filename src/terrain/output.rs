@@ -376,6 +376,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn default_outputs_follow_the_one_rule() {
+        assert_eq!(
+            default_out("reproduce", None, "NVIDIA H200"),
+            Path::new("out/reproduce/nvidia-h200")
+        );
+        assert_eq!(
+            default_out(
+                "sweep",
+                Some("workgroup"),
+                "llvmpipe (LLVM 15.0.6, 256 bits)"
+            ),
+            Path::new("out/sweep/workgroup/llvmpipe-llvm-15-0-6-256-bits")
+        );
+        // sweep's default is a pattern its --out fills in: the same rule.
+        let pattern = crate::experiment::sweep::DEFAULT_OUT;
+        let filled = pattern
+            .replace("{experiment}", "workgroup")
+            .replace("{device}", "llvmpipe-llvm-15-0-6-256-bits");
+        assert_eq!(
+            Path::new(&filled),
+            default_out(
+                "sweep",
+                Some("workgroup"),
+                "llvmpipe (LLVM 15.0.6, 256 bits)"
+            )
+        );
+    }
+
+    #[test]
     fn leftover_folders_name_their_output_folder() {
         assert_eq!(leftover_folder_of(".run.staging-4242"), Some("run"));
         assert_eq!(leftover_folder_of(".my.run.replaced-17"), Some("my.run"));
@@ -383,6 +412,19 @@ mod tests {
         assert_eq!(leftover_folder_of("run"), None);
         assert_eq!(leftover_folder_of(".vkerode.lock"), None);
     }
+}
+
+/// The one rule for where a command writes when `--out` is not given.
+pub const DEFAULT_OUT_RULE: &str = "Default output folders follow one rule: out/<command>/<device>/, with the config's name between for a command that loads one (out/sweep/<experiment>/<device>/); <device> is the device's name as a folder name (cpu for erode's CPU engines). A default never lands in the committed results/ tree: give --out for that.";
+
+/// The folder a command writes when `--out` is not given ([`DEFAULT_OUT_RULE`]):
+/// `out/<command>/[<config>/]<device>`.
+pub fn default_out(command: &str, config: Option<&str>, device: &str) -> PathBuf {
+    let mut out = Path::new("out").join(command);
+    if let Some(config) = config {
+        out.push(config);
+    }
+    out.join(slug(device))
 }
 
 /// A name safe for paths: lowercase letters and digits, runs of anything else as '-'.

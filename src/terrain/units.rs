@@ -114,6 +114,15 @@ pub fn metres_per_vertical_unit(unit: &str) -> f32 {
     }
 }
 
+/// A vertical unit as files name it, in words: "cell widths" for generated terrain's
+/// "cells" (heights in cell widths), any other as it is.
+pub fn height_label(name: &str) -> &str {
+    match name {
+        "cells" => "cell widths",
+        name => name,
+    }
+}
+
 /// The unit of every reported height, change and mass: the map's vertical unit (metres
 /// for a DEM, cells for generated terrain). A field or column documented in it is
 /// computed in kernel units and converted on the way out.
@@ -157,9 +166,24 @@ impl HeightUnit {
         kernel * self.per_kernel_unit
     }
 
-    /// `value` and its unit, for the console: "12.5 m".
-    pub fn show(&self, kernel: f64, decimals: usize) -> String {
-        format!("{:.*} {}", decimals, self.of(kernel), self.name)
+    /// The unit of one height, in words ([`height_label`]).
+    pub fn height_label(&self) -> &str {
+        height_label(&self.name)
+    }
+
+    /// The unit of heights summed over cells, a volume: "m·cells" (times one cell's
+    /// area in m² for m³), or "cell widths³" for generated terrain.
+    pub fn sum_label(&self) -> String {
+        match self.name.as_str() {
+            "cells" => "cell widths³".into(),
+            name => format!("{name}·cells"),
+        }
+    }
+
+    /// A sum of heights over cells, converted, with its unit, for the console:
+    /// "12.5 m·cells".
+    pub fn show_sum(&self, kernel: f64, decimals: usize) -> String {
+        format!("{:.*} {}", decimals, self.of(kernel), self.sum_label())
     }
 
     /// Converts the fields of `report` (run.json) that `fields` (path, unit, meaning)

@@ -216,8 +216,8 @@ pub fn sweep_out(root: &std::path::Path) -> String {
         .to_string()
 }
 
-/// `vkerode plot CSV --x X [extra...] --out DIR --name NAME`: the charts at `chart`
-/// (DIR/NAME), .png and .svg.
+/// `vkerode plot CSV --x X [extra...] --out DIR --name NAME --force`: the charts at
+/// `chart` (DIR/NAME), .png and .svg, replaced where the test drew them before.
 pub fn plot(
     csv: &std::path::Path,
     x: &str,
@@ -228,7 +228,7 @@ pub fn plot(
     args.extend_from_slice(extra);
     let folder = chart.parent().unwrap().to_str().unwrap();
     let name = chart.file_name().unwrap().to_str().unwrap();
-    args.extend(["--out", folder, "--name", name]);
+    args.extend(["--out", folder, "--name", name, "--force"]);
     vkerode(&args)
 }
 

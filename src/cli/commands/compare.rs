@@ -11,7 +11,7 @@ use crate::cli::ExitStatus;
 use vkerode::experiment::report::baseline::{self, PendingBaseline};
 use vkerode::experiment::report::{compare, Intervals, Pairing};
 use vkerode::experiment::results::set_files;
-use vkerode::terrain::files::check_output_file;
+use vkerode::terrain::files::{check_output_file, Overwrite};
 
 /// The exit status of `--fail-slower` when a point is slower.
 const SLOWER: u8 = 3;
@@ -80,7 +80,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             .chain([new])
             .flat_map(set_files)
             .collect();
-        check_output_file(markdown, &reads).context("--markdown")?;
+        check_output_file(markdown, &reads, Overwrite::forced(args.force)).context("--markdown")?;
     }
     if let Some(base) = base {
         let compared = compare(&base, new, args.threshold, &pairing)?;

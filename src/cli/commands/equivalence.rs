@@ -7,10 +7,10 @@ use anyhow::{bail, Context as _, Result};
 
 use crate::cli::args::EquivalenceArgs;
 use crate::cli::open_device;
-use crate::cli::print::{begin_json, print_json, say_wrote};
+use crate::cli::print::{begin_json, print_json, progress_bar, say_wrote, show_progress};
 use vkerode::experiment::equivalence::{cache_folders, run_equivalence, Plan, CACHE_FOLDER};
 use vkerode::gpu::ContextOptions;
-use vkerode::terrain::output::StagedFolder;
+use vkerode::terrain::output::{default_out, StagedFolder};
 
 pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
     begin_json(args.json);
@@ -47,11 +47,15 @@ pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
     }
     // Checked, cleared of dead runs' leftovers and staged before any work.
     let reads: Vec<PathBuf> = args.config.iter().cloned().collect();
-    let staged = StagedFolder::begin(&args.out, args.force, &reads).context("--out")?;
-    // The folder replaced keeps its cache until the new one is published.
-    let mut caches = vec![args.out.join(CACHE_FOLDER)];
-    caches.extend(cache_folders(&args.reference_cache));
     let ctx = open_device(options)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        let config = args.config.is_some().then_some(plan.name.as_str());
+        default_out("equivalence", config, &ctx.info().name)
+    });
+    let staged = StagedFolder::begin(&out, args.force, &reads).context("--out")?;
+    // The folder replaced keeps its cache until the new one is published.
+    let mut caches = vec![out.join(CACHE_FOLDER)];
+    caches.extend(cache_folders(&args.reference_cache));
     note!(
         "{} configuration(s) x {} variant(s) and the paper's kernel, {} seeds each on the GPU; the sequential reference {} seeds per job",
         plan.configurations.len(),
@@ -59,10 +63,12 @@ pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
         plan.options.seeds,
         plan.options.reference_seeds
     );
-    let (report, written) = run_equivalence(&ctx, &plan, &caches, staged.path(), &mut |line| {
-        note!("{line}")
-    })
-    .with_context(|| match &args.config {
+    let bar = progress_bar(0, "runs");
+    let ran = run_equivalence(&ctx, &plan, &caches, staged.path(), &mut |event| {
+        show_progress(&bar, event)
+    });
+    bar.finish_and_clear();
+    let (report, written) = ran.with_context(|| match &args.config {
         Some(path) => format!("running {}", path.display()),
         None => "running the equivalence".into(),
     })?;

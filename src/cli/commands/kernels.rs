@@ -7,12 +7,12 @@ use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, print_kernels, say_wrote};
 use vkerode::gpu::ContextOptions;
 use vkerode::probes::kernels::{kernel_statistics, kernel_variants, write_statistics_csv};
-use vkerode::terrain::files::check_output_file;
+use vkerode::terrain::files::{check_output_file, Overwrite};
 
 pub fn run(options: &ContextOptions, args: &KernelsArgs) -> Result<()> {
     begin_json(args.json);
     if let Some(path) = &args.csv {
-        check_output_file(path, &[]).context("--csv")?;
+        check_output_file(path, &[], Overwrite::forced(args.force)).context("--csv")?;
     }
     let base = args.base();
     let (variants, notes) = kernel_variants(&args.variant, &args.lever, &base);

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::cli::open_device;
-use crate::cli::print::{bar_line, begin_json, print_json, progress_bar, say_wrote};
+use crate::cli::print::{begin_json, print_json, progress_bar, say_wrote, show_progress};
 use vkerode::gpu::ContextOptions;
-use vkerode::probes::ceilings::{measure_peaks, PeakEvent};
+use vkerode::probes::ceilings::measure_peaks;
 use vkerode::terrain::output::StagedFolder;
 
 pub fn run(
@@ -25,13 +25,7 @@ pub fn run(
     // One step per probe; the report's lines print above the bar as they come.
     let bar = progress_bar(0, "probes");
     bar.set_message("peak");
-    let measured = measure_peaks(&ctx, cache_only, |event| match event {
-        PeakEvent::Line(line) => bar_line(&bar, &line),
-        PeakEvent::Probe { done, total } => {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        }
-    });
+    let measured = measure_peaks(&ctx, cache_only, |event| show_progress(&bar, event));
     bar.finish_and_clear();
     let (table, cached) = measured?;
     match cached {

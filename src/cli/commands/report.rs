@@ -9,7 +9,7 @@ use crate::cli::args::ReportArgs;
 use crate::cli::print::{begin_json, print_json, say_wrote, write_text};
 use vkerode::experiment::report::baseline;
 use vkerode::experiment::report::{html_report, report, report_inputs, report_rows, write_html};
-use vkerode::terrain::files::check_output_file;
+use vkerode::terrain::files::{check_output_file, Overwrite};
 
 pub fn run(args: &ReportArgs) -> Result<()> {
     begin_json(args.json);
@@ -28,7 +28,8 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let mut reads = report_inputs(&args.results, base.as_deref());
     for (flag, path) in [("--markdown", &args.markdown), ("--html", &args.html)] {
         if let Some(path) = path {
-            check_output_file(path, &reads).with_context(|| flag.to_string())?;
+            check_output_file(path, &reads, Overwrite::forced(args.force))
+                .with_context(|| flag.to_string())?;
             reads.push(path.clone());
         }
     }

@@ -13,7 +13,7 @@ use vkerode::experiment::reproduce::{
 };
 use vkerode::experiment::sweep::Verbosity;
 use vkerode::gpu::ContextOptions;
-use vkerode::terrain::output::{slug, StagedFolder};
+use vkerode::terrain::output::{default_out, StagedFolder};
 
 pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> Result<()> {
     begin_json(args.json);
@@ -38,11 +38,10 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
         return report(&outcome, dir, written, args.json);
     }
     let ctx = open_device(gpu)?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        Path::new("out")
-            .join("reproduce")
-            .join(slug(&ctx.info().name))
-    });
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out("reproduce", None, &ctx.info().name));
     let reads: Vec<PathBuf> = reference_dir.iter().cloned().collect();
     let staged = StagedFolder::begin(&out, args.force, &reads).context("--out")?;
     let options = ReproduceOptions {

@@ -12,7 +12,7 @@ use vkerode::experiment::results::{set_files, FAILED_CSV};
 use vkerode::experiment::sweep::config::Experiment;
 use vkerode::experiment::sweep::{dry_run, results_dir, run_sweep, Verbosity};
 use vkerode::gpu::{list_devices, Context, ContextOptions};
-use vkerode::terrain::files::{check_apart, check_output_file};
+use vkerode::terrain::files::{check_apart, check_output_file, Overwrite};
 
 /// One context per device of `--devices`, in its order.
 fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<Context>>> {
@@ -67,7 +67,8 @@ pub fn run(options: &ContextOptions, args: &SweepArgs, verbosity: Verbosity) -> 
     if let Some(markdown) = &args.markdown {
         let mut reads = set_files(&dir);
         reads.push(config.clone());
-        check_output_file(markdown, &reads).context("--markdown")?;
+        let overwrite = Overwrite::forced(args.force || args.resume);
+        check_output_file(markdown, &reads, overwrite).context("--markdown")?;
     }
     if args.dry_run {
         say!("{}", dry_run(&experiment, ctx.info(), &sweep));

@@ -8,6 +8,7 @@ use super::convert::{check_output, output_format, write_heightmap};
 use crate::cli::open_device;
 use vkerode::erosion::settings::NoiseSettings;
 use vkerode::gpu::ContextOptions;
+use vkerode::terrain::files::Overwrite;
 use vkerode::terrain::formats::{Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 use vkerode::terrain::metrics::mean_slope;
@@ -19,9 +20,10 @@ pub fn run(
     out: &Path,
     format: Option<HeightFormat>,
     cpu: bool,
+    force: bool,
 ) -> Result<()> {
     let format = output_format(out, format)?;
-    check_output(out, &[])?;
+    check_output(out, &[], Overwrite::forced(force))?;
     let spec = noise.spec();
     let heights = if cpu {
         generate_on_cpu(&spec)?

@@ -563,8 +563,8 @@ impl Figures for DropletFigures {
                 c.hits_max,
                 c.subgroup_conflicts_per_1000,
                 100.0 * c.zero_add_share,
-                unit.show(c.mass_at_death, 1),
-                unit.show(c.mass_off_edge, 1)
+                unit.show_sum(c.mass_at_death, 1),
+                unit.show_sum(c.mass_off_edge, 1)
             ));
         }
         lines

@@ -483,21 +483,21 @@ impl Figures for PipesFigures {
             ),
             format!(
                 "summed over cells: terrain {} -> {}, sediment suspended {}, water {} (rain added {}), advection drift {}",
-                unit.show(b.terrain_before, 1),
-                unit.show(b.terrain_after, 1),
-                unit.show(b.sediment_after, 1),
-                unit.show(b.water_after, 1),
-                unit.show(b.rain_added, 1),
+                unit.show_sum(b.terrain_before, 1),
+                unit.show_sum(b.terrain_after, 1),
+                unit.show_sum(b.sediment_after, 1),
+                unit.show_sum(b.water_after, 1),
+                unit.show_sum(b.rain_added, 1),
                 b.advection_drift
-                    .map_or("unknown (open edges, no counted run)".into(), |d| unit.show(d, 1))
+                    .map_or("unknown (open edges, no counted run)".into(), |d| unit.show_sum(d, 1))
             ),
         ];
         if let (Some(outflow), Some(carried)) = (b.outflow, b.sediment_outflow) {
             if self.params.boundary == Boundary::Open {
                 lines.push(format!(
                     "past the open edges: water {}, sediment {}",
-                    unit.show(outflow, 1),
-                    unit.show(carried, 1)
+                    unit.show_sum(outflow, 1),
+                    unit.show_sum(carried, 1)
                 ));
             }
         }

@@ -184,7 +184,9 @@ impl PipesRunner {
         let mut done = 0;
         while done < steps {
             let chunk = every.min(steps - done);
+            let started = Instant::now();
             self.submit_chunk(chunk, done == 0, true)?;
+            self.clock.walled(chunk, started.elapsed());
             done += chunk;
             checks.push(self.balance(done)?);
         }

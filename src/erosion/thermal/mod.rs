@@ -410,15 +410,15 @@ impl Figures for ThermalFigures {
             ),
             format!(
                 "moved {}; heights summed {} -> {} (drift {:.3e}, float rounding's bound {:.1e}, in {}); {} cells still past the talus (largest excess {:.3e} {})",
-                unit.show(self.material_moved, 1),
-                unit.show(m.before, 3),
-                unit.show(m.after, 3),
+                unit.show_sum(self.material_moved, 1),
+                unit.show_sum(m.before, 3),
+                unit.show_sum(m.after, 3),
                 unit.of(m.drift),
                 unit.of(m.rounding_bound),
-                unit.name,
+                unit.sum_label(),
                 self.steepness.steep_cells,
                 unit.of(f64::from(self.steepness.steepest_excess)),
-                unit.name
+                unit.height_label()
             ),
         ]
     }

@@ -151,7 +151,9 @@ impl ThermalRunner {
         // At least one chunk, so that a run of no steps still starts from the map.
         loop {
             let chunk = every.min(steps - done);
+            let started = Instant::now();
             self.submit_chunk(chunk, done == 0, true)?;
+            self.clock.walled(chunk, started.elapsed());
             done += chunk;
             let (mass, largest) = mass_of(&self.read_heights()?);
             highest = highest.max(largest);

@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::gpu::Context;
+use crate::progress::Tell;
 
 /// The cache folders to read sequential runs from: each folder given, or its
 /// `reference-cache/` where it has one (an earlier equivalence output).
@@ -63,7 +64,7 @@ pub fn run_equivalence(
     plan: &Plan,
     caches: &[PathBuf],
     out: &Path,
-    progress: &mut dyn FnMut(String),
+    progress: Tell,
 ) -> Result<(EquivalenceReport, Vec<PathBuf>), EquivalenceError> {
     let runs = run::run_plan(ctx, plan, caches, out, progress)?;
     let report = EquivalenceReport::judge(plan, &runs);

@@ -17,6 +17,7 @@ use crate::erosion::{CpuEngine, RunSettings};
 use crate::experiment::run::{prepare_terrain, TerrainSource};
 use crate::experiment::Provenance;
 use crate::gpu::Context;
+use crate::progress::{Progress, Tell};
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::Cells;
 
@@ -262,13 +263,13 @@ pub struct Runs {
 
 /// Runs `plan` on `ctx`, reading cached sequential runs from `caches` (folders of cache
 /// files) and writing every one it uses into `out`'s cache folder; `progress` hears of
-/// each group as it ends.
+/// each run as it ends and each group's line.
 pub fn run_plan(
     ctx: &Arc<Context>,
     plan: &Plan,
     caches: &[PathBuf],
     out: &Path,
-    progress: &mut dyn FnMut(String),
+    progress: Tell,
 ) -> Result<Runs, EquivalenceError> {
     let device = ctx.info();
     let provenance = Provenance::collect(device);
@@ -330,7 +331,15 @@ pub fn run_plan(
         let (mut records, mut references) = result?;
         // Every worker's results, once the queue is empty.
         let mut failures = Vec::new();
-        for done in receive.iter() {
+        let cpu_tasks = records.len() + references.values().filter(|r| r.1.is_none()).count();
+        progress(Progress::Stage(
+            "the figures and sequential references on the CPU".into(),
+        ));
+        for (finished, done) in receive.iter().enumerate() {
+            progress(Progress::Done {
+                done: finished + 1,
+                total: cpu_tasks,
+            });
             match done {
                 Done::Figures { index, result } => match result {
                     Some((figures, map)) => {
@@ -422,9 +431,11 @@ fn gpu_runs(
     caches: &[PathBuf],
     names: &[String],
     provenance: &Provenance,
-    progress: &mut dyn FnMut(String),
+    progress: Tell,
 ) -> Result<(Vec<RunRecord>, References), EquivalenceError> {
     let mut records = Vec::new();
+    let gpu_runs = plan.configurations.len() * groups.len() * plan.options.seeds as usize;
+    progress(Progress::Stage("runs on the GPU".into()));
     let mut references = References::new();
     for c in &plan.configurations {
         let reference = Variant::paper()
@@ -504,6 +515,10 @@ fn gpu_runs(
                     },
                 });
                 drop(prepared);
+                progress(Progress::Done {
+                    done: records.len(),
+                    total: gpu_runs,
+                });
                 queue.push(
                     Task::Figures {
                         index: records.len() - 1,
@@ -517,20 +532,20 @@ fn gpu_runs(
                 Role::Paper => " (reference a)",
                 _ => "",
             };
-            progress(format!(
+            progress(Progress::Note(format!(
                 "{}: {}{role}, {} seeds on the GPU in {:.1} s ({kernel})",
                 c.label,
                 variant.label,
                 plan.options.seeds,
                 started.elapsed().as_secs_f64()
-            ));
+            )));
         }
     }
     let waiting = references.values().filter(|r| r.1.is_none()).count();
     if waiting > 0 {
-        progress(format!(
+        progress(Progress::Note(format!(
             "waiting for the figures and {waiting} sequential reference run(s) on the CPU"
-        ));
+        )));
     }
     Ok((records, references))
 }

@@ -121,11 +121,21 @@ pub struct Comparison {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum Intervals {
-    /// Bootstrapped from both sets' samples.csv.
-    Bootstrap,
+    /// A percentile bootstrap of the ratio of medians from both sets' samples.csv.
+    Bootstrap {
+        /// The intervals' confidence level, a fraction (0.95).
+        level: f64,
+        /// Resamples drawn, a count.
+        resamples: usize,
+        /// The seed of the resampling's random stream.
+        seed: u64,
+    },
     /// These sets' points.csv has no samples.csv beside it: each ratio's interval is
-    /// made of the two medians' intervals.
-    MedianIntervals { without_samples: Vec<PathBuf> },
+    /// made of the two medians' intervals (at `level`, a fraction).
+    MedianIntervals {
+        level: f64,
+        without_samples: Vec<PathBuf>,
+    },
 }
 
 /// Pairs by verdict, and those without one by why.
@@ -335,20 +345,27 @@ impl CompareReport {
 
     /// How the intervals were made, as a sentence.
     pub fn intervals_line(&self) -> String {
-        let level = crate::readable_number(bootstrap::LEVEL * 100.0);
+        let percent = |level: f64| crate::readable_number(level * 100.0);
         match &self.intervals {
-            Intervals::Bootstrap => format!(
-                "Intervals: {level}% of new / base, a percentile bootstrap of the ratio of medians from both sets' samples.csv ({} resamples, seed {:#x}).",
-                bootstrap::RESAMPLES,
-                bootstrap::SEED
+            Intervals::Bootstrap {
+                level,
+                resamples,
+                seed,
+            } => format!(
+                "Intervals: {}% of new / base, a percentile bootstrap of the ratio of medians from both sets' samples.csv ({resamples} resamples, seed {seed:#x}).",
+                percent(*level)
             ),
-            Intervals::MedianIntervals { without_samples } => format!(
-                "Intervals: no samples.csv beside {}, so no bootstrap: each ratio's interval runs from new's low / base's high to new's high / base's low of the medians' {level}% intervals (from samples.csv where a set has one, else points.csv), wider than a bootstrap's.",
+            Intervals::MedianIntervals {
+                level,
+                without_samples,
+            } => format!(
+                "Intervals: no samples.csv beside {}, so no bootstrap: each ratio's interval runs from new's low / base's high to new's high / base's low of the medians' {}% intervals (from samples.csv where a set has one, else points.csv), wider than a bootstrap's.",
                 without_samples
                     .iter()
                     .map(|p| format!("`{}`", p.display()))
                     .collect::<Vec<_>>()
-                    .join(" and ")
+                    .join(" and "),
+                percent(*level)
             ),
         }
     }
@@ -600,8 +617,13 @@ pub fn compare(
     };
     let bootstrap = base_samples && new_samples;
     let intervals = match bootstrap {
-        true => Intervals::Bootstrap,
+        true => Intervals::Bootstrap {
+            level: bootstrap::LEVEL,
+            resamples: bootstrap::RESAMPLES,
+            seed: bootstrap::SEED,
+        },
         false => Intervals::MedianIntervals {
+            level: bootstrap::LEVEL,
             without_samples: [(base, base_samples), (new, new_samples)]
                 .into_iter()
                 .filter(|(_, has)| !has)
@@ -692,11 +714,13 @@ pub struct ReportRow {
     /// The median's confidence interval, else the quartiles (older files), as (low,
     /// high) in ms.
     pub spread_ms: (f64, f64),
-    /// The rate in the point's strategy's unit per second, with the unit's name
-    /// (droplet-steps or cell-steps), as (rate, unit).
-    pub rate: Option<(f64, &'static str)>,
-    /// Outliers, stop reason and slowed as the file says; none where empty.
-    pub outliers: Option<String>,
+    /// The rate in the point's strategy's unit per second (`rate_unit`).
+    pub rate: Option<f64>,
+    /// The rate's unit: droplet-steps/s or cell-steps/s.
+    pub rate_unit: Option<String>,
+    /// The repetitions beyond 1.5 IQR of the quartiles (kept), a count.
+    pub outliers: Option<u64>,
+    /// Stop reason and slowed as the file says; none where empty.
     pub stop_reason: Option<String>,
     pub slowed: Option<String>,
 }
@@ -737,8 +761,9 @@ pub fn report_rows(results: &Path) -> Result<Vec<ReportRow>, ResultsError> {
             label,
             median_ms: p.median_ms,
             spread_ms: p.spread_ms,
-            rate: p.rate,
-            outliers: filled(&p.outliers),
+            rate: p.rate.map(|(per_s, _)| per_s),
+            rate_unit: p.rate.map(|(_, unit)| format!("{unit}/s")),
+            outliers: filled(&p.outliers).and_then(|count| count.parse().ok()),
             stop_reason: filled(&p.stop_reason),
             slowed: filled(&p.slowed),
         })
@@ -750,7 +775,7 @@ pub fn report_rows(results: &Path) -> Result<Vec<ReportRow>, ResultsError> {
 /// GPU was slowed (where NVML said).
 pub fn report(results: &Path) -> Result<String, ResultsError> {
     let mut out = String::from(
-        "| point | GPU ms (median) | spread | G steps/s (unit) | outliers | stopped by | slowed |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        "| point | GPU ms (median) | interval (ms) | throughput (G per s) | outliers (count) | stopped by | slowed |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for row in report_rows(results)? {
         let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
@@ -761,8 +786,11 @@ pub fn report(results: &Path) -> Result<String, ResultsError> {
             row.spread_ms.0,
             row.spread_ms.1,
             row.rate
-                .map_or("-".into(), |(v, unit)| format!("{:.3} ({unit})", v / 1e9)),
-            dash(&row.outliers),
+                .zip(row.rate_unit.as_ref())
+                .map_or("-".into(), |(v, unit)| {
+                    format!("{:.3} G {unit}", v / 1e9)
+                }),
+            row.outliers.map_or("-".into(), |count| count.to_string()),
             dash(&row.stop_reason),
             dash(&row.slowed),
         );

@@ -365,9 +365,12 @@ fn points_table(rows: &[super::compare::ReportRow]) -> String {
         None => "<td class=\"none\">-</td>".into(),
     };
     for row in rows {
-        let rate = row.rate.map_or("-".into(), |(v, unit)| {
-            format!("{} {}/s", prefixed(v), escape(unit))
-        });
+        let rate = row
+            .rate
+            .zip(row.rate_unit.as_ref())
+            .map_or("-".into(), |(v, unit)| {
+                format!("{} {}", prefixed(v), escape(unit))
+            });
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4} to {:.4}</td><td class=\"n\">{rate}</td>{}{}{}</tr>",
@@ -375,7 +378,7 @@ fn points_table(rows: &[super::compare::ReportRow]) -> String {
             row.median_ms,
             row.spread_ms.0,
             row.spread_ms.1,
-            cell(&row.outliers),
+            cell(&row.outliers.map(|count| count.to_string())),
             cell(&row.stop_reason),
             cell(&row.slowed),
         );

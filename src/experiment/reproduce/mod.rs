@@ -436,7 +436,9 @@ pub fn run_reproduce(
     let run = |unit: &Unit, reps: &Reps, costs: &mut Costs, say: &mut dyn FnMut(String)| {
         let predicted_s = costs.predict(unit, reps);
         say(format!(
-            "{} at {}², seeds {:?}: {}",
+            "[{:.0} s of the {:.0} s budget, this unit about {predicted_s:.0} s] {} at {}², seeds {:?}: {}",
+            elapsed(),
+            options.budget_s,
             unit.step.name(),
             unit.scale.size,
             unit.seeds,

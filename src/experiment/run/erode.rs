@@ -14,6 +14,7 @@ use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
 use crate::gpu::{CompilerStatistic, Context};
 use crate::probes::ceilings::Ceilings;
 use crate::probes::gpu_state::{GpmCounters, GpuMonitor};
+use crate::progress::{Progress, Tell};
 use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
 use crate::terrain::metrics::Landform;
@@ -212,13 +213,25 @@ fn run_on_gpu(
     ctx: &Arc<Context>,
     settings: &RunSettings,
     initial: &Cells,
+    tell: Tell,
 ) -> Result<EngineRun, ExperimentError> {
     let strategy = settings.strategy();
+    let algorithm = settings.algorithm.as_str();
+    tell(Progress::Stage(format!(
+        "{algorithm}: building the kernels"
+    )));
     let mut prepared = strategy.prepare(ctx, settings, initial)?;
+    tell(Progress::Stage(format!(
+        "{algorithm}: counted run (1 of 2)"
+    )));
     let counted = prepared.run_counted()?;
+    tell(Progress::Stage(format!("{algorithm}: timed run (2 of 2)")));
     let timed = prepared.run_timed(true)?;
     let gpm = match GpuMonitor::for_device(ctx.info()) {
-        Some(monitor) => gpm_counters(&monitor, prepared.as_mut())?,
+        Some(monitor) => {
+            tell(Progress::Stage(format!("{algorithm}: NVML GPM counters")));
+            gpm_counters(&monitor, prepared.as_mut())?
+        }
         None => None,
     };
     let source = match timed.gpu_time {
@@ -280,6 +293,7 @@ fn run_on_cpu(
 pub fn run_erosion(
     ctx: Option<&Arc<Context>>,
     request: &ErodeRequest,
+    tell: Tell,
 ) -> Result<ErodeOutcome, ExperimentError> {
     let settings = &request.settings;
     let strategy = settings.strategy();
@@ -302,8 +316,16 @@ pub fn run_erosion(
     settings.check_run_length(map, request.allow_long)?;
     let initial = strategy.initial(settings, &terrain.heights)?;
     let run = match (request.engine.cpu(), gpu) {
-        (Some(engine), _) => run_on_cpu(engine, settings, &initial)?,
-        (None, Some(ctx)) => run_on_gpu(ctx, settings, &initial)?,
+        (Some(engine), _) => {
+            let name = clap::ValueEnum::to_possible_value(&request.engine);
+            let name = name.as_ref().map_or("cpu", |v| v.get_name());
+            tell(Progress::Stage(format!(
+                "{} on --engine {name}",
+                settings.algorithm.as_str()
+            )));
+            run_on_cpu(engine, settings, &initial)?
+        }
+        (None, Some(ctx)) => run_on_gpu(ctx, settings, &initial, tell)?,
         (None, None) => return Err(ExperimentError::NoDeviceForGpuEngine),
     };
     let mut warnings = Vec::new();

@@ -12,7 +12,7 @@ use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSou
 use crate::experiment::sweep::config::{apply_override, MeasureSettings, STRATEGIES_KEY};
 use crate::experiment::{ConfigError, ExperimentError};
 use crate::terrain::image::CellSize;
-use crate::terrain::output::slug;
+use crate::terrain::output::default_out;
 use crate::terrain::{Heightmap, MapInfo};
 
 /// The keys of a strategies config besides its strategies' tables.
@@ -396,7 +396,7 @@ impl Strategies {
     }
 
     pub fn default_out(&self, device: &str) -> PathBuf {
-        Path::new("results").join(&self.name).join(slug(device))
+        default_out("strategies", Some(&self.name), device)
     }
 }
 

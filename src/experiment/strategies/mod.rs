@@ -73,7 +73,7 @@ fn erode_and_time(
         // The dose is the water's, however long it runs.
         allow_long: true,
     };
-    let outcome = run_erosion(Some(ctx), &request)?;
+    let outcome = run_erosion(Some(ctx), &request, &mut |_| {})?;
     if outcome.report.figures.gpu_ms.is_none() {
         return Err(ExperimentError::Erosion(ErosionError::Unsupported(
             "GPU timestamps, which the cost axis needs",

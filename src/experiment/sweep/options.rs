@@ -39,8 +39,9 @@ impl std::fmt::Display for Shard {
 }
 
 /// The results folder of `sweep --out` unless given: `{experiment}` and `{device}` are
-/// replaced by the config's name and the device's slug.
-pub const DEFAULT_OUT: &str = "results/{experiment}/{device}";
+/// replaced by the config's name and the device's slug (the rule of
+/// [`crate::terrain::output::default_out`], which a test holds it to).
+pub const DEFAULT_OUT: &str = "out/sweep/{experiment}/{device}";
 
 /// The placeholders `sweep --out` fills in.
 pub const OUT_PLACEHOLDERS: [&str; 2] = ["{experiment}", "{device}"];
