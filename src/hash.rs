@@ -8,6 +8,7 @@ pub fn pcg_hash(v: u32) -> u32 {
     (word >> 22) ^ word
 }
 
+// Kept (no blake3): committed meta.json config hashes and input hashes are FNV-1a, and --resume and merge match on them.
 /// FNV-1a, 64 bits: a stable checksum for pairing files and hashing configs (not a
 /// defence against tampering).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {

@@ -128,6 +128,7 @@ fn markdown_cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
+// Kept (no tabled): tabled pads every cell to its column's width, so the generated docs and committed .md tables would change.
 /// Appends a markdown table of `head` and `rows` to `out`, then a blank line.
 pub fn markdown_table(
     out: &mut String,

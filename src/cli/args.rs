@@ -467,18 +467,15 @@ fn parse_side(text: &str) -> Result<u32, String> {
         })
 }
 
-/// A duration in seconds: a number, or one with `s`, `m` or `h`.
+/// A duration in seconds: a number of seconds, or humantime's ("90s", "10m", "1h 30m").
 fn parse_duration(text: &str) -> Result<f64, String> {
     let t = text.trim();
-    let (number, unit) = match t.char_indices().last() {
-        Some((i, 's')) => (&t[..i], 1.0),
-        Some((i, 'm')) => (&t[..i], 60.0),
-        Some((i, 'h')) => (&t[..i], 3600.0),
-        _ => (t, 1.0),
-    };
-    // Checked after the unit: 1e308h is no finite number of seconds.
-    match number.trim().parse::<f64>().map(|v| v * unit) {
-        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
+    let seconds = t
+        .parse::<f64>()
+        .ok()
+        .or_else(|| humantime::parse_duration(t).ok().map(|d| d.as_secs_f64()));
+    match seconds {
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
         _ => Err(format!(
             "{text:?} is not a finite duration above 0 in seconds, minutes or hours (600, 90s, 10m or 1h)"
         )),

@@ -22,17 +22,19 @@ pub const SEED: u64 = 0x5eed_0026;
 /// samples is 10 too.
 pub const MIN_SAMPLES: usize = 10;
 
-/// SplitMix64 (Steele, Lea and Flood 2014), kept here rather than taken from `rand`:
-/// a verdict must draw the same resamples whatever crate version builds it.
-pub struct SplitMix64(pub u64);
+/// SplitMix64 (Steele, Lea and Flood 2014), rand_xoshiro's: the algorithm is fixed, and
+/// a test below pins its stream from [`SEED`], so every committed interval redraws alike.
+pub struct SplitMix64(rand_xoshiro::SplitMix64);
 
 impl SplitMix64 {
+    /// The stream from `seed` (its state starts at `seed`).
+    pub fn new(seed: u64) -> Self {
+        use rand_xoshiro::rand_core::SeedableRng as _;
+        Self(rand_xoshiro::SplitMix64::seed_from_u64(seed))
+    }
+
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        rand_xoshiro::rand_core::Rng::next_u64(&mut self.0)
     }
 
     /// An index below `n` (multiply-shift: the bias is below n / 2^64).
@@ -71,7 +73,7 @@ pub fn ratio_of_medians(base: &[f64], new: &[f64], resamples: usize) -> Option<(
     }
     // One stream for both sides: with two streams from one seed, sides of equal length
     // would draw the same positions and their noise would cancel.
-    let mut rng = SplitMix64(SEED);
+    let mut rng = SplitMix64::new(SEED);
     let (mut b, mut n) = (vec![0.0; base.len()], vec![0.0; new.len()]);
     let mut ratios: Vec<f64> = (0..resamples)
         .map(|_| {
@@ -94,7 +96,7 @@ pub fn flip_share<T: PartialEq>(
     observed: &T,
     mut judge: impl FnMut(&[usize]) -> Option<T>,
 ) -> Option<f64> {
-    let mut rng = SplitMix64(SEED);
+    let mut rng = SplitMix64::new(SEED);
     let mut draw = vec![0; units];
     let (mut judged, mut flipped) = (0usize, 0usize);
     for _ in 0..resamples {
@@ -114,6 +116,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_stream_is_splitmix64_bit_for_bit() {
+        // From the reference algorithm (Vigna's splitmix64.c), evaluated with Python's
+        // integers masked to 64 bits: seed 0 starts with its published first value.
+        assert_eq!(SplitMix64::new(0).next_u64(), 0xe220_a839_7b1d_cdaf);
+        let mut rng = SplitMix64::new(SEED);
+        let first: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
+        assert_eq!(
+            first,
+            [
+                0x069c_0c5a_e19c_3504,
+                0x3295_6254_967b_33a0,
+                0x417f_91de_95bc_3c9a
+            ]
+        );
+        let millionth = (3..1_000_000).map(|_| rng.next_u64()).last();
+        assert_eq!(millionth, Some(0x90a1_b8cc_d925_5103));
+    }
+
+    #[test]
     fn the_median_of_a_resample_is_the_quartiles_median() {
         for values in [
             vec![3.0, 1.0, 2.0],
@@ -131,7 +152,7 @@ mod tests {
         // Values whose pairs' midpoints are all distinct (powers of two).
         let distinct_medians = |n: usize| {
             let values: Vec<f64> = (0..n).map(|i| 2f64.powi(i as i32)).collect();
-            let mut rng = SplitMix64(SEED);
+            let mut rng = SplitMix64::new(SEED);
             let mut out = vec![0.0; n];
             let mut medians: Vec<f64> = (0..RESAMPLES)
                 .map(|_| resampled_median(&values, &mut out, &mut rng))

@@ -64,26 +64,12 @@ fn utc_now_rfc3339() -> String {
     rfc3339(secs)
 }
 
-/// Seconds since the Unix epoch as "YYYY-MM-DDTHH:MM:SSZ" (Howard Hinnant's
-/// days-to-civil algorithm).
+/// Seconds since the Unix epoch as "YYYY-MM-DDTHH:MM:SSZ" (empty past the year 9999).
 fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    i64::try_from(secs)
+        .ok()
+        .and_then(|secs| jiff::Timestamp::from_second(secs).ok())
+        .map_or_else(String::new, |t| t.to_string())
 }
 
 #[cfg(test)]
@@ -93,5 +79,36 @@ mod tests {
         assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(super::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(super::rfc3339(1_795_996_799), "2026-11-29T23:59:59Z");
+    }
+
+    /// Every started_at the committed results hold is written as rfc3339 writes it.
+    #[test]
+    fn committed_start_times_are_written_as_rfc3339_writes_them() {
+        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if path.file_name().is_some_and(|n| n == "meta.json") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+                    let started = &json["started_at"];
+                    if let Some(started) = started.as_str() {
+                        found.push(started.to_string());
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results"),
+            &mut found,
+        );
+        assert!(found.len() > 50, "{} start times", found.len());
+        for started in found {
+            let secs: jiff::Timestamp = started.parse().unwrap();
+            let secs = u64::try_from(secs.as_second()).unwrap();
+            assert_eq!(super::rfc3339(secs), started);
+        }
     }
 }

@@ -5,9 +5,11 @@
 //! the scale and offset back to heights; and for OpenEXR, which GDAL does not read, a
 //! VRT (`FILE.vrt`) over its uncompressed scanlines with the same.
 
-use std::fmt::Write as _;
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+use quick_xml::events::{BytesEnd, BytesStart, BytesText, Event};
+use quick_xml::Writer;
 
 use super::dem::{beside, nodata_text, Dem, FormatError};
 use super::geotiff::GeoTags;
@@ -46,39 +48,61 @@ pub(super) struct Band<'a> {
     pub scale_offset: Option<(f64, f64)>,
 }
 
+/// XML indented by two spaces, as GDAL writes it.
+type Xml = Writer<Vec<u8>>;
+
+/// `<name>text</name>`, the text escaped.
+fn element(xml: &mut Xml, name: &str, text: &str) -> io::Result<()> {
+    xml.create_element(name)
+        .write_text_content(BytesText::new(text))
+        .map(|_| ())
+}
+
+fn start(xml: &mut Xml, name: &str, attributes: &[(&str, &str)]) -> io::Result<()> {
+    let tag = BytesStart::new(name).with_attributes(attributes.iter().copied());
+    xml.write_event(Event::Start(tag))
+}
+
+fn end(xml: &mut Xml, name: &str) -> io::Result<()> {
+    xml.write_event(Event::End(BytesEnd::new(name)))
+}
+
+/// The document `write` makes, with a closing line break.
+fn document(write: impl FnOnce(&mut Xml) -> io::Result<()>) -> String {
+    let mut xml = Writer::new_with_indent(Vec::new(), b' ', 2);
+    write(&mut xml).expect("a Vec takes every byte");
+    let mut text = String::from_utf8(xml.into_inner()).expect("XML of text is UTF-8");
+    text.push('\n');
+    text
+}
+
 impl Band<'_> {
     /// The dataset's SRS (where its CRS has an EPSG code) and geotransform.
-    fn dataset_elements(&self) -> String {
-        let mut xml = String::new();
+    fn dataset_elements(&self, xml: &mut Xml) -> io::Result<()> {
         let geo = self.dem.geo.as_ref();
         if let Some(name) = geo.and_then(GeoTags::epsg_name) {
-            let _ = writeln!(xml, "  <SRS>{name}</SRS>");
+            element(xml, "SRS", &name)?;
         }
         if let Some(gt) = geo.and_then(GeoTags::geotransform) {
             let gt: Vec<String> = gt.iter().map(f64::to_string).collect();
-            let _ = writeln!(xml, "  <GeoTransform>{}</GeoTransform>", gt.join(", "));
+            element(xml, "GeoTransform", &gt.join(", "))?;
         }
-        xml
+        Ok(())
     }
 
     /// The band's nodata, offset, scale and unit.
-    fn band_elements(&self) -> String {
-        let mut xml = String::new();
+    fn band_elements(&self, xml: &mut Xml) -> io::Result<()> {
         if let Some(nodata) = self.nodata {
-            let _ = writeln!(
-                xml,
-                "    <NoDataValue>{}</NoDataValue>",
-                nodata_text(nodata)
-            );
+            element(xml, "NoDataValue", &nodata_text(nodata))?;
         }
         if let Some((scale, offset)) = self.scale_offset {
-            let _ = writeln!(xml, "    <Offset>{offset}</Offset>");
-            let _ = writeln!(xml, "    <Scale>{scale}</Scale>");
+            element(xml, "Offset", &offset.to_string())?;
+            element(xml, "Scale", &scale.to_string())?;
         }
         if !self.dem.units.is_empty() {
-            let _ = writeln!(xml, "    <UnitType>{}</UnitType>", escaped(&self.dem.units));
+            element(xml, "UnitType", &self.dem.units)?;
         }
-        xml
+        Ok(())
     }
 }
 
@@ -90,11 +114,14 @@ fn write_text(path: &Path, text: &str) -> Result<PathBuf, FormatError> {
 
 /// Writes `FILE.aux.xml`, the PAM file GDAL reads beside `data_path`.
 pub(super) fn write_pam(data_path: &Path, band: &Band) -> Result<PathBuf, FormatError> {
-    let xml = format!(
-        "<PAMDataset>\n{}  <PAMRasterBand band=\"1\">\n{}  </PAMRasterBand>\n</PAMDataset>\n",
-        band.dataset_elements(),
-        band.band_elements()
-    );
+    let xml = document(|xml| {
+        start(xml, "PAMDataset", &[])?;
+        band.dataset_elements(xml)?;
+        start(xml, "PAMRasterBand", &[("band", "1")])?;
+        band.band_elements(xml)?;
+        end(xml, "PAMRasterBand")?;
+        end(xml, "PAMDataset")
+    });
     write_text(&beside(data_path, ".aux.xml"), &xml)
 }
 
@@ -219,29 +246,83 @@ pub(super) fn write_vrt(
 ) -> Result<PathBuf, FormatError> {
     let map = &band.dem.heights;
     let name = vrt_source_name(data_path)?;
-    let source = format!(
-        "    <SourceFilename relativeToVRT=\"1\">{}</SourceFilename>\n    <ImageOffset>{}</ImageOffset>\n    <PixelOffset>{}</PixelOffset>\n    <LineOffset>{}</LineOffset>\n    <ByteOrder>LSB</ByteOrder>\n",
-        escaped(name),
-        layout.image_offset,
-        band.sample.bits() / 8,
-        layout.line_offset
-    );
-    let xml = format!(
-        "<VRTDataset rasterXSize=\"{}\" rasterYSize=\"{}\">\n{}  <VRTRasterBand dataType=\"{}\" band=\"1\" subClass=\"VRTRawRasterBand\">\n{}{source}  </VRTRasterBand>\n</VRTDataset>\n",
-        map.width(),
-        map.height(),
-        band.dataset_elements(),
-        band.sample.gdal_type(),
-        band.band_elements()
-    );
+    let xml = document(|xml| {
+        let (width, height) = (map.width().to_string(), map.height().to_string());
+        start(
+            xml,
+            "VRTDataset",
+            &[
+                ("rasterXSize", width.as_str()),
+                ("rasterYSize", height.as_str()),
+            ],
+        )?;
+        band.dataset_elements(xml)?;
+        let band_attributes = [
+            ("dataType", band.sample.gdal_type()),
+            ("band", "1"),
+            ("subClass", "VRTRawRasterBand"),
+        ];
+        start(xml, "VRTRasterBand", &band_attributes)?;
+        band.band_elements(xml)?;
+        xml.create_element("SourceFilename")
+            .with_attribute(("relativeToVRT", "1"))
+            .write_text_content(BytesText::new(name))?;
+        element(xml, "ImageOffset", &layout.image_offset.to_string())?;
+        element(xml, "PixelOffset", &(band.sample.bits() / 8).to_string())?;
+        element(xml, "LineOffset", &layout.line_offset.to_string())?;
+        element(xml, "ByteOrder", "LSB")?;
+        end(xml, "VRTRasterBand")?;
+        end(xml, "VRTDataset")
+    });
     write_text(&beside(data_path, ".vrt"), &xml)
 }
 
-/// `text` with XML's special characters escaped.
-fn escaped(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The PAM and VRT files as the `format!` strings before quick-xml wrote them, byte
+    /// for byte: every element, and a unit and a file name that need escaping.
+    #[test]
+    fn pam_and_vrt_files_are_written_as_before() {
+        let dir = std::env::temp_dir().join(format!("vkerode-gdal-xml-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut dem = Dem::bare(&dir, 3, 2, vec![0.0; 6]).unwrap();
+        dem.units = "m<&>\"'".into();
+        let band = Band {
+            dem: &dem,
+            sample: Sample::UInt16,
+            nodata: Some(-9999.0),
+            scale_offset: Some((0.5, 10.25)),
+        };
+        let data = dir.join("a&b'c.r16");
+        let pam = std::fs::read_to_string(write_pam(&data, &band).unwrap()).unwrap();
+        assert_eq!(
+            pam,
+            "<PAMDataset>\n  <PAMRasterBand band=\"1\">\n    <NoDataValue>-9999</NoDataValue>\n    <Offset>10.25</Offset>\n    <Scale>0.5</Scale>\n    <UnitType>m&lt;&amp;&gt;&quot;&apos;</UnitType>\n  </PAMRasterBand>\n</PAMDataset>\n"
+        );
+        let layout = RawLayout {
+            image_offset: 3112,
+            line_offset: 1620,
+        };
+        let vrt = std::fs::read_to_string(write_vrt(&data, &band, &layout).unwrap()).unwrap();
+        assert_eq!(
+            vrt,
+            "<VRTDataset rasterXSize=\"3\" rasterYSize=\"2\">\n  <VRTRasterBand dataType=\"UInt16\" band=\"1\" subClass=\"VRTRawRasterBand\">\n    <NoDataValue>-9999</NoDataValue>\n    <Offset>10.25</Offset>\n    <Scale>0.5</Scale>\n    <UnitType>m&lt;&amp;&gt;&quot;&apos;</UnitType>\n    <SourceFilename relativeToVRT=\"1\">a&amp;b&apos;c.r16</SourceFilename>\n    <ImageOffset>3112</ImageOffset>\n    <PixelOffset>2</PixelOffset>\n    <LineOffset>1620</LineOffset>\n    <ByteOrder>LSB</ByteOrder>\n  </VRTRasterBand>\n</VRTDataset>\n"
+        );
+        // An empty band keeps its start and end tags on lines of their own.
+        let bare = Dem::bare(&dir, 3, 2, vec![0.0; 6]).unwrap();
+        let band = Band {
+            dem: &bare,
+            sample: Sample::Float32,
+            nodata: None,
+            scale_offset: None,
+        };
+        let pam = std::fs::read_to_string(write_pam(&data, &band).unwrap()).unwrap();
+        assert_eq!(
+            pam,
+            "<PAMDataset>\n  <PAMRasterBand band=\"1\">\n  </PAMRasterBand>\n</PAMDataset>\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -82,6 +82,7 @@ impl Ellipsoid {
         f: 1.0 / 294.978_698_214,
     };
 
+    // Kept (no geographiclib-rs): it gives distances between points, not metres per radian (1e-5 off for 1-degree cells at 60 degrees; f32-equal for arc-second cells).
     /// Metres per radian east-west and north-south at `latitude` (radians): the
     /// parallel's radius N cos(latitude) and the meridian's radius of curvature M. For
     /// cells of arc-seconds they are the geodesic spacing to a part in 10^7 (GDAL's
