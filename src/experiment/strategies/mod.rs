@@ -14,7 +14,7 @@ mod dose;
 mod runs;
 
 pub use config::{BaseLevel, Strategies, StrategyPlan, StrategyTerrain, TerrainPlan, WaterTiming};
-pub use dose::{dose_columns, INTERVAL_LEVEL};
+pub use dose::{dose_columns, redraw_dose_csv, INTERVAL_LEVEL};
 pub use runs::strategies_columns;
 
 use std::path::{Path, PathBuf};
