@@ -11,6 +11,7 @@ use plotters::style::{register_font, FontStyle};
 use super::files::WriteError;
 use super::heightmap::Heightmap;
 use super::image::{shaded_relief_rgb, tint_rgb, write_png, CellSize};
+use super::units::LengthUnit;
 
 const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 const FONT_FAMILY: &str = "sans-serif";
@@ -252,148 +253,358 @@ fn format_height(v: f32) -> String {
     }
 }
 
-/// After minus before, in the maps' own units, with a colour bar, drawn at the true
-/// aspect of cells of `cell`. Missing cells are grey.
-pub fn erosion_map(before: &Heightmap, after: &Heightmap, cell: CellSize, units: &str) -> RgbImage {
-    let changes: Vec<f32> = before
-        .data()
-        .iter()
-        .zip(after.data())
-        .map(|(b, a)| a - b)
-        .collect();
-    let limit = colour_limit(&changes);
-    let (w, h) = (before.width(), before.height());
-    let mut map = RgbImage::filled(w, h, MISSING_RGB);
-    for (i, &d) in changes.iter().enumerate() {
-        if d.is_finite() {
-            map.put(i % w, i / w, diverging(d / limit));
-        }
-    }
-    let map = at_true_aspect(&map, cell);
-
-    let legend_width = 170;
-    let bar_height = map.height.clamp(120, 400);
-    let height = (map.height).max(bar_height + 120) + 20;
-    let mut canvas = RgbImage::filled(map.width + 20 + legend_width, height, WHITE_RGB);
-    canvas.blit(&map, 10, 10);
-    let (bar_x, bar_y, bar_w) = (map.width + 30, 50, 24);
-    for row in 0..bar_height {
-        let t = 1.0 - 2.0 * row as f32 / (bar_height - 1) as f32;
-        for col in 0..bar_w {
-            canvas.put(bar_x + col, bar_y + row, diverging(t));
-        }
-    }
-    // The colour scale stops at the 99th percentile; say so, with the true extremes.
-    let (lowest, highest) = changes
-        .iter()
-        .filter(|d| d.is_finite())
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &d| {
-            (lo.min(d), hi.max(d))
-        });
-    let note_y = (bar_y + bar_height + 12) as i32;
-    canvas.text("clipped at the 99th", bar_x as i32, note_y, 12.0);
-    canvas.text("percentile; extremes", bar_x as i32, note_y + 15, 12.0);
-    canvas.text(
-        &format!("{} to {}", format_height(lowest), format_height(highest)),
-        bar_x as i32,
-        note_y + 30,
-        12.0,
-    );
-    let label_x = (bar_x + bar_w + 6) as i32;
-    let unit = if units.is_empty() {
-        String::new()
-    } else {
-        format!(" {units}")
-    };
-    canvas.text("after - before", bar_x as i32, 10, 15.0);
-    canvas.text(
-        &format!(
-            "({})",
-            if units.is_empty() {
-                "height units"
-            } else {
-                units
-            }
-        ),
-        bar_x as i32,
-        27,
-        13.0,
-    );
-    canvas.text(
-        &format!("{}{unit}", format_height(limit)),
-        label_x,
-        bar_y as i32 - 6,
-        13.0,
-    );
-    canvas.text("deposition", label_x, bar_y as i32 + 10, 12.0);
-    canvas.text("0", label_x, (bar_y + bar_height / 2) as i32 - 6, 13.0);
-    canvas.text("erosion", label_x, (bar_y + bar_height) as i32 - 24, 12.0);
-    canvas.text(
-        &format!("{}{unit}", format_height(-limit)),
-        label_x,
-        (bar_y + bar_height) as i32 - 8,
-        13.0,
-    );
-    canvas
+/// How a map is measured, for its legend and its scale bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapUnits {
+    /// The heights' unit as exports name it: "m" (or the unit a DEM's file names), or
+    /// "cells" for generated terrain, whose heights are in cell widths.
+    pub height: String,
+    /// The ground one cell spans: metres on a DEM, one cell on generated terrain.
+    pub cell: CellSize,
+    pub length: LengthUnit,
 }
 
-/// A relief picture with its elevation legend (the tint from `range.0` to `range.1`,
-/// in `units`) and a scale bar: `cell` is the length across one cell of the
-/// `map_width`-cell map, in `units` of length ("m", or "cells" for generated terrain).
-/// The bar is measured across, so it holds for a picture stretched to its true aspect.
-pub fn relief_with_legend(
-    relief: &RgbImage,
-    range: (f32, f32),
-    units: &str,
-    map_width: usize,
-    cell: f32,
-) -> RgbImage {
-    let panel = relief.shrunk_to(MAX_PANEL);
-    let legend_width = 150;
-    let scale_strip = 46;
-    let bar_height = panel.height.clamp(120, 400);
-    let height = panel.height.max(bar_height + 60) + scale_strip + 10;
-    let mut canvas = RgbImage::filled(panel.width + 20 + legend_width, height, WHITE_RGB);
-    canvas.blit(&panel, 10, 10);
-    let (bar_x, bar_y, bar_w) = (panel.width + 30, 40, 24);
-    for row in 0..bar_height {
-        let t = 1.0 - row as f32 / (bar_height - 1) as f32;
-        for col in 0..bar_w {
-            canvas.put(bar_x + col, bar_y + row, tint_rgb(t));
+impl MapUnits {
+    /// Generated terrain's: heights and lengths in cells.
+    pub fn cells() -> Self {
+        Self {
+            height: "cells".into(),
+            cell: CellSize::UNIT,
+            length: LengthUnit::Cells,
         }
     }
-    let label_x = (bar_x + bar_w + 6) as i32;
-    canvas.text(&format!("elevation ({units})"), bar_x as i32, 12, 14.0);
-    let elevation = |v: f32| format_height(v).trim_start_matches('+').to_string();
-    canvas.text(&elevation(range.1), label_x, bar_y as i32 - 6, 13.0);
-    canvas.text(
-        &elevation(range.0),
-        label_x,
-        (bar_y + bar_height) as i32 - 8,
-        13.0,
-    );
 
-    // A scale bar of a round length near a quarter of the panel.
-    let length_per_pixel = cell * map_width as f32 / panel.width as f32;
-    let target = 0.25 * panel.width as f32 * length_per_pixel;
+    /// The heights' unit in words: generated terrain's is one cell's width.
+    pub fn height_words(&self) -> String {
+        match self.height.as_str() {
+            "" | "cells" => "height units (one = one cell's width)".into(),
+            other => other.into(),
+        }
+    }
+
+    /// The heights' unit after a number: "m", or "h.u." for generated terrain's.
+    fn height_short(&self) -> &str {
+        match self.height.as_str() {
+            "" | "cells" => "h.u.",
+            other => other,
+        }
+    }
+}
+
+/// Draws a scale bar of a round length near a quarter of `panel_px` at (x, y), for a
+/// panel across which lies `ground` of the map's length unit; returns its length in
+/// pixels. Measured across, so it holds for a picture stretched to its true aspect.
+fn draw_scale_bar(
+    canvas: &mut RgbImage,
+    (x, y): (usize, usize),
+    panel_px: usize,
+    ground: f32,
+    length: LengthUnit,
+) -> usize {
+    let length_per_pixel = ground / panel_px.max(1) as f32;
+    let target = 0.25 * ground;
     let magnitude = 10f32.powf(target.log10().floor());
     let round = [5.0, 2.0, 1.0]
         .into_iter()
         .map(|k| k * magnitude)
         .find(|&v| v <= target)
         .unwrap_or(magnitude);
-    let bar_px = ((round / length_per_pixel).round() as usize).clamp(1, panel.width);
-    let y = panel.height + 22;
-    for row in y..y + 5 {
-        for col in 10..10 + bar_px {
+    let bar_px = ((round / length_per_pixel).round() as usize).clamp(1, panel_px.max(1));
+    for row in y..(y + 5).min(canvas.height) {
+        for col in x..(x + bar_px).min(canvas.width) {
             canvas.put(col, row, [0, 0, 0]);
         }
     }
-    let label = match units {
-        "m" if round >= 1000.0 => format!("{} km", round / 1000.0),
-        _ => format!("{round} {}", if units == "m" { "m" } else { "cells" }),
+    // Ticks at both ends, so the bar reads as a length.
+    for row in y.saturating_sub(4)..y {
+        for col in [x, x + bar_px - 1] {
+            if col < canvas.width {
+                canvas.put(col, row, [0, 0, 0]);
+            }
+        }
+    }
+    let label = match length {
+        LengthUnit::Metres if round >= 1000.0 => format!("{} km", round / 1000.0),
+        LengthUnit::Metres => format!("{round} m"),
+        LengthUnit::Cells if round == 1.0 => "1 cell".into(),
+        LengthUnit::Cells => format!("{round} cells"),
     };
-    canvas.text(&label, (12 + bar_px) as i32, y as i32 - 6, 13.0);
+    canvas.text(&label, (x + bar_px + 8) as i32, y as i32 - 6, 13.0);
+    bar_px
+}
+
+/// The strip under a map that holds its scale bar.
+const SCALE_STRIP: usize = 40;
+/// The strip over a map that holds its legend's heading.
+const HEADING_STRIP: usize = 44;
+
+/// After minus before of a map: the change of every cell, and how the map is measured.
+#[derive(Clone, Debug)]
+pub struct ErosionChange {
+    changes: Vec<f32>,
+    width: usize,
+    height: usize,
+    units: MapUnits,
+}
+
+impl ErosionChange {
+    pub fn of(before: &Heightmap, after: &Heightmap, units: MapUnits) -> Self {
+        Self {
+            changes: before
+                .data()
+                .iter()
+                .zip(after.data())
+                .map(|(b, a)| a - b)
+                .collect(),
+            width: before.width(),
+            height: before.height(),
+            units,
+        }
+    }
+
+    /// The change shown at full colour when the map stands alone.
+    pub fn limit(&self) -> f32 {
+        colour_limit(&self.changes)
+    }
+
+    /// The map at the true aspect, with its colour bar (full colour at `limit`, which
+    /// spans the map's height), a scale bar, and the colour scale's unit.
+    pub fn picture(&self, limit: f32) -> RgbImage {
+        let (w, h) = (self.width, self.height);
+        let mut cells = RgbImage::filled(w, h, MISSING_RGB);
+        for (i, &d) in self.changes.iter().enumerate() {
+            if d.is_finite() {
+                cells.put(i % w, i / w, diverging(d / limit));
+            }
+        }
+        let cell = self.units.cell;
+        let map = at_true_aspect(&cells, cell);
+        let legend_width = 250;
+        let top = HEADING_STRIP;
+        let note_height = 56;
+        let height = top + map.height + SCALE_STRIP.max(note_height) + 6;
+        let mut canvas = RgbImage::filled(map.width + 20 + legend_width, height, WHITE_RGB);
+        canvas.blit(&map, 10, top);
+        draw_scale_bar(
+            &mut canvas,
+            (10, top + map.height + 20),
+            map.width,
+            cell.x * w as f32,
+            self.units.length,
+        );
+        let (bar_x, bar_y, bar_w) = (map.width + 24, top, 24);
+        let bar_height = map.height.max(2);
+        for row in 0..bar_height {
+            let t = 1.0 - 2.0 * row as f32 / (bar_height - 1) as f32;
+            for col in 0..bar_w {
+                canvas.put(bar_x + col, bar_y + row, diverging(t));
+            }
+        }
+        canvas.text("change, after - before", bar_x as i32, 6, 14.0);
+        canvas.text(
+            &format!("in {}", self.units.height_words()),
+            bar_x as i32,
+            24,
+            12.0,
+        );
+        let label_x = (bar_x + bar_w + 6) as i32;
+        let unit = self.units.height_short().to_string();
+        let (bar_top, bar_bottom) = (bar_y as i32, (bar_y + bar_height) as i32);
+        canvas.text(
+            &format!("{} {unit}", format_height(limit)),
+            label_x,
+            bar_top,
+            13.0,
+        );
+        canvas.text("deposition", label_x, bar_top + 16, 12.0);
+        canvas.text(
+            &format!("0 {unit}"),
+            label_x,
+            (bar_top + bar_bottom) / 2 - 6,
+            13.0,
+        );
+        canvas.text("erosion", label_x, bar_bottom - 30, 12.0);
+        canvas.text(
+            &format!("{} {unit}", format_height(-limit)),
+            label_x,
+            bar_bottom - 14,
+            13.0,
+        );
+        // The colour scale stops at its limit; say so, with the true extremes.
+        let (lowest, highest) = self
+            .changes
+            .iter()
+            .filter(|d| d.is_finite())
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &d| {
+                (lo.min(d), hi.max(d))
+            });
+        let note_y = bar_bottom + 6;
+        canvas.text("colours stop at the limit;", bar_x as i32, note_y, 12.0);
+        canvas.text(
+            &format!(
+                "extremes {} to {} {unit}",
+                format_height(lowest),
+                format_height(highest)
+            ),
+            bar_x as i32,
+            note_y + 15,
+            12.0,
+        );
+        canvas.text("grey: no data", bar_x as i32, note_y + 30, 12.0);
+        canvas
+    }
+}
+
+/// After minus before, in the maps' own units, with a colour bar clipped at the 99th
+/// percentile of the change, drawn at the true aspect; missing cells are grey.
+pub fn erosion_map(before: &Heightmap, after: &Heightmap, units: MapUnits) -> RgbImage {
+    let change = ErosionChange::of(before, after, units);
+    change.picture(change.limit())
+}
+
+/// Erosion maps side by side, under a line that says whether they share a colour
+/// scale: they do where their own limits are within `SHARED_SCALE_RATIO` of each
+/// other; otherwise each keeps its own (one scale would leave the gentler maps white),
+/// and the line says so plainly.
+pub fn erosion_maps_side_by_side(maps: &[(&ErosionChange, &str)]) -> RgbImage {
+    let limits: Vec<f32> = maps.iter().map(|(m, _)| m.limit()).collect();
+    let (low, high) = limits.iter().fold((f32::INFINITY, 0.0f32), |(lo, hi), &l| {
+        (lo.min(l), hi.max(l))
+    });
+    let shared = shares_a_scale(&limits);
+    let pictures: Vec<RgbImage> = maps
+        .iter()
+        .zip(&limits)
+        .map(|((m, _), &own)| m.picture(if shared { high } else { own }))
+        .collect();
+    let unit = maps
+        .first()
+        .map(|(m, _)| m.units.height_short().to_string())
+        .unwrap_or_default();
+    let heading = if shared {
+        format!(
+            "One colour scale for every map: full colour at {} {unit}",
+            format_height(high).trim_start_matches('+')
+        )
+    } else {
+        format!(
+            "Each map has its OWN colour scale (full colour at {} to {} {unit}): \
+             compare colours within a map, not across maps",
+            format_height(low).trim_start_matches('+'),
+            format_height(high).trim_start_matches('+')
+        )
+    };
+    let panels: Vec<(&RgbImage, &str)> = pictures
+        .iter()
+        .zip(maps)
+        .map(|(p, (_, t))| (p, *t))
+        .collect();
+    let row = side_by_side(&panels);
+    let strip = 30;
+    let mut canvas = RgbImage::filled(row.width, row.height + strip, WHITE_RGB);
+    canvas.blit(&row, 0, strip);
+    canvas.text(&heading, 12, 8, 16.0);
+    canvas
+}
+
+/// Maps whose own colour limits are within this factor share the largest.
+const SHARED_SCALE_RATIO: f32 = 3.0;
+
+/// Whether maps of these own colour limits share one scale.
+fn shares_a_scale(limits: &[f32]) -> bool {
+    let (low, high) = limits.iter().fold((f32::INFINITY, 0.0f32), |(lo, hi), &l| {
+        (lo.min(l), hi.max(l))
+    });
+    high <= low * SHARED_SCALE_RATIO
+}
+
+/// The colour bar of an elevation tint from `range.0` to `range.1`, `height` pixels
+/// high at (x, y), with its ends labelled.
+fn draw_elevation_bar(
+    canvas: &mut RgbImage,
+    (x, y): (usize, usize),
+    height: usize,
+    range: (f32, f32),
+) {
+    let (bar_w, height) = (24, height.max(2));
+    for row in 0..height {
+        let t = 1.0 - row as f32 / (height - 1) as f32;
+        for col in 0..bar_w {
+            canvas.put(x + col, y + row, tint_rgb(t));
+        }
+    }
+    let label_x = (x + bar_w + 6) as i32;
+    let elevation = |v: f32| format_height(v).trim_start_matches('+').to_string();
+    canvas.text(&elevation(range.1), label_x, y as i32, 13.0);
+    canvas.text(&elevation(range.0), label_x, (y + height) as i32 - 14, 13.0);
+}
+
+/// The heading of an elevation legend.
+fn elevation_heading(canvas: &mut RgbImage, x: usize, units: &MapUnits) {
+    canvas.text("elevation, in", x as i32, 6, 14.0);
+    canvas.text(&units.height_words(), x as i32, 24, 12.0);
+}
+
+/// A relief picture with its elevation legend (the tint from `range.0` to `range.1`,
+/// spanning the picture) and a scale bar: the map is `map_width` cells across.
+pub fn relief_with_legend(
+    relief: &RgbImage,
+    range: (f32, f32),
+    units: &MapUnits,
+    map_width: usize,
+) -> RgbImage {
+    let panel = relief.shrunk_to(MAX_PANEL);
+    let legend_width = 250;
+    let top = HEADING_STRIP;
+    let height = top + panel.height + SCALE_STRIP;
+    let mut canvas = RgbImage::filled(panel.width + 20 + legend_width, height, WHITE_RGB);
+    canvas.blit(&panel, 10, top);
+    let bar_x = panel.width + 24;
+    elevation_heading(&mut canvas, bar_x, units);
+    draw_elevation_bar(&mut canvas, (bar_x, top), panel.height, range);
+    draw_scale_bar(
+        &mut canvas,
+        (10, top + panel.height + 20),
+        panel.width,
+        units.cell.x * map_width as f32,
+        units.length,
+    );
+    canvas
+}
+
+/// The relief before and after side by side under their titles, with the elevation
+/// legend they share (one tint over `range`) and a scale bar.
+pub fn before_after(
+    before: &RgbImage,
+    after: &RgbImage,
+    range: (f32, f32),
+    units: &MapUnits,
+    map_width: usize,
+) -> RgbImage {
+    let row = side_by_side(&[(before, "before"), (after, "after erosion")]);
+    let panel = before.shrunk_to(MAX_PANEL);
+    let legend_width = 250;
+    let top = HEADING_STRIP;
+    let height = top + row.height + SCALE_STRIP;
+    let mut canvas = RgbImage::filled(row.width + legend_width, height, WHITE_RGB);
+    canvas.blit(&row, 0, top);
+    let bar_x = row.width + 4;
+    elevation_heading(&mut canvas, bar_x, units);
+    // side_by_side puts its panels under a 30-pixel title strip.
+    draw_elevation_bar(&mut canvas, (bar_x, top + 30), panel.height, range);
+    canvas.text(
+        "one tint for both; shading shows slope",
+        10,
+        top as i32 - 18,
+        13.0,
+    );
+    draw_scale_bar(
+        &mut canvas,
+        (12, top + row.height + 20),
+        panel.width,
+        units.cell.x * map_width as f32,
+        units.length,
+    );
     canvas
 }
 
@@ -486,10 +697,10 @@ mod tests {
     #[test]
     fn a_relief_picture_gets_an_elevation_legend_and_a_round_scale_bar() {
         let relief = RgbImage::filled(400, 300, [120, 160, 90]);
-        let figure = relief_with_legend(&relief, (236.0, 1076.0), "m", 403, 74.5);
+        let figure = relief_with_legend(&relief, (236.0, 1076.0), &dem_units(), 403);
         assert!(figure.width > 400 && figure.height > 300);
         // 403 cells of 74.5 m over 400 pixels: a quarter is 7.5 km, so a 5 km bar.
-        let row = 300 + 22 + 2;
+        let row = scale_bar_row(300);
         let dark = (0..figure.width)
             .filter(|&x| figure.pixels[(row * figure.width + x) * 3] == 0)
             .count();
@@ -502,6 +713,95 @@ mod tests {
 
     /// The test DEM's grid: 403 x 344 cells of 74.5 m x 92.6 m.
     const JACKSBORO_CELL: CellSize = CellSize { x: 74.5, y: 92.6 };
+
+    fn dem_units() -> MapUnits {
+        MapUnits {
+            height: "m".into(),
+            cell: JACKSBORO_CELL,
+            length: LengthUnit::Metres,
+        }
+    }
+
+    /// The middle row of the scale bar under a map `map_height` pixels high.
+    fn scale_bar_row(map_height: usize) -> usize {
+        HEADING_STRIP + map_height + 20 + 2
+    }
+
+    /// Dark pixels of `row` left of `until`.
+    fn dark_in_row(image: &RgbImage, row: usize, until: usize) -> usize {
+        (0..until.min(image.width))
+            .filter(|&x| image.pixels[(row * image.width + x) * 3] == 0)
+            .count()
+    }
+
+    #[test]
+    fn an_erosion_map_has_a_colour_bar_spanning_it_and_a_scale_bar_in_cells() {
+        let before = Heightmap::new(200, 150, vec![0.0; 200 * 150]).unwrap();
+        let after = before.map(|h| h - 0.5);
+        let figure = erosion_map(&before, &after, MapUnits::cells());
+        // The bar, beside the map, is coloured from the map's top row to its last.
+        let bar_column = 200 + 24 + 12;
+        let coloured: Vec<usize> = (0..figure.height)
+            .filter(|&y| {
+                let p = &figure.pixels[(y * figure.width + bar_column) * 3..][..3];
+                p != WHITE_RGB && p[0] != p[2]
+            })
+            .collect();
+        assert_eq!(coloured.len(), 150, "the bar spans the map's 150 rows");
+        assert_eq!(coloured[0], HEADING_STRIP);
+        // Under the map, a scale bar: a quarter of 200 cells rounds to 50.
+        assert!(figure.height >= HEADING_STRIP + 150 + SCALE_STRIP);
+        let dark = dark_in_row(&figure, scale_bar_row(150), 200);
+        assert_eq!(dark, 50, "a 50-cell bar");
+    }
+
+    #[test]
+    fn generated_terrains_heights_are_in_cell_widths_a_dems_in_its_unit() {
+        assert_eq!(
+            MapUnits::cells().height_words(),
+            "height units (one = one cell's width)"
+        );
+        assert_eq!(dem_units().height_words(), "m");
+    }
+
+    #[test]
+    fn before_after_has_an_elevation_legend_and_a_scale_bar() {
+        let relief = RgbImage::filled(403, 428, [120, 160, 90]);
+        let figure = before_after(&relief, &relief, (236.0, 1076.0), &dem_units(), 403);
+        let row = side_by_side(&[(&relief, "before"), (&relief, "after erosion")]);
+        assert!(figure.width > row.width + 100, "room for the legend");
+        // The tint's bar beside the pictures: its top is the tint's top.
+        let bar = (HEADING_STRIP + 30, row.width + 10);
+        let p = &figure.pixels[(bar.0 * figure.width + bar.1) * 3..][..3];
+        assert_eq!(p, tint_rgb(1.0), "the legend's bar at its top");
+        // Under the pictures, a 5 km bar at 74.5 m a pixel.
+        let dark = dark_in_row(&figure, HEADING_STRIP + row.height + 20 + 2, 403);
+        let expected = (5000.0f32 / 74.5).round() as usize;
+        assert!(dark.abs_diff(expected) <= 1, "{dark} for {expected}");
+    }
+
+    #[test]
+    fn side_by_side_maps_share_a_scale_only_when_their_limits_are_close() {
+        assert!(shares_a_scale(&[1.0, 2.5]));
+        // Droplets' 3.67 beside pipes' 86.8: each its own, and the picture says so.
+        assert!(!shares_a_scale(&[3.67, 86.8]));
+        let map = |depth: f32| {
+            let before = Heightmap::new(20, 20, vec![0.0; 400]).unwrap();
+            ErosionChange::of(&before, &before.map(|h| h - depth), MapUnits::cells())
+        };
+        let (gentle, deep) = (map(3.67), map(86.8));
+        let apart = erosion_maps_side_by_side(&[(&gentle, "droplets"), (&deep, "pipes")]);
+        // Each at full colour: the gentle map is as red as the deep one.
+        let first_cell = |image: &RgbImage, x: usize| {
+            image.pixels[((30 + 30 + HEADING_STRIP + 5) * image.width + x) * 3..][..3].to_vec()
+        };
+        let second_x = 12 + gentle.picture(1.0).width + 12 + 15;
+        assert_eq!(first_cell(&apart, 27), first_cell(&apart, second_x));
+        // Close limits share the larger: the gentler map is paler.
+        let near = map(40.0);
+        let together = erosion_maps_side_by_side(&[(&near, "droplets"), (&deep, "pipes")]);
+        assert_ne!(first_cell(&together, 27), first_cell(&together, second_x));
+    }
 
     /// Panel height over width against the ground's, in pixels of the panel's height.
     fn aspect_error(panel: &RgbImage, cells: (usize, usize), cell: CellSize) -> f64 {
@@ -555,9 +855,9 @@ mod tests {
     fn the_scale_bar_of_a_stretched_relief_measures_the_ground() {
         let map = Heightmap::new(403, 344, vec![500.0; 403 * 344]).unwrap();
         let relief = shaded_relief(&map, JACKSBORO_CELL, (236.0, 1076.0));
-        let figure = relief_with_legend(&relief, (236.0, 1076.0), "m", 403, 74.5);
+        let figure = relief_with_legend(&relief, (236.0, 1076.0), &dem_units(), 403);
         // One pixel is 74.5 m across and down: a quarter of 30 km rounds to 5 km.
-        let row = relief.height + 22 + 2;
+        let row = scale_bar_row(relief.height);
         let dark = (0..figure.width)
             .filter(|&x| figure.pixels[(row * figure.width + x) * 3] == 0)
             .count();

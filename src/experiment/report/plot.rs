@@ -71,10 +71,36 @@ mod tests {
     }
 
     #[test]
+    fn the_y_title_puts_the_datas_power_of_a_thousand_on_the_unit() {
+        assert_eq!(super::y_title("droplet-steps/s", "G"), "G droplet-steps/s");
+        assert_eq!(super::y_title("droplet-steps/s", ""), "droplet-steps/s");
+        assert_eq!(
+            super::y_title("cell-steps/s or droplet-steps/s", "M"),
+            "M cell-steps/s or M droplet-steps/s"
+        );
+        assert_eq!(
+            super::y_title("pits (count of depressions)", "k"),
+            "pits (10³ depressions)"
+        );
+        assert_eq!(super::y_title("share", "k"), "share (×10³)");
+    }
+
+    #[test]
+    fn each_state_before_has_a_marker_of_its_own_shape() {
+        let shapes: Vec<_> = (0..4).map(super::before_marker).collect();
+        for (i, a) in shapes.iter().enumerate() {
+            assert!(shapes[i + 1..].iter().all(|b| b != a), "{shapes:?}");
+        }
+    }
+
+    #[test]
     fn a_log_2_axis_labels_only_powers_of_two() {
         assert_eq!(super::x_tick(Some(2.0), 8.0), "8");
         assert_eq!(super::x_tick(Some(2.0), 9.6), "");
         assert_eq!(super::x_tick(None, 9.6), "9.6");
+        assert_eq!(super::x_tick(Some(10.0), 50.0), "50");
+        assert_eq!(super::x_tick(Some(10.0), 0.2), "0.2");
+        assert_eq!(super::x_tick(Some(10.0), 70.0), "");
     }
 
     #[test]
@@ -88,8 +114,10 @@ mod tests {
             "droplet-steps/s"
         );
         assert_eq!(label("steps_per_s", &["cell-steps"], &[]), "cell-steps/s");
-        assert!(label("steps_per_s", &["cell-steps", "droplet-steps"], &[])
-            .contains("or droplet-steps"));
+        assert_eq!(
+            label("steps_per_s", &["cell-steps", "droplet-steps"], &[]),
+            "cell-steps/s or droplet-steps/s"
+        );
         assert_eq!(
             label("cell_steps_per_s", &["cell-steps"], &[]),
             "cell-steps/s"
@@ -167,6 +195,28 @@ impl PlotPoint {
 pub struct Series {
     pub name: String,
     pub points: Vec<PlotPoint>,
+    /// A state before the trajectory: one point's y drawn as a dashed level across the
+    /// panel, with a hollow marker of its own at the left edge (its x is not drawn).
+    pub before: bool,
+}
+
+impl Series {
+    pub fn line(name: impl Into<String>, points: Vec<PlotPoint>) -> Self {
+        Self {
+            name: name.into(),
+            points,
+            before: false,
+        }
+    }
+
+    /// A level before the trajectory, at `y`.
+    pub fn before(name: impl Into<String>, y: f64) -> Self {
+        Self {
+            name: name.into(),
+            points: vec![PlotPoint::at(f64::NAN, y)],
+            before: true,
+        }
+    }
 }
 
 /// Whether a value can sit on an axis: finite, and far from f64's limits, where the
@@ -199,6 +249,8 @@ pub struct Chart {
     /// the point need not).
     y_from_zero: bool,
     series: Vec<Series>,
+    /// What the error bars are, for the legend; none where no point has one.
+    bars: Option<String>,
 }
 
 impl Chart {
@@ -209,14 +261,25 @@ impl Chart {
 
     /// A panel of figures that are not throughput: a linear y axis fitted to the
     /// values, x logarithmic (base 10) where every x and its bar is positive.
-    pub fn figure(title: &str, x_label: &str, y_label: &str, mut series: Vec<Series>) -> Self {
+    pub fn figure(
+        title: &str,
+        x_label: &str,
+        y_label: &str,
+        bars: &str,
+        mut series: Vec<Series>,
+    ) -> Self {
         for s in &mut series {
             s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
         }
         let positive = series
             .iter()
+            .filter(|s| !s.before)
             .flat_map(|s| &s.points)
             .all(|p| p.x > 0.0 && p.x_bar.is_none_or(|(lo, _)| lo > 0.0));
+        let has_bars = series
+            .iter()
+            .flat_map(|s| &s.points)
+            .any(|p| p.x_bar.is_some() || p.y_bar.is_some());
         Self {
             left_out: Vec::new(),
             title: title.into(),
@@ -226,6 +289,7 @@ impl Chart {
             log_y: false,
             y_from_zero: false,
             series,
+            bars: has_bars.then(|| bars.to_string()),
         }
     }
 
@@ -251,7 +315,11 @@ fn metric_label(column: &str, units: &BTreeSet<String>, ceilings: &BTreeSet<Stri
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         match names.as_slice() {
             [one] => format!("{one}/s"),
-            many => format!("steps/s ({})", many.join(" or ")),
+            many => many
+                .iter()
+                .map(|n| format!("{n}/s"))
+                .collect::<Vec<_>>()
+                .join(" or "),
         }
     };
     let unit_column = WorkUnit::ALL
@@ -272,10 +340,10 @@ fn metric_label(column: &str, units: &BTreeSet<String>, ceilings: &BTreeSet<Stri
         "subgroup_conflicts_per_1000" => {
             "same-cell conflicts in a subgroup, per 1000 atomics".into()
         }
-        "hottest_1pct_share" => "share of atomics on the hottest 1% of cells".into(),
-        "hits_max" => "atomics on the hottest cell".into(),
+        "hottest_1pct_share" => "share of atomics on the hottest 1% of cells (fraction)".into(),
+        "hits_max" => "atomic adds on the hottest cell (count)".into(),
         "max_cell_change" => "largest change of one cell (height units)".into(),
-        "rerun_cells_differing" => "cells that differ between two runs".into(),
+        "rerun_cells_differing" => "cells that differ between two runs (count)".into(),
         other => match point_columns().into_iter().find(|c| c.name == other) {
             Some(c) => format!("{other} ({})", c.unit),
             None => other.to_string(),
@@ -287,10 +355,10 @@ fn axis_label(column: &str) -> String {
     match column {
         "workgroup" => "workgroup size (invocations)".into(),
         "size" => "map side (cells)".into(),
-        "droplets" => "droplets".into(),
+        "droplets" => "droplets (count)".into(),
         "batch" => "droplets per dispatch".into(),
         "lifetime" => "lifetime (steps)".into(),
-        "scale" => "fixed-point scale".into(),
+        "scale" => "fixed-point scale (fixed-point units per height unit)".into(),
         "tile" => "tile side (cells)".into(),
         "passes" => "dispatch passes per droplet life (P)".into(),
         "in_flight_per_cell" => "droplets in flight per cell per dispatch".into(),
@@ -366,6 +434,11 @@ struct Gathered {
     ceilings: BTreeSet<String>,
     /// "file:line" of the rows left out for a value no axis can hold.
     left_out: Vec<String>,
+    /// Each series' name without its device, for a chart of one device.
+    without_device: BTreeMap<String, String>,
+    /// Whether points' bars are the median's interval, and the quartiles.
+    interval_bars: bool,
+    quartile_bars: bool,
     /// For each other axis of the sweep: the values it takes at each (series, x). More
     /// than one at any would draw a saw-tooth line.
     others: BTreeMap<(String, String, u64), BTreeSet<String>>,
@@ -423,9 +496,16 @@ impl Gathered {
                 continue;
             }
             // Without an interval (one repetition, an older file): the quartiles.
-            let bar = bar_columns(&y_column)
-                .into_iter()
-                .find_map(|(low, high)| Some((table.number(r, &low)?, table.number(r, &high)?)));
+            let bar = bar_columns(&y_column).into_iter().find_map(|(low, high)| {
+                let bar = (table.number(r, &low)?, table.number(r, &high)?);
+                Some((bar, low.ends_with("_ci_low")))
+            });
+            match bar {
+                Some((_, true)) => self.interval_bars = true,
+                Some((_, false)) => self.quartile_bars = true,
+                None => {}
+            }
+            let bar = bar.map(|(bar, _)| bar);
             let outliers = table.number(r, "outliers").is_some_and(|n| n > 0.0);
             self.units.extend(unit.map(str::to_string));
             self.ceilings
@@ -438,10 +518,13 @@ impl Gathered {
             if !self.experiments.contains(&experiment) {
                 self.experiments.push(experiment);
             }
-            let mut name = device;
+            let mut name = device.clone();
+            let mut short = String::new();
             if let Some(column) = &request.series {
-                name = format!("{name}, {column} {}", field(column));
+                short = format!("{column} {}", field(column));
+                name = format!("{name}, {short}");
             }
+            self.without_device.insert(name.clone(), short);
             for axis in others {
                 let value = field(axis).to_string();
                 let at = (axis.clone(), name.clone(), x.to_bits());
@@ -449,10 +532,7 @@ impl Gathered {
             }
             self.groups
                 .entry(name.clone())
-                .or_insert_with(|| Series {
-                    name,
-                    points: Vec::new(),
-                })
+                .or_insert_with(|| Series::line(name, Vec::new()))
                 .points
                 .push(PlotPoint {
                     y_bar: bar,
@@ -584,9 +664,27 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         units,
         ceilings,
         left_out,
+        without_device,
+        interval_bars,
+        quartile_bars,
         ..
     } = gathered;
     let mut series: Vec<Series> = groups.into_values().collect();
+    // One device is named once, in the title; several, in each series' name.
+    if devices.len() == 1 {
+        for s in &mut series {
+            s.name = match without_device.get(&s.name) {
+                Some(short) if !short.is_empty() => short.clone(),
+                _ => "median of the repetitions".into(),
+            };
+        }
+    }
+    let bars = match (interval_bars, quartile_bars) {
+        (true, false) => Some(INTERVAL_BARS.to_string()),
+        (false, true) => Some(QUARTILE_BARS.to_string()),
+        (true, true) => Some(format!("{INTERVAL_BARS} (quartiles without one)")),
+        (false, false) => None,
+    };
     series.sort_by(|a, b| natural_order(&a.name, &b.name));
     let mut title_filter: String = request
         .filters
@@ -614,14 +712,17 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         return Err(PlotError::Request(reason));
     }
     let (log_x, log_y) = log_axes(&series);
+    let on_device = match devices.as_slice() {
+        [one] => format!(" on {one}"),
+        _ => String::new(),
+    };
     Ok(Chart {
         left_out,
         title: format!(
-            "{}: {} vs {}{title_filter} on {}",
+            "{}: {} vs {}{title_filter}{on_device}",
             experiments.join(", "),
             metric_label(&request.y, &units, &ceilings),
             request.x,
-            devices.join(" and ")
         ),
         x_label: axis_label(&request.x),
         y_label: metric_label(&request.y, &units, &ceilings),
@@ -629,7 +730,43 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         log_y,
         y_from_zero: true,
         series,
+        bars,
     })
+}
+
+/// The legend's words for a points.csv chart's error bars.
+const INTERVAL_BARS: &str = "bar: 95% interval of the median";
+const QUARTILE_BARS: &str = "bar: quartiles of the repetitions";
+/// The legend's words for the rings.
+const RING: &str = "ring: some repetitions were outliers";
+
+/// The y axis' title for values shown in units of `prefix` (a power of 1000): the unit
+/// with its prefix, "G droplet-steps/s" for a rate, the power of ten inside the unit's
+/// brackets ("pits (10³ depressions)"), or after the label.
+fn y_title(label: &str, prefix: &str) -> String {
+    let power = match prefix {
+        "" => return label.to_string(),
+        "k" => "10³",
+        "M" => "10⁶",
+        "G" => "10⁹",
+        other => other,
+    };
+    if label.ends_with("/s") && !label.contains('(') {
+        return label
+            .split(" or ")
+            .map(|unit| format!("{prefix} {unit}"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+    }
+    match label.rfind('(') {
+        Some(open) if label.ends_with(')') => {
+            // "(count of depressions)" in thousands is "(10³ depressions)".
+            let unit = &label[open + 1..];
+            let unit = unit.strip_prefix("count of ").unwrap_or(unit);
+            format!("{}({power} {unit}", &label[..open])
+        }
+        _ => format!("{label} (×{power})"),
+    }
 }
 
 /// A power-of-1000 prefix for the y axis (and the HTML report's rates).
@@ -670,7 +807,12 @@ fn format_x(v: f64) -> String {
 /// An x tick's label: on a log-2 axis only the powers of two are labelled (plotters
 /// also offers ticks between them, which crowd the last power).
 fn x_tick(log_x: Option<f64>, v: f64) -> String {
-    if log_x == Some(2.0) && !is_power_of_two(v) {
+    // On a log-10 axis, 1, 2 and 5 of each decade: the ticks between run together.
+    let mantissa = v / 10f64.powf(v.abs().log10().floor());
+    let round = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|m| (mantissa - m).abs() < 1e-6 * m);
+    if log_x == Some(2.0) && !is_power_of_two(v) || log_x == Some(10.0) && !round {
         String::new()
     } else {
         format_x(v)
@@ -693,7 +835,7 @@ struct YAxis {
     hi: f64,
 }
 
-fn y_axis(chart: &Chart) -> YAxis {
+fn y_axis(chart: &Chart, plot_px: f64) -> YAxis {
     let ys: Vec<f64> = chart
         .series
         .iter()
@@ -702,6 +844,7 @@ fn y_axis(chart: &Chart) -> YAxis {
         .flatten()
         .collect();
     let span = |start: (f64, f64)| ys.iter().fold(start, |(lo, hi), &y| (lo.min(y), hi.max(y)));
+    let legend = legend_share(chart, plot_px);
     if chart.log_y {
         let (lo, hi) = span((f64::INFINITY, 0.0));
         let (lo, hi) = (lo / 2.0, hi * 2.0);
@@ -709,7 +852,7 @@ fn y_axis(chart: &Chart) -> YAxis {
             unit: 1.0,
             prefix: "",
             lo,
-            hi: (lo.ln() + (hi / lo).ln() / (1.0 - legend_share(chart))).exp(),
+            hi: (lo.ln() + (hi / lo).ln() / (1.0 - legend)).exp(),
         };
     }
     // Throughput from 0; other figures over their own range.
@@ -734,24 +877,73 @@ fn y_axis(chart: &Chart) -> YAxis {
         unit,
         prefix,
         lo,
-        hi: lo + (hi - lo) / (1.0 - legend_share(chart)),
+        hi: lo + (hi - lo) / (1.0 - legend),
     }
 }
 
-/// The share of the plot's height at the top that the legend takes, kept free of
-/// points and bars so that the legend never hides one.
-fn legend_share(chart: &Chart) -> f64 {
-    let rows = chart.series.len() as f64;
-    ((rows * 22.0 + 16.0) / 440.0).min(0.6)
+/// The legend's entries: the series', then what the bars and the rings mean.
+fn legend_rows(chart: &Chart) -> usize {
+    let rings = chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|p| p.ringed);
+    chart.series.len() + usize::from(chart.bars.is_some()) + usize::from(rings)
 }
+
+/// The share of the plot's height (`plot_px` pixels) at the top that the legend takes,
+/// kept free of points and bars so that the legend never hides one.
+fn legend_share(chart: &Chart, plot_px: f64) -> f64 {
+    let rows = legend_rows(chart) as f64;
+    ((rows * LEGEND_ROW_PX + 20.0) / plot_px.max(1.0)).min(0.6)
+}
+
+const LEGEND_ROW_PX: f64 = 20.0;
+const MARGIN_PX: u32 = 18;
+const X_LABEL_AREA_PX: u32 = 48;
+
+/// The plot's height inside a panel of `panel_px` pixels under a caption of `caption`
+/// pixels.
+fn plot_height(panel_px: u32, caption: u32) -> f64 {
+    f64::from(panel_px.saturating_sub(2 * MARGIN_PX + X_LABEL_AREA_PX + caption + 10))
+}
+
+/// A hollow marker of its own for the `k`th level before a trajectory, as pixel
+/// offsets: a square, a triangle, a diamond, then a triangle upside down.
+fn before_marker(k: usize) -> Vec<(i32, i32)> {
+    match k % 4 {
+        0 => vec![(-5, -5), (5, -5), (5, 5), (-5, 5), (-5, -5)],
+        1 => vec![(0, -6), (6, 5), (-6, 5), (0, -6)],
+        2 => vec![(0, -7), (6, 0), (0, 7), (-6, 0), (0, -7)],
+        _ => vec![(0, 6), (6, -5), (-6, -5), (0, 6)],
+    }
+}
+
+/// A grey error bar, for the legend entry that says what the bars are.
+fn bar_glyph((x, y): (i32, i32)) -> PathElement<(i32, i32)> {
+    let c = x + 10;
+    PathElement::new(
+        vec![
+            (c - 5, y - 7),
+            (c + 5, y - 7),
+            (c, y - 7),
+            (c, y + 7),
+            (c - 5, y + 7),
+            (c + 5, y + 7),
+        ],
+        GREY.stroke_width(2),
+    )
+}
+
+const GREY: RGBColor = RGBColor(90, 90, 90);
 
 fn draw<DB, X, Y>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart,
     x_range: X,
+    (x_left, x_right): (f64, f64),
     y_range: Y,
-    unit: f64,
-    prefix: &str,
+    y: &YAxis,
 ) -> Result<(), String>
 where
     DB: DrawingBackend,
@@ -761,6 +953,7 @@ where
     Y::CoordDescType: ValueFormatter<f64>,
 {
     let err = |e: &dyn std::fmt::Display| e.to_string();
+    let unit = y.unit;
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut builder = ChartBuilder::on(root);
     builder
@@ -771,38 +964,82 @@ where
                 caption_size(&chart.title, root.dim_in_pixel().0),
             ),
         )
-        .margin(18)
-        .x_label_area_size(48)
+        .margin(MARGIN_PX)
+        .x_label_area_size(X_LABEL_AREA_PX)
         .y_label_area_size(72);
     let mut ctx = builder
         .build_cartesian_2d(x_range, y_range)
         .map_err(|e| err(&e))?;
-    let y_span = {
-        let y = y_axis(chart);
-        y.hi - y.lo
-    };
-    let y_desc = if prefix.is_empty() {
-        chart.y_label.clone()
-    } else {
-        format!("{} ({prefix})", chart.y_label)
-    };
+    let y_span = y.hi - y.lo;
     ctx.configure_mesh()
         .x_desc(&chart.x_label)
-        .y_desc(y_desc)
+        .y_desc(y_title(&chart.y_label, y.prefix))
         .x_label_formatter(&|v| x_tick(chart.log_x, *v))
         .y_label_formatter(&|v| format_y(*v, y_span))
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
         .draw()
         .map_err(|e| err(&e))?;
-    for (i, series) in chart.series.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
+    let mut befores = 0;
+    let mut colours = 0;
+    for series in &chart.series {
+        if series.before {
+            // A dashed level in its strategy's colour (the line of the same name less
+            // its "before" suffix), with a hollow marker of its own at the left edge.
+            let colour = chart
+                .series
+                .iter()
+                .filter(|s| !s.before)
+                .position(|s| series.name.starts_with(&format!("{}:", s.name)))
+                .map_or(GREY, |i| PALETTE[i % PALETTE.len()]);
+            let Some(level) = series.points.first().map(|p| p.y / unit) else {
+                continue;
+            };
+            let shape = before_marker(befores);
+            let shift = 12 + 16 * befores as i32;
+            befores += 1;
+            ctx.draw_series(DashedLineSeries::new(
+                [(x_left, level), (x_right, level)],
+                6,
+                5,
+                colour.stroke_width(1),
+            ))
+            .map_err(|e| err(&e))?;
+            let at = |dx: i32| move |&(px, py): &(i32, i32)| (px + dx, py);
+            let marker = EmptyElement::at((x_left, level))
+                + PathElement::new(
+                    shape.iter().map(at(shift)).collect::<Vec<_>>(),
+                    colour.stroke_width(2),
+                );
+            let legend_shape = shape.clone();
+            ctx.draw_series([marker])
+                .map_err(|e| err(&e))?
+                .label(&series.name)
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + plotters::element::DashedPathElement::new(
+                            [(0, 0), (20, 0)],
+                            4,
+                            3,
+                            colour.stroke_width(1),
+                        )
+                        + PathElement::new(
+                            legend_shape.iter().map(at(10)).collect::<Vec<_>>(),
+                            colour.stroke_width(2),
+                        )
+                });
+            continue;
+        }
+        let colour = PALETTE[colours % PALETTE.len()];
+        colours += 1;
         let line: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x, p.y / unit)).collect();
         ctx.draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
             .map_err(|e| err(&e))?
             .label(&series.name)
             .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (20, 0)], colour.stroke_width(2))
+                    + Circle::new((10, 0), 4, colour.filled())
             });
         ctx.draw_series(line.iter().map(|&p| Circle::new(p, 4, colour.filled())))
             .map_err(|e| err(&e))?;
@@ -829,6 +1066,24 @@ where
         }))
         .map_err(|e| err(&e))?;
     }
+    // What the bars and rings mean, as entries of their own (drawn nowhere else).
+    if let Some(bars) = &chart.bars {
+        ctx.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(|e| err(&e))?
+            .label(bars)
+            .legend(bar_glyph);
+    }
+    if chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|p| p.ringed)
+    {
+        ctx.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(|e| err(&e))?
+            .label(RING)
+            .legend(|(x, y)| Circle::new((x + 10, y), 7, GREY.stroke_width(2)));
+    }
     ctx.configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.85))
@@ -845,31 +1100,55 @@ fn draw_any<DB: DrawingBackend>(
     let xs = chart
         .series
         .iter()
+        .filter(|s| !s.before)
         .flat_map(|s| &s.points)
         .flat_map(|p| [Some(p.x), p.x_bar.map(|b| b.0), p.x_bar.map(|b| b.1)])
         .flatten();
     let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
         (lo.min(x), hi.max(x))
     });
-    let y = y_axis(chart);
-    let (unit, prefix) = (y.unit, y.prefix);
+    let (width, height) = root.dim_in_pixel();
+    let y = y_axis(
+        chart,
+        plot_height(height, caption_size(&chart.title, width)),
+    );
+    // Levels before a trajectory have their markers at the left edge: room for them.
+    let room = if chart.series.iter().any(|s| s.before) {
+        3.0
+    } else {
+        1.0
+    };
     let linear_x = || {
         let pad = ((hi - lo) * 0.05).max(hi.abs() * 0.05).max(1e-9);
-        RangedCoordf64::from((lo - pad)..(hi + pad))
+        (lo - pad * room * room, hi + pad)
     };
     let linear_y = || RangedCoordf64::from(y.lo..y.hi);
     let log_y = || (y.lo..y.hi).log_scale();
+    let log_x = (lo / 1.3 / room, hi * 1.3);
     match (chart.log_x, chart.log_y) {
         (Some(base), false) => {
-            let x = ((lo / 1.3)..(hi * 1.3)).log_scale().base(base);
-            draw(root, chart, x, linear_y(), unit, prefix)
+            let x = (log_x.0..log_x.1).log_scale().base(base);
+            draw(root, chart, x, log_x, linear_y(), &y)
         }
         (Some(base), true) => {
-            let x = ((lo / 1.3)..(hi * 1.3)).log_scale().base(base);
-            draw(root, chart, x, log_y(), unit, prefix)
+            let x = (log_x.0..log_x.1).log_scale().base(base);
+            draw(root, chart, x, log_x, log_y(), &y)
         }
-        (None, false) => draw(root, chart, linear_x(), linear_y(), unit, prefix),
-        (None, true) => draw(root, chart, linear_x(), log_y(), unit, prefix),
+        (None, false) => {
+            let x = linear_x();
+            draw(
+                root,
+                chart,
+                RangedCoordf64::from(x.0..x.1),
+                x,
+                linear_y(),
+                &y,
+            )
+        }
+        (None, true) => {
+            let x = linear_x();
+            draw(root, chart, RangedCoordf64::from(x.0..x.1), x, log_y(), &y)
+        }
     }
 }
 

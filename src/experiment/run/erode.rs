@@ -19,7 +19,7 @@ use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
 use crate::terrain::metrics::Landform;
 use crate::terrain::pictures::{
-    drawn, erosion_map, relief_with_legend, shaded_relief, side_by_side, RgbImage,
+    before_after, drawn, erosion_map, relief_with_legend, shaded_relief, MapUnits, RgbImage,
 };
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
@@ -187,6 +187,15 @@ impl ErodeOutcome {
 
     pub fn units(&self) -> &GridUnits {
         &self.terrain.units
+    }
+
+    /// How its maps are measured: their heights' unit and the ground of a cell.
+    pub fn map_units(&self) -> MapUnits {
+        MapUnits {
+            height: self.terrain.export_units.clone(),
+            cell: self.units().cell_size,
+            length: self.units().length_unit,
+        }
     }
 }
 
@@ -450,24 +459,19 @@ pub fn write_outcome(
         let cell = outcome.units().cell_size;
         let before_relief = shaded_relief(&before.heights, cell, range);
         let after_relief = shaded_relief(&after.heights, cell, range);
-        let export_units = &outcome.terrain.export_units;
-        // Metres on a grid of known cells; cells of one unit for generated terrain.
-        let (units, length) = match export_units.as_str() {
-            "m" => ("m", cell.x),
-            other => (other, 1.0),
-        };
+        let units = outcome.map_units();
         let width = before.heights.width();
-        let legend = |relief: &RgbImage| relief_with_legend(relief, range, units, width, length);
+        let legend = |relief: &RgbImage| relief_with_legend(relief, range, &units, width);
         let figures = [
             ("before_relief.png", legend(&before_relief)),
             ("after_relief.png", legend(&after_relief)),
             (
                 "erosion.png",
-                erosion_map(&before.heights, &after.heights, cell, export_units),
+                erosion_map(&before.heights, &after.heights, units.clone()),
             ),
             (
                 "before_after.png",
-                side_by_side(&[(&before_relief, "before"), (&after_relief, "after erosion")]),
+                before_after(&before_relief, &after_relief, range, &units, width),
             ),
         ];
         for (name, image) in figures {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::runs::Measured;
 use crate::experiment::equivalence::landform_figures;
+use crate::experiment::report::plot::PlotError;
 use crate::experiment::report::{write_charts, Chart, PlotPoint, Series};
 use crate::experiment::run::ChangeFigures;
 use crate::experiment::ExperimentError;
@@ -276,16 +277,172 @@ pub fn dose_records(runs: &[DoseRun], water_per_cell: &[f64]) -> Vec<Vec<String>
         .collect()
 }
 
+/// A quantity's name in words and its unit, for a terrain whose heights are in
+/// `height_unit` on a grid of `lengths`: "pits" is "pits (count of depressions)".
+fn in_words(column: &Column, height_unit: &str, lengths: LengthUnit) -> (String, String) {
+    // Generated terrain's heights are in cell widths.
+    let height = match height_unit {
+        "cells" => "cell widths",
+        other => other,
+    };
+    let metres = lengths == LengthUnit::Metres;
+    let (words, unit) = match column.name.as_str() {
+        WATER => ("water rained, as a depth", "cell widths"),
+        EROSION => ("mean erosion depth", height),
+        "net_depth" => ("mean net change (deposit - erosion)", height),
+        COST => ("GPU time", "ms"),
+        "hypsometric_integral" => ("hypsometric integral", "ratio"),
+        "mean_slope" => ("mean slope", "rise over run"),
+        "steep_share" => ("cells steeper than 35°", "share of cells"),
+        "drainage_density" if metres => ("drainage density", "per km"),
+        "drainage_density" => ("drainage density", "per cell width"),
+        "concavity" => ("concavity θ", "exponent"),
+        "channel_incision" => ("channel incision", height),
+        "pits" => ("pits", "count of depressions"),
+        "sinks" => ("sinks", "count of cells"),
+        "flats" => ("flat cells", "count of cells"),
+        "depression_volume" if metres => ("depression volume", "m³"),
+        "depression_volume" => ("depression volume", "cell widths³"),
+        "channel_mean_change" => ("mean change of channels", height),
+        "hillslope_mean_change" => ("mean change of hillslopes", height),
+        other => {
+            let unit = Landform::unit(other, lengths).unwrap_or(&column.unit);
+            return (other.replace('_', " "), unit.to_string());
+        }
+    };
+    (words.to_string(), unit.to_string())
+}
+
 /// Panels of one terrain's trajectories into `stem`.png and .svg: the erosion each
 /// strategy's water did, then every other quantity against that erosion, the terrain
-/// before as a flat line, each point the seeds' mean with its intervals in x and y.
+/// before as a dashed level with a marker of its strategy's own, each point the seeds'
+/// mean with its intervals in x and y.
 pub fn draw_trajectories(
     stem: &Path,
     terrain: &str,
     runs: &[DoseRun],
     water_per_cell: &[f64],
 ) -> Result<Vec<PathBuf>, ExperimentError> {
-    let all = points(runs, water_per_cell);
+    draw_points(stem, terrain, &points(runs, water_per_cell))
+}
+
+/// A row of `dose.csv`: a point's names, owned.
+struct DoseRow {
+    terrain: String,
+    algorithm: String,
+    height_unit: String,
+    water_per_cell: f64,
+    seeds: usize,
+    quantities: Vec<Gathered>,
+}
+
+impl DoseRow {
+    fn point(&self) -> DosePoint<'_> {
+        DosePoint {
+            terrain: &self.terrain,
+            algorithm: &self.algorithm,
+            water_per_cell: self.water_per_cell,
+            height_unit: &self.height_unit,
+            // dose.csv names the heights' unit: cells for generated terrain, else a
+            // DEM's, on a grid of metres.
+            length_unit: match self.height_unit.as_str() {
+                "cells" => LengthUnit::Cells,
+                _ => LengthUnit::Metres,
+            },
+            seeds: self.seeds,
+            quantities: self.quantities.clone(),
+        }
+    }
+}
+
+/// The rows of `dose.csv` at `path`.
+fn read_dose_csv(path: &Path) -> Result<Vec<DoseRow>, ExperimentError> {
+    let bad = |reason: String| PlotError::Input {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| bad(e.to_string()))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let names: Vec<String> = quantities(None, false)
+        .into_iter()
+        .map(|(c, _)| c.name)
+        .collect();
+    let mut out = Vec::new();
+    for (r, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| bad(e.to_string()))?;
+        // Header, then one line per row.
+        let line = r + 2;
+        let field = |name: &str| -> Result<&str, PlotError> {
+            header
+                .iter()
+                .position(|h| h == name)
+                .and_then(|i| record.get(i))
+                .ok_or_else(|| bad(format!("line {line} has no column {name:?}")))
+        };
+        let number = |name: &str| -> Result<f64, PlotError> {
+            match field(name)? {
+                "" => Ok(f64::NAN),
+                text => text
+                    .parse()
+                    .map_err(|_| bad(format!("line {line}: {text:?} in {name:?} is no number"))),
+            }
+        };
+        let seeds = number("seeds")?;
+        let quantities = names
+            .iter()
+            .map(|name| {
+                let (low, high) = (
+                    number(&format!("{name}_ci_low"))?,
+                    number(&format!("{name}_ci_high"))?,
+                );
+                Ok(Gathered {
+                    mean: number(&format!("{name}_mean"))?,
+                    interval: (low.is_finite() && high.is_finite()).then_some((low, high)),
+                    n: seeds as usize,
+                })
+            })
+            .collect::<Result<Vec<_>, PlotError>>()?;
+        out.push(DoseRow {
+            terrain: field("terrain")?.to_string(),
+            algorithm: field("algorithm")?.to_string(),
+            height_unit: field("height_unit")?.to_string(),
+            water_per_cell: number("water_per_cell")?,
+            seeds: seeds as usize,
+            quantities,
+        });
+    }
+    Ok(out)
+}
+
+/// Every terrain's trajectories drawn again from a `dose.csv`, into
+/// `<dir>/<terrain>/dose.png` and .svg, as `vkerode strategies` draws them.
+pub fn redraw_dose_csv(dose_csv: &Path, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
+    let rows = read_dose_csv(dose_csv)?;
+    let points: Vec<DosePoint> = rows.iter().map(DoseRow::point).collect();
+    let mut terrains: Vec<&str> = Vec::new();
+    for p in &points {
+        if !terrains.contains(&p.terrain) {
+            terrains.push(p.terrain);
+        }
+    }
+    let mut written = Vec::new();
+    for terrain in terrains {
+        let stem = dir.join(terrain).join(super::DOSE_CHART);
+        written.extend(draw_points(&stem, terrain, &points)?);
+    }
+    Ok(written)
+}
+
+fn draw_points(
+    stem: &Path,
+    terrain: &str,
+    all: &[DosePoint],
+) -> Result<Vec<PathBuf>, ExperimentError> {
     let mine: Vec<&DosePoint> = all.iter().filter(|p| p.terrain == terrain).collect();
     let columns: Vec<Column> = quantities(None, false)
         .into_iter()
@@ -303,11 +460,8 @@ pub fn draw_trajectories(
         )));
     };
     let label = |c: &Column| {
-        let unit = match c.unit.as_str() {
-            "height units" => first.height_unit,
-            other => Landform::unit(&c.name, first.length_unit).unwrap_or(other),
-        };
-        format!("{} ({unit})", c.name)
+        let (words, unit) = in_words(c, first.height_unit, first.length_unit);
+        format!("{words} ({unit})")
     };
     let mut algorithms: Vec<&str> = Vec::new();
     for p in &mine {
@@ -324,42 +478,39 @@ pub fn draw_trajectories(
         };
         let mut series: Vec<Series> = algorithms
             .iter()
-            .map(|&a| Series {
-                name: a.to_string(),
-                points: mine
+            .map(|&a| {
+                let points = mine
                     .iter()
                     .filter(|p| p.algorithm == a && p.water_per_cell > 0.0)
                     .map(|p| point(p))
                     .filter(|p| p.x.is_finite() && p.y.is_finite())
-                    .collect(),
+                    .collect();
+                Series::line(a, points)
             })
             .collect();
         // Each strategy's landform before erosion, which its trajectory leaves (the
-        // strategies hold the terrain in their own arithmetic).
+        // strategies hold the terrain in their own arithmetic): a level of its own.
         let is_landform = Landform::COLUMNS.iter().any(|c| c.0 == columns[y].name);
-        let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
-        let span = xs
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-                (lo.min(x), hi.max(x))
-            });
-        for &a in algorithms.iter().filter(|_| is_landform && span.0 < span.1) {
+        for &a in algorithms.iter().filter(|_| is_landform) {
             let before = mine
                 .iter()
                 .find(|p| p.algorithm == a && p.water_per_cell == 0.0)
                 .map(|p| p.quantities[y].mean)
                 .filter(|v| v.is_finite());
             if let Some(level) = before {
-                series.push(Series {
-                    name: format!("{a} before erosion"),
-                    points: vec![PlotPoint::at(span.0, level), PlotPoint::at(span.1, level)],
-                });
+                series.push(Series::before(format!("{a}: before erosion"), level));
             }
         }
+        let (words, _) = in_words(&columns[y], first.height_unit, first.length_unit);
         Chart::figure(
-            &format!("{terrain}: {}", columns[y].name),
+            &format!("{terrain}: {words}"),
             &label(&columns[x]),
             &label(&columns[y]),
+            &format!(
+                "bar: {}% interval of the mean over {} seeds",
+                INTERVAL_LEVEL * 100.0,
+                first.seeds
+            ),
             series,
         )
     };
@@ -437,5 +588,59 @@ mod tests {
         assert_eq!(pipes[column("eroded_depth_ci_low")], "");
         assert_eq!(pipes[column("eroded_depth_mean")], "");
         assert_eq!(pipes[column("missing")], "eroded_depth: 0 of 1");
+    }
+
+    #[test]
+    fn the_dose_charts_say_their_quantities_in_words_and_each_strategys_state_before() {
+        let names: Vec<String> = quantities(None, false)
+            .into_iter()
+            .map(|(c, _)| c.name)
+            .collect();
+        let erosion = names.iter().position(|n| n == EROSION).unwrap();
+        let water = names.iter().position(|n| n == WATER).unwrap();
+        let at = |algorithm: &str, level: Option<usize>, seed: f64| {
+            let depth = level.map_or(0.0, |l| (l + 1) as f64 * 2.0 + seed);
+            let mut values = vec![Some(1.0 + seed); names.len()];
+            values[erosion] = Some(depth);
+            values[water] = Some(level.map_or(0.0, |l| (l + 1) as f64));
+            let mut r = run(algorithm, level, &values);
+            r.values = values;
+            r
+        };
+        let runs: Vec<DoseRun> = ["droplets", "pipes"]
+            .into_iter()
+            .flat_map(|a| {
+                [0.0, 0.5]
+                    .into_iter()
+                    .flat_map(move |seed| [None, Some(0), Some(1)].map(|level| at(a, level, seed)))
+            })
+            .collect();
+        let dir = std::env::temp_dir().join(format!("vkerode-dose-{}", std::process::id()));
+        let written = draw_trajectories(&dir.join("dose"), "t", &runs, &[1.0, 2.0]).unwrap();
+        let svg = std::fs::read_to_string(&written[1]).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let texts: Vec<&str> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| Some(t[t.find('>')? + 1..t.find("</text>")?].trim()))
+            .collect();
+        for words in [
+            "t: pits",
+            "pits (count of depressions)",
+            "t: depression volume",
+            "depression volume (cell widths³)",
+            "mean erosion depth (cell widths)",
+            "droplets: before erosion",
+            "pipes: before erosion",
+            "bar: 95% interval of the mean over 2 seeds",
+        ] {
+            assert!(texts.contains(&words), "{words:?} not in {texts:?}");
+        }
+        assert!(
+            !texts
+                .iter()
+                .any(|t| t.contains('_') || t.contains("cells3")),
+            "a raw column name: {texts:?}"
+        );
     }
 }

@@ -14,7 +14,7 @@ mod dose;
 mod runs;
 
 pub use config::{BaseLevel, Strategies, StrategyPlan, StrategyTerrain, TerrainPlan, WaterTiming};
-pub use dose::{dose_columns, INTERVAL_LEVEL};
+pub use dose::{dose_columns, redraw_dose_csv, INTERVAL_LEVEL};
 pub use runs::strategies_columns;
 
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ use crate::experiment::sweep::measure_runs;
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
-use crate::terrain::pictures::{drawn, erosion_map, side_by_side, RgbImage};
+use crate::terrain::pictures::{drawn, erosion_maps_side_by_side, ErosionChange};
 use dose::{draw_trajectories, DoseRun};
 use runs::{describe, Measured, RunAt};
 
@@ -105,16 +105,11 @@ fn sea_of(
     Ok(strategies.base_level.on(&terrain.heights))
 }
 
-/// The erosion map of a run, in the map's units, as its legend says.
-fn erosion_map_of(outcome: &ErodeOutcome) -> RgbImage {
+/// The change of a run, in the map's units, for its erosion map.
+fn erosion_change_of(outcome: &ErodeOutcome) -> ErosionChange {
     let [before, after] =
         [&outcome.before, &outcome.after].map(|c| outcome.exported(&c.heightmap()).heights);
-    erosion_map(
-        &before,
-        &after,
-        outcome.units().cell_size,
-        &outcome.terrain.export_units,
-    )
+    ErosionChange::of(&before, &after, outcome.map_units())
 }
 
 /// Runs every strategy of the config on every terrain, seed and level of water, and
@@ -185,7 +180,7 @@ pub fn run_strategies(
                                 .map_err(std::io::Error::other)
                         })?;
                         written.push(path);
-                        maps.push((erosion_map_of(&outcome), name));
+                        maps.push((erosion_change_of(&outcome), name));
                     }
                 }
             }
@@ -202,9 +197,9 @@ pub fn run_strategies(
     written.push(dose_path);
     for (folder, terrain, maps) in pictures {
         let erosion_map = || {
-            let panels: Vec<_> = maps.iter().map(|(image, name)| (image, *name)).collect();
+            let panels: Vec<_> = maps.iter().map(|(change, name)| (change, *name)).collect();
             let path = folder.join("erosion.png");
-            side_by_side(&panels).write_png(&path)?;
+            erosion_maps_side_by_side(&panels).write_png(&path)?;
             Ok(vec![path])
         };
         let dose_chart = || {
