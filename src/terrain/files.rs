@@ -32,6 +32,9 @@ static CALLS: AtomicU64 = AtomicU64::new(0);
 /// between creating and locking it.
 const PARTIAL_GRACE: Duration = Duration::from_secs(10);
 
+// Kept (no tempfile): NamedTempFile::persist is the rename alone; the lock on the
+// partial, removal of dead writers' partials, refusal of non-regular targets and the
+// folder fsync stay hand-written around it either way.
 pub fn write_atomically<F>(path: &Path, write: F) -> Result<(), WriteError>
 where
     F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
