@@ -454,11 +454,13 @@ fn an_erode_of_oblong_cells_reports_metres_and_draws_the_ground_at_its_aspect() 
 
     // Every picture's map panel covers as much ground across a pixel as down it.
     let ground = (ROWS as f64 * DY) / (COLUMNS as f64 * DX);
+    // The maps' top left corners: under the 44-pixel heading strip (before_after's
+    // panels under their 30-pixel titles too).
     for (png, corner) in [
-        ("before_relief.png", (10, 10)),
-        ("after_relief.png", (10, 10)),
-        ("erosion.png", (10, 10)),
-        ("before_after.png", (12, 30)),
+        ("before_relief.png", (10, 44)),
+        ("after_relief.png", (10, 44)),
+        ("erosion.png", (10, 44)),
+        ("before_after.png", (12, 44 + 30)),
     ] {
         let (across, down) = panel_size(&out.join(png), corner);
         assert!(

@@ -77,31 +77,25 @@ fn plot_refuses_a_chart_of_the_same_name_without_force_and_keeps_other_files() {
     let dir = scratch("overwrite", "plot");
     let csv = format!("{SET}/points.csv");
     let out = dir.to_str().unwrap();
-    let args = [
-        "plot",
-        &csv,
-        "--x",
-        "workgroup",
-        "--out",
-        out,
-        "--name",
-        "chart",
-    ];
+    let plot = |name| {
+        [
+            "plot",
+            csv.as_str(),
+            "--x",
+            "workgroup",
+            "--out",
+            out,
+            "--name",
+            name,
+        ]
+    };
+    let args = plot("chart");
     // Either of the two files plot writes is refused.
     assert_refused_then_forced(&args, &dir.join("chart.svg"));
     std::fs::remove_file(dir.join("chart.svg")).unwrap();
     assert_refused_then_forced(&args, &dir.join("chart.png"));
     // Another chart beside them is no clash.
-    let other = [
-        "plot",
-        &csv,
-        "--x",
-        "workgroup",
-        "--out",
-        out,
-        "--name",
-        "other",
-    ];
+    let other = plot("other");
     assert_clean_success(&vkerode(&other));
     assert!(dir.join("chart.png").is_file() && dir.join("other.png").is_file());
 }

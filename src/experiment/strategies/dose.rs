@@ -17,6 +17,9 @@ use crate::table::{Column, Section};
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::LengthUnit;
 
+/// Per terrain: the trajectories' panels (`.png`, `.svg`).
+pub const DOSE_CHART: &str = "dose";
+
 /// The level of every interval of `dose.csv` and of the charts' bars.
 pub const INTERVAL_LEVEL: f64 = 0.95;
 
@@ -361,6 +364,7 @@ fn read_dose_csv(path: &Path) -> Result<Vec<DoseRow>, ExperimentError> {
         path: path.to_path_buf(),
         reason,
     };
+    crate::check_regular_file(path).map_err(|e| bad(e.to_string()))?;
     let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
     let header: Vec<String> = reader
         .headers()
@@ -432,7 +436,7 @@ pub fn redraw_dose_csv(dose_csv: &Path, dir: &Path) -> Result<Vec<PathBuf>, Expe
     }
     let mut written = Vec::new();
     for terrain in terrains {
-        let stem = dir.join(terrain).join(super::DOSE_CHART);
+        let stem = dir.join(terrain).join(DOSE_CHART);
         written.extend(draw_points(&stem, terrain, &points)?);
     }
     Ok(written)

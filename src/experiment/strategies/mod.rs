@@ -14,7 +14,7 @@ mod dose;
 mod runs;
 
 pub use config::{BaseLevel, Strategies, StrategyPlan, StrategyTerrain, TerrainPlan, WaterTiming};
-pub use dose::{dose_columns, redraw_dose_csv, INTERVAL_LEVEL};
+pub use dose::{dose_columns, redraw_dose_csv, DOSE_CHART, INTERVAL_LEVEL};
 pub use runs::strategies_columns;
 
 use std::path::{Path, PathBuf};
@@ -39,8 +39,6 @@ use runs::{describe, Measured, RunAt};
 pub const STRATEGIES_CSV: &str = "strategies.csv";
 /// The runs gathered over seeds per terrain, strategy and level.
 pub const DOSE_CSV: &str = "dose.csv";
-/// Per terrain: the trajectories' panels (`.png`, `.svg`).
-pub const DOSE_CHART: &str = "dose";
 
 fn write_csv(
     path: &Path,
