@@ -24,6 +24,8 @@ declare -A jobs=(
   [compare]="compare results/workgroup/nvidia-h200 results/h200-state-and-compare/fresh/workgroup/nvidia-h200"
   [report]="report $work/workgroup --html $work/workgroup.html"
   [equivalence]="equivalence --size 256 --droplets 50000 --seeds 10 --variants paper,fast --out $work/equivalence"
+  # Not in the default order: its time is its --budget (10 minutes on a GPU, 2 on lavapipe).
+  [reproduce]="reproduce --out $work/reproduce"
 )
 # In README's order: plot and report read the sweep's set.
 order=(demo-erode demo-sweep erode-droplets erode-pipes erode-thermal erode-dem sweep plot compare report equivalence)
@@ -31,7 +33,7 @@ order=(demo-erode demo-sweep erode-droplets erode-pipes erode-thermal erode-dem 
 
 echo "job,seconds,device,commit,command"
 for job in "${order[@]}"; do
-  command=${jobs[$job]:?"no job $job; the jobs are ${order[*]}"}
+  command=${jobs[$job]:?"no job $job; the jobs are ${!jobs[*]}"}
   started=$(date +%s.%N)
   # shellcheck disable=SC2086 # the command is words, as README writes it
   if ! "$bin" $command --quiet > "$work/$job.log" 2>&1; then
