@@ -10,7 +10,8 @@ bin=${VKERODE:-target/release/vkerode}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 device=$("$bin" devices --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d, key=lambda x: x["device_type"] == "CPU")[0]["name"])')
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit the binary was built from, as it says.
+commit=$("$bin" --version | sed -n 's/.*(commit \(.*\))$/\1/p')
 
 declare -A jobs=(
   [demo-erode]="erode --size 512 --droplets 300000 --out $work/demo"

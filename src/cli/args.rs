@@ -31,6 +31,14 @@ use vkerode::terrain::output::DEFAULT_OUT_RULE;
 /// The command line's one grammar, shown by `vkerode --help` and docs/cli.md.
 const GRAMMAR: &str = "Outputs: --out DIR is always a folder, on every command that writes several files (erode, sweep, strategies, peak, equivalence, merge, plot, docs). A single file gets a flag named for its kind (--markdown FILE.md, --html FILE.html, --csv FILE.csv), or a positional OUTPUT where writing it is the command's whole job (terrain, convert). One overwrite rule: every output, file or folder, that already exists is refused unless --force replaces it (sweep: --resume continues it instead; plot adds its two charts to the folder, refusing only charts of the same name). --set SECTION.KEY=VALUE overrides a key of the config a command loads (sweep, strategies, equivalence). --quiet and --verbose go with every command; the device flags (--device, --validate, --max-submission-ms) with the commands that open a device.";
 
+/// `--version`: the package's, and the commit the binary was built from.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("VKERODE_GIT_COMMIT"),
+    ")"
+);
+
 /// The grammar with the rule of default output folders, written once in the library.
 fn grammar() -> String {
     format!("{GRAMMAR} {DEFAULT_OUT_RULE}")
@@ -38,7 +46,7 @@ fn grammar() -> String {
 
 /// A Vulkan compute research harness for GPU hydraulic erosion.
 #[derive(Parser)]
-#[command(version, about, long_about = None, after_long_help = grammar())]
+#[command(version = VERSION, about, long_about = None, after_long_help = grammar())]
 pub struct Cli {
     #[command(flatten)]
     pub verbosity: VerbosityArgs,

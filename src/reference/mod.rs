@@ -77,7 +77,12 @@ pub const MAN_FOLDER: &str = "man";
 /// The man pages: vkerode(1) and one per command, vkerode-erode(1) and so on, which
 /// vkerode(1) lists (no `help` command: it has no page).
 pub fn man_pages(cli: &clap::Command) -> Vec<Reference> {
-    let mut cli = cli.clone().disable_help_subcommand(true);
+    // The package's version alone: the build's commit in `--version` would change the
+    // committed pages with every commit.
+    let mut cli = cli
+        .clone()
+        .version(env!("CARGO_PKG_VERSION"))
+        .disable_help_subcommand(true);
     cli.build();
     let commands: Vec<clap::Command> = cli
         .get_subcommands()
