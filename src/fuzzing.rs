@@ -8,6 +8,7 @@ use crate::experiment::report::plot::{plot, PlotRequest};
 use crate::experiment::report::{compare, html_report, report, Pairing};
 use crate::experiment::results::{merge, read_points, META_JSON, POINTS_CSV, SAMPLES_CSV};
 use crate::experiment::sweep::config::Experiment;
+use crate::terrain::files::Overwrite;
 use crate::terrain::formats::{decode_dem, Sidecar};
 
 /// A fuzz target: any bytes in, nothing out.
@@ -82,6 +83,7 @@ pub fn results_csv(data: &[u8]) {
             series: series.map(Into::into),
             filters: Vec::new(),
             out: dir.join("chart"),
+            overwrite: Overwrite::Allow,
         });
     }
 }

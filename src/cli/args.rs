@@ -24,6 +24,7 @@ use vkerode::experiment::sweep::{
 use vkerode::experiment::{Engine, InputError, InputUnits, TerrainSource};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
 use vkerode::stats::bootstrap::MIN_SAMPLES;
+use vkerode::terrain::files::Overwrite;
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;
 use vkerode::terrain::output::DEFAULT_OUT_RULE;
@@ -622,6 +623,7 @@ impl PlotArgs {
             y: self.y,
             series: self.series,
             filters: self.filters,
+            overwrite: Overwrite::forced(self.force),
         }
     }
 }

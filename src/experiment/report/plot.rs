@@ -16,7 +16,7 @@ use thiserror::Error;
 use crate::erosion::{Ceiling, WorkUnit};
 use crate::experiment::results::{point_columns, read_points, Meta, Table};
 use crate::table::Column;
-use crate::terrain::files::{check_apart, write_atomically};
+use crate::terrain::files::{check_apart, check_overwrite, write_atomically, Overwrite};
 use crate::terrain::image::write_png;
 use crate::terrain::pictures::ensure_font;
 
@@ -167,6 +167,8 @@ pub struct PlotRequest {
     /// Output path without extension (`--out DIR` joined with `--name`); `.png` and
     /// `.svg` are written.
     pub out: PathBuf,
+    /// Whether the charts may replace files of the same name (`--force`).
+    pub overwrite: Overwrite,
 }
 
 /// One point of a series, with its error bars: for points.csv the median's confidence
@@ -1178,6 +1180,7 @@ pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
         request.out.with_extension("svg"),
     ] {
         check_apart(&chart, &request.csvs)
+            .and_then(|()| check_overwrite(&chart, request.overwrite))
             .map_err(|e| PlotError::Request(crate::error_chain(&e)))?;
     }
     let chart = read_chart(request)?;
@@ -1280,6 +1283,7 @@ pub fn throughput_chart(csv: &Path, x: &str) -> Result<Chart, PlotError> {
         series: None,
         filters: Vec::new(),
         out: PathBuf::new(),
+        overwrite: Overwrite::Refuse,
     })
 }
 
