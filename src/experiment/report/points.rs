@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::erosion::{RunSettings, WorkUnit};
 use crate::experiment::results::{
-    read_points, read_samples, set_file, ResultsError, POINTS_CSV, SAMPLES_CSV,
+    is_time, read_points, read_samples, set_file, ResultsError, POINTS_CSV, SAMPLES_CSV,
 };
 #[cfg(test)]
 use crate::stats::bootstrap::MIN_SAMPLES;
@@ -109,11 +109,10 @@ pub(super) fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
                 bound("gpu_ms_ci_low", "gpu_ms_q1"),
                 bound("gpu_ms_ci_high", "gpu_ms_q3"),
             );
-            // A NaN lies outside no interval, and a time of 0 or below makes a ratio of
-            // nothing: such a point cannot be compared.
+            // A point whose times are not times ([`is_time`]) cannot be compared.
             let fault = [(median_ms, "gpu_ms_median"), low, high]
                 .into_iter()
-                .find(|(ms, _)| !(ms.is_finite() && *ms > 0.0))
+                .find(|&(ms, _)| !is_time(ms))
                 .map(|(ms, column)| {
                     format!(
                         "point {} (line {}): {column} is {ms}; compare needs finite times above 0",
@@ -173,7 +172,7 @@ pub(super) fn read_set(path: &Path) -> Result<(Vec<PointTimes>, bool), ResultsEr
     };
     let mut by_point: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
     for (i, row) in read_samples(&samples_path)?.into_iter().enumerate() {
-        if !(row.gpu_ms.is_finite() && row.gpu_ms > 0.0) {
+        if !is_time(row.gpu_ms) {
             return Err(mismatch(format!(
                 "line {}: gpu_ms is {}; compare needs finite times above 0",
                 i + 2,

@@ -6,6 +6,12 @@ use serde::Serialize;
 
 use crate::stats::{median_interval, Quartiles};
 
+/// Whether `ms` can be a recorded time: finite and above 0 (a NaN lies outside no
+/// interval, and a time of 0 or below makes a ratio of nothing).
+pub fn is_time(ms: f64) -> bool {
+    ms.is_finite() && ms > 0.0
+}
+
 /// One timed repetition.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Sample {

@@ -9,7 +9,7 @@ mod schema;
 mod store;
 mod table;
 
-pub use measurement::{Measurement, Sample, StopReason};
+pub use measurement::{is_time, Measurement, Sample, StopReason};
 pub use schema::{
     owner_of, point_columns, point_header, point_row, FailedRow, InputRecord, PointValues,
     SampleRow, SCHEMA_VERSION,

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::measurement::is_time;
 use super::schema::{point_header, FailedRow, SampleRow, SCHEMA_VERSION};
 use super::table::{read_points, Table};
 use super::{csv_error, io_error, ResultsError, FAILED_CSV, META_JSON, POINTS_CSV, SAMPLES_CSV};
@@ -234,9 +235,6 @@ impl Meta {
             })
     }
 
-    /// Why the shard `other` may not be merged with this one, read from `first`, if it
-    /// may not: a config edited since it was hashed, another config or experiment,
-    /// device or `--replicate`.
     /// Why its config cannot be trusted, if it cannot: it no longer hashes to the hash
     /// it records (edited since). Sets from before schema 2 were hashed another way:
     /// theirs cannot be checked.
@@ -262,6 +260,9 @@ impl Meta {
         })
     }
 
+    /// Why the shard `other` may not be merged with this one, read from `first`, if it
+    /// may not: a config edited since it was hashed, another config or experiment,
+    /// device or `--replicate`.
     fn refuses_to_merge(&self, other: &Meta, first: &Path) -> Option<String> {
         // Sets from before schema 2 were hashed another way: their hash cannot be
         // checked, only their copies against each other.
@@ -489,10 +490,7 @@ impl ResultsWriter {
                 }
             }
             let mut samples = read_samples(&samples_path)?;
-            if let Some(bad) = samples
-                .iter()
-                .find(|s| !(s.gpu_ms.is_finite() && s.gpu_ms > 0.0))
-            {
+            if let Some(bad) = samples.iter().find(|s| !is_time(s.gpu_ms)) {
                 return Err(ResultsError::Mismatch {
                     path: samples_path.clone(),
                     reason: format!(
