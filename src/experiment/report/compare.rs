@@ -734,7 +734,6 @@ pub struct SweepReport<'a> {
     pub points: Vec<ReportRow>,
 }
 
-/// One sweep's points, as [`report`] tabulates them.
 /// What a set's rows say of a weak measurement, where they do: how many points stopped
 /// at their time budget short of their noise target, and what to raise.
 pub fn budget_warning(rows: &[ReportRow]) -> Option<String> {
@@ -750,6 +749,7 @@ pub fn budget_warning(rows: &[ReportRow]) -> Option<String> {
     })
 }
 
+/// One sweep's points, as [`report`] tabulates them.
 pub fn report_rows(results: &Path) -> Result<Vec<ReportRow>, ResultsError> {
     let points = read_times(results)?;
     let refs: Vec<&PointTimes> = points.iter().collect();
