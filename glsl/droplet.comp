@@ -9,12 +9,11 @@
 //
 // Variants, one module per combination: SPIR-V through shaderc's optimiser (opt; the
 // plain modules are verbatim), the atomic mode (racy, float, or deterministic: deltas
-// into a separate buffer), tiled spawning, the L1 levers (the `loads` axis:
+// into a separate buffer), the L1 levers (the `loads` axis:
 // glsl/include/droplet_bindings.glsl says what each changes), and the instrumented
-// build.
+// build. Tiled spawning is a specialization constant (SPAWN_TILED), not a module.
 //! axis spirv: opt=@O
 //! axis atomics: racy=ATOMICS_RACY float=ATOMICS_FLOAT deterministic=DETERMINISTIC
-//! axis spawn: tiled=SPAWN_TILED
 //! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL imageatomic=ATOMICS_IMAGE image=LOADS_IMAGE vmm=VULKAN_MEMORY_MODEL wide=WIDE_INDEX
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require

@@ -7,10 +7,9 @@
 // A lone droplet gives the paper kernel's heights bit for bit (tests/fast_kernel.rs).
 // Variants: optimised SPIR-V (opt); one idea at a time (skiponly, reuseonly), to
 // measure each, or both with the corners read as aligned 16-byte quads (quads);
-// tiled spawning; the L1 levers of glsl/droplet.comp; the instrumented build.
+// the L1 levers of glsl/droplet.comp; the instrumented build.
 //! axis spirv: opt=@O
 //! axis ideas: skiponly=NO_CORNER_REUSE reuseonly=NO_ZERO_SKIP quads=QUAD_LOADS
-//! axis spawn: tiled=SPAWN_TILED
 //! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL imageatomic=ATOMICS_IMAGE image=LOADS_IMAGE vmm=VULKAN_MEMORY_MODEL wide=WIDE_INDEX
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require

@@ -5,7 +5,6 @@
 // STAGGER, droplet i starts its life in pass i mod PASS_COUNT, so droplets of every age
 // are in flight together; a batch then takes 2 * PASS_COUNT - 1 passes.
 //! axis atomics: racy=ATOMICS_RACY float=ATOMICS_FLOAT deterministic=DETERMINISTIC
-//! axis spawn: tiled=SPAWN_TILED
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
 

@@ -8,7 +8,6 @@
 // lever and the counted build run with either physics.
 //! axis spirv: opt=@O
 //! axis atomics: racy=ATOMICS_RACY float=ATOMICS_FLOAT deterministic=DETERMINISTIC
-//! axis spawn: tiled=SPAWN_TILED
 //! axis loads: noshared=NO_SHARED_MEMORY readonly=LOADS_READONLY texel=LOADS_TEXEL imageatomic=ATOMICS_IMAGE image=LOADS_IMAGE vmm=VULKAN_MEMORY_MODEL wide=WIDE_INDEX
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require

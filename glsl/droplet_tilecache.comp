@@ -28,7 +28,6 @@
 //! axis build: counted=COUNT_WORK
 #extension GL_GOOGLE_include_directive : require
 
-#define SPAWN_TILED
 #include "include/droplet_bindings.glsl"
 #include "include/droplet_functions.glsl"
 

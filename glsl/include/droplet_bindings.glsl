@@ -175,7 +175,7 @@ layout(push_constant) uniform DropletParams {
     uint SEED;          // vkerode: droplet spawn seed
     uint BATCH_BASE_ID; // vkerode: id of this dispatch's first droplet
     uint BATCH_SIZE;    // vkerode: droplets in this dispatch
-    // vkerode, tiled spawning only (SPAWN_TILED):
+    // vkerode, tiled spawning only (SPAWN_TILED, below):
     uint TILE_SIZE;     // side of a spawn tile, in cells
     uint TILE_ORDER;    // workgroup-to-tile order: 0 linear, 1 morton, 2 scattered, 3 sweep
     uint PHASE_STRIDE;  // checkerboard period in tiles: 1 (no phases), 2 or 3
@@ -188,6 +188,11 @@ layout(push_constant) uniform DropletParams {
     uint STAGGER;       // 1: droplet i starts in pass i mod P; 0: all start in pass 0
     uint COLOUR_GROUPS; // workgroups of this colour in all dispatches (sweep order)
 };
+
+// vkerode: each workgroup spawns in its tile (true) or over the whole map. A
+// specialization constant rather than a macro: the untaken branch costs nothing once
+// specialised, and it halves the modules build.rs compiles.
+layout(constant_id = 9) const bool SPAWN_TILED = false;
 
 #include "cell_index.glsl"
 

@@ -197,7 +197,6 @@ void modifyHeight(ivec2 coord, float deltaH) {
 }
 #endif
 
-#ifdef SPAWN_TILED
 // Morton (Z-order) decoding: the even bits of v.
 uint compactBits(uint v) {
     v &= 0x55555555u;
@@ -233,7 +232,6 @@ uvec2 tileOf(uint group) {
     }
     return colour + t * PHASE_STRIDE;
 }
-#endif
 
 // A droplet's start: PCG hash of its global id and the seed, uniform over
 // [1, W-2) x [1, H-2) (or, tiled, over its workgroup's tile). Invocations past the
@@ -256,16 +254,15 @@ vec2 getRandomPosition(uint id) {
     uint a = pcgHash(dropletId ^ (SEED * 0x9E3779B9u));
     uint b = pcgHash(a);
     const float inv2pow32 = 1.0 / 4294967296.0;
-#ifdef SPAWN_TILED
-    uvec2 tile = tileOf(GROUP_BASE + gl_WorkGroupID.x);
-    vec2 lo = max(vec2(tile * TILE_SIZE), vec2(1.0));
-    vec2 hi = min(vec2((tile + 1u) * TILE_SIZE), vec2(float(MAP_WIDTH - 2), float(MAP_HEIGHT - 2)));
-    return lo + vec2(float(a), float(b)) * inv2pow32 * max(hi - lo, vec2(0.0));
-#else
+    if (SPAWN_TILED) {
+        uvec2 tile = tileOf(GROUP_BASE + gl_WorkGroupID.x);
+        vec2 lo = max(vec2(tile * TILE_SIZE), vec2(1.0));
+        vec2 hi = min(vec2((tile + 1u) * TILE_SIZE), vec2(float(MAP_WIDTH - 2), float(MAP_HEIGHT - 2)));
+        return lo + vec2(float(a), float(b)) * inv2pow32 * max(hi - lo, vec2(0.0));
+    }
     precise float x = 1.0 + float(a) * inv2pow32 * float(MAP_WIDTH - 3);
     precise float y = 1.0 + float(b) * inv2pow32 * float(MAP_HEIGHT - 3);
     return vec2(x, y);
-#endif
 }
 
 // Cell `index` as stored (fixed point, or float in float mode), through the variant's

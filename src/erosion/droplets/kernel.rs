@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::params::{AtomicMode, KernelParams, Model};
+use super::spawn::SpawnMode;
 use super::variant::{DropletShader, KernelVariant, Lever};
 use crate::erosion::ErosionError;
 use crate::gpu::{
@@ -81,6 +82,7 @@ const RECORDS_ADDRESSES_ID: u32 = 6;
 /// The tile-cache kernel's window (glsl/droplet_tilecache.comp).
 const CACHE_TILE_ID: u32 = 7;
 const CACHE_MARGIN_ID: u32 = 8;
+const SPAWN_TILED_ID: u32 = 9;
 /// Slots of the `workCounters` SSBO: droplets, then 64 shards each of atomics, of
 /// same-cell conflicts inside a subgroup, of adds of zero, and of the tile-cache
 /// kernel's adds outside its window.
@@ -208,6 +210,10 @@ impl DropletKernel {
             SpecConstant {
                 id: ROUNDING_ID,
                 value: SpecValue::U32(model.rounding.code()),
+            },
+            SpecConstant {
+                id: SPAWN_TILED_ID,
+                value: SpecValue::U32(u32::from(variant.spawn == SpawnMode::Tiled)),
             },
         ];
         let wide = variant.lever == Lever::Wide;

@@ -305,21 +305,13 @@ impl KernelVariant {
                 ("spirv", pick(self.spirv == SpirvBuild::Optimised, "opt")),
                 ("ideas", ideas),
                 ("atomics", atomics),
-                // The tile-cache kernel always spawns tiled: it has no spawn axis.
-                (
-                    "spawn",
-                    pick(
-                        self.spawn == SpawnMode::Tiled && self.shader != DropletShader::TileCache,
-                        "tiled",
-                    ),
-                ),
                 ("loads", self.lever.loads_option()),
                 ("build", pick(counted, "counted")),
             ],
         )
     }
 
-    /// The name of the module that runs this variant, e.g. `droplet_opt_racy_tiled`.
+    /// The name of the module that runs this variant, e.g. `droplet_opt_racy_image`.
     pub fn module_name(&self) -> String {
         self.module(false).map_or_else(
             || format!("{:?} kernel (not built)", self.shader),
@@ -597,10 +589,10 @@ mod tests {
             lever: Lever::VulkanMemoryModel,
             ..KernelVariant::default()
         };
-        assert_eq!(fast.module_name(), "droplet_fast_quads_tiled_vmm");
+        assert_eq!(fast.module_name(), "droplet_fast_quads_vmm");
         assert_eq!(
             fast.module(true).unwrap().name,
-            "droplet_fast_quads_tiled_vmm_counted"
+            "droplet_fast_quads_vmm_counted"
         );
     }
 }
