@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 43 on the H200: did the restructuring change an answer or a measured path?
 #   results/redesign-43/run.sh OUT BASE_BINARY [PART...]
-# PARTs: heights, ab, strategies (default: heights ab).
+# PARTs: heights, ab, rerun, strategies (default: heights ab rerun).
 # 1. heights: the heights after, against BASE_BINARY (the build before issue 43), for
 #    - the paper's kernel in deterministic mode (bit-identical reruns), workgroups 8
 #      and 64, global and tiled spawning, 4096^2 and 4M droplets;
@@ -9,15 +9,16 @@
 #      that no two meet), and at 4M droplets the cells that differ between two runs
 #      of one build and between the builds;
 #    - the virtual pipes and thermal erosion (no atomics), 1024^2.
-# 2. ab: results/redesign-43/ab.toml swept by BASE_BINARY, this binary, then
-#    BASE_BINARY again (the rerun's spread), each pair compared.
-# 3. strategies: experiments/strategies.toml with this binary (the erosion maps).
+# 2. ab: results/redesign-43/ab.toml swept by BASE_BINARY then this binary, compared;
+#    rerun: by BASE_BINARY again, compared with its first sweep (the rerun's spread).
+# 3. strategies: experiments/strategies.toml's first seed at its most water, with this
+#    binary: the erosion maps (erosion.png) that issue 42's pictures redraw.
 set -uo pipefail
 step() { "$@" || echo "failed ($?): $*" >> "$out/failed.txt"; }
 out=$1
 base=$2
 shift 2
-parts=${*:-heights ab}
+parts=${*:-heights ab rerun}
 wants() { [[ " $parts " == *" $1 "* ]]; }
 bin=./target/release/vkerode
 mkdir -p "$out"
@@ -72,20 +73,28 @@ if wants heights; then
     erode_pair thermal-1024 --algorithm thermal --size 1024
 fi
 
+# ab_sweep WHICH: results/redesign-43/ab.toml swept by the base build (base, base2) or
+# this one (new), compared with the base build's first sweep.
+ab_sweep() {
+    local b=$bin
+    [[ $1 == base* ]] && b=$base
+    step "$b" sweep results/redesign-43/ab.toml --out "$out/ab-$1/{experiment}/{device}" --quiet \
+        > "$out/ab-$1.txt" 2>&1
+    [[ $1 == base ]] && return
+    step "$bin" compare "$out/ab-base/redesign-43-ab/nvidia-h200" "$out/ab-$1/redesign-43-ab/nvidia-h200" \
+        --markdown "$out/ab-base-vs-$1.md" > "$out/ab-base-vs-$1.txt" 2>&1
+}
+
 if wants ab; then
-    for which in base new base2; do
-        b=$bin
-        [[ $which == base* ]] && b=$base
-        step "$b" sweep results/redesign-43/ab.toml --out "$out/ab-$which/{experiment}/{device}" --quiet \
-            > "$out/ab-$which.txt" 2>&1
-    done
-    step "$bin" compare "$out/ab-base/redesign-43-ab/nvidia-h200" "$out/ab-new/redesign-43-ab/nvidia-h200" \
-        --markdown "$out/ab-base-vs-new.md" > "$out/ab-base-vs-new.txt" 2>&1
-    step "$bin" compare "$out/ab-base/redesign-43-ab/nvidia-h200" "$out/ab-base2/redesign-43-ab/nvidia-h200" \
-        --markdown "$out/ab-base-vs-base2.md" > "$out/ab-base-vs-base2.txt" 2>&1
+    ab_sweep base
+    ab_sweep new
+fi
+if wants rerun; then
+    ab_sweep base2
 fi
 
 if wants strategies; then
-    step "$bin" strategies experiments/strategies.toml --out "$out/strategies/nvidia-h200" --quiet \
+    step "$bin" strategies experiments/strategies.toml --set "seeds=[1]" --set "water_per_cell=[16]" \
+        --out "$out/strategies/nvidia-h200" --quiet \
         > "$out/strategies.log" 2>&1
 fi
