@@ -922,7 +922,9 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 
 fn parse_cell_side(text: &str) -> Result<f32, String> {
     match text.trim().parse::<f32>() {
-        Ok(v) => CellSize::check_side(v).map(|()| v),
+        Ok(v) => CellSize::check_side(v)
+            .map(|()| v)
+            .map_err(|e| e.to_string()),
         Err(_) => Err(format!("{text:?} is not a number of metres")),
     }
 }

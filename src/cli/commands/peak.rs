@@ -30,7 +30,10 @@ pub fn run(
     let (table, cached) = measured?;
     match cached {
         Ok(path) => note!("cached in {}", path.display()),
-        Err(reason) => eprintln!("warning: the peak cache was not written ({reason}); sweeps will measure the peaks again"),
+        Err(e) => eprintln!(
+            "warning: the peak cache was not written ({}); sweeps will measure the peaks again",
+            vkerode::error_chain(&e)
+        ),
     }
     if let Some(staged) = staged {
         let written = table.write(staged.path())?;
