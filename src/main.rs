@@ -11,8 +11,9 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 mod cli;
 
-use cli::args::{Cli, Command, ErodeArgs};
+use cli::args::{Cli, Command};
 use cli::commands;
+use cli::commands::erode::ErodeArgs;
 use cli::ExitStatus;
 
 /// A command that runs longer than this says how long it took.
@@ -44,15 +45,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
     let verbosity = cli.verbosity.level();
     cli::set_verbosity(verbosity);
     match cli.command {
-        Command::Devices { gpu, json } => commands::devices::run(&gpu.options(), json),
-        Command::Terrain {
-            terrain,
-            output,
-            format,
-            cpu,
-            force,
-            gpu,
-        } => commands::terrain::run(&gpu.options(), &terrain, &output, format, cpu, force),
+        Command::Devices(args) => commands::devices::run(&args),
+        Command::Terrain(args) => commands::terrain::run(&args),
         Command::Erode(mut args) => {
             args.given = matches
                 .subcommand_matches("erode")
@@ -60,12 +54,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
                 .unwrap_or_default();
             commands::erode::run(&args.gpu.options(), &args)
         }
-        Command::Convert {
-            input,
-            output,
-            format,
-            force,
-        } => commands::convert::run(&input, &output, format, force),
+        Command::Convert(args) => commands::convert::run(&args),
         Command::Sweep(args) => commands::sweep::run(&args.gpu.options(), &args, verbosity),
         Command::Equivalence(args) => {
             let args = match matches.subcommand_matches("equivalence") {
@@ -77,42 +66,13 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
         Command::Compare(args) => commands::compare::run(&args),
         Command::Report(args) => commands::report::run(&args),
         Command::Reproduce(args) => commands::reproduce::run(&args.gpu.options(), &args, verbosity),
-        Command::Peak {
-            out,
-            force,
-            cache_only,
-            json,
-            gpu,
-        } => commands::peak::run(&gpu.options(), out, force, cache_only, json),
-        Command::Strategies {
-            config,
-            out,
-            force,
-            overrides,
-            gpu,
-        } => commands::strategies::run(&gpu.options(), &config, &overrides, out.as_deref(), force),
+        Command::Peak(args) => commands::peak::run(&args),
+        Command::Strategies(args) => commands::strategies::run(&args),
         Command::Kernels(args) => commands::kernels::run(&args.gpu.options(), &args),
         Command::Plot(args) => commands::plot::run(args),
-        Command::Merge {
-            inputs,
-            out,
-            partial,
-            force,
-        } => commands::merge::run(&inputs, &out, partial, force),
-        Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "vkerode",
-                &mut std::io::stdout(),
-            );
-            Ok(())
-        }
-        Command::Man { command } => commands::docs::man(&Cli::command(), command.as_deref()),
-        Command::Docs {
-            out,
-            experiments,
-            force,
-        } => commands::docs::run(&Cli::command(), &out, &experiments, force),
+        Command::Merge(args) => commands::merge::run(&args),
+        Command::Completions(args) => commands::completions::run(&mut Cli::command(), &args),
+        Command::Man(args) => commands::docs::man(&Cli::command(), &args),
+        Command::Docs(args) => commands::docs::run(&Cli::command(), &args),
     }
 }

@@ -1,11 +1,13 @@
-//! The binary's own modules: its clap types (`args.rs`), what it prints (`print.rs`)
-//! and one module per command (`commands/`), each calling one library function and
+//! The binary's own modules: its top-level clap types (`args.rs`), the option groups
+//! several commands share (`options.rs`), what it prints (`print.rs`) and one module per
+//! command (`commands/`), each with its flags, calling one library function and
 //! printing its result.
 
 #[macro_use]
 mod print;
 pub mod args;
 pub mod commands;
+pub mod options;
 
 use std::sync::Arc;
 

@@ -369,7 +369,7 @@ pub fn measure_peaks(
     ctx: &Arc<Context>,
     cache_only: bool,
     mut tell: impl FnMut(Progress),
-) -> Result<(PeakTable, Result<PathBuf, String>), ProbeError> {
+) -> Result<(PeakTable, Result<PathBuf, ProbeError>), ProbeError> {
     let info = ctx.info();
     let atomic_probes = match cache_only {
         true => 0,
@@ -404,7 +404,7 @@ pub fn measure_peaks(
     table.cache_latency = latency;
     table.cache_bandwidth = bandwidth;
     // The measurements stand without the cache: one that cannot be written is said so.
-    let cached = save_cached(info, &table).map_err(|e| crate::error_chain(&e));
+    let cached = save_cached(info, &table);
     Ok((table, cached))
 }
 

@@ -208,19 +208,29 @@ impl GpuMonitor {
 
     /// Locks the SM clock to `mhz` until the monitor drops (needs root or the driver's
     /// permission; the error says what NVML answered).
-    pub fn lock_sm_clock(&mut self, mhz: u32) -> Result<(), String> {
-        let mut device = self
-            .device()
-            .ok_or_else(|| "the device is gone from NVML".to_string())?;
+    pub fn lock_sm_clock(&mut self, mhz: u32) -> Result<(), ClockLockError> {
+        let mut device = self.device().ok_or(ClockLockError::DeviceGone)?;
         device
             .set_gpu_locked_clocks(GpuLockedClocksSetting::Numeric {
                 min_clock_mhz: mhz,
                 max_clock_mhz: mhz,
             })
-            .map_err(|e| format!("NVML refused to lock the SM clock at {mhz} MHz: {e}"))?;
+            .map_err(|source| ClockLockError::Refused { mhz, source })?;
         self.locked = true;
         Ok(())
     }
+}
+
+/// Why [`GpuMonitor::lock_sm_clock`] did not lock the clock.
+#[derive(Debug, thiserror::Error)]
+pub enum ClockLockError {
+    #[error("the device is gone from NVML")]
+    DeviceGone,
+    #[error("NVML refused to lock the SM clock at {mhz} MHz: {source}")]
+    Refused {
+        mhz: u32,
+        source: nvml_wrapper::error::NvmlError,
+    },
 }
 
 impl Drop for GpuMonitor {

@@ -35,21 +35,30 @@ impl CellSize {
     /// Why this is no cell size vkerode takes, if it is not: the rule of every cell size
     /// a user gives (flag, sidecar, config, GeoTIFF tags). A negative one would mirror
     /// the slopes.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), CellSizeError> {
         Self::check_side(self.x).and_then(|()| Self::check_side(self.y))
     }
 
     /// Why `side` is no cell side vkerode takes, if it is not.
-    pub fn check_side(side: f32) -> Result<(), String> {
+    pub fn check_side(side: f32) -> Result<(), CellSizeError> {
         let (low, high) = Self::RANGE;
         match side.is_finite() && (low..=high).contains(&side) {
             true => Ok(()),
-            false => Err(format!(
-                "{} is not a cell size from {low:e} to {high:e} metres",
-                crate::readable_number(f64::from(side))
-            )),
+            false => Err(CellSizeError { side }),
         }
     }
+}
+
+/// A cell side outside [`CellSize::RANGE`] (or not a number).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "{} is not a cell size from {:e} to {:e} metres",
+    crate::readable_number(f64::from(*side)),
+    CellSize::RANGE.0,
+    CellSize::RANGE.1
+)]
+pub struct CellSizeError {
+    pub side: f32,
 }
 
 /// The gradient (dz/dx eastward, dz/dy southward, in height units per unit of

@@ -639,20 +639,33 @@ pub fn side_by_side(panels: &[(&RgbImage, &str)]) -> RgbImage {
 /// What `draw` made, or why it made nothing: its error, or the panic of the drawing
 /// library (plotters asserts on ranges it cannot scale, such as a single dose), so that
 /// a picture fails alone, after the data it shows is written.
-pub fn drawn<T, E: std::fmt::Display>(draw: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+pub fn drawn<T, E: std::fmt::Display>(draw: impl FnOnce() -> Result<T, E>) -> Result<T, NotDrawn> {
     // The panic is told by the caller's warning: the default hook's report is held back.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(draw));
     std::panic::set_hook(hook);
     match outcome {
-        Ok(result) => result.map_err(|e| e.to_string()),
-        Err(panic) => Err(panic
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "the drawing library gave up".into())),
+        Ok(result) => result.map_err(|e| NotDrawn::Failed(e.to_string())),
+        Err(panic) => Err(NotDrawn::Panicked(
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "the drawing library gave up".into()),
+        )),
     }
+}
+
+/// Why [`drawn`] has no picture: each variant is its message.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum NotDrawn {
+    /// The drawing returned this error.
+    #[error("{0}")]
+    Failed(String),
+    /// The drawing library panicked with this message.
+    #[error("{0}")]
+    Panicked(String),
 }
 
 #[cfg(test)]
@@ -662,10 +675,13 @@ mod tests {
         assert_eq!(super::drawn(|| Ok::<_, String>(7)), Ok(7));
         assert_eq!(
             super::drawn(|| Err::<(), _>("disk full")),
-            Err("disk full".into())
+            Err(super::NotDrawn::Failed("disk full".into()))
         );
-        let panicked = super::drawn(|| -> Result<(), String> { panic!("range {} is empty", 1) });
-        assert_eq!(panicked, Err("range 1 is empty".into()));
+        let panicked = super::drawn(|| -> Result<(), &str> { panic!("range {} is empty", 1) });
+        assert_eq!(
+            panicked.map_err(|e| e.to_string()),
+            Err("range 1 is empty".into())
+        );
     }
 
     use super::*;

@@ -1,8 +1,18 @@
 //! From a DEM's metres on a grid of metres to the kernel's height units, where one
 //! unit is one cell, and back.
 
-use super::formats::Geodesic;
 use super::image::CellSize;
+
+/// How a geographic CRS's cell size in metres was found: on its ellipsoid, at the
+/// map's centre row.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct Geodesic {
+    /// The latitude of the centre row, in degrees.
+    pub latitude_deg: f64,
+    /// The east-west spacing's spread over the map, (widest - narrowest) / centre's:
+    /// what one spacing per map neglects.
+    pub x_spread: f64,
+}
 
 /// Where a DEM's cell size came from.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]

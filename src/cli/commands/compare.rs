@@ -3,15 +3,91 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result};
+use anyhow::{anyhow, Context as _, Result};
+use clap::Args;
 
-use crate::cli::args::CompareArgs;
+use crate::cli::options::{parse_threshold, threshold_help};
 use crate::cli::print::{begin_json, print_json, say_wrote, write_text};
 use crate::cli::ExitStatus;
-use vkerode::experiment::report::baseline::{self, PendingBaseline};
+use vkerode::experiment::report::baseline::{
+    self, check_name as check_baseline_name, PendingBaseline, BASELINES_DIR,
+};
 use vkerode::experiment::report::{compare, Intervals, Pairing};
 use vkerode::experiment::results::set_files;
+use vkerode::stats::bootstrap::MIN_SAMPLES;
 use vkerode::terrain::files::{check_output_file, Overwrite};
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// BASE then NEW (results folders or points.csv files); NEW alone with --baseline
+    /// (its base) or with only --save-baseline (saved, not compared).
+    #[arg(value_name = "SET", num_args = 1..=2, required = true)]
+    pub sets: Vec<PathBuf>,
+    /// Compare NEW against the baseline saved as NAME in --baselines.
+    #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
+    pub baseline: Option<String>,
+    /// Save NEW as the baseline NAME in --baselines (a copy of its points.csv,
+    /// samples.csv, meta.json and failed.csv), after the comparison; nothing is saved
+    /// when the comparison fails or --fail-slower does.
+    #[arg(long, value_name = "NAME", value_parser = parse_baseline_name)]
+    pub save_baseline: Option<String>,
+    /// The folder of named baselines.
+    #[arg(long, value_name = "DIR", default_value = BASELINES_DIR)]
+    pub baselines: PathBuf,
+    /// Replace the --markdown file and the baseline --save-baseline names if they exist
+    /// (by default they are refused).
+    #[arg(long)]
+    pub force: bool,
+    /// The noise threshold in percent (help from `threshold_help`).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_threshold, help = threshold_help())]
+    pub threshold: Option<f64>,
+    /// Also write the table to this markdown file.
+    #[arg(long, value_name = "FILE.md")]
+    pub markdown: Option<PathBuf>,
+    /// Exit with status 3 when a point is "slower" and its whole interval lies more than
+    /// PERCENT above 1 too (at or below the threshold: any "slower" point).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub fail_slower: Option<f64>,
+    /// Match points on these settings keys alone (comma-separated, or the flag repeated),
+    /// and on every key that takes two values within either set, so that a point has one
+    /// match: the settings the two sets fix to different values are compared across, and
+    /// each pair's label says how ("workgroup=64 (variant paper → fast)"). A point that
+    /// matches two points differing in a setting is refused.
+    #[arg(long, value_name = "KEY", value_delimiter = ',')]
+    pub pair_by: Vec<String>,
+    /// Leave these settings keys out of the match (comma-separated, or the flag
+    /// repeated): points pair across their values. A point that then matches two points
+    /// differing in one is refused.
+    #[arg(long, value_name = "KEY", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Print the comparison as one JSON document on stdout (docs/schemas/), the other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `compare`'s description, with the fewest repetitions a verdict needs.
+pub fn about() -> String {
+    format!(
+        "Match the points of two sweeps (results folders or points.csv files) by their settings (all of them, or as --pair-by and --ignore say) and say, for each, whether NEW is faster, slower or the same as BASE, or unclear: by a bootstrap interval of the ratio of medians from both sets' samples.csv, against a noise threshold (by default the spread measured between reruns on the device). A pair gets no verdict where a side has fewer than {MIN_SAMPLES} repetitions or missed its noise target; no match at all is an error that names the settings that differ. Named baselines: --save-baseline and --baseline"
+    )
+}
+
+/// A baseline's name, by the library's rule.
+fn parse_baseline_name(text: &str) -> Result<String> {
+    check_baseline_name(text)?;
+    Ok(text.to_string())
+}
+
+/// A threshold of `--fail-slower`: a point fails when its time exceeds the base's by
+/// more than this share, so it is finite and above 0.
+fn parse_percent(text: &str) -> Result<f64> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(anyhow!(
+            "{text:?} is not a percentage above 0 (10 fails on a point more than 10% slower)"
+        )),
+    }
+}
 
 /// The exit status of `--fail-slower` when a point is slower.
 const SLOWER: u8 = 3;

@@ -3,24 +3,60 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
+use clap::Args;
 
-use crate::cli::args::InputArgs;
+use crate::cli::options::InputLayout;
 use crate::cli::print::say_wrote;
 use vkerode::terrain::files::{check_output_file, Overwrite};
 use vkerode::terrain::formats::{export_warning, with_companions, write_dem, Dem, HeightFormat};
 use vkerode::terrain::units::height_label;
 
-pub fn run(
-    input: &InputArgs,
-    output: &Path,
-    format: Option<HeightFormat>,
-    force: bool,
-) -> Result<()> {
-    let format = output_format(output, format)?;
+/// `vkerode convert`'s flags.
+#[derive(Args)]
+pub struct ConvertArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output heightmap.
+    pub output: PathBuf,
+    /// Output format. Default: from the output's extension.
+    #[arg(long, value_enum)]
+    pub format: Option<HeightFormat>,
+    /// Replace OUTPUT (and the files written beside it) if it exists (by default
+    /// it is refused).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// How to read a heightmap file.
+#[derive(Args)]
+pub struct InputArgs {
+    /// Heightmap file: single-band TIFF/GeoTIFF (float32, float64, 8, 16 or 32-bit
+    /// integers), grayscale PNG (8 or 16 bits), OpenEXR, one-channel PFM, r16, or raw
+    /// little-endian float32 (.raw, or Gaea's square .r32).
+    #[arg(value_name = "INPUT")]
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub layout: InputLayout,
+}
+
+impl InputArgs {
+    /// The file as `convert` writes it: a --cell-size also goes into its georeferencing.
+    pub fn read(&self) -> Result<Dem> {
+        let mut dem = self.layout.read(&self.path)?;
+        if let Some(cell_size) = self.layout.cell_size {
+            dem.geo = Some(dem.geo_with_cell_size(cell_size));
+        }
+        Ok(dem)
+    }
+}
+
+pub fn run(args: &ConvertArgs) -> Result<()> {
+    let (input, output) = (&args.input, &args.output);
+    let format = output_format(output, args.format)?;
     check_output(
         output,
         &with_companions(&input.path),
-        Overwrite::forced(force),
+        Overwrite::forced(args.force),
     )?;
     write_heightmap(output, format, &input.read()?)
 }

@@ -1,17 +1,41 @@
 //! `vkerode docs`: the generated references, written into a folder.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
+use clap::Args;
 
 use crate::cli::print::say_wrote;
 use vkerode::reference::{man_pages, references};
 use vkerode::terrain::files::{check_overwrite, write_atomically, Overwrite};
 
-pub fn run(cli: &clap::Command, out: &Path, experiments: &Path, force: bool) -> Result<()> {
-    let references = references(cli, experiments)?;
+/// `vkerode docs`'s flags.
+#[derive(Args)]
+pub struct DocsArgs {
+    /// The folder (docs/ for the committed references).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The experiment configs to index.
+    #[arg(long, default_value = "experiments")]
+    pub experiments: PathBuf,
+    /// Replace the references in --out if they exist (by default they are refused).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `vkerode man`'s flags.
+#[derive(Args)]
+pub struct ManArgs {
+    /// The command whose page to print. Default: vkerode(1).
+    pub command: Option<String>,
+}
+
+pub fn run(cli: &clap::Command, args: &DocsArgs) -> Result<()> {
+    let out = &args.out;
+    let references = references(cli, &args.experiments)?;
     for reference in &references {
-        check_overwrite(&out.join(&reference.file), Overwrite::forced(force)).context("--out")?;
+        check_overwrite(&out.join(&reference.file), Overwrite::forced(args.force))
+            .context("--out")?;
     }
     std::fs::create_dir_all(out).with_context(|| format!("--out {}", out.display()))?;
     let mut written = Vec::new();
@@ -29,9 +53,9 @@ pub fn run(cli: &clap::Command, out: &Path, experiments: &Path, force: bool) -> 
     Ok(())
 }
 
-/// Prints vkerode(1), or `command`'s page.
-pub fn man(cli: &clap::Command, command: Option<&str>) -> Result<()> {
-    let name = match command {
+/// Prints vkerode(1), or the page of the command `args` names.
+pub fn man(cli: &clap::Command, args: &ManArgs) -> Result<()> {
+    let name = match args.command.as_deref() {
         Some(command) => format!("vkerode-{command}.1"),
         None => "vkerode.1".into(),
     };
@@ -47,7 +71,7 @@ pub fn man(cli: &clap::Command, command: Option<&str>) -> Result<()> {
             .collect();
         anyhow::bail!(
             "no command {:?}; the commands are {}",
-            command.unwrap_or_default(),
+            args.command.as_deref().unwrap_or_default(),
             commands.join(", ")
         );
     };

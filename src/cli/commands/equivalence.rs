@@ -4,13 +4,77 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args};
 
-use crate::cli::args::EquivalenceArgs;
 use crate::cli::open_device;
+use crate::cli::options::{GpuArgs, RunLengthArgs};
 use crate::cli::print::{begin_json, print_json, progress_bar, say_wrote, show_progress};
-use vkerode::experiment::equivalence::{cache_folders, run_equivalence, Plan, CACHE_FOLDER};
+use vkerode::erosion::RunSettings;
+use vkerode::experiment::equivalence::{
+    cache_folders, run_equivalence, EquivalenceOptions, Plan, CACHE_FOLDER,
+};
 use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::{default_out, StagedFolder};
+
+#[derive(Args)]
+pub struct EquivalenceArgs {
+    /// An equivalence config (experiments/equivalence*.toml): `[fixed]` settings,
+    /// `[axes]` whose product is the configurations, and `[equivalence]` options (the
+    /// flags below replace them). Without one, the settings flags give one
+    /// configuration.
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: RunSettings,
+    #[command(flatten, next_help_heading = "Equivalence")]
+    pub options: EquivalenceOptions,
+    #[command(flatten)]
+    pub run_length: RunLengthArgs,
+    /// Output folder, written whole at the end; its reference-cache/ keeps the
+    /// sequential runs for a rerun with --force. Default: out/equivalence/<device>, with
+    /// the config's name between where one is given.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace --out whole if it already holds files (by default it is refused); its
+    /// cached sequential runs are reused.
+    #[arg(long)]
+    pub force: bool,
+    /// Also reuse the sequential runs cached in this folder (an earlier equivalence
+    /// output, or its reference-cache/); may be repeated.
+    #[arg(long, value_name = "DIR")]
+    pub reference_cache: Vec<PathBuf>,
+    /// Print equivalence.json's report as one JSON document on stdout (docs/schemas/),
+    /// the other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
+    /// Override a setting of the config, e.g. `--set fixed.size=128`,
+    /// `--set equivalence.seeds=5` (values in TOML); needs a config.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE", requires = "config")]
+    pub overrides: Vec<String>,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+    /// The settings' keys given on the command line.
+    #[arg(skip)]
+    pub given: Vec<String>,
+    /// The equivalence options given on the command line.
+    #[arg(skip)]
+    pub options_given: Vec<String>,
+}
+
+impl EquivalenceArgs {
+    /// Records which settings and options `matches` (equivalence's) has from the
+    /// command line.
+    pub fn with_given(mut self, matches: &ArgMatches) -> Self {
+        let given = |keys: Vec<String>| -> Vec<String> {
+            keys.into_iter()
+                .filter(|key| matches.value_source(key) == Some(ValueSource::CommandLine))
+                .collect()
+        };
+        self.given = given(RunSettings::keys());
+        self.options_given = given(vkerode::erosion::keys::keys_of::<EquivalenceOptions>());
+        self
+    }
+}
 
 pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {
     begin_json(args.json);

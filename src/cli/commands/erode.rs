@@ -3,20 +3,134 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context as _, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, ValueEnum};
 
-use crate::cli::args::ErodeArgs;
 use crate::cli::open_device;
+use crate::cli::options::{parse_cell_side, GpuArgs, InputLayout, RunLengthArgs};
 use crate::cli::print::{
     begin_json, print_input, print_json, print_outcome, progress_bar, say_wrote, show_progress,
 };
+use vkerode::erosion::RunSettings;
 use vkerode::experiment::{
-    run_erosion, write_outcome, Engine, ErodeRequest, OutputOptions, TerrainSource,
+    run_erosion, write_outcome, Engine, ErodeRequest, InputError, InputUnits, OutputOptions,
+    TerrainSource,
 };
 use vkerode::gpu::ContextOptions;
 use vkerode::progress::Progress;
-use vkerode::terrain::formats::with_companions;
+use vkerode::terrain::formats::{with_companions, HeightFormat};
 use vkerode::terrain::output::{default_out, StagedFolder};
+
+#[derive(Args)]
+pub struct ErodeArgs {
+    #[command(flatten)]
+    pub settings: RunSettings,
+    #[command(flatten)]
+    pub run_length: RunLengthArgs,
+    /// Erode this heightmap instead of generated terrain (see `vkerode convert --help`
+    /// for the formats). Its cells with no data are filled, and nodata again on export.
+    /// Its cell size turns elevations into kernel units (cells): elevation x
+    /// vertical-scale / cell size; exports turn them back into metres.
+    #[arg(long, conflicts_with_all = ["size", "relief"])]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub layout: InputLayout,
+    /// For an --input that states no cell size in metres (no georeferencing, or a CRS
+    /// vkerode cannot measure): assume square cells of this many metres. Without it, or
+    /// --cell-size, such an input is refused: the cell size scales every height.
+    #[arg(long, value_name = "METRES", requires = "input", conflicts_with = "cell_size", value_parser = parse_cell_side)]
+    pub assume_cell_size: Option<f32>,
+    /// Vertical exaggeration applied to --input elevations before erosion.
+    #[arg(long, default_value_t = InputUnits::DEFAULT.vertical_scale, requires = "input")]
+    pub vertical_scale: f32,
+    /// What runs the strategy: its kernels on the GPU, or its CPU reference.
+    #[arg(long, value_enum, default_value_t = Engine::Gpu)]
+    pub engine: Engine,
+    /// Format of the heightmaps written.
+    #[arg(long, value_enum, default_value_t = HeightFormat::Tif)]
+    pub format: HeightFormat,
+    /// Write no pictures, only heightmaps and run.json.
+    #[arg(long)]
+    pub no_images: bool,
+    /// Output folder, written whole at the end: never a mix of two runs. Default:
+    /// out/erode/<device> (out/erode/cpu for the CPU engines).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace --out whole if it already holds files (by default it is refused).
+    #[arg(long)]
+    pub force: bool,
+    /// Print run.json's report as one JSON document on stdout (docs/schemas/), the
+    /// other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+    /// The settings' keys given on the command line rather than defaulted
+    /// ([`ErodeArgs::given_in`]).
+    #[arg(skip)]
+    pub given: Vec<String>,
+}
+
+impl ErodeArgs {
+    /// The settings' keys `matches` (erode's) has from the command line.
+    pub fn given_in(matches: &ArgMatches) -> Vec<String> {
+        RunSettings::keys()
+            .into_iter()
+            .filter(|key| matches.value_source(key) == Some(ValueSource::CommandLine))
+            .collect()
+    }
+
+    /// The terrain to erode: the settings' noise, or the --input file as read.
+    pub fn terrain(&self) -> Result<TerrainSource> {
+        let Some(path) = &self.input else {
+            return Ok(TerrainSource::Noise);
+        };
+        TerrainSource::read(path, self.layout.raw_size(), self.input_units()).map_err(|e| match e {
+            InputError::NoCellSize { .. } => anyhow!(
+                "{e}; give it with --cell-size X[,Y], or assume square cells with --assume-cell-size METRES"
+            ),
+            e => e.into(),
+        })
+    }
+
+    /// What turns --input's elevations into kernel heights.
+    fn input_units(&self) -> InputUnits {
+        InputUnits {
+            cell_size: self.layout.cell_size,
+            assume_cell_size: self.assume_cell_size,
+            vertical_scale: self.vertical_scale,
+        }
+    }
+
+    /// The settings, checked before any device is opened; errors name the flag.
+    pub fn checked_settings(&self) -> Result<&RunSettings> {
+        let s = &self.settings;
+        let checked = match self.input {
+            None => s.check(None),
+            Some(_) => s.check_job(None),
+        };
+        if let Err(e) = checked {
+            bail!("{}: {}", e.flag(), e.reason);
+        }
+        if let Err(e) = s.check_given(&self.given, self.engine != Engine::Gpu) {
+            let with = if RunSettings::owner_of(e.key) == Some(s.algorithm) {
+                let engine = self.engine.to_possible_value();
+                format!("--engine {}", engine.as_ref().map_or("", |v| v.get_name()))
+            } else {
+                format!("--algorithm {}", s.algorithm.as_str())
+            };
+            bail!("{} conflicts with {with}: {}", e.flag(), e.reason);
+        }
+        if self.input.is_none() && self.layout != InputLayout::default() {
+            bail!("--width, --height and --cell-size describe an --input file");
+        }
+        if let Err(e) = self.input_units().check() {
+            bail!("{}: {}", e.flag(), e.reason);
+        }
+        Ok(s)
+    }
+}
 
 pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     begin_json(args.json);

@@ -1,6 +1,7 @@
 //! One module per command.
 
 pub mod compare;
+pub mod completions;
 pub mod convert;
 pub mod devices;
 pub mod docs;

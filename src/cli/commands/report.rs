@@ -4,12 +4,43 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
+use clap::Args;
 
-use crate::cli::args::ReportArgs;
+use crate::cli::options::{parse_threshold, threshold_help};
 use crate::cli::print::{begin_json, print_json, say_wrote, write_text};
-use vkerode::experiment::report::baseline;
+use vkerode::experiment::report::baseline::{self, BASELINES_DIR};
 use vkerode::experiment::report::{html_report, report, report_inputs, report_rows, write_html};
 use vkerode::terrain::files::{check_output_file, Overwrite};
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The results folder (or its points.csv).
+    pub results: PathBuf,
+    /// Also write the table to this markdown file.
+    #[arg(long, value_name = "FILE.md")]
+    pub markdown: Option<PathBuf>,
+    /// Also write one self-contained HTML page (no network, no scripts): provenance and
+    /// clocks, the points table, a throughput chart against each numeric axis (inline
+    /// SVG), the folder's pictures, the config, and verdicts against --baseline.
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
+    /// Add to the page compare's verdict on each point against this base: a results
+    /// folder (or points.csv), else the name of a baseline in --baselines.
+    #[arg(long, value_name = "DIR_OR_NAME", requires = "html")]
+    pub baseline: Option<PathBuf>,
+    /// The folder of named baselines.
+    #[arg(long, value_name = "DIR", default_value = BASELINES_DIR)]
+    pub baselines: PathBuf,
+    /// The noise threshold in percent (help from `threshold_help`).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_threshold, help = threshold_help(), requires = "baseline")]
+    pub threshold: Option<f64>,
+    /// Replace the --markdown and --html files if they exist (by default they are refused).
+    #[arg(long)]
+    pub force: bool,
+    /// Print the points as one JSON document on stdout (docs/schemas/), the other lines on stderr.
+    #[arg(long)]
+    pub json: bool,
+}
 
 pub fn run(args: &ReportArgs) -> Result<()> {
     begin_json(args.json);

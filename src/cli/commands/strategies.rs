@@ -1,29 +1,44 @@
 //! `vkerode strategies`: strategies compared by dose.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
+use clap::Args;
 
 use crate::cli::open_device;
+use crate::cli::options::GpuArgs;
 use crate::cli::print::{progress_bar, say_wrote};
 use vkerode::experiment::strategies::{run_strategies, Strategies};
-use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::StagedFolder;
 
-pub fn run(
-    options: &ContextOptions,
-    config: &Path,
-    overrides: &[String],
-    out: Option<&Path>,
-    force: bool,
-) -> Result<()> {
-    let strategies = Strategies::load_with(config, overrides)?;
-    let ctx = open_device(options)?;
-    let out = out.map_or_else(
-        || strategies.default_out(&ctx.info().name),
-        Path::to_path_buf,
-    );
-    let staged = StagedFolder::begin(&out, force, &[config.to_path_buf()]).context("--out")?;
+/// `vkerode strategies`'s flags.
+#[derive(Args)]
+pub struct StrategiesArgs {
+    pub config: PathBuf,
+    /// Output folder. Default: out/strategies/<config name>/<device>.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace the folder whole if it already holds files (by default it is refused).
+    #[arg(long)]
+    pub force: bool,
+    /// Override a setting of the config, e.g. `--set seeds=[1]`,
+    /// `--set measure.min_reps=3`, `--set pipes.pipes_dt=0.01` (values in TOML).
+    #[arg(long = "set", value_name = "[SECTION.]KEY=VALUE")]
+    pub overrides: Vec<String>,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+}
+
+pub fn run(args: &StrategiesArgs) -> Result<()> {
+    let config = &args.config;
+    let strategies = Strategies::load_with(config, &args.overrides)?;
+    let ctx = open_device(&args.gpu.options())?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| strategies.default_out(&ctx.info().name));
+    let staged =
+        StagedFolder::begin(&out, args.force, std::slice::from_ref(config)).context("--out")?;
     let bar = progress_bar(strategies.runs() as u64, "runs");
     // Told as each run starts: the ones before it are done.
     let mut started = 0;

@@ -1,18 +1,134 @@
 //! `vkerode sweep`: every point of an experiment config, on one device or several.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
+use clap::Args;
 
-use crate::cli::args::{DeviceList, SweepArgs};
 use crate::cli::open_device;
+use crate::cli::options::{GpuArgs, RunLengthArgs};
 use crate::cli::print::{begin_json, print_json, write_text};
 use vkerode::experiment::report::{budget_warning, report, report_rows, SweepReport};
-use vkerode::experiment::results::{set_files, FAILED_CSV};
-use vkerode::experiment::sweep::config::Experiment;
-use vkerode::experiment::sweep::{dry_run, results_dir, run_sweep, Verbosity};
+use vkerode::experiment::results::{set_files, Existing, FAILED_CSV};
+use vkerode::experiment::sweep::config::{Experiment, LoadOptions, DEFAULT_MAX_POINTS};
+use vkerode::experiment::sweep::{
+    dry_run, parse_out, results_dir, run_sweep, OnPointError, Shard, SweepOptions, Verbosity,
+    DEFAULT_OUT,
+};
 use vkerode::gpu::{list_devices, Context, ContextOptions};
 use vkerode::terrain::files::{check_apart, check_output_file, Overwrite};
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// The experiment config.
+    pub config: PathBuf,
+    /// The results folder (with --shard, its shard-i-of-n/ subfolder). {experiment} and
+    /// {device} in it are replaced by the config's name and the device's (as a folder
+    /// name).
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_OUT, value_parser = parse_out)]
+    pub out: PathBuf,
+    /// Replace the folder whole if it already holds results (by default it is refused).
+    #[arg(long, conflicts_with = "resume")]
+    pub force: bool,
+    /// Continue an interrupted sweep: skip the points already recorded.
+    #[arg(long)]
+    pub resume: bool,
+    /// Run only every n-th point, starting at the i-th ("i/n", 0-based): one part of
+    /// a sweep split over GPUs or jobs. `vkerode merge` joins the parts.
+    #[arg(long)]
+    pub shard: Option<Shard>,
+    /// Override a setting of the config, e.g. `--set fixed.size=1024`,
+    /// `--set axes.workgroup=[32,64]`, `--set measure.max_reps=10` (values in TOML).
+    /// Overrides are part of the recorded config.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub overrides: Vec<String>,
+    /// The most points the axes may make; a config past it is refused, naming its axes.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_POINTS)]
+    pub max_points: usize,
+    #[command(flatten)]
+    pub run_length: RunLengthArgs,
+    /// List every point with its effective settings, the buffers it needs against the
+    /// device's limits, and its estimated time from earlier results; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Lock the GPU's SM clock at this many MHz for the sweep (NVIDIA, through NVML;
+    /// needs the permission to set clocks). The clocks policy is recorded in meta.json.
+    #[arg(long, value_name = "MHZ")]
+    pub lock_sm_clock: Option<u32>,
+    /// Also write the closing table of points to this markdown file; one that exists is
+    /// refused unless --force or --resume (which continues the run that wrote it).
+    #[arg(long, value_name = "FILE.md")]
+    pub markdown: Option<PathBuf>,
+    /// When the GPU fails a point (out of memory, for one): record it in failed.csv and
+    /// go on (`skip`), or stop there (`stop`). A lost device stops its worker (the whole
+    /// sweep on one device).
+    #[arg(long, value_enum, default_value_t = OnPointError::Skip)]
+    pub on_point_error: OnPointError,
+    /// Run on several devices at once: `all` (every usable device) or indices from
+    /// `vkerode devices`, comma-separated (`0,1`; an index twice opens two contexts on
+    /// one device). One worker per device takes the next point from a shared queue.
+    #[arg(long, value_name = "all|I,J,...")]
+    pub devices: Option<DeviceList>,
+    /// With --devices: every point on every device, and each row's
+    /// `device_spread_percent` the device-to-device spread of the median.
+    #[arg(long, requires = "devices")]
+    pub replicate: bool,
+    /// Print the summary and the points as one JSON document on stdout (docs/schemas/),
+    /// the other lines on stderr.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub json: bool,
+    #[command(flatten)]
+    pub gpu: GpuArgs,
+}
+
+/// The devices of `sweep --devices`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceList {
+    All,
+    Indices(Vec<usize>),
+}
+
+impl std::str::FromStr for DeviceList {
+    type Err = anyhow::Error;
+    fn from_str(text: &str) -> Result<Self> {
+        if text.trim() == "all" {
+            return Ok(Self::All);
+        }
+        let indices = text
+            .split(',')
+            .map(|i| i.trim().parse::<usize>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| anyhow!("{text:?} is not `all` or device indices such as 0,1"))?;
+        Ok(Self::Indices(indices))
+    }
+}
+
+impl SweepArgs {
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            overrides: self.overrides.clone(),
+            max_points: self.max_points,
+            allow_long: self.run_length.allow_long_runs,
+        }
+    }
+
+    pub fn options(&self, verbosity: Verbosity) -> SweepOptions {
+        SweepOptions {
+            out: self.out.clone(),
+            existing: match (self.resume, self.force) {
+                (true, _) => Existing::Resume,
+                (false, true) => Existing::Replace,
+                (false, false) => Existing::Refuse,
+            },
+            shard: self.shard,
+            verbosity,
+            lock_sm_mhz: self.lock_sm_clock,
+            on_point_error: self.on_point_error,
+            replicate: self.replicate,
+        }
+    }
+}
 
 /// One context per device of `--devices`, in its order.
 fn open_devices(options: &ContextOptions, list: &DeviceList) -> Result<Vec<Arc<Context>>> {

@@ -393,7 +393,7 @@ fn figure(chart: &IntervalChart) -> String {
         Err(reason) => format!(
             "<p class=\"none\">{}: not drawn ({}).</p>\n",
             escape(&chart.title),
-            escape(&reason)
+            escape(&reason.to_string())
         ),
     }
 }

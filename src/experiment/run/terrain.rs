@@ -59,7 +59,7 @@ impl InputUnits {
         if let Some(cell_size) = self.cell_size {
             cell_size
                 .check()
-                .map_err(|reason| SettingError::new("cell_size", reason))?;
+                .map_err(|e| SettingError::new("cell_size", e.to_string()))?;
             if self.assume_cell_size.is_some() {
                 return Err(SettingError::new(
                     "assume_cell_size",
@@ -69,7 +69,7 @@ impl InputUnits {
         }
         if let Some(side) = self.assume_cell_size {
             CellSize::check_side(side)
-                .map_err(|reason| SettingError::new("assume_cell_size", reason))?;
+                .map_err(|e| SettingError::new("assume_cell_size", e.to_string()))?;
         }
         let scale = self.vertical_scale;
         if !(scale.is_finite() && scale > 0.0) {

@@ -70,7 +70,7 @@ pub fn run_sweep(
             };
             monitor
                 .lock_sm_clock(mhz)
-                .map_err(ExperimentError::Clocks)?;
+                .map_err(|e| ExperimentError::Clocks(e.to_string()))?;
         }
     }
     let source = SweepSource {

@@ -10,7 +10,8 @@ use tiff::decoder::Decoder;
 use tiff::encoder::{DirectoryEncoder, TiffKind};
 use tiff::tags::Tag;
 
-use crate::terrain::image::CellSize;
+use crate::terrain::image::{CellSize, CellSizeError};
+use crate::terrain::units::Geodesic;
 
 /// The georeferencing tags of a GeoTIFF, as the file had them (and as sidecars keep
 /// them, so that a TIFF made from a sidecar's file lies where its source did).
@@ -95,21 +96,27 @@ impl Ellipsoid {
     }
 }
 
-/// How a geographic CRS's cell size in metres was found: on its ellipsoid, at the
-/// map's centre row.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
-pub struct Geodesic {
-    /// The latitude of the centre row, in degrees.
-    pub latitude_deg: f64,
-    /// The east-west spacing's spread over the map, (widest - narrowest) / centre's:
-    /// what one spacing per map neglects.
-    pub x_spread: f64,
-}
-
 /// `v` as the decimal it was written as (92.6, not 92.59999847): the f64 nearest to
 /// the f32's shortest decimal form.
 fn decimal(v: f32) -> f64 {
     v.to_string().parse().unwrap_or(f64::from(v))
+}
+
+/// A georeferencing tag the file has but that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{tag:?}: {source}")]
+pub struct GeoTagError {
+    tag: Tag,
+    source: tiff::TiffError,
+}
+
+/// Why a GeoTIFF's tags give no cell size vkerode takes.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum GeoCellSizeError {
+    #[error("its ModelTransformation rotates or shears the grid (terms {0} and {1}); vkerode needs north-up cells")]
+    Rotated(f64, f64),
+    #[error(transparent)]
+    CellSize(#[from] CellSizeError),
 }
 
 /// A tag's value, converted, or `None` where the file lacks the tag.
@@ -117,18 +124,18 @@ fn tag<R: Read + Seek, T>(
     decoder: &mut Decoder<R>,
     tag: Tag,
     convert: fn(Value) -> tiff::TiffResult<T>,
-) -> Result<Option<T>, String> {
+) -> Result<Option<T>, GeoTagError> {
     match decoder.find_tag(tag) {
         Ok(Some(value)) => convert(value).map(Some),
         Ok(None) => Ok(None),
         Err(e) => Err(e),
     }
-    .map_err(|e| format!("{tag:?}: {e}"))
+    .map_err(|source| GeoTagError { tag, source })
 }
 
 impl GeoTags {
     /// The file's georeferencing, or `None` where it has none.
-    pub fn read<R: Read + Seek>(decoder: &mut Decoder<R>) -> Result<Option<Self>, String> {
+    pub fn read<R: Read + Seek>(decoder: &mut Decoder<R>) -> Result<Option<Self>, GeoTagError> {
         let tags = Self {
             pixel_scale: tag(decoder, Tag::ModelPixelScaleTag, Value::into_f64_vec)?,
             tiepoints: tag(decoder, Tag::ModelTiepointTag, Value::into_f64_vec)?,
@@ -307,15 +314,12 @@ impl GeoTags {
     /// ModelTransformation without rotation or shear (refused otherwise), in the CRS's
     /// linear unit or, for degrees, on its ellipsoid. `Ok(None)` where the tags give no
     /// scale or no unit vkerode can turn into metres.
-    pub fn cell_size(&self, rows: u32) -> Result<Option<CellSize>, String> {
+    pub fn cell_size(&self, rows: u32) -> Result<Option<CellSize>, GeoCellSizeError> {
         let (x, y) = match (&self.pixel_scale, &self.transformation) {
             (Some(scale), _) if scale.len() >= 2 => (scale[0], scale[1]),
             (_, Some(m)) if m.len() >= 16 => {
                 if m[1] != 0.0 || m[4] != 0.0 {
-                    return Err(format!(
-                        "its ModelTransformation rotates or shears the grid (terms {} and {}); vkerode needs north-up cells",
-                        m[1], m[4]
-                    ));
+                    return Err(GeoCellSizeError::Rotated(m[1], m[4]));
                 }
                 (m[0].abs(), m[5].abs())
             }
@@ -460,7 +464,11 @@ mod tests {
             transformation: Some(m.clone()),
             ..GeoTags::default()
         };
-        assert!(rotated.cell_size(10).unwrap_err().contains("rotates"));
+        assert!(rotated
+            .cell_size(10)
+            .unwrap_err()
+            .to_string()
+            .contains("rotates"));
         m[1] = 0.0;
         let north_up = GeoTags {
             transformation: Some(m),

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use super::heightmap::Heightmap;
 use super::MIN_SIZE;
 pub use dem::{sidecar_path, with_companions, Dem, FormatError, HeightFormat};
-pub use geotiff::{Crs, GeoTags, Geodesic};
+pub use geotiff::{Crs, GeoTags};
 pub use sidecar::Sidecar;
 
 /// Reads a heightmap. TIFF, OpenEXR, PNG and PFM are recognised by their signature,

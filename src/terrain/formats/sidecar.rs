@@ -10,7 +10,7 @@ use super::geotiff::GeoTags;
 use crate::hash::fnv1a64;
 use crate::terrain::files::write_atomically;
 use crate::terrain::heightmap::Heightmap;
-use crate::terrain::image::CellSize;
+use crate::terrain::image::{CellSize, CellSizeError};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -105,41 +105,32 @@ impl Sidecar {
         };
         Self::parse(&text, data, format)
             .map(Some)
-            .map_err(|reason| FormatError::new(&path, reason))
+            .map_err(|reason| FormatError::new(&path, reason.to_string()))
     }
 
     /// A sidecar's text, checked against the data file's bytes and format.
-    pub fn parse(text: &str, data: &[u8], format: &str) -> Result<Self, String> {
-        let sidecar: Self = serde_json::from_str(text)
-            .map_err(|e| format!("not a vkerode heightmap sidecar: {e}"))?;
+    pub fn parse(text: &str, data: &[u8], format: &str) -> Result<Self, SidecarError> {
+        let sidecar: Self = serde_json::from_str(text).map_err(SidecarError::NotSidecar)?;
         sidecar.check(format)?;
         match &sidecar.data_fnv1a64 {
-            Some(sum) if *sum != checksum(data) => Err(
-                "was written with another version of the file beside it (their checksums \
-                 differ): the pair is mixed from two runs"
-                    .into(),
-            ),
+            Some(sum) if *sum != checksum(data) => Err(SidecarError::Mixed),
             _ => Ok(sidecar),
         }
     }
 
-    fn check(&self, format: &str) -> Result<(), String> {
+    fn check(&self, format: &str) -> Result<(), SidecarError> {
         if self.format != format {
-            return Err(format!(
-                "says format {:?}, but the file beside it is {format:?}",
-                self.format
-            ));
+            return Err(SidecarError::Format {
+                says: self.format.clone(),
+                beside: format.to_string(),
+            });
         }
         if let Some([x, y]) = self.cell_size {
-            (CellSize { x, y })
-                .check()
-                .map_err(|e| format!("cell_size: {e}"))?;
+            (CellSize { x, y }).check()?;
         }
         if let (Some(min), Some(max)) = (self.min, self.max) {
             if !(min.is_finite() && max.is_finite() && min <= max) {
-                return Err(format!(
-                    "min {min} and max {max} must be finite with min <= max"
-                ));
+                return Err(SidecarError::Range { min, max });
             }
         }
         // vkerode reads `geotiff`; a `crs` or `geotransform` edited apart from it would
@@ -148,14 +139,12 @@ impl Sidecar {
         let stated = (self.crs.as_deref(), self.geotransform);
         let from_tags = tags.and_then(GeoTags::epsg_name);
         if stated != (from_tags.as_deref(), tags.and_then(GeoTags::geotransform)) {
-            return Err(format!(
-                "its crs ({}) and geotransform ({}) are not what its geotiff tags give \
-                 (crs {}, geotransform {}); vkerode places the file by the tags",
-                shown(&self.crs),
-                shown(&self.geotransform),
-                shown(&from_tags),
-                shown(&tags.and_then(GeoTags::geotransform)),
-            ));
+            return Err(SidecarError::Place {
+                crs: shown(&self.crs),
+                geotransform: shown(&self.geotransform),
+                tags_crs: shown(&from_tags),
+                tags_geotransform: shown(&tags.and_then(GeoTags::geotransform)),
+            });
         }
         Ok(())
     }
@@ -181,6 +170,34 @@ impl Sidecar {
         written.push(path);
         Ok(written)
     }
+}
+
+/// Why a sidecar does not describe the file beside it.
+#[derive(Debug, thiserror::Error)]
+pub enum SidecarError {
+    #[error("not a vkerode heightmap sidecar: {0}")]
+    NotSidecar(serde_json::Error),
+    #[error(
+        "was written with another version of the file beside it (their checksums \
+         differ): the pair is mixed from two runs"
+    )]
+    Mixed,
+    #[error("says format {says:?}, but the file beside it is {beside:?}")]
+    Format { says: String, beside: String },
+    #[error("cell_size: {0}")]
+    CellSize(#[from] CellSizeError),
+    #[error("min {min} and max {max} must be finite with min <= max")]
+    Range { min: f32, max: f32 },
+    #[error(
+        "its crs ({crs}) and geotransform ({geotransform}) are not what its geotiff tags give \
+         (crs {tags_crs}, geotransform {tags_geotransform}); vkerode places the file by the tags"
+    )]
+    Place {
+        crs: String,
+        geotransform: String,
+        tags_crs: String,
+        tags_geotransform: String,
+    },
 }
 
 fn shown<T: std::fmt::Debug>(value: &Option<T>) -> String {
@@ -221,7 +238,9 @@ mod tests {
         );
 
         let edited = agreeing.replace("EPSG:32614", "EPSG:32615");
-        let refused = Sidecar::parse(&sidecar(&edited), &[], "raw-f32le").unwrap_err();
+        let refused = Sidecar::parse(&sidecar(&edited), &[], "raw-f32le")
+            .unwrap_err()
+            .to_string();
         assert!(
             refused.contains("not what its geotiff tags give (crs \"EPSG:32614\""),
             "{refused}"

@@ -60,7 +60,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
         Ok(None) => None,
         Err(e) => return Err(bad("unreadable GDAL_NODATA tag", e)),
     };
-    let geo = GeoTags::read(&mut decoder).map_err(|e| FormatError::new(path, e))?;
+    let geo = GeoTags::read(&mut decoder).map_err(|e| FormatError::new(path, e.to_string()))?;
     let cell_size = match &geo {
         Some(tags) => tags
             .cell_size(height)
