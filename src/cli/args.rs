@@ -11,11 +11,9 @@ use vkerode::erosion::droplets::{
 };
 use vkerode::erosion::settings::NoiseSettings;
 use vkerode::erosion::RunSettings;
-use vkerode::experiment::equivalence::EquivalenceOptions;
 use vkerode::experiment::report::baseline::{check_name as check_baseline_name, BASELINES_DIR};
 use vkerode::experiment::report::noise::{DEFAULT_THRESHOLD, RERUN_NOISE_FILE};
 use vkerode::experiment::report::plot::{self, PlotRequest, RATE};
-use vkerode::experiment::reproduce;
 use vkerode::experiment::results::Existing;
 use vkerode::experiment::sweep::config::{LoadOptions, DEFAULT_MAX_POINTS};
 use vkerode::experiment::sweep::{
@@ -24,6 +22,8 @@ use vkerode::experiment::sweep::{
 use vkerode::experiment::{Engine, InputError, InputUnits, TerrainSource};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
 use vkerode::stats::bootstrap::MIN_SAMPLES;
+use vkerode::studies::equivalence::EquivalenceOptions;
+use vkerode::studies::reproduce;
 use vkerode::terrain::files::Overwrite;
 use vkerode::terrain::formats::{read_dem, Dem, HeightFormat};
 use vkerode::terrain::image::CellSize;

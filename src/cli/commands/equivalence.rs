@@ -8,8 +8,8 @@ use anyhow::{bail, Context as _, Result};
 use crate::cli::args::EquivalenceArgs;
 use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, progress_bar, say_wrote, show_progress};
-use vkerode::experiment::equivalence::{cache_folders, run_equivalence, Plan, CACHE_FOLDER};
 use vkerode::gpu::ContextOptions;
+use vkerode::studies::equivalence::{cache_folders, run_equivalence, Plan, CACHE_FOLDER};
 use vkerode::terrain::output::{default_out, StagedFolder};
 
 pub fn run(options: &ContextOptions, args: &EquivalenceArgs) -> Result<()> {

@@ -7,12 +7,12 @@ use anyhow::{Context as _, Result};
 use crate::cli::args::ReproduceArgs;
 use crate::cli::open_device;
 use crate::cli::print::{begin_json, print_json, say_wrote};
-use vkerode::experiment::reproduce::{
+use vkerode::experiment::sweep::Verbosity;
+use vkerode::gpu::ContextOptions;
+use vkerode::studies::reproduce::{
     default_budget_s, rejudge, run_reproduce, ReferenceBundle, ReproduceOptions, Reproduction,
     CLAIMS, REFERENCE_DIR, SUMMARY_MD,
 };
-use vkerode::experiment::sweep::Verbosity;
-use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::{default_out, StagedFolder};
 
 pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> Result<()> {

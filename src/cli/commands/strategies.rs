@@ -6,8 +6,8 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::open_device;
 use crate::cli::print::{progress_bar, say_wrote};
-use vkerode::experiment::strategies::{run_strategies, Strategies};
 use vkerode::gpu::ContextOptions;
+use vkerode::studies::strategy_comparison::{run_strategies, Strategies};
 use vkerode::terrain::output::StagedFolder;
 
 pub fn run(

@@ -10,10 +10,10 @@ use crate::experiment::report::check_set;
 use crate::experiment::results::{
     read_points, read_samples, ResultsError, StopReason, Table, POINTS_CSV, SAMPLES_CSV,
 };
-use crate::experiment::strategies::STRATEGIES_CSV;
 use crate::readable_number;
 use crate::stats::bootstrap::MIN_SAMPLES;
 use crate::stats::{median, Moments};
+use crate::studies::strategy_comparison::STRATEGIES_CSV;
 
 /// One step's rows over all its folders.
 pub struct StepFiles {

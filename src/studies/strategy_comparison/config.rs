@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::erosion::settings::NoiseSettings;
 use crate::erosion::{Algorithm, RunSettings, STRATEGIES};
 use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSource};
-use crate::experiment::sweep::config::{apply_override, MeasureSettings, STRATEGIES_KEY};
+use crate::experiment::sweep::config::{apply_override, MeasureSettings, DOSE_AXIS_KEY};
 use crate::experiment::{ConfigError, ExperimentError};
 use crate::terrain::image::CellSize;
 use crate::terrain::output::default_out;
@@ -226,7 +226,7 @@ impl Strategies {
             return Err(error(
                 "gpu_seconds",
                 format!(
-                    "strategies are compared by dose, not at equal GPU time: give `{STRATEGIES_KEY}` and `seeds`"
+                    "strategies are compared by dose, not at equal GPU time: give `{DOSE_AXIS_KEY}` and `seeds`"
                 ),
             ));
         }
@@ -526,5 +526,30 @@ impl StrategyTerrain {
                 Ok(Some(MapInfo::of(&prepared.heights)))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_comparison_by_dose_parses_and_checks() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            if !text.contains(DOSE_AXIS_KEY) {
+                continue;
+            }
+            let s = Strategies::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!s.plans.is_empty(), "{}", path.display());
+            count += 1;
+        }
+        assert!(count >= 4, "found {count} configs");
     }
 }

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::runs::Measured;
-use crate::experiment::equivalence::landform_figures;
 use crate::experiment::report::plot::PlotError;
 use crate::experiment::report::{write_charts, Chart, PlotPoint, Series};
 use crate::experiment::run::ChangeFigures;
 use crate::experiment::ExperimentError;
 use crate::stats::Moments;
+use crate::studies::equivalence::landform_figures;
 use crate::table::{Column, Section};
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::LengthUnit;
