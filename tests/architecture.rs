@@ -57,7 +57,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a file under src/: `experiment::results::table`; the crate root
+/// The module path of a file under src/: `experiment::results::csv_text`; the crate root
 /// is empty, and `main.rs`'s tree is under `main`.
 fn module_of(file: &Path) -> Vec<String> {
     let rel = file.strip_prefix("src").unwrap();
@@ -500,11 +500,11 @@ fn the_resolver_sees_through_groups_and_reexports() {
         edges[&path("main")].contains(&path("main::cli::commands")),
         "the binary's `crate::` paths are its own"
     );
-    let table = ["experiment", "results", "Table"].map(String::from);
+    let table = ["experiment", "results", "CsvText"].map(String::from);
     assert_eq!(
         tree.resolve(&table),
         Some(
-            ["experiment", "results", "table"]
+            ["experiment", "results", "csv_text"]
                 .map(String::from)
                 .to_vec()
         )

@@ -17,6 +17,7 @@ use super::verdict::{
     judge, margin_of, verdict_word, BySeed, FigureSamples, Groups, PairVerdict, ALPHA,
     DEFAULT_MARGIN, INTERVAL_LEVEL, MAP_TEST, MARGINS,
 };
+use crate::experiment::results::columns::{COMMIT, DRIVER};
 use crate::experiment::Provenance;
 use crate::stats::Verdict;
 use crate::table::{values_of, Column, Section};
@@ -65,8 +66,8 @@ impl Section for RunColumns {
         ("droplet_seed", "seed", "the run's droplet seed"),
         ("job", "FNV-1a hex", "the job of its sequential reference: its settings without the GPU-only keys, and the terrain"),
         ("device", "text", "the Vulkan device, or the CPU reference"),
-        ("driver", "text", "its driver's version"),
-        ("commit", "text", "the git commit vkerode was built from (-dirty with changes)"),
+        DRIVER,
+        COMMIT,
         ("cached", "true/false", "a sequential run read from a cache, not run now"),
         ("kernel", "text", "the module that ran (GPU only)"),
         ("dispatches", "count", "dispatches of the run (GPU only)"),
@@ -116,8 +117,8 @@ impl Section for VerdictColumns {
         ("experiment", "text", "the plan's name"),
         ("config_hash", "FNV-1a hex", "the plan as understood, description aside"),
         ("device", "text", "the Vulkan device the GPU runs ran on"),
-        ("driver", "text", "its driver's version"),
-        ("commit", "text", "the git commit vkerode was built from"),
+        DRIVER,
+        COMMIT,
         ("configuration", "text", "the configuration (its axes' values)"),
         ("variant", "text", "the speed variant"),
         ("reference", "text", "paper (reference a: the paper's kernel in the same configuration) or sequential (reference b: the sequential CPU reference of the job)"),
