@@ -8,6 +8,13 @@ use crate::terrain::units::HEIGHT_UNIT_MEANING;
 /// A column's declaration as a [`crate::table::Section`] lists it.
 pub type ColumnDeclaration = (&'static str, &'static str, &'static str);
 
+/// What ran.
+pub const ALGORITHM: ColumnDeclaration = (
+    "algorithm",
+    "text",
+    "the strategy, as the algorithm setting names it",
+);
+
 /// Where a row was measured, after its device.
 pub const DRIVER: ColumnDeclaration = ("driver", "text", "its driver's version");
 pub const COMMIT: ColumnDeclaration = (

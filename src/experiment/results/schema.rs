@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::columns::{
-    COMMIT, DRIVER, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT, STOP_REASON, TIMED_REPETITIONS,
+    ALGORITHM, COMMIT, DRIVER, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT, STOP_REASON,
+    TIMED_REPETITIONS,
 };
 use super::measurement::Measurement;
 use crate::erosion::{Figures, RunSettings, WorkUnit, STRATEGIES};
@@ -49,7 +50,7 @@ impl Section for Identity {
             "index",
             "which of sweep --devices measured it (0 for one device); meta.json's devices says which device each is",
         ),
-        ("algorithm", "text", "the strategy, as the algorithm setting names it"),
+        ALGORITHM,
     ];
 }
 

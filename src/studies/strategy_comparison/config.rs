@@ -528,28 +528,3 @@ impl StrategyTerrain {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_shipped_comparison_by_dose_parses_and_checks() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
-        let mut count = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "toml") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            if !text.contains(DOSE_AXIS_KEY) {
-                continue;
-            }
-            let s = Strategies::load(&path).unwrap_or_else(|e| panic!("{e}"));
-            assert!(!s.plans.is_empty(), "{}", path.display());
-            count += 1;
-        }
-        assert!(count >= 4, "found {count} configs");
-    }
-}

@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::runs::{Measured, ERODED_DEPTH, WATER_RAINED};
+use super::runs::{Measured, ERODED_DEPTH, TERRAIN, WATER_PER_CELL, WATER_RAINED};
 use crate::experiment::report::plot::PlotError;
 use crate::experiment::report::{write_charts, Chart, PlotPoint, Series};
-use crate::experiment::results::columns::HEIGHT_UNIT;
+use crate::experiment::results::columns::{ALGORITHM, HEIGHT_UNIT};
 use crate::experiment::run::ChangeFigures;
 use crate::experiment::ExperimentError;
 use crate::stats::Moments;
@@ -146,13 +146,9 @@ struct DosePoint<'a> {
 
 /// The key columns of `dose.csv`, before each quantity's mean and interval.
 const KEYS: &[(&str, &str, &str)] = &[
-    ("terrain", "text", "the [[terrain]]"),
-    ("algorithm", "text", "the strategy"),
-    (
-        "water_per_cell",
-        "kernel height units",
-        "the level of the dose axis (0: the terrain before erosion)",
-    ),
+    TERRAIN,
+    ALGORITHM,
+    WATER_PER_CELL,
     HEIGHT_UNIT,
     ("seeds", "count", "the seeds the means are over"),
     (

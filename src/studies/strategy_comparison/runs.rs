@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use crate::erosion::{RunSettings, STRATEGIES};
 use crate::experiment::results::columns::{
-    ColumnDeclaration, DEPOSITED, ERODED, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT, STOP_REASON,
-    TIMED_REPETITIONS,
+    ColumnDeclaration, ALGORITHM, DEPOSITED, ERODED, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT,
+    STOP_REASON, TIMED_REPETITIONS,
 };
 use crate::experiment::results::Measurement;
 use crate::experiment::run::ErodeOutcome;
@@ -47,6 +47,15 @@ impl Measured<'_> {
         volume / (before.width() * before.height()) as f64
     }
 }
+
+/// The terrain a run started from and the level of water it rained, as strategies.csv
+/// and dose.csv both name them.
+pub const TERRAIN: ColumnDeclaration = ("terrain", "text", "the [[terrain]] the strategies ran on");
+pub const WATER_PER_CELL: ColumnDeclaration = (
+    "water_per_cell",
+    "kernel height units",
+    "the level of the dose axis: water to rain, as a depth over every cell (0 in dose.csv: the terrain before erosion)",
+);
 
 /// The water a run rained and the erosion it did, as strategies.csv and dose.csv (its
 /// mean over the seeds) both name them.
@@ -92,14 +101,10 @@ struct StrategyColumns {
 
 impl Section for StrategyColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("terrain", "text", "the [[terrain]] the strategies ran on"),
-        ("algorithm", "text", "the strategy"),
+        TERRAIN,
+        ALGORITHM,
         ("seed", "seed", "the noise's terrain seed and the droplets' seed"),
-        (
-            "water_per_cell",
-            "kernel height units",
-            "the level of the dose axis: water to rain, as a depth over every cell",
-        ),
+        WATER_PER_CELL,
         WATER_RAINED,
         (
             "base_level",
