@@ -10,7 +10,7 @@ fn main() -> ExitCode {
     for csv in std::env::args().skip(1) {
         let csv = Path::new(&csv);
         let dir = csv.parent().unwrap_or(Path::new("."));
-        match vkerode::experiment::strategies::redraw_dose_csv(csv, dir) {
+        match vkerode::studies::strategy_comparison::redraw_dose_csv(csv, dir) {
             Ok(written) => {
                 for path in written {
                     println!("wrote {}", path.display());

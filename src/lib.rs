@@ -11,7 +11,10 @@
 //!   settings and rules, their kernels' drivers and CPU references.
 //! - [`probes`]: the device's ceilings (atomic, walk, copy), its caches, the droplet
 //!   kernels' compiler statistics.
-//! - [`experiment`]: one run of any strategy, sweeps, results folders and reports.
+//! - [`experiment`]: the core of every study: one run of any strategy, sweeps, results
+//!   folders and reports.
+//! - [`studies`]: the studies built on the core: the speed variants' equivalence, the
+//!   strategies compared by dose, the paper's claims judged on a device.
 //! - [`reference`]: the generated references of docs/.
 //! - [`fuzzing`]: the fuzz targets' ways into the file and config readers.
 
@@ -27,6 +30,7 @@ pub mod probes;
 pub mod progress;
 pub mod reference;
 pub mod stats;
+pub mod studies;
 pub mod table;
 pub mod terrain;
 

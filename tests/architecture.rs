@@ -1,13 +1,15 @@
 //! The layering docs/ARCHITECTURE.md states, held to the source: each top-level module
-//! uses only the layers below it, the parts of `experiment/` likewise, no two files
-//! depend on each other (directly or round a longer cycle), `unsafe` appears only in
-//! `src/gpu/`, and no match on the strategy is left outside `erosion/`.
+//! uses only the layers below it, the parts of `experiment/` (the core) and of
+//! `studies/` likewise, the studies sit above the core and nothing below reaches up to
+//! them, no two files depend on each other (directly or round a longer cycle), the
+//! statistics live in `src/stats/` alone, `unsafe` appears only in `src/gpu/`, and no
+//! match on the strategy is left outside `erosion/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The library's layers, lowest first: a module may use those before it.
-const LAYERS: [&str; 10] = [
+const LAYERS: [&str; 11] = [
     "gpu",
     "hash",
     "stats",
@@ -16,19 +18,32 @@ const LAYERS: [&str; 10] = [
     "erosion",
     "probes",
     "experiment",
+    "studies",
     "reference",
     "fuzzing",
 ];
 
-/// The parts of `experiment/`, lowest first.
-const EXPERIMENT_PARTS: [&str; 7] = [
-    "run",
-    "results",
-    "sweep",
-    "equivalence",
-    "report",
-    "strategies",
-    "reproduce",
+/// The layers split into parts, each part's list lowest first: a part may use those
+/// before it in its layer's list.
+const PARTS: [(&str, &[&str]); 2] = [
+    ("experiment", &["run", "results", "sweep", "report"]),
+    (
+        "studies",
+        &["equivalence", "strategy_comparison", "reproduce"],
+    ),
+];
+
+/// The layers below the studies that every study builds on: none of them may name
+/// `studies`, not even in its tests.
+const BELOW_THE_STUDIES: [&str; 8] = [
+    "gpu",
+    "hash",
+    "stats",
+    "table",
+    "terrain",
+    "erosion",
+    "probes",
+    "experiment",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -42,7 +57,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a file under src/: `experiment::results::table`; the crate root
+/// The module path of a file under src/: `experiment::results::csv_text`; the crate root
 /// is empty, and `main.rs`'s tree is under `main`.
 fn module_of(file: &Path) -> Vec<String> {
     let rel = file.strip_prefix("src").unwrap();
@@ -293,13 +308,15 @@ fn every_module_uses_only_the_layers_below_it() {
             if layer(target, &LAYERS).is_some_and(|theirs| theirs > mine) {
                 wrong.push(format!("{} uses {}", module.join("::"), target.join("::")));
             }
+            // The part of a split layer a module is in: (layer, its place in the list).
             let part = |m: &[String]| {
-                (m.first().is_some_and(|f| f == "experiment") && m.len() > 1)
-                    .then(|| layer(&m[1..], &EXPERIMENT_PARTS))
-                    .flatten()
+                let (name, parts) = PARTS
+                    .iter()
+                    .find(|(l, _)| m.first() == Some(&l.to_string()))?;
+                Some((*name, layer(m.get(1..)?, parts)?))
             };
-            if let (Some(a), Some(b)) = (part(&module), part(target)) {
-                if b > a {
+            if let (Some((la, a)), Some((lb, b))) = (part(&module), part(target)) {
+                if la == lb && b > a {
                     wrong.push(format!("{} uses {}", module.join("::"), target.join("::")));
                 }
             }
@@ -309,6 +326,55 @@ fn every_module_uses_only_the_layers_below_it() {
         wrong.is_empty(),
         "uses of a higher layer:\n{}",
         wrong.join("\n")
+    );
+}
+
+/// The names of the studies' module in `text` (the whole file, tests included, without
+/// comments and strings): `crate::studies::`, `vkerode::studies::` or `super::studies`.
+fn reaches_the_studies(text: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .filter(|token| token.contains("::"))
+        .any(|token| token.split("::").any(|segment| segment == "studies"))
+}
+
+#[test]
+fn the_studies_sit_above_the_core_and_nothing_below_reaches_up() {
+    assert!(reaches_the_studies(
+        "use crate::studies::equivalence::margin_of;"
+    ));
+    assert!(reaches_the_studies(
+        "let s = crate::studies::strategy_comparison::Strategies::load(p);"
+    ));
+    assert!(!reaches_the_studies(
+        "use crate::experiment::results::Measurement;"
+    ));
+    assert!(!reaches_the_studies("let studies = 3;"));
+    assert!(
+        LAYERS.iter().position(|l| *l == "studies")
+            > LAYERS.iter().position(|l| *l == "experiment")
+    );
+    let mut found = Vec::new();
+    for below in BELOW_THE_STUDIES {
+        let mut list = Vec::new();
+        let dir = Path::new("src").join(below);
+        match dir.is_dir() {
+            true => rust_files(&dir, &mut list),
+            false => list.push(dir.with_extension("rs")),
+        }
+        assert!(!list.is_empty(), "{below} was read");
+        for file in list {
+            // Tests included: a test of the core that needs a study belongs to the study.
+            let text = std::fs::read_to_string(&file).unwrap();
+            let whole = code(&text.replace("#[cfg(test)]", ""));
+            if reaches_the_studies(&whole) {
+                found.push(file.display().to_string());
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "files below the studies that name them:\n{}",
+        found.join("\n")
     );
 }
 
@@ -434,11 +500,11 @@ fn the_resolver_sees_through_groups_and_reexports() {
         edges[&path("main")].contains(&path("main::cli::commands")),
         "the binary's `crate::` paths are its own"
     );
-    let table = ["experiment", "results", "Table"].map(String::from);
+    let table = ["experiment", "results", "CsvText"].map(String::from);
     assert_eq!(
         tree.resolve(&table),
         Some(
-            ["experiment", "results", "table"]
+            ["experiment", "results", "csv_text"]
                 .map(String::from)
                 .to_vec()
         )
@@ -463,7 +529,7 @@ fn unsafe_code_lives_in_the_gpu_layer_only() {
 
 /// What only `src/stats/` may define or use: the statistics' own names, the crate that
 /// gives the distributions, and the hand-made means and medians it replaces.
-const STATISTICS: [&str; 14] = [
+const STATISTICS: [&str; 21] = [
     "enum Verdict",
     "struct Summary",
     "fn quantile",
@@ -478,6 +544,13 @@ const STATISTICS: [&str; 14] = [
     "SplitMix64",
     "select_nth_unstable",
     ".sum::<f64>() / ",
+    "fn percentile",
+    "fn bootstrap",
+    "fn variance",
+    "fn std_dev",
+    "fn median_interval",
+    "fn mean_interval",
+    "fn ratio_of_medians",
 ];
 
 /// The statistics named in `text` (code without comments, strings and tests).

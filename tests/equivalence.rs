@@ -5,11 +5,9 @@
 mod common;
 
 use common::{scratch, stderr, vkerode};
-use vkerode::experiment::equivalence::{
-    judge, BySeed, FigureSamples, Groups, PairVerdict, Variant,
-};
 use vkerode::reference::{is_listed, leaf_paths};
 use vkerode::stats::{permutation_test, Verdict};
+use vkerode::studies::equivalence::{judge, BySeed, FigureSamples, Groups, PairVerdict, Variant};
 
 /// `n` values around `mean` with a spread of `sd` (a fixed pattern, not random).
 fn sample(mean: f64, sd: f64, n: usize) -> Vec<f64> {
@@ -389,7 +387,7 @@ fn bad_inputs_are_refused_by_name_before_any_run() {
 
 #[test]
 fn the_h200_config_loads() {
-    let plan = vkerode::experiment::equivalence::Plan::load(
+    let plan = vkerode::studies::equivalence::Plan::load(
         std::path::Path::new("experiments/equivalence-h200.toml"),
         &[],
         &Default::default(),

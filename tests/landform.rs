@@ -11,7 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{assert_clean_success, assert_erode_outputs, gdal, vkerode};
-use vkerode::experiment::equivalence::margin_of;
+use vkerode::studies::equivalence::margin_of;
 use vkerode::terrain::drainage::{Drainage, FlatRouting};
 use vkerode::terrain::flood::{depressions, fill_depressions, is_edge};
 use vkerode::terrain::formats::read_dem;

@@ -224,7 +224,7 @@ fn names_that_become_paths_are_plain_and_used_once() {
         text += "[droplets]\n";
         let path = dir.join("config.toml");
         fs::write(&path, text).unwrap();
-        vkerode::experiment::strategies::Strategies::load(&path)
+        vkerode::studies::strategy_comparison::Strategies::load(&path)
     };
     assert!(config("fine_name-2", &["a", "b-2"]).is_ok());
     let escapes = ["/some/dir", "../../../x", "", "a/b", ".", "..", "x y"];

@@ -10,7 +10,7 @@ use vkerode::erosion::pipes::{
     run_pipes_on_cpu, Advection, Boundary, PipesKernel, PipesParams, PipesSettings, PipesState,
 };
 
-use vkerode::experiment::strategies::BaseLevel;
+use vkerode::studies::strategy_comparison::BaseLevel;
 use vkerode::terrain::Heightmap;
 
 use common::{assert_validation_clean, cpu_terrain, validated_device};

@@ -13,11 +13,11 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use common::{assert_clean_success, browse, probe, scratch, stderr, vkerode, Schemas};
-use vkerode::experiment::reproduce::{
+use vkerode::stats::Verdict;
+use vkerode::studies::reproduce::{
     Calibration, ClaimKind, ClaimResult, ClaimVerdict, Line, Reproduction, Reps, Scale, CLAIMS,
     FRAGILE_SHARE, JSON_FILE, REPORT_HTML, SUMMARY_MD,
 };
-use vkerode::stats::Verdict;
 
 /// The suites of this file one at a time: the budget test's clock must not share the
 /// two cores with another suite.

@@ -1,16 +1,13 @@
-//! Running erosion as experiments, in parts that depend only downward: one run of any
+//! The core every study runs on, in parts that depend only downward: one run of any
 //! strategy (`run/`), a results folder (`results/`), sweeps of many points over one or
-//! more devices (`sweep/`, which records into `results/`), the speed variants'
-//! equivalence verdicts (`equivalence/`), the reports made from results (`report/`,
-//! which reads them and nothing else), the strategies compared by dose
-//! (`strategies/`), and the paper's claims judged on a device (`reproduce/`).
+//! more devices (`sweep/`, which records into `results/`), and the reports made from
+//! results (`report/`, which reads them and nothing else). The studies built on these
+//! (equivalence, the strategies compared by dose, the paper's claims) live one layer up,
+//! in `crate::studies`.
 
-pub mod equivalence;
 pub mod report;
-pub mod reproduce;
 pub mod results;
 pub mod run;
-pub mod strategies;
 pub mod sweep;
 
 pub use run::{

@@ -3,6 +3,7 @@
 //! test holds the lists to the fields of real files: every field written is listed.
 
 use crate::erosion::STRATEGIES;
+use crate::experiment::results::columns::{DEEPEST_EROSION, DEPOSITED, ERODED, TOTAL_CHANGE};
 use crate::table::Section;
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::HEIGHT_UNIT_MEANING;
@@ -90,12 +91,12 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("run.json", "gpm.dram_bandwidth_percent", "%", "DRAM bandwidth used over its peak"),
     field("run.json", "gpm.window_ms", "ms", "wall time between GPM's two samples"),
     field("run.json", "gpm.busy_percent", "%", "GPU time of the runs over the window"),
-    field("run.json", "change.total_change", "height units x cells", "sum of (after - before)"),
-    field("run.json", "change.eroded", "height units x cells", "sum of the lowering of the cells that went down"),
-    field("run.json", "change.deposited", "height units x cells", "sum of the raising of the cells that went up"),
+    field("run.json", "change.total_change", TOTAL_CHANGE.1, TOTAL_CHANGE.2),
+    field("run.json", "change.eroded", ERODED.1, ERODED.2),
+    field("run.json", "change.deposited", DEPOSITED.1, DEPOSITED.2),
     field("run.json", "change.mean_abs_change", "height units", "mean |after - before|"),
     field("run.json", "change.changed_cells_share", "share", "cells whose height changed"),
-    field("run.json", "change.deepest_erosion", "height units", "the most negative change of one cell"),
+    field("run.json", "change.deepest_erosion", DEEPEST_EROSION.1, DEEPEST_EROSION.2),
     field("run.json", "change.highest_deposition", "height units", "the most positive change of one cell"),
     field("run.json", "change.channel_mean_change", "height units", "mean change over the initial terrain's channel cells (D8, top 5% area)"),
     field("run.json", "change.hillslope_mean_change", "height units", "mean change over all other cells"),

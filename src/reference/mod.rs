@@ -17,16 +17,16 @@ use crate::erosion::droplets::SPAWN_WATER;
 use crate::erosion::keys::columns_of;
 use crate::erosion::pipes::COMPARISON_SEDIMENT_CAP;
 use crate::erosion::{RunSettings, STRATEGIES};
-use crate::experiment::equivalence::{
+use crate::experiment::results::{point_columns, FailedRow, SampleRow, SCHEMA_VERSION};
+use crate::experiment::run::InputUnits;
+use crate::experiment::sweep::config::{Experiment, MeasureSettings, DOSE_AXIS_KEY};
+use crate::experiment::sweep::input::INPUT_KEYS;
+use crate::experiment::ConfigError;
+use crate::studies::equivalence::{
     runs_columns, verdicts_columns, EquivalenceOptions, Plan, ALPHA, DEFAULT_MARGIN,
     EQUIVALENCE_TABLE, MARGINS, SPEED_KEYS,
 };
-use crate::experiment::results::{point_columns, FailedRow, SampleRow, SCHEMA_VERSION};
-use crate::experiment::run::InputUnits;
-use crate::experiment::strategies::{dose_columns, strategies_columns, Strategies};
-use crate::experiment::sweep::config::{Experiment, MeasureSettings, STRATEGIES_KEY};
-use crate::experiment::sweep::input::INPUT_KEYS;
-use crate::experiment::ConfigError;
+use crate::studies::strategy_comparison::{dose_columns, strategies_columns, Strategies};
 use crate::table::{markdown_table, Column, Section};
 
 /// One generated file of docs/ (a reference or a man page): its name and text.
@@ -110,12 +110,12 @@ pub fn man_pages(cli: &clap::Command) -> Vec<GeneratedFile> {
 /// docs/reproduce.md: how `vkerode reproduce` keeps its budget and judges each claim,
 /// from the suite's own constants and claims.
 pub fn reproduce_reference() -> String {
-    use crate::experiment::reproduce::{
+    use crate::stats::bootstrap::MIN_SAMPLES;
+    use crate::studies::reproduce::{
         ClaimKind, Step, BELOW_LADDER, CALIBRATION_SHARE, CLAIMS, COUNT_MARGIN, FINISH_SHARE,
         FRAGILE_SHARE, FRAGILITY_DRAWS, FRAGILITY_MIN_SEEDS, GRID_WATER_PER_CELL, LADDER,
         SEED_BATCH, SEED_CAP,
     };
-    use crate::stats::bootstrap::MIN_SAMPLES;
     let percent = |share: f64| crate::readable_number(share * 100.0);
     let sides = |sizes: &[u32]| {
         sizes
@@ -191,7 +191,7 @@ pub fn reproduce_reference() -> String {
         sides(&BELOW_LADDER),
         percent(FRAGILE_SHARE),
         percent(COUNT_MARGIN),
-        crate::experiment::reproduce::GRID_METHOD,
+        crate::studies::reproduce::GRID_METHOD,
     );
     out += "## The claims\n\n";
     let rows = CLAIMS.iter().map(|c| {
@@ -447,8 +447,8 @@ pub fn config_reference() -> String {
     let boundary_keys = boundary_keys.join(", ");
     let _ = writeln!(
         out,
-        "## Strategies configs (`vkerode strategies`)\n\nA config with `{STRATEGIES_KEY}` compares strategies by dose: `name`, `description`, \
-         `{STRATEGIES_KEY}` (the dose axis: the water each run rains, a depth over every cell in kernel height units, in \
+        "## Strategies configs (`vkerode strategies`)\n\nA config with `{DOSE_AXIS_KEY}` compares strategies by dose: `name`, `description`, \
+         `{DOSE_AXIS_KEY}` (the dose axis: the water each run rains, a depth over every cell in kernel height units, in \
          increasing order; each droplet spawns with {SPAWN_WATER} of water, counted as a depth of {SPAWN_WATER} height unit over one cell, \
          and a grid step rains `pipes_rain` x `pipes_dt` on every cell; a level whose water is not a whole dose to within half \
          a unit of it is refused), `seeds` (each the noise's terrain seed and the droplets' seed), `water_timing` \
@@ -653,7 +653,7 @@ pub fn experiments_index(dir: &Path) -> Result<String, ConfigError> {
                     plan.options.seeds
                 ),
             )
-        } else if text.contains(STRATEGIES_KEY) {
+        } else if text.contains(DOSE_AXIS_KEY) {
             let s = Strategies::load(&path)?;
             let runs: Vec<&str> = s.plans[0]
                 .strategies

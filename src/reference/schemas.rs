@@ -11,14 +11,14 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
 use super::json::json_fields;
-use crate::experiment::equivalence::EquivalenceReport;
 use crate::experiment::report::{CompareReport, ReportRow, SweepReport};
-use crate::experiment::reproduce::Reproduction;
 use crate::experiment::results::Meta;
 use crate::experiment::ErodeReport;
 use crate::gpu::DeviceInfo;
 use crate::probes::ceilings::PeakTable;
 use crate::probes::kernels::KernelStatistics;
+use crate::studies::equivalence::EquivalenceReport;
+use crate::studies::reproduce::Reproduction;
 
 /// One schema of docs/schemas/: its name (`<name>.schema.json`), what it describes, and
 /// the schema.

@@ -8,7 +8,7 @@ use clap::Args;
 use crate::cli::open_device;
 use crate::cli::options::GpuArgs;
 use crate::cli::print::{progress_bar, say_wrote};
-use vkerode::experiment::strategies::{run_strategies, Strategies};
+use vkerode::studies::strategy_comparison::{run_strategies, Strategies};
 use vkerode::terrain::output::StagedFolder;
 
 /// `vkerode strategies`'s flags.

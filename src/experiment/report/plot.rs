@@ -14,7 +14,7 @@ use plotters::prelude::*;
 use thiserror::Error;
 
 use crate::erosion::{Ceiling, WorkUnit};
-use crate::experiment::results::{point_columns, read_points, Meta, Table};
+use crate::experiment::results::{point_columns, read_points, CsvText, Meta};
 use crate::table::Column;
 use crate::terrain::files::{check_apart, check_overwrite, write_atomically, Overwrite};
 use crate::terrain::image::write_png;
@@ -448,7 +448,7 @@ struct Gathered {
 
 /// The column that holds `metric` in row `r`: itself, or for [`RATE`] the rate in the
 /// unit the row has one in; with that unit's name.
-fn metric_column(table: &Table, r: usize, metric: &str) -> (String, Option<&'static str>) {
+fn metric_column(table: &CsvText, r: usize, metric: &str) -> (String, Option<&'static str>) {
     if metric != RATE {
         return (metric.to_string(), None);
     }

@@ -2,13 +2,15 @@
 //! `samples.csv` (every timed repetition), `failed.csv` and `meta.json` (where they
 //! came from, `store.rs`). Rows are appended and flushed as each point completes;
 //! `--resume` skips completed points; shard folders merge into one; older files are
-//! read on the current columns (`table.rs`).
+//! read on the current columns (`csv_text.rs`, a file as `CsvText`).
 
+pub mod columns;
+mod csv_text;
 mod measurement;
 mod schema;
 mod store;
-mod table;
 
+pub use csv_text::{read_points, CsvText};
 pub use measurement::{is_time, Measurement, Sample, StopReason};
 pub use schema::{
     owner_of, point_columns, point_header, point_row, FailedRow, InputRecord, PointValues,
@@ -18,7 +20,6 @@ pub use store::{
     config_hash_of, merge, read_rows, read_samples, Existing, Merged, Meta, ResultsWriter,
     SweepSource, WorkerDevice,
 };
-pub use table::{read_points, Table};
 
 use std::path::{Path, PathBuf};
 

@@ -6,6 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::columns::{
+    ALGORITHM, COMMIT, DRIVER, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT, STOP_REASON,
+    TIMED_REPETITIONS,
+};
 use super::measurement::Measurement;
 use crate::erosion::{Figures, RunSettings, WorkUnit, STRATEGIES};
 use crate::experiment::run::{CeilingShare, TimeSplit};
@@ -13,7 +17,7 @@ use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use crate::probes::gpu_state::{slowed, GpmCounters, GpuState};
 use crate::table::{Column, Row, Section};
 use crate::terrain::metrics::Landform;
-use crate::terrain::units::{HeightUnit, HEIGHT_UNIT_MEANING};
+use crate::terrain::units::HeightUnit;
 use crate::terrain::Change;
 use crate::terrain::MapInfo;
 
@@ -38,15 +42,15 @@ impl Section for Identity {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
         ("experiment", "text", "the config's name"),
         ("device", "text", "the Vulkan device that measured the point"),
-        ("driver", "text", "its driver's version"),
-        ("commit", "text", "the git commit vkerode was built from (-dirty with changes)"),
+        DRIVER,
+        COMMIT,
         ("point", "index", "the point's position in the config's product of axes, from 0"),
         (
             "worker",
             "index",
             "which of sweep --devices measured it (0 for one device); meta.json's devices says which device each is",
         ),
-        ("algorithm", "text", "the strategy, as the algorithm setting names it"),
+        ALGORITHM,
     ];
 }
 
@@ -136,16 +140,16 @@ impl Section for Timing {
         ("kernel", "text", "the module(s) that ran, as build.rs named them (a grid step's passes joined by +)"),
         ("compiler_stats", "text", "the driver's compiler statistics of its main pipeline (registers, ...); empty where there are none"),
         ("dispatches", "count", "dispatches of one run"),
-        ("reps", "count", "timed repetitions"),
-        ("stop_reason", "text", "why they stopped: noise-target, max-reps or time-budget"),
+        ("reps", "count", TIMED_REPETITIONS),
+        STOP_REASON,
         ("gpu_ms_median", "ms", "median GPU time of a repetition (timestamps; wall time without them)"),
         ("gpu_ms_min", "ms", "the fastest repetition"),
         ("gpu_ms_max", "ms", "the slowest repetition"),
         ("gpu_ms_q1", "ms", "first quartile of the GPU times"),
         ("gpu_ms_q3", "ms", "third quartile of the GPU times"),
         ("gpu_ms_rel_iqr", "ratio", "(q3 - q1) / median: the noise the stopping rule targets"),
-        ("gpu_ms_ci_low", "ms", "low end of the 95% confidence interval of the median (order statistics; empty for one repetition)"),
-        ("gpu_ms_ci_high", "ms", "high end of that interval"),
+        GPU_MS_CI_LOW,
+        GPU_MS_CI_HIGH,
         ("outliers", "count", "repetitions beyond 1.5 IQR of the quartiles (kept; marked in samples.csv)"),
         ("wall_ms_median", "ms", "median host time of a repetition's submission, upload and waiting included"),
     ];
@@ -163,7 +167,7 @@ struct ChangeColumns {
 
 impl Section for ChangeColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("height_unit", "text", HEIGHT_UNIT_MEANING),
+        HEIGHT_UNIT,
         (
             "total_height_change",
             "height units x cells",

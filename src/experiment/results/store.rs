@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::csv_text::{read_points, CsvText};
 use super::measurement::is_time;
 use super::schema::{point_header, FailedRow, SampleRow, SCHEMA_VERSION};
-use super::table::{read_points, Table};
 use super::{csv_error, io_error, ResultsError, FAILED_CSV, META_JSON, POINTS_CSV, SAMPLES_CSV};
 use crate::experiment::run::Provenance;
 use crate::gpu::DeviceInfo;
@@ -348,7 +348,7 @@ pub struct ResultsWriter {
 }
 
 /// The (point, worker) of every row of `table`, in its order.
-fn recorded_rows(table: &Table, path: &Path) -> Result<Vec<(usize, usize)>, ResultsError> {
+fn recorded_rows(table: &CsvText, path: &Path) -> Result<Vec<(usize, usize)>, ResultsError> {
     let points = table.numbers("point", path)?;
     let workers = match table.column("worker") {
         Some(_) => table.numbers("worker", path)?,
@@ -456,7 +456,7 @@ impl ResultsWriter {
             // Only an older schema's columns are upgraded by name; this one's are exact.
             if old.schema_version == SCHEMA_VERSION
                 && !is_empty(&points_path)?
-                && Table::read(&points_path)?.header != point_header()
+                && CsvText::read(&points_path)?.header != point_header()
             {
                 return Err(ResultsError::Mismatch {
                     path: points_path,
@@ -466,7 +466,7 @@ impl ResultsWriter {
             // Everything read and checked before anything is rewritten. A file cut
             // before its header ended holds no row.
             let table = match is_empty(&points_path)? {
-                true => Table {
+                true => CsvText {
                     header: point_header(),
                     rows: Vec::new(),
                 },
@@ -570,7 +570,10 @@ impl ResultsWriter {
 
     /// Rewrites points.csv whole, atomically, with `change` applied to its table; the
     /// folder stays locked.
-    pub fn rewrite_points(&mut self, change: impl FnOnce(&mut Table)) -> Result<(), ResultsError> {
+    pub fn rewrite_points(
+        &mut self,
+        change: impl FnOnce(&mut CsvText),
+    ) -> Result<(), ResultsError> {
         let path = self.dir.join(POINTS_CSV);
         self.points.flush().map_err(io_error(&path))?;
         let mut table = read_points(&path)?;
@@ -790,7 +793,7 @@ pub fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
     if is_empty(path)? {
         return Ok(Vec::new());
     }
-    let table = Table::read(path)?;
+    let table = CsvText::read(path)?;
     let mismatch = |reason: String| ResultsError::Mismatch {
         path: path.to_path_buf(),
         reason,
@@ -911,7 +914,7 @@ pub fn merge(
     let mut meta = Meta::read(first)?;
     let count = point_count(&meta.config);
     let workers = meta.devices.len().max(1);
-    let mut points = Table {
+    let mut points = CsvText {
         header: point_header(),
         rows: Vec::new(),
     };

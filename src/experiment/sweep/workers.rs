@@ -14,7 +14,7 @@ use super::config::Point;
 use super::options::{OnPointError, SweepOptions, SweepSummary, Verbosity};
 use super::point::{PointContext, TerrainCache};
 use crate::erosion::ErosionError;
-use crate::experiment::results::{FailedRow, ResultsWriter, Table};
+use crate::experiment::results::{CsvText, FailedRow, ResultsWriter};
 use crate::experiment::ExperimentError;
 use crate::gpu::{Context, GpuError};
 use crate::probes::ceilings::Ceilings;
@@ -319,7 +319,7 @@ impl Finished {
 
 /// Fills `device_spread_percent` of the rows of each point measured by all `devices`:
 /// (largest - smallest) / mean of their median GPU times, in percent.
-pub fn fill_device_spread(table: &mut Table, devices: usize) {
+pub fn fill_device_spread(table: &mut CsvText, devices: usize) {
     let (Some(point), Some(median), Some(spread)) = (
         table.column("point"),
         table.column("gpu_ms_median"),
@@ -362,7 +362,7 @@ mod tests {
             row[at("gpu_ms_median")] = gpu_ms_median.into();
             row
         };
-        let mut table = Table {
+        let mut table = CsvText {
             header: header.clone(),
             rows: vec![row("0", "0", "9"), row("0", "1", "11"), row("1", "0", "5")],
         };

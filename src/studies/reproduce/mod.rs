@@ -37,12 +37,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::results::{Existing, POINTS_CSV};
-use super::strategies::{run_strategies, Strategies, STRATEGIES_CSV};
-use super::sweep::config::Experiment;
-use super::sweep::{run_sweep, OnPointError, SweepOptions, Verbosity};
-use super::ExperimentError;
+use super::strategy_comparison::{run_strategies, Strategies, STRATEGIES_CSV};
 use crate::experiment::report::Threshold;
+use crate::experiment::results::{Existing, POINTS_CSV};
+use crate::experiment::sweep::config::Experiment;
+use crate::experiment::sweep::{run_sweep, OnPointError, SweepOptions, Verbosity};
+use crate::experiment::ExperimentError;
 use crate::gpu::{Context, DeviceInfo};
 use crate::terrain::files::write_atomically;
 use budget::{choose_scale, Costs, Plan, Unit};

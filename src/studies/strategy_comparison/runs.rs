@@ -4,11 +4,14 @@
 use serde::Serialize;
 
 use crate::erosion::{RunSettings, STRATEGIES};
+use crate::experiment::results::columns::{
+    ColumnDeclaration, ALGORITHM, DEPOSITED, ERODED, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT,
+    STOP_REASON, TIMED_REPETITIONS,
+};
 use crate::experiment::results::Measurement;
 use crate::experiment::run::ErodeOutcome;
 use crate::table::{Column, Row, Section};
 use crate::terrain::metrics::Landform;
-use crate::terrain::units::HEIGHT_UNIT_MEANING;
 
 /// Where a run sits in the comparison.
 #[derive(Clone, Copy, Debug)]
@@ -45,6 +48,28 @@ impl Measured<'_> {
     }
 }
 
+/// The terrain a run started from and the level of water it rained, as strategies.csv
+/// and dose.csv both name them.
+pub const TERRAIN: ColumnDeclaration = ("terrain", "text", "the [[terrain]] the strategies ran on");
+pub const WATER_PER_CELL: ColumnDeclaration = (
+    "water_per_cell",
+    "kernel height units",
+    "the level of the dose axis: water to rain, as a depth over every cell (0 in dose.csv: the terrain before erosion)",
+);
+
+/// The water a run rained and the erosion it did, as strategies.csv and dose.csv (its
+/// mean over the seeds) both name them.
+pub const WATER_RAINED: ColumnDeclaration = (
+    "water_rained",
+    "kernel height units",
+    "the water the run's whole dose rained, as a depth over every cell (a droplet's water of 1 counts as 1 height unit over one cell; a grid step rains pipes_rain x pipes_dt)",
+);
+pub const ERODED_DEPTH: ColumnDeclaration = (
+    "eroded_depth",
+    "height units",
+    "eroded over the map's cells: the mean lowering, the dose's measure of erosion",
+);
+
 /// A strategy's run on one terrain, as the columns of `strategies.csv` it shares with
 /// every strategy.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -76,19 +101,11 @@ struct StrategyColumns {
 
 impl Section for StrategyColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("terrain", "text", "the [[terrain]] the strategies ran on"),
-        ("algorithm", "text", "the strategy"),
+        TERRAIN,
+        ALGORITHM,
         ("seed", "seed", "the noise's terrain seed and the droplets' seed"),
-        (
-            "water_per_cell",
-            "kernel height units",
-            "the level of the dose axis: water to rain, as a depth over every cell",
-        ),
-        (
-            "water_rained",
-            "kernel height units",
-            "the water the run's whole dose rained, as a depth over every cell (a droplet's water of 1 counts as 1 height unit over one cell; a grid step rains pipes_rain x pipes_dt)",
-        ),
+        WATER_PER_CELL,
+        WATER_RAINED,
         (
             "base_level",
             "height units",
@@ -102,25 +119,17 @@ impl Section for StrategyColumns {
             "ms",
             "median GPU time (timestamps) of the run's timed repetitions after warm-up, as a sweep measures a point ([measure])",
         ),
-        ("gpu_ms_ci_low", "ms", "95% confidence interval of that median, low end"),
-        ("gpu_ms_ci_high", "ms", "its high end"),
-        ("timed_reps", "count", "timed repetitions"),
-        (
-            "stop_reason",
-            "text",
-            "why they stopped: noise-target, max-reps or time-budget",
-        ),
+        GPU_MS_CI_LOW,
+        GPU_MS_CI_HIGH,
+        ("timed_reps", "count", TIMED_REPETITIONS),
+        STOP_REASON,
         ("unit", "text", "what steps_per_s counts: droplet-steps or cell-steps"),
         ("steps_per_s", "unit/s", "the run's steps per GPU second, in its own unit"),
-        ("height_unit", "text", HEIGHT_UNIT_MEANING),
-        ("eroded", "height units x cells", "sum of the lowering of the cells that went down"),
-        ("deposited", "height units x cells", "sum of the raising of the cells that went up"),
+        HEIGHT_UNIT,
+        ERODED,
+        DEPOSITED,
         ("net_change", "height units x cells", "deposited - eroded"),
-        (
-            "eroded_depth",
-            "height units",
-            "eroded over the map's cells: the mean lowering, the dose's measure of erosion",
-        ),
+        ERODED_DEPTH,
         (
             "sediment_left",
             "height units x cells",

@@ -304,7 +304,7 @@ pub fn choose_scale(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::reproduce::suite::STEPS;
+    use crate::studies::reproduce::suite::STEPS;
 
     fn costs(droplet: Line, grid: Line) -> Costs {
         Costs::new(Calibration {

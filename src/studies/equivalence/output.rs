@@ -17,6 +17,7 @@ use super::verdict::{
     judge, margin_of, verdict_word, BySeed, FigureSamples, Groups, PairVerdict, ALPHA,
     DEFAULT_MARGIN, INTERVAL_LEVEL, MAP_TEST, MARGINS,
 };
+use crate::experiment::results::columns::{ColumnDeclaration, COMMIT, DRIVER};
 use crate::experiment::Provenance;
 use crate::stats::Verdict;
 use crate::table::{values_of, Column, Section};
@@ -31,6 +32,18 @@ pub const JSON_FILE: &str = "equivalence.json";
 /// The reference names in verdicts: the paper's kernel (a) and the sequential CPU
 /// reference (b).
 const SEQUENTIAL: &str = "sequential";
+
+/// The plan a row of runs.csv or verdicts.csv belongs to, declared once for both.
+const EXPERIMENT: ColumnDeclaration = (
+    "experiment",
+    "text",
+    "the plan's name (the config's, or `equivalence`)",
+);
+const CONFIG_HASH: ColumnDeclaration = (
+    "config_hash",
+    "FNV-1a hex",
+    "the plan as understood, description aside: equal for equal runs",
+);
 
 /// A run's row, before its figures.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -56,8 +69,8 @@ struct RunColumns {
 
 impl Section for RunColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("experiment", "text", "the plan's name (the config's, or `equivalence`)"),
-        ("config_hash", "FNV-1a hex", "the plan as understood, description aside: equal for equal runs"),
+        EXPERIMENT,
+        CONFIG_HASH,
         ("configuration", "text", "the configuration(s) the run belongs to (its axes' values), joined by `; `"),
         ("group", "text", "the speed variant, `paper` for reference (a), `sequential` for reference (b)"),
         ("role", "text", "variant, paper (reference a) or sequential (reference b)"),
@@ -65,8 +78,8 @@ impl Section for RunColumns {
         ("droplet_seed", "seed", "the run's droplet seed"),
         ("job", "FNV-1a hex", "the job of its sequential reference: its settings without the GPU-only keys, and the terrain"),
         ("device", "text", "the Vulkan device, or the CPU reference"),
-        ("driver", "text", "its driver's version"),
-        ("commit", "text", "the git commit vkerode was built from (-dirty with changes)"),
+        DRIVER,
+        COMMIT,
         ("cached", "true/false", "a sequential run read from a cache, not run now"),
         ("kernel", "text", "the module that ran (GPU only)"),
         ("dispatches", "count", "dispatches of the run (GPU only)"),
@@ -113,11 +126,11 @@ struct VerdictColumns {
 
 impl Section for VerdictColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("experiment", "text", "the plan's name"),
-        ("config_hash", "FNV-1a hex", "the plan as understood, description aside"),
+        EXPERIMENT,
+        CONFIG_HASH,
         ("device", "text", "the Vulkan device the GPU runs ran on"),
-        ("driver", "text", "its driver's version"),
-        ("commit", "text", "the git commit vkerode was built from"),
+        DRIVER,
+        COMMIT,
         ("configuration", "text", "the configuration (its axes' values)"),
         ("variant", "text", "the speed variant"),
         ("reference", "text", "paper (reference a: the paper's kernel in the same configuration) or sequential (reference b: the sequential CPU reference of the job)"),

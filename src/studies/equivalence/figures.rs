@@ -6,33 +6,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::experiment::results::columns::{
+    ColumnDeclaration, DEEPEST_EROSION, DEPOSITED, ERODED, TOTAL_CHANGE,
+};
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::{Cells, Change, Values};
 
-/// The change's figures, before the landform's: (name, unit, meaning).
-pub const CHANGE_FIGURES: &[(&str, &str, &str)] = &[
-    (
-        "total_change",
-        "height units x cells",
-        "net change: the sum of (after - before) over the map",
-    ),
-    (
-        "eroded",
-        "height units x cells",
-        "the sum of the lowering of the cells that went down",
-    ),
-    (
-        "deposited",
-        "height units x cells",
-        "the sum of the raising of the cells that went up",
-    ),
-    (
-        "deepest_erosion",
-        "height units",
-        "the most negative change of one cell",
-    ),
-];
+/// The change's figures, before the landform's: (name, unit, meaning), as the core
+/// declares them.
+pub const CHANGE_FIGURES: &[ColumnDeclaration] =
+    &[TOTAL_CHANGE, ERODED, DEPOSITED, DEEPEST_EROSION];
 
 /// The smoothed change map has at most this many blocks a side: each block is the mean
 /// change of a square of cells (a box blur sampled once per box), so that the map test

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::erosion::settings::NoiseSettings;
 use crate::erosion::{Algorithm, RunSettings, STRATEGIES};
 use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSource};
-use crate::experiment::sweep::config::{apply_override, MeasureSettings, STRATEGIES_KEY};
+use crate::experiment::sweep::config::{apply_override, MeasureSettings, DOSE_AXIS_KEY};
 use crate::experiment::{ConfigError, ExperimentError};
 use crate::terrain::image::CellSize;
 use crate::terrain::output::default_out;
@@ -226,7 +226,7 @@ impl Strategies {
             return Err(error(
                 "gpu_seconds",
                 format!(
-                    "strategies are compared by dose, not at equal GPU time: give `{STRATEGIES_KEY}` and `seeds`"
+                    "strategies are compared by dose, not at equal GPU time: give `{DOSE_AXIS_KEY}` and `seeds`"
                 ),
             ));
         }

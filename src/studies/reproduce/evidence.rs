@@ -8,16 +8,16 @@ use std::path::{Path, PathBuf};
 
 use crate::experiment::report::check_set;
 use crate::experiment::results::{
-    read_points, read_samples, ResultsError, StopReason, Table, POINTS_CSV, SAMPLES_CSV,
+    read_points, read_samples, CsvText, ResultsError, StopReason, POINTS_CSV, SAMPLES_CSV,
 };
-use crate::experiment::strategies::STRATEGIES_CSV;
 use crate::readable_number;
 use crate::stats::bootstrap::MIN_SAMPLES;
 use crate::stats::{median, Moments};
+use crate::studies::strategy_comparison::STRATEGIES_CSV;
 
 /// One step's rows over all its folders.
 pub struct StepFiles {
-    table: Table,
+    table: CsvText,
     /// The column that names a row's seed.
     seed_column: &'static str,
     /// Each row's (folder, point, worker), which key its repetitions.
@@ -44,7 +44,7 @@ pub fn folders_holding(dir: &Path, file: &str) -> Vec<PathBuf> {
 }
 
 /// Appends `next`'s rows to `table`, whose header it must share.
-fn append(table: &mut Table, next: Table, path: &Path) -> Result<(), ResultsError> {
+fn append(table: &mut CsvText, next: CsvText, path: &Path) -> Result<(), ResultsError> {
     if table.header.is_empty() {
         *table = next;
         return Ok(());
@@ -94,7 +94,7 @@ impl StepFiles {
     pub fn grid(folders: &[PathBuf]) -> Result<Self, ResultsError> {
         let mut files = Self::empty("seed");
         for (f, folder) in folders.iter().enumerate() {
-            let runs = Table::read(&folder.join(STRATEGIES_CSV))?;
+            let runs = CsvText::read(&folder.join(STRATEGIES_CSV))?;
             files.keys.extend((0..runs.rows.len()).map(|r| (f, r, 0)));
             append(&mut files.table, runs, folder)?;
         }
@@ -103,7 +103,7 @@ impl StepFiles {
 
     fn empty(seed_column: &'static str) -> Self {
         Self {
-            table: Table {
+            table: CsvText {
                 header: Vec::new(),
                 rows: Vec::new(),
             },

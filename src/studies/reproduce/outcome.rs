@@ -441,7 +441,7 @@ mod tests {
         // A bundle from before the grid's method changed: no method recorded.
         let reference = bundle(&[claim(2048, ClaimVerdict::Holds, Some(Verdict::Lower))]);
         let mut here = claim(2048, ClaimVerdict::Holds, Some(Verdict::Lower));
-        here.method = crate::experiment::reproduce::GRID_METHOD.into();
+        here.method = crate::studies::reproduce::GRID_METHOD.into();
         let beside = reference.beside(&here);
         assert!(matches!(beside, Beside::OtherMethod(_)));
         assert_eq!(

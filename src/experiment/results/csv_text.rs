@@ -11,12 +11,12 @@ use crate::terrain::files::write_atomically;
 
 /// A CSV file's header and rows, every field as text.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Table {
+pub struct CsvText {
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
 }
 
-impl Table {
+impl CsvText {
     /// Every row of `path` by its header; a row with another number of fields is refused.
     pub fn read(path: &Path) -> Result<Self, ResultsError> {
         crate::check_regular_file(path).map_err(io_error(path))?;
@@ -87,8 +87,8 @@ impl Table {
 }
 
 /// points.csv with the columns this vkerode writes, whatever version wrote it.
-pub fn read_points(path: &Path) -> Result<Table, ResultsError> {
-    let table = Table::read(path)?;
+pub fn read_points(path: &Path) -> Result<CsvText, ResultsError> {
+    let table = CsvText::read(path)?;
     let current = point_header();
     if table.header == current {
         return Ok(table);
@@ -134,7 +134,7 @@ const IMPLIED: [(&str, &str); 11] = [
 /// the others'), its steps go to its unit's columns, and a column the file lacks takes
 /// its implied value where it has one ([`IMPLIED`]), else stays empty: unknown, as a
 /// strategy's own columns never are in the files this vkerode writes.
-fn upgraded(old: &Table, current: &[String]) -> Result<Table, String> {
+fn upgraded(old: &CsvText, current: &[String]) -> Result<CsvText, String> {
     let owners: Vec<_> = current.iter().map(|c| owner_of(c)).collect();
     let units: Vec<(WorkUnit, Vec<Option<String>>)> = WorkUnit::ALL
         .iter()
@@ -193,7 +193,7 @@ fn upgraded(old: &Table, current: &[String]) -> Result<Table, String> {
             .collect();
         rows.push(row);
     }
-    Ok(Table {
+    Ok(CsvText {
         header: current.to_vec(),
         rows,
     })
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn a_schema_1_row_keeps_its_own_columns_and_its_steps_go_to_its_unit() {
-        let old = Table {
+        let old = CsvText {
             header: [
                 "point",
                 "algorithm",
@@ -265,7 +265,7 @@ mod tests {
         assert_eq!(new.get(1, "worker"), Some("0"));
 
         // Before the algorithm column, every row was the droplets'.
-        let older = Table {
+        let older = CsvText {
             header: ["point", "steps", "gpu_ms_median"]
                 .map(String::from)
                 .to_vec(),
@@ -274,7 +274,7 @@ mod tests {
         let new = upgraded(&older, &current).unwrap();
         assert_eq!(new.get(0, "algorithm"), Some("droplets"));
         assert_eq!(new.get(0, "droplet_steps"), Some("900"));
-        let unknown = Table {
+        let unknown = CsvText {
             rows: vec![["0", "sand", "9", "9e9", "64", "5", "1"]
                 .map(String::from)
                 .to_vec()],

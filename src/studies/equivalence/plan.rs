@@ -7,10 +7,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::super::results::config_hash_of;
-use super::super::sweep::config::apply_override;
-use super::super::ConfigError;
 use crate::erosion::RunSettings;
+use crate::experiment::results::config_hash_of;
+use crate::experiment::sweep::config::apply_override;
+use crate::experiment::ConfigError;
 
 /// The table that marks an equivalence config (`[equivalence]`), not a sweep.
 pub const EQUIVALENCE_TABLE: &str = "equivalence";

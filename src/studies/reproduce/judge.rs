@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::evidence::{joined, paired_ratios, StepFiles};
 use super::outcome::{ClaimResult, ClaimVerdict, Effect, ErosionCheck, FRAGILE_SHARE};
 use super::suite::{BandRule, Better, Claim, ClaimKind, Scale, Step, COUNT_MARGIN};
-use crate::experiment::equivalence::margin_of;
 use crate::readable_number;
 use crate::stats::bootstrap::RESAMPLES;
 use crate::stats::{flip_share, ratio_of_medians, Band, Moments, Verdict};
+use crate::studies::equivalence::margin_of;
 
 /// Bootstrap draws of the seeds that weigh a verdict's fragility.
 pub const FRAGILITY_DRAWS: usize = 200;

@@ -6,13 +6,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::runs::Measured;
-use crate::experiment::equivalence::landform_figures;
+use super::runs::{Measured, ERODED_DEPTH, TERRAIN, WATER_PER_CELL, WATER_RAINED};
 use crate::experiment::report::plot::PlotError;
 use crate::experiment::report::{write_charts, Chart, PlotPoint, Series};
+use crate::experiment::results::columns::{ALGORITHM, HEIGHT_UNIT};
 use crate::experiment::run::ChangeFigures;
 use crate::experiment::ExperimentError;
 use crate::stats::Moments;
+use crate::studies::equivalence::landform_figures;
 use crate::table::{Column, Section};
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::LengthUnit;
@@ -24,9 +25,9 @@ pub const DOSE_CHART: &str = "dose";
 pub const INTERVAL_LEVEL: f64 = 0.95;
 
 /// The quantity the trajectories are drawn against: the erosion a run did.
-const EROSION: &str = "eroded_depth";
+const EROSION: &str = ERODED_DEPTH.0;
 /// The quantity on the x axis of the erosion's own panel.
-const WATER: &str = "water_rained";
+const WATER: &str = WATER_RAINED.0;
 /// What the erosion cost.
 const COST: &str = "gpu_ms";
 /// A landform figure left out of the trajectories: the fit's own error, where the
@@ -45,19 +46,11 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
     let done = |v: Option<f64>| if before { Some(0.0) } else { v };
     let mut out = vec![
         (
-            Column::new(
-                WATER,
-                "kernel height units",
-                "the water the dose rained, as a depth over every cell",
-            ),
+            Column::new(WATER, WATER_RAINED.1, WATER_RAINED.2),
             done(run.map(|m| m.at.water_rained)),
         ),
         (
-            Column::new(
-                EROSION,
-                "height units",
-                "eroded volume over the map's cells: the mean lowering",
-            ),
+            Column::new(EROSION, ERODED_DEPTH.1, ERODED_DEPTH.2),
             done(per_cell(|c| c.eroded)),
         ),
         (
@@ -153,18 +146,10 @@ struct DosePoint<'a> {
 
 /// The key columns of `dose.csv`, before each quantity's mean and interval.
 const KEYS: &[(&str, &str, &str)] = &[
-    ("terrain", "text", "the [[terrain]]"),
-    ("algorithm", "text", "the strategy"),
-    (
-        "water_per_cell",
-        "kernel height units",
-        "the level of the dose axis (0: the terrain before erosion)",
-    ),
-    (
-        "height_unit",
-        "text",
-        crate::terrain::units::HEIGHT_UNIT_MEANING,
-    ),
+    TERRAIN,
+    ALGORITHM,
+    WATER_PER_CELL,
+    HEIGHT_UNIT,
     ("seeds", "count", "the seeds the means are over"),
     (
         "missing",
