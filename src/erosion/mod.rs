@@ -6,21 +6,26 @@
 //! what a key is.
 
 mod algorithm;
-pub mod droplets;
 mod error;
 pub mod keys;
-pub mod pipes;
 mod registry;
 pub mod settings;
 mod steps;
 mod strategy;
-pub mod thermal;
 mod workgroup;
+
+/// Each strategy's folder, from the registry's list.
+macro_rules! modules_of {
+    ($($(#[$attr:meta])* $variant:ident in $folder:ident with $settings:ident;)*) => {
+        $(pub mod $folder;)*
+    };
+}
+registry::strategy_list!(modules_of);
 
 pub use algorithm::Algorithm;
 pub use error::ErosionError;
 pub use keys::SettingError;
-pub use registry::{MAX_RUN_WORK, STRATEGIES};
+pub use registry::{ALL_STRATEGIES, MAX_RUN_WORK};
 pub use settings::RunSettings;
 pub use strategy::{
     report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, Prepared, Replay, ReplayTraffic,

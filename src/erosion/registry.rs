@@ -1,40 +1,70 @@
-//! The strategies vkerode runs: one line each. A new strategy is its folder, its lines
-//! here and in [`Algorithm`], and its settings field in [`RunSettings`].
+//! The strategies vkerode runs: one entry each in [`strategy_list!`]. A new strategy is
+//! its folder, its shaders and its entry there; the list makes its module, its variant
+//! of [`Algorithm`], its settings field of [`RunSettings`] and its place in
+//! [`ALL_STRATEGIES`].
 
 use super::algorithm::Algorithm;
 use super::keys::SettingError;
 use super::settings::RunSettings;
 use super::strategy::Strategy;
-use super::{droplets, pipes, thermal};
 use crate::gpu::DeviceInfo;
 use crate::terrain::MapInfo;
+
+/// Every strategy, in the order results list them, one entry each:
+/// `Variant in folder with Settings;`, where
+/// - `Variant` is its variant of [`Algorithm`] (the entry's doc comment is that choice's
+///   help) and the unit struct in `folder` that implements [`Strategy`];
+/// - `folder` is its module under `erosion/`, and its name as configs and results spell
+///   it;
+/// - `Settings` is its settings struct in `folder` (with `DEFAULT`, `UNITS`, `HEADING`
+///   and `CHOICE`), flattened into [`RunSettings`].
+///
+/// It hands the list to `$then`, a macro that builds from it: `erosion/mod.rs` the
+/// modules, `algorithm.rs` the enum, `settings.rs` the fields, this file the rest.
+macro_rules! strategy_list {
+    ($then:ident) => {
+        $then! {
+            /// The paper's: one thread per droplet, atomicAdd on a fixed-point heightfield.
+            #[default]
+            Droplets in droplets with DropletSettings;
+            /// The grid-centric virtual-pipe shallow-water model (Mei et al. 2007).
+            Pipes in pipes with PipesSettings;
+            /// Thermal erosion: material slides to the neighbours past a talus angle
+            /// (Musgrave, Kolb and Mace 1989).
+            Thermal in thermal with ThermalSettings;
+        }
+    };
+}
+pub(crate) use strategy_list;
+
+/// The list of strategies and the [`Algorithm`] methods that name and run each.
+macro_rules! strategies_of {
+    ($($(#[$attr:meta])* $variant:ident in $folder:ident with $settings:ident;)*) => {
+        /// Every strategy, in the order results list them.
+        pub static ALL_STRATEGIES: &[&dyn Strategy] = &[$(&super::$folder::$variant),*];
+
+        impl Algorithm {
+            /// As configs and results spell it.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Algorithm::$variant => stringify!($folder),)*
+                }
+            }
+
+            /// The strategy that runs it.
+            pub fn strategy(self) -> &'static dyn Strategy {
+                match self {
+                    $(Algorithm::$variant => &super::$folder::$variant,)*
+                }
+            }
+        }
+    };
+}
+strategy_list!(strategies_of);
 
 /// The most units of work (droplet-steps, cell-steps) one run may do unless asked for
 /// more: a run past it is far more often a typo than a plan.
 pub const MAX_RUN_WORK: u64 = 1_000_000_000_000;
-
-/// Every strategy, in the order results list them.
-pub static STRATEGIES: [&dyn Strategy; 3] = [&droplets::Droplets, &pipes::Pipes, &thermal::Thermal];
-
-impl Algorithm {
-    /// As configs and results spell it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Algorithm::Droplets => "droplets",
-            Algorithm::Pipes => "pipes",
-            Algorithm::Thermal => "thermal",
-        }
-    }
-
-    /// The strategy that runs it.
-    pub fn strategy(self) -> &'static dyn Strategy {
-        match self {
-            Algorithm::Droplets => &droplets::Droplets,
-            Algorithm::Pipes => &pipes::Pipes,
-            Algorithm::Thermal => &thermal::Thermal,
-        }
-    }
-}
 
 /// The rules of a run's settings are its strategy's.
 impl RunSettings {
@@ -127,7 +157,7 @@ impl RunSettings {
 
 /// The strategy that owns `key`, with the key as it spells it.
 fn owned(key: &str) -> Option<(&'static dyn Strategy, &'static str)> {
-    STRATEGIES.iter().find_map(|&s| {
+    ALL_STRATEGIES.iter().find_map(|&s| {
         let (own, _) = s.settings_units().iter().find(|(k, _)| *k == key)?;
         Some((s, *own))
     })
@@ -140,7 +170,7 @@ mod tests {
 
     #[test]
     fn every_algorithm_is_listed_once_and_runs_its_own_strategy() {
-        let listed: Vec<Algorithm> = STRATEGIES.iter().map(|s| s.algorithm()).collect();
+        let listed: Vec<Algorithm> = ALL_STRATEGIES.iter().map(|s| s.algorithm()).collect();
         assert_eq!(listed, Algorithm::value_variants());
         for &a in Algorithm::value_variants() {
             assert_eq!(a.strategy().algorithm(), a);
@@ -151,7 +181,7 @@ mod tests {
 
     #[test]
     fn each_key_has_one_owner_and_gpu_only_keys_are_their_strategys_own() {
-        for s in STRATEGIES.iter() {
+        for s in ALL_STRATEGIES.iter() {
             for (key, _) in s.settings_units() {
                 assert_eq!(RunSettings::owner_of(key), Some(s.algorithm()), "{key}");
             }

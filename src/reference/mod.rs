@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::erosion::droplets::SPAWN_WATER;
 use crate::erosion::keys::columns_of;
 use crate::erosion::pipes::COMPARISON_SEDIMENT_CAP;
-use crate::erosion::{RunSettings, STRATEGIES};
+use crate::erosion::{RunSettings, ALL_STRATEGIES};
 use crate::experiment::equivalence::{
     runs_columns, verdicts_columns, EquivalenceOptions, Plan, ALPHA, DEFAULT_MARGIN,
     EQUIVALENCE_TABLE, MARGINS, SPEED_KEYS,
@@ -379,7 +379,7 @@ pub fn config_reference() -> String {
     );
     let defaults = defaults_of::<RunSettings>();
     let head = ["key", "meaning", "default", "unit"];
-    let strategy_keys: Vec<String> = STRATEGIES
+    let strategy_keys: Vec<String> = ALL_STRATEGIES
         .iter()
         .flat_map(|s| s.settings_columns())
         .map(|c| c.name)
@@ -405,7 +405,7 @@ pub fn config_reference() -> String {
         .map(|&(name, unit, meaning)| Column::new(name, unit, meaning))
         .collect();
     markdown_table(&mut out, &head, key_rows(input_keys, &input_defaults));
-    for strategy in STRATEGIES.iter() {
+    for strategy in ALL_STRATEGIES.iter() {
         let _ = writeln!(
             out,
             "## {} (`algorithm = \"{}\"`)\n\nUsed only where `algorithm` is `{}`; its dose is `{}`.\n",
@@ -431,12 +431,12 @@ pub fn config_reference() -> String {
         &head,
         key_rows(MeasureSettings::columns(), &measure_defaults),
     );
-    let tables: Vec<String> = STRATEGIES
+    let tables: Vec<String> = ALL_STRATEGIES
         .iter()
         .map(|s| format!("`[{}]`", s.algorithm().as_str()))
         .collect();
     let tables = tables.join(", ");
-    let boundary_keys: Vec<String> = STRATEGIES
+    let boundary_keys: Vec<String> = ALL_STRATEGIES
         .iter()
         .flat_map(|s| s.comparison_keys())
         .map(|k| format!("`{k}`"))

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::erosion::{RunSettings, STRATEGIES};
+use crate::erosion::{RunSettings, ALL_STRATEGIES};
 use crate::experiment::results::Measurement;
 use crate::experiment::run::ErodeOutcome;
 use crate::table::{Column, Row, Section};
@@ -181,7 +181,7 @@ pub fn row(run: Option<&Measured>) -> Row {
         "_after",
         "after the run",
     );
-    for strategy in STRATEGIES.iter() {
+    for strategy in ALL_STRATEGIES.iter() {
         let columns: Vec<Column> = strategy.figures_columns();
         let values = run
             .filter(|m| m.settings.algorithm == strategy.algorithm())
