@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::algorithm::Algorithm;
 use super::keys::keys_of;
-use super::registry::{strategy_list, ALL_STRATEGIES};
+use super::registry::strategy_list;
 use crate::terrain::{MapInfo, TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
 /// [`RunSettings`] with a field for each strategy of the registry's list, and what is
@@ -20,15 +20,15 @@ macro_rules! run_settings_of {
         #[derive(Clone, Debug, PartialEq, Serialize, clap::Args)]
         pub struct RunSettings {
             // Its help names every strategy (choice_help).
-            #[arg(long, value_enum, default_value_t = Self::DEFAULT.algorithm, help = choice_help(&[$(super::$folder::$settings::CHOICE),*]))]
+            #[arg(long, value_enum, default_value_t = Self::DEFAULT.algorithm, help = choice_help(&[$(crate::erosion::$folder::$settings::CHOICE),*]))]
             pub algorithm: Algorithm,
             #[command(flatten)]
             #[serde(flatten)]
             pub noise: NoiseSettings,
             $(
-                #[command(flatten, next_help_heading = super::$folder::$settings::HEADING)]
+                #[command(flatten, next_help_heading = crate::erosion::$folder::$settings::HEADING)]
                 #[serde(flatten)]
-                pub $folder: super::$folder::$settings,
+                pub $folder: crate::erosion::$folder::$settings,
             )*
         }
 
@@ -36,12 +36,16 @@ macro_rules! run_settings_of {
             pub const DEFAULT: RunSettings = RunSettings {
                 algorithm: Algorithm::Droplets,
                 noise: NoiseSettings::DEFAULT,
-                $($folder: super::$folder::$settings::DEFAULT,)*
+                $($folder: crate::erosion::$folder::$settings::DEFAULT,)*
             };
+
+            /// Each strategy's keys with their units, in the registry's order.
+            const STRATEGY_UNITS: &'static [&'static [(&'static str, &'static str)]] =
+                &[$(crate::erosion::$folder::$settings::UNITS),*];
 
             /// Each strategy's keys, in the registry's order.
             fn strategy_sections() -> Vec<Vec<String>> {
-                vec![$(keys_of::<super::$folder::$settings>()),*]
+                vec![$(keys_of::<crate::erosion::$folder::$settings>()),*]
             }
 
             /// The settings of `algorithm`, the terrain's table and each strategy's
@@ -151,10 +155,9 @@ impl RunSettings {
 
     /// Every key with its unit: the terrain's, then each strategy's.
     pub fn units() -> Vec<(&'static str, &'static str)> {
-        let own = ALL_STRATEGIES.iter().map(|s| s.settings_units());
         [Self::UNITS, NoiseSettings::UNITS]
             .into_iter()
-            .chain(own)
+            .chain(Self::STRATEGY_UNITS.iter().copied())
             .flatten()
             .copied()
             .collect()
