@@ -56,6 +56,9 @@ fn every_json_output_and_file_passes_its_schema() {
         let file = json_file(&out.join("run.json"));
         schemas.assert_valid("run", &format!("run.json ({name})"), &file);
         assert_eq!(printed, file, "erode --json prints run.json ({name})");
+        if name != "cpu" {
+            assert_eq!(file["algorithm"], name, "{name}'s smoke_args run {name}");
+        }
         if name == "droplets" {
             droplets_run = file;
         }
