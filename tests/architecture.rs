@@ -606,7 +606,10 @@ fn strategy_choices(text: &str, raw: &str) -> Vec<String> {
         })
         .map(|(at, _)| text[at..].chars().take(30).collect())
         .collect();
-    for name in ["droplets", "pipes", "thermal"] {
+    for name in vkerode::erosion::ALL_STRATEGIES
+        .iter()
+        .map(|s| s.algorithm().as_str())
+    {
         for quoted in [format!("== \"{name}\""), format!("!= \"{name}\"")] {
             if raw.contains(&quoted) {
                 found.push(quoted);

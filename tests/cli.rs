@@ -585,9 +585,13 @@ fn quiet_keeps_results_and_drops_notes_and_verbose_adds_detail() {
 /// past --max-submission-ms and with nothing for the progress bar to count.
 #[test]
 fn a_grid_run_on_a_slow_device_is_split_at_the_counted_runs_pace() {
-    for algorithm in ["pipes", "thermal"] {
+    let grids = vkerode::erosion::ALL_STRATEGIES
+        .iter()
+        .filter(|s| s.unit() == vkerode::erosion::WorkUnit::CellSteps);
+    for strategy in grids {
+        let algorithm = strategy.algorithm().as_str();
         let out = scratch(&format!("split-{algorithm}"));
-        let steps = format!("--{algorithm}-steps");
+        let steps = format!("--{}", strategy.dose_key().replace('_', "-"));
         let result = vkerode(&[
             "erode",
             "--algorithm",

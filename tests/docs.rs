@@ -80,23 +80,13 @@ fn every_json_field_vkerode_writes_is_in_the_results_reference() {
         assert_clean_success(&vkerode(&args));
         target.join("run.json")
     };
-    for run in [
-        erode("droplets", &["--size", "32", "--droplets", "300"]),
-        erode(
-            "pipes",
-            &["--size", "32", "--algorithm", "pipes", "--pipes-steps", "8"],
-        ),
-        erode(
-            "thermal",
-            &[
-                "--size",
-                "32",
-                "--algorithm",
-                "thermal",
-                "--thermal-steps",
-                "8",
-            ],
-        ),
+    // Each strategy's own fields, then the CPU reference's and a DEM run's.
+    let strategies = vkerode::erosion::ALL_STRATEGIES.iter().map(|s| {
+        let mut args = vec!["--size", "32"];
+        args.extend_from_slice(s.smoke_args());
+        erode(s.algorithm().as_str(), &args)
+    });
+    let others = [
         erode(
             "cpu",
             &[
@@ -119,7 +109,8 @@ fn every_json_field_vkerode_writes_is_in_the_results_reference() {
                 "300",
             ],
         ),
-    ] {
+    ];
+    for run in strategies.chain(others) {
         assert_listed("run.json", &run);
     }
     let config = out("tiny.toml");

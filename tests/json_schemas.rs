@@ -41,15 +41,11 @@ fn every_json_output_and_file_passes_its_schema() {
     schemas.assert_valid("devices", "devices --json", &devices);
 
     // Each strategy, and the CPU reference: the strategies' own fields differ.
-    let runs: [(&str, &[&str]); 4] = [
-        ("droplets", &["--droplets", "300"]),
-        ("pipes", &["--algorithm", "pipes", "--pipes-steps", "8"]),
-        (
-            "thermal",
-            &["--algorithm", "thermal", "--thermal-steps", "8"],
-        ),
-        ("cpu", &["--droplets", "300", "--engine", "cpu-sequential"]),
-    ];
+    let strategies = vkerode::erosion::ALL_STRATEGIES
+        .iter()
+        .map(|s| (s.algorithm().as_str(), s.smoke_args()));
+    let cpu: (&str, &[&str]) = ("cpu", &["--droplets", "300", "--engine", "cpu-sequential"]);
+    let runs = strategies.chain([cpu]);
     let mut droplets_run = Value::Null;
     for (name, extra) in runs {
         let out = dir.join(name);
@@ -60,6 +56,9 @@ fn every_json_output_and_file_passes_its_schema() {
         let file = json_file(&out.join("run.json"));
         schemas.assert_valid("run", &format!("run.json ({name})"), &file);
         assert_eq!(printed, file, "erode --json prints run.json ({name})");
+        if name != "cpu" {
+            assert_eq!(file["algorithm"], name, "{name}'s smoke_args run {name}");
+        }
         if name == "droplets" {
             droplets_run = file;
         }

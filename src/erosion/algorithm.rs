@@ -1,30 +1,30 @@
-//! The strategy a run uses, as the `algorithm` setting names it (the registry says
-//! which [`super::Strategy`] runs each).
+//! The strategy a run uses, as the `algorithm` setting names it: one variant per entry
+//! of the registry's list (`registry.rs`), which says which [`super::Strategy`] runs
+//! each.
 
-/// The strategy a run uses, as the `algorithm` setting names it.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Algorithm {
-    /// The paper's: one thread per droplet, atomicAdd on a fixed-point heightfield.
-    #[default]
-    Droplets,
-    /// The grid-centric virtual-pipe shallow-water model (Mei et al. 2007).
-    Pipes,
-    /// Thermal erosion: material slides to the neighbours past a talus angle
-    /// (Musgrave, Kolb and Mace 1989).
-    Thermal,
+/// The enum of the registry's list.
+macro_rules! algorithm_of {
+    ($($(#[$attr:meta])* $variant:ident in $folder:ident with $settings:ident;)*) => {
+        /// The strategy a run uses, as the `algorithm` setting names it.
+        #[derive(
+            Clone,
+            Copy,
+            Debug,
+            Default,
+            PartialEq,
+            Eq,
+            PartialOrd,
+            Ord,
+            Hash,
+            serde::Serialize,
+            serde::Deserialize,
+            clap::ValueEnum,
+            schemars::JsonSchema,
+        )]
+        #[serde(rename_all = "lowercase")]
+        pub enum Algorithm {
+            $($(#[$attr])* $variant,)*
+        }
+    };
 }
+super::registry::strategy_list!(algorithm_of);

@@ -7,32 +7,80 @@
 use serde::{Deserialize, Serialize};
 
 use super::algorithm::Algorithm;
-use super::droplets::DropletSettings;
 use super::keys::keys_of;
-use super::pipes::PipesSettings;
-use super::thermal::ThermalSettings;
+use super::registry::strategy_list;
 use crate::terrain::{MapInfo, TerrainSpec, DEFAULT_RELIEF_PER_SIDE};
 
-/// The settings of one run. Every field is an `erode` flag and a config key.
-#[derive(Clone, Debug, PartialEq, Serialize, clap::Args)]
-pub struct RunSettings {
-    /// The strategy: the paper's droplets, the grid-centric virtual-pipe shallow-water
-    /// model (Mei et al. 2007; its settings are the pipes_* ones), or thermal erosion
-    /// (its settings are the thermal_* ones).
-    #[arg(long, value_enum, default_value_t = Self::DEFAULT.algorithm)]
-    pub algorithm: Algorithm,
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub noise: NoiseSettings,
-    #[command(flatten, next_help_heading = "Droplets (algorithm = droplets)")]
-    #[serde(flatten)]
-    pub droplets: DropletSettings,
-    #[command(flatten, next_help_heading = "Virtual pipes (algorithm = pipes)")]
-    #[serde(flatten)]
-    pub pipes: PipesSettings,
-    #[command(flatten, next_help_heading = "Thermal erosion (algorithm = thermal)")]
-    #[serde(flatten)]
-    pub thermal: ThermalSettings,
+/// [`RunSettings`] with a field for each strategy of the registry's list, and what is
+/// written field by field: the defaults, each strategy's keys and its part of a config
+/// table.
+macro_rules! run_settings_of {
+    ($($(#[$attr:meta])* $variant:ident in $folder:ident with $settings:ident;)*) => {
+        /// The settings of one run. Every field is an `erode` flag and a config key.
+        #[derive(Clone, Debug, PartialEq, Serialize, clap::Args)]
+        pub struct RunSettings {
+            // Its help names every strategy (choice_help).
+            #[arg(long, value_enum, default_value_t = Self::DEFAULT.algorithm, help = choice_help(&[$(crate::erosion::$folder::$settings::CHOICE),*]))]
+            pub algorithm: Algorithm,
+            #[command(flatten)]
+            #[serde(flatten)]
+            pub noise: NoiseSettings,
+            $(
+                #[command(flatten, next_help_heading = crate::erosion::$folder::$settings::HEADING)]
+                #[serde(flatten)]
+                pub $folder: crate::erosion::$folder::$settings,
+            )*
+        }
+
+        impl RunSettings {
+            pub const DEFAULT: RunSettings = RunSettings {
+                algorithm: Algorithm::Droplets,
+                noise: NoiseSettings::DEFAULT,
+                $($folder: crate::erosion::$folder::$settings::DEFAULT,)*
+            };
+
+            /// Each strategy's keys with their units, in the registry's order.
+            const STRATEGY_UNITS: &'static [&'static [(&'static str, &'static str)]] =
+                &[$(crate::erosion::$folder::$settings::UNITS),*];
+
+            /// Each strategy's keys, in the registry's order.
+            fn strategy_sections() -> Vec<Vec<String>> {
+                vec![$(keys_of::<crate::erosion::$folder::$settings>()),*]
+            }
+
+            /// The settings of `algorithm`, the terrain's table and each strategy's
+            /// table (in the registry's order), each deserialized on its own.
+            fn from_parts(
+                algorithm: Algorithm,
+                noise: toml::Table,
+                mut strategies: impl Iterator<Item = toml::Table>,
+            ) -> Result<Self, String> {
+                let mut next = || strategies.next().expect("one part per strategy");
+                Ok(Self {
+                    algorithm,
+                    noise: part(noise)?,
+                    $($folder: part(next())?,)*
+                })
+            }
+        }
+    };
+}
+strategy_list!(run_settings_of);
+
+/// The help of the `algorithm` setting: each strategy's `CHOICE`, in a sentence with no
+/// closing period (as clap writes a one-line doc comment).
+fn choice_help(choices: &[&str]) -> String {
+    let listed = match choices {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{}, or {last}", rest.join(", ")),
+    };
+    format!("The strategy: {listed}")
+}
+
+/// A config table's part, deserialized into the struct that owns its keys.
+fn part<T: serde::de::DeserializeOwned>(table: toml::Table) -> Result<T, String> {
+    T::deserialize(toml::Value::Table(table)).map_err(|e| e.to_string().trim().replace('\n', " "))
 }
 
 impl Default for RunSettings {
@@ -97,14 +145,6 @@ struct ChoiceKeys {
 }
 
 impl RunSettings {
-    pub const DEFAULT: RunSettings = RunSettings {
-        algorithm: Algorithm::Droplets,
-        noise: NoiseSettings::DEFAULT,
-        droplets: DropletSettings::DEFAULT,
-        pipes: PipesSettings::DEFAULT,
-        thermal: ThermalSettings::DEFAULT,
-    };
-
     /// The unit of the strategy's key, for the config reference.
     pub const UNITS: &'static [(&'static str, &'static str)] = &[("algorithm", "choice")];
 
@@ -115,25 +155,20 @@ impl RunSettings {
 
     /// Every key with its unit: the terrain's, then each strategy's.
     pub fn units() -> Vec<(&'static str, &'static str)> {
-        [
-            Self::UNITS,
-            NoiseSettings::UNITS,
-            DropletSettings::UNITS,
-            PipesSettings::UNITS,
-            ThermalSettings::UNITS,
-        ]
-        .concat()
+        [Self::UNITS, NoiseSettings::UNITS]
+            .into_iter()
+            .chain(Self::STRATEGY_UNITS.iter().copied())
+            .flatten()
+            .copied()
+            .collect()
     }
 
     /// The settings of a config table: each key goes to the struct that owns it, so
     /// that an unknown key and a bad value are refused by name.
     pub fn from_table(table: &toml::Table) -> Result<Self, String> {
-        let sections = [
-            keys_of::<NoiseSettings>(),
-            keys_of::<DropletSettings>(),
-            keys_of::<PipesSettings>(),
-            keys_of::<ThermalSettings>(),
-        ];
+        let sections: Vec<Vec<String>> = std::iter::once(keys_of::<NoiseSettings>())
+            .chain(Self::strategy_sections())
+            .collect();
         // The keys of no section's struct: the strategy's.
         let choice: Vec<String> = Self::keys()
             .into_iter()
@@ -151,20 +186,11 @@ impl RunSettings {
             };
             parts[owner].insert(key.clone(), value.clone());
         }
-        fn part<T: serde::de::DeserializeOwned>(table: toml::Table) -> Result<T, String> {
-            T::deserialize(toml::Value::Table(table))
-                .map_err(|e| e.to_string().trim().replace('\n', " "))
-        }
         let mut parts = parts.into_iter();
         let mut next = || parts.next().expect("one part per owner");
         let choice: ChoiceKeys = part(next())?;
-        Ok(Self {
-            algorithm: choice.algorithm,
-            noise: part(next())?,
-            droplets: part(next())?,
-            pipes: part(next())?,
-            thermal: part(next())?,
-        })
+        let noise = next();
+        Self::from_parts(choice.algorithm, noise, parts)
     }
 
     /// The erosion-noise terrain of these settings.
@@ -195,7 +221,7 @@ impl<'de> Deserialize<'de> for RunSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::erosion::droplets::{DropletShader, SpawnMode, TileOrder};
+    use crate::erosion::droplets::{DropletSettings, DropletShader, SpawnMode, TileOrder};
     use clap::Parser;
 
     #[derive(Parser)]

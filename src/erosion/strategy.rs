@@ -117,6 +117,10 @@ pub trait Strategy: Sync {
     /// What its work is counted in.
     fn unit(&self) -> WorkUnit;
 
+    /// The `erode` flags of a tiny, quick run of it (its choice and a small dose), on
+    /// top of a small map's: what the tests run of every strategy.
+    fn smoke_args(&self) -> &'static [&'static str];
+
     /// The setting that says how much erosion a run does (its dose): droplets, time
     /// steps.
     fn dose_key(&self) -> &'static str;

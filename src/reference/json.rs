@@ -2,7 +2,7 @@
 //! common ones here, each strategy's own in its folder (`Strategy::report_fields`). A
 //! test holds the lists to the fields of real files: every field written is listed.
 
-use crate::erosion::STRATEGIES;
+use crate::erosion::ALL_STRATEGIES;
 use crate::experiment::results::columns::{DEEPEST_EROSION, DEPOSITED, ERODED, TOTAL_CHANGE};
 use crate::table::Section;
 use crate::terrain::metrics::Landform;
@@ -275,7 +275,7 @@ pub fn json_fields() -> Vec<JsonField> {
 }
 
 fn all_fields() -> Vec<JsonField> {
-    let own = STRATEGIES.iter().flat_map(|s| {
+    let own = ALL_STRATEGIES.iter().flat_map(|s| {
         s.report_fields()
             .iter()
             .map(|&(path, unit, meaning)| JsonField {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::erosion::droplets::SPAWN_WATER;
 use crate::erosion::keys::columns_of;
 use crate::erosion::pipes::COMPARISON_SEDIMENT_CAP;
-use crate::erosion::{RunSettings, STRATEGIES};
+use crate::erosion::{RunSettings, ALL_STRATEGIES};
 use crate::experiment::results::{point_columns, FailedRow, SampleRow, SCHEMA_VERSION};
 use crate::experiment::run::InputUnits;
 use crate::experiment::sweep::config::{Experiment, MeasureSettings, DOSE_AXIS_KEY};
@@ -382,7 +382,7 @@ pub fn config_reference() -> String {
     );
     let defaults = defaults_of::<RunSettings>();
     let head = ["key", "meaning", "default", "unit"];
-    let strategy_keys: Vec<String> = STRATEGIES
+    let strategy_keys: Vec<String> = ALL_STRATEGIES
         .iter()
         .flat_map(|s| s.settings_columns())
         .map(|c| c.name)
@@ -408,7 +408,7 @@ pub fn config_reference() -> String {
         .map(|&(name, unit, meaning)| Column::new(name, unit, meaning))
         .collect();
     markdown_table(&mut out, &head, key_rows(input_keys, &input_defaults));
-    for strategy in STRATEGIES.iter() {
+    for strategy in ALL_STRATEGIES.iter() {
         let _ = writeln!(
             out,
             "## {} (`algorithm = \"{}\"`)\n\nUsed only where `algorithm` is `{}`; its dose is `{}`.\n",
@@ -434,12 +434,12 @@ pub fn config_reference() -> String {
         &head,
         key_rows(MeasureSettings::columns(), &measure_defaults),
     );
-    let tables: Vec<String> = STRATEGIES
+    let tables: Vec<String> = ALL_STRATEGIES
         .iter()
         .map(|s| format!("`[{}]`", s.algorithm().as_str()))
         .collect();
     let tables = tables.join(", ");
-    let boundary_keys: Vec<String> = STRATEGIES
+    let boundary_keys: Vec<String> = ALL_STRATEGIES
         .iter()
         .flat_map(|s| s.comparison_keys())
         .map(|k| format!("`{k}`"))

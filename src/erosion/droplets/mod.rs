@@ -63,6 +63,10 @@ impl Strategy for Droplets {
         Algorithm::Droplets
     }
 
+    fn smoke_args(&self) -> &'static [&'static str] {
+        &["--algorithm", "droplets", "--droplets", "300"]
+    }
+
     fn unit(&self) -> WorkUnit {
         WorkUnit::DropletSteps
     }

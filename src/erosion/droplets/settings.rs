@@ -119,6 +119,11 @@ impl Default for DropletSettings {
 }
 
 impl DropletSettings {
+    /// The heading of its flags in `erode --help`.
+    pub const HEADING: &'static str = "Droplets (algorithm = droplets)";
+    /// What it is, in the help of the `algorithm` setting.
+    pub const CHOICE: &'static str = "the paper's droplets";
+
     pub const DEFAULT: DropletSettings = DropletSettings {
         droplets: 300_000,
         droplet_seed: None,

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use super::params::{Boundary, PipesParams};
 use super::variant::PipesVariant;
+use crate::erosion::grid::{numbered, GridPipelines};
 use crate::erosion::ErosionError;
-use crate::gpu::{ComputePipeline, Context, PipelineDesc, SpecConstant, SpecValue};
+use crate::gpu::{Context, SpecValue};
 
 /// The push-constant block after the eleven field addresses
 /// (glsl/include/pipes_common.glsl); the model's parameters are specialization constants.
@@ -33,8 +34,7 @@ pub struct PipesKernel {
     pub(super) ctx: Arc<Context>,
     pub(super) variant: PipesVariant,
     pub(super) params: PipesParams,
-    pub(super) timed: Vec<ComputePipeline>,
-    pub(super) counted: Vec<ComputePipeline>,
+    pub(super) pipelines: GridPipelines,
 }
 
 impl PipesKernel {
@@ -70,39 +70,24 @@ impl PipesKernel {
             flag(p.sediment_cap.is_some()),
             SpecValue::F32(p.sediment_cap.unwrap_or(1.0)),
         ];
-        let spec: Vec<SpecConstant> = (shape.into_iter())
-            .chain(floats)
-            .chain(edges_and_cap)
-            .zip(1..)
-            .map(|(value, id)| SpecConstant { id, value })
-            .collect();
-        let build = |counted| {
+        let spec = numbered(shape.into_iter().chain(floats).chain(edges_and_cap));
+        let module = |stem: &&str, counted| {
             variant
-                .stems()
-                .iter()
-                .map(|stem| {
-                    let module =
-                        variant
-                            .module(stem, params.advection, counted)
-                            .ok_or_else(|| {
-                                ErosionError::Variant(format!("{stem} has no module for {variant}"))
-                            })?;
-                    let desc = PipelineDesc::addressed(
-                        module,
-                        &spec,
-                        FIELDS,
-                        std::mem::size_of::<PipesPushConstants>() as u32,
-                    );
-                    Ok(ComputePipeline::new(ctx, &desc)?)
-                })
-                .collect::<Result<Vec<_>, ErosionError>>()
+                .module(stem, params.advection, counted)
+                .ok_or_else(|| ErosionError::Variant(format!("{stem} has no module for {variant}")))
         };
+        let pipelines = GridPipelines::new::<_, PipesPushConstants>(
+            ctx,
+            variant.stems(),
+            &spec,
+            FIELDS,
+            module,
+        )?;
         Ok(Self {
             ctx: Arc::clone(ctx),
             variant,
             params: *params,
-            timed: build(false)?,
-            counted: build(true)?,
+            pipelines,
         })
     }
 
@@ -116,12 +101,11 @@ impl PipesKernel {
 
     /// The timed modules of a step, in order, joined by `+`.
     pub fn module_name(&self) -> String {
-        let names: Vec<&str> = self.timed.iter().map(|p| p.name()).collect();
-        names.join("+")
+        self.pipelines.module_name()
     }
 
     /// The compiler statistics of the step's last pass, the erosion (the largest).
     pub fn statistics(&self) -> &[crate::gpu::CompilerStatistic] {
-        self.timed.last().map_or(&[], |p| p.statistics())
+        self.pipelines.statistics()
     }
 }

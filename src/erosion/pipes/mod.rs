@@ -54,6 +54,10 @@ impl Strategy for Pipes {
         Algorithm::Pipes
     }
 
+    fn smoke_args(&self) -> &'static [&'static str] {
+        &["--algorithm", "pipes", "--pipes-steps", "8"]
+    }
+
     fn unit(&self) -> WorkUnit {
         WorkUnit::CellSteps
     }

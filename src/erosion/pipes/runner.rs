@@ -12,7 +12,8 @@ use super::params::{Advection, Boundary, Totals};
 use super::variant::{Fusion, Packing};
 use crate::erosion::steps::{download_f32, StepClock};
 use crate::erosion::ErosionError;
-use crate::gpu::{Buffer, BufferKind, CommandStream, Hazard, Recorder};
+use crate::erosion::grid::{record_steps, submit_chunk};
+use crate::gpu::{Buffer, BufferKind, Hazard, Recorder};
 
 impl PipesKernel {
     /// A runner of this kernel over a `width` x `height` map of `terrain`, dry or with
@@ -249,11 +250,7 @@ impl PipesRunner {
         let bytes = self.cells() * kernel.variant.bytes_per_cell_step(kernel.params.advection);
         let assumed_step = Duration::from_secs_f64(bytes as f64 / ASSUMED_BYTES_PER_S);
         let per_submission = self.clock.plan(&kernel.ctx, steps, assumed_step);
-        let passes = if counted {
-            &kernel.counted
-        } else {
-            &kernel.timed
-        };
+        let passes = kernel.pipelines.passes(counted);
         let fused = kernel.variant.fusion == Fusion::Fused;
         let upwind = kernel.params.advection == Advection::Upwind;
         let groups = kernel.variant.workgroup.groups(self.width, self.height);
@@ -289,22 +286,15 @@ impl PipesRunner {
                 &this.drained,
             ]
         };
-        let mut stream = CommandStream::new(&kernel.ctx)?;
-        stream.submit(|rec: &mut Recorder<'_>| {
+        let record_reset = |rec: &mut _| {
             if reset {
                 this.record_reset(rec, counted);
             }
-            this.clock.record_start(rec);
-            for step in 0..steps {
-                if step > 0 && step % per_submission == 0 {
-                    rec.split_submission();
-                }
+        };
+        submit_chunk(&kernel.ctx, &this.clock, record_reset, |rec| {
+            record_steps(rec, passes, steps, per_submission, groups, |step| {
                 let flags = if step == 0 { STEP_FIRST } else { 0 };
-                for pipeline in passes {
-                    rec.bind_addressed(pipeline, &roles(state), &push(flags));
-                    rec.dispatch(groups[0], groups[1], 1);
-                    rec.barrier(Hazard::ComputeToCompute);
-                }
+                let bound = (roles(state), push(flags));
                 if fused {
                     state.terrain = 1 - state.terrain;
                     state.water = 1 - state.water;
@@ -312,7 +302,8 @@ impl PipesRunner {
                         state.sediment = 1 - state.sediment;
                     }
                 }
-            }
+                bound
+            });
             if fused && steps > 0 {
                 rec.bind_addressed(&passes[0], &roles(state), &push(STEP_FINISH));
                 rec.dispatch(groups[0], groups[1], 1);
@@ -320,9 +311,7 @@ impl PipesRunner {
                     state.sediment = 1 - state.sediment;
                 }
             }
-            this.clock.record_end(rec);
         })?;
-        drop(stream);
         self.state = state;
         Ok(())
     }

@@ -94,6 +94,11 @@ impl Default for PipesSettings {
 }
 
 impl PipesSettings {
+    /// The heading of its flags in `erode --help`.
+    pub const HEADING: &'static str = "Virtual pipes (algorithm = pipes)";
+    /// What it is, in the help of the `algorithm` setting.
+    pub const CHOICE: &'static str = "the grid-centric virtual-pipe shallow-water model (Mei et al. 2007; its settings are the pipes_* ones)";
+
     pub const DEFAULT: PipesSettings = PipesSettings {
         pipes_steps: 500,
         pipes_dt: PipesParams::DEFAULT.dt,

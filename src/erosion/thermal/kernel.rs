@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use super::params::ThermalParams;
-use super::variant::ThermalVariant;
+use super::variant::{Pass, ThermalVariant};
+use crate::erosion::grid::{numbered, GridPipelines};
 use crate::erosion::ErosionError;
-use crate::gpu::{ComputePipeline, Context, PipelineDesc, SpecConstant, SpecValue};
+use crate::gpu::{Context, SpecValue};
 
 /// The push-constant block after the five field addresses
 /// (glsl/include/thermal_common.glsl); the model's numbers are specialization constants.
@@ -30,8 +31,7 @@ pub struct ThermalKernel {
     pub(super) ctx: Arc<Context>,
     pub(super) variant: ThermalVariant,
     pub(super) params: ThermalParams,
-    pub(super) timed: Vec<ComputePipeline>,
-    pub(super) counted: Vec<ComputePipeline>,
+    pub(super) pipelines: GridPipelines,
 }
 
 impl ThermalKernel {
@@ -43,47 +43,35 @@ impl ThermalKernel {
         params.check()?;
         variant.check(Some(ctx.info()))?;
         let [axial, diagonal] = params.talus_drops();
-        let spec = [
+        let spec = numbered([
             SpecValue::U32(variant.workgroup.x),
             SpecValue::U32(variant.workgroup.y),
             SpecValue::F32(axial),
             SpecValue::F32(diagonal),
             SpecValue::F32(params.rate),
-        ];
-        let spec: Vec<SpecConstant> = spec
-            .into_iter()
-            .zip(1..)
-            .map(|(value, id)| SpecConstant { id, value })
-            .collect();
-        let build = |counted| {
+        ]);
+        let module = |&pass: &Pass, counted| {
             variant
-                .passes()
-                .iter()
-                .map(|&pass| {
-                    let module = variant
-                        .module(pass, params.neighbours, counted)
-                        .ok_or_else(|| {
-                            ErosionError::Variant(format!(
-                                "{} has no module for {variant} with {} neighbours",
-                                pass.stem, params.neighbours
-                            ))
-                        })?;
-                    let desc = PipelineDesc::addressed(
-                        module,
-                        &spec,
-                        FIELDS,
-                        std::mem::size_of::<ThermalPushConstants>() as u32,
-                    );
-                    Ok(ComputePipeline::new(ctx, &desc)?)
+                .module(pass, params.neighbours, counted)
+                .ok_or_else(|| {
+                    ErosionError::Variant(format!(
+                        "{} has no module for {variant} with {} neighbours",
+                        pass.stem, params.neighbours
+                    ))
                 })
-                .collect::<Result<Vec<_>, ErosionError>>()
         };
+        let pipelines = GridPipelines::new::<_, ThermalPushConstants>(
+            ctx,
+            variant.passes(),
+            &spec,
+            FIELDS,
+            module,
+        )?;
         Ok(Self {
             ctx: Arc::clone(ctx),
             variant,
             params: *params,
-            timed: build(false)?,
-            counted: build(true)?,
+            pipelines,
         })
     }
 
@@ -97,13 +85,12 @@ impl ThermalKernel {
 
     /// The timed modules of a step, in order, joined by `+`.
     pub fn module_name(&self) -> String {
-        let names: Vec<&str> = self.timed.iter().map(|p| p.name()).collect();
-        names.join("+")
+        self.pipelines.module_name()
     }
 
     /// The compiler statistics of the step's last pass (the one that writes the
     /// heights).
     pub fn statistics(&self) -> &[crate::gpu::CompilerStatistic] {
-        self.timed.last().map_or(&[], |p| p.statistics())
+        self.pipelines.statistics()
     }
 }

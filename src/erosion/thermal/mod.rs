@@ -45,6 +45,10 @@ impl Strategy for Thermal {
         Algorithm::Thermal
     }
 
+    fn smoke_args(&self) -> &'static [&'static str] {
+        &["--algorithm", "thermal", "--thermal-steps", "8"]
+    }
+
     fn unit(&self) -> WorkUnit {
         WorkUnit::CellSteps
     }

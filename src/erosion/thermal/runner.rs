@@ -10,7 +10,8 @@ use super::params::rounding_bound;
 use super::variant::Fusion;
 use crate::erosion::steps::{download_f32, StepClock};
 use crate::erosion::ErosionError;
-use crate::gpu::{Buffer, BufferKind, CommandStream, Hazard, Recorder};
+use crate::erosion::grid::{record_steps, submit_chunk};
+use crate::gpu::{Buffer, BufferKind, Hazard, Recorder};
 
 /// Bytes of a field the variant never touches: a placeholder address for its slot.
 const PLACEHOLDER_BYTES: u64 = 16;
@@ -192,11 +193,7 @@ impl ThermalRunner {
         let assumed_step = Duration::from_secs_f64(self.cells() as f64 / ASSUMED_CELL_STEPS_PER_S);
         let per_submission = self.clock.plan(&self.kernel.ctx, steps, assumed_step);
         let kernel = &self.kernel;
-        let passes = if counted {
-            &kernel.counted
-        } else {
-            &kernel.timed
-        };
+        let passes = kernel.pipelines.passes(counted);
         let fused = kernel.variant.fusion == Fusion::Fused;
         let groups = kernel.variant.workgroup.groups(self.width, self.height);
         let push = ThermalPushConstants {
@@ -216,28 +213,20 @@ impl ThermalRunner {
                 &this.sent,
             ]
         };
-        let mut stream = CommandStream::new(&kernel.ctx)?;
-        stream.submit(|rec: &mut Recorder<'_>| {
+        let record_reset = |rec: &mut _| {
             if reset {
                 this.record_reset(rec, counted);
             }
-            this.clock.record_start(rec);
-            for step in 0..steps {
-                if step > 0 && step % per_submission == 0 {
-                    rec.split_submission();
-                }
-                for pipeline in passes {
-                    rec.bind_addressed(pipeline, &roles(state), &push);
-                    rec.dispatch(groups[0], groups[1], 1);
-                    rec.barrier(Hazard::ComputeToCompute);
-                }
+        };
+        submit_chunk(&kernel.ctx, &this.clock, record_reset, |rec| {
+            record_steps(rec, passes, steps, per_submission, groups, |_| {
+                let bound = (roles(state), push);
                 if fused {
                     state = 1 - state;
                 }
-            }
-            this.clock.record_end(rec);
+                bound
+            });
         })?;
-        drop(stream);
         self.state = state;
         Ok(())
     }

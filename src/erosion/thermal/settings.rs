@@ -47,6 +47,11 @@ impl Default for ThermalSettings {
 }
 
 impl ThermalSettings {
+    /// The heading of its flags in `erode --help`.
+    pub const HEADING: &'static str = "Thermal erosion (algorithm = thermal)";
+    /// What it is, in the help of the `algorithm` setting.
+    pub const CHOICE: &'static str = "thermal erosion (its settings are the thermal_* ones)";
+
     pub const DEFAULT: ThermalSettings = ThermalSettings {
         thermal_steps: 200,
         thermal_talus: ThermalParams::DEFAULT.talus_degrees,

@@ -11,7 +11,7 @@ use super::columns::{
     TIMED_REPETITIONS,
 };
 use super::measurement::Measurement;
-use crate::erosion::{Figures, RunSettings, WorkUnit, STRATEGIES};
+use crate::erosion::{Figures, RunSettings, WorkUnit, ALL_STRATEGIES};
 use crate::experiment::run::{CeilingShare, TimeSplit};
 use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use crate::probes::gpu_state::{slowed, GpmCounters, GpuState};
@@ -388,7 +388,7 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
     let own = |strategy: &dyn crate::erosion::Strategy| {
         point.filter(|p| p.settings.algorithm == strategy.algorithm())
     };
-    for strategy in STRATEGIES.iter() {
+    for strategy in ALL_STRATEGIES.iter() {
         let values = own(*strategy).map(|p| strategy.settings_values(p.settings, p.map));
         row.push_columns(strategy.settings_columns(), values);
     }
@@ -424,7 +424,7 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
     }
     row.push(point.and_then(|p| p.ceiling.as_ref()));
     row.push(point.and_then(|p| p.split.as_ref()));
-    for strategy in STRATEGIES.iter() {
+    for strategy in ALL_STRATEGIES.iter() {
         let columns = strategy.figures_columns();
         let values = own(*strategy).map(|p| {
             let mut values = p.figures.values(p.measurement.gpu_ms.median / 1e3);
@@ -494,7 +494,7 @@ pub fn point_header() -> Vec<String> {
 /// Which strategy's section a column of points.csv belongs to, if any: its values are
 /// empty in the rows of every other strategy.
 pub fn owner_of(column: &str) -> Option<crate::erosion::Algorithm> {
-    STRATEGIES.iter().find_map(|s| {
+    ALL_STRATEGIES.iter().find_map(|s| {
         let mine = s
             .settings_columns()
             .into_iter()

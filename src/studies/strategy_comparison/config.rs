@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::erosion::settings::NoiseSettings;
-use crate::erosion::{Algorithm, RunSettings, STRATEGIES};
+use crate::erosion::{Algorithm, RunSettings, ALL_STRATEGIES};
 use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSource};
 use crate::experiment::sweep::config::{apply_override, MeasureSettings, DOSE_AXIS_KEY};
 use crate::experiment::{ConfigError, ExperimentError};
@@ -198,7 +198,7 @@ impl Strategies {
         let mut table: toml::Table =
             toml::from_str(text).map_err(|e| error("(syntax)", e.message().into()))?;
         let mut sections = vec!["measure"];
-        sections.extend(STRATEGIES.iter().map(|s| s.algorithm().as_str()));
+        sections.extend(ALL_STRATEGIES.iter().map(|s| s.algorithm().as_str()));
         for assignment in overrides {
             apply_override(
                 &mut table,
@@ -208,7 +208,7 @@ impl Strategies {
             )
             .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
         }
-        let tables: Vec<(Algorithm, toml::Table)> = STRATEGIES
+        let tables: Vec<(Algorithm, toml::Table)> = ALL_STRATEGIES
             .iter()
             .filter_map(|s| {
                 let key = s.algorithm().as_str();
@@ -233,7 +233,10 @@ impl Strategies {
         let header = Header::deserialize(toml::Value::Table(table))
             .map_err(|e| error("(syntax)", e.message().into()))?;
         if tables.is_empty() {
-            let names: Vec<&str> = STRATEGIES.iter().map(|s| s.algorithm().as_str()).collect();
+            let names: Vec<&str> = ALL_STRATEGIES
+                .iter()
+                .map(|s| s.algorithm().as_str())
+                .collect();
             return Err(error(
                 "(strategies)",
                 format!(

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::erosion::{RunSettings, STRATEGIES};
+use crate::erosion::{RunSettings, ALL_STRATEGIES};
 use crate::experiment::results::columns::{
     ColumnDeclaration, ALGORITHM, DEPOSITED, ERODED, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT,
     STOP_REASON, TIMED_REPETITIONS,
@@ -190,7 +190,7 @@ pub fn row(run: Option<&Measured>) -> Row {
         "_after",
         "after the run",
     );
-    for strategy in STRATEGIES.iter() {
+    for strategy in ALL_STRATEGIES.iter() {
         let columns: Vec<Column> = strategy.figures_columns();
         let values = run
             .filter(|m| m.settings.algorithm == strategy.algorithm())
