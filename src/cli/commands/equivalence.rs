@@ -11,10 +11,10 @@ use crate::cli::open_device;
 use crate::cli::options::{GpuArgs, RunLengthArgs};
 use crate::cli::print::{begin_json, print_json, progress_bar, say_wrote, show_progress};
 use vkerode::erosion::RunSettings;
+use vkerode::gpu::ContextOptions;
 use vkerode::studies::equivalence::{
     cache_folders, run_equivalence, EquivalenceOptions, Plan, CACHE_FOLDER,
 };
-use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::{default_out, StagedFolder};
 
 #[derive(Args)]

@@ -8,12 +8,12 @@ use clap::Args;
 use crate::cli::open_device;
 use crate::cli::options::GpuArgs;
 use crate::cli::print::{begin_json, print_json, say_wrote};
+use vkerode::experiment::sweep::Verbosity;
+use vkerode::gpu::ContextOptions;
 use vkerode::studies::reproduce::{
     self, default_budget_s, rejudge, run_reproduce, ReferenceBundle, ReproduceOptions,
     Reproduction, CLAIMS, REFERENCE_DIR, SUMMARY_MD,
 };
-use vkerode::experiment::sweep::Verbosity;
-use vkerode::gpu::ContextOptions;
 use vkerode::terrain::output::{default_out, StagedFolder};
 
 #[derive(Args)]
