@@ -111,3 +111,8 @@ pub const SLOWED: ColumnDeclaration = (
     "true/false",
     "the SM clock fell over 5% or a slowing throttle reason was set",
 );
+pub const DEVICE_SPREAD_PERCENT: ColumnDeclaration = (
+    "device_spread_percent",
+    "%",
+    "sweep --replicate: (largest - smallest) / mean of the point's median GPU time over the devices",
+);

@@ -9,6 +9,7 @@ use super::columns::{
 };
 use super::CsvText;
 use crate::erosion::WorkUnit;
+use crate::experiment::run::CEILING;
 
 /// One row of points.csv, its fields typed: text where the column is text, numbers
 /// where it is a number (none where the file leaves it empty or lacks it).
@@ -20,7 +21,7 @@ pub struct PointRow<'a> {
 
 /// The column names the typed reader reads, for readers that report a column by name.
 pub mod name {
-    use super::super::columns;
+    use crate::experiment::results::columns;
 
     pub const POINT: &str = columns::POINT.0;
     pub const WORKER: &str = columns::WORKER.0;
@@ -30,6 +31,8 @@ pub mod name {
     pub const GPU_MS_CI_HIGH: &str = columns::GPU_MS_CI_HIGH.0;
     pub const GPU_MS_Q1: &str = columns::GPU_MS_Q1.0;
     pub const GPU_MS_Q3: &str = columns::GPU_MS_Q3.0;
+    pub const DEVICE_SPREAD_PERCENT: &str = columns::DEVICE_SPREAD_PERCENT.0;
+    pub const EXPERIMENT: &str = columns::EXPERIMENT.0;
 }
 
 impl CsvText {
@@ -128,6 +131,15 @@ impl<'a> PointRow<'a> {
 
     pub fn outliers(&self) -> Option<&'a str> {
         self.text(OUTLIERS)
+    }
+
+    /// The `outliers` column as a number, where it is one.
+    pub fn outlier_count(&self) -> Option<f64> {
+        self.number(OUTLIERS)
+    }
+
+    pub fn ceiling(&self) -> Option<&'a str> {
+        self.text(CEILING)
     }
 
     pub fn wall_ms_median(&self) -> Option<f64> {

@@ -7,9 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::columns::{
-    ALGORITHM, COMMIT, DEVICE, DRIVER, EXPERIMENT, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, GPU_MS_MEDIAN,
-    GPU_MS_Q1, GPU_MS_Q3, GPU_MS_REL_IQR, HEIGHT_UNIT, OUTLIERS, POINT, REPS, SLOWED, STOP_REASON,
-    WALL_MS_MEDIAN, WORKER,
+    ALGORITHM, COMMIT, DEVICE, DEVICE_SPREAD_PERCENT, DRIVER, EXPERIMENT, GPU_MS_CI_HIGH,
+    GPU_MS_CI_LOW, GPU_MS_MEDIAN, GPU_MS_Q1, GPU_MS_Q3, GPU_MS_REL_IQR, HEIGHT_UNIT, OUTLIERS,
+    POINT, REPS, SLOWED, STOP_REASON, WALL_MS_MEDIAN, WORKER,
 };
 use super::measurement::Measurement;
 use crate::erosion::{Figures, RunSettings, WorkUnit, STRATEGIES};
@@ -196,18 +196,26 @@ struct GpuColumns {
 
 impl Section for GpuColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("sm_mhz_before", "MHz", "SM clock before the timed repetitions (NVML; empty without it)"),
+        (
+            "sm_mhz_before",
+            "MHz",
+            "SM clock before the timed repetitions (NVML; empty without it)",
+        ),
         ("sm_mhz_after", "MHz", "SM clock after them"),
         ("memory_mhz_after", "MHz", "memory clock after them"),
-        ("temperature_c_after", "degrees C", "GPU temperature after them"),
-        ("power_w_after", "W", "board power after them"),
-        ("throttle_after", "text", "slowing throttle reasons set after them, '+'-joined; none when NVML reported none"),
-        SLOWED,
         (
-            "device_spread_percent",
-            "%",
-            "sweep --replicate: (largest - smallest) / mean of the point's median GPU time over the devices",
+            "temperature_c_after",
+            "degrees C",
+            "GPU temperature after them",
         ),
+        ("power_w_after", "W", "board power after them"),
+        (
+            "throttle_after",
+            "text",
+            "slowing throttle reasons set after them, '+'-joined; none when NVML reported none",
+        ),
+        SLOWED,
+        DEVICE_SPREAD_PERCENT,
     ];
 }
 
