@@ -747,11 +747,10 @@ const TYPED_READER: [&str; 2] = [
 /// evidence.rs reads the droplets' `unstable` figure, and judge.rs and summary.rs filter
 /// rows by settings keys (`workgroup`, `spawn`, ...), by names written in erosion/ with
 /// no constant to name them by yet.
-const NOT_YET_TYPED: [&str; 4] = [
+const NOT_YET_TYPED: [&str; 3] = [
     "src/studies/reproduce/evidence.rs",
     "src/studies/reproduce/judge.rs",
     "src/studies/reproduce/summary.rs",
-    "src/studies/strategy_comparison/dose.rs",
 ];
 
 /// The readers of results tables: the core and the studies.
