@@ -756,13 +756,30 @@ const NOT_YET_TYPED: [&str; 3] = [
 /// The readers of results tables: the core and the studies.
 const READERS: [&str; 2] = ["src/experiment", "src/studies"];
 
+/// `text` without its `#[cfg(test)] mod tests { ... }` block, wherever in the file it
+/// stands (by its braces).
+fn without_tests_module(text: &str) -> String {
+    let Some(start) = text.find("#[cfg(test)]\nmod tests {") else {
+        return text.to_string();
+    };
+    let mut depth = 0usize;
+    for (i, c) in text[start..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 1 => {
+                return format!("{}{}", &text[..start], &text[start + i + 1..]);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    text[..start].to_string()
+}
+
 /// The lines of `text` (its tests left out) where a string literal names a points.csv
 /// column in a lookup call: `table.get(r, "stop_reason")`.
 fn literal_column_lookups(text: &str, columns: &BTreeSet<String>) -> Vec<String> {
-    let text = match text.find("#[cfg(test)]\nmod tests") {
-        Some(at) => &text[..at],
-        None => text,
-    };
+    let text = without_tests_module(text);
     let mut found = Vec::new();
     for line in text.lines() {
         let code = line.split("//").next().unwrap_or_default();
