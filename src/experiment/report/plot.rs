@@ -508,12 +508,14 @@ impl Gathered {
                 None => {}
             }
             let bar = bar.map(|(bar, _)| bar);
-            let outliers = table.number(r, "outliers").is_some_and(|n| n > 0.0);
+            let row = table.point_row(r);
+            let outliers = row.outlier_count().is_some_and(|n| n > 0.0);
             self.units.extend(unit.map(str::to_string));
-            self.ceilings
-                .extend(Some(field("ceiling").to_string()).filter(|c| !c.is_empty()));
-            let device = field("device").to_string();
-            let experiment = field("experiment").to_string();
+            self.ceilings.extend(
+                Some(row.ceiling().unwrap_or_default().to_string()).filter(|c| !c.is_empty()),
+            );
+            let device = row.device().unwrap_or_default().to_string();
+            let experiment = row.experiment().unwrap_or_default().to_string();
             if !self.devices.contains(&device) {
                 self.devices.push(device.clone());
             }

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use crate::erosion::{RunSettings, WorkUnit};
 use crate::experiment::results::{
-    is_time, read_points, read_samples, set_file, ResultsError, POINTS_CSV, SAMPLES_CSV,
+    is_time, point_column, read_points, read_samples, set_file, ResultsError, POINTS_CSV,
+    SAMPLES_CSV,
 };
 #[cfg(test)]
 use crate::stats::bootstrap::MIN_SAMPLES;
@@ -83,68 +84,70 @@ fn canonical(text: &str) -> String {
 pub(super) fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
     let path = set_file(path, POINTS_CSV);
     let table = read_points(&path)?;
-    let medians = table.numbers("gpu_ms_median", &path)?;
+    let medians = table.numbers(point_column::GPU_MS_MEDIAN, &path)?;
     let keys = point_keys();
-    let optional = |r: usize, name: &str| table.get(r, name).map(str::to_string);
-    let index = |r: usize, name: &str| -> Result<usize, ResultsError> {
-        let text = table.get(r, name).unwrap_or_default();
+    let index = |text: Option<&str>, name: &str, line: usize| -> Result<usize, ResultsError> {
+        let text = text.unwrap_or_default();
         text.parse().map_err(|_| ResultsError::Mismatch {
             path: path.clone(),
-            reason: format!("line {}: {name} is {text:?}, not an index", r + 2),
+            reason: format!("line {line}: {name} is {text:?}, not an index"),
         })
     };
     medians
         .into_iter()
-        .enumerate()
-        .map(|(r, median_ms)| {
+        .zip(table.point_rows())
+        .map(|(median_ms, row)| {
             // With the column it came from, for the fault below.
-            let bound = |ci: &'static str, quartile: &'static str| {
+            let bound = |ci: (Option<f64>, &'static str), quartile: (Option<f64>, &'static str)| {
                 [ci, quartile]
                     .into_iter()
-                    .find_map(|column| Some((table.number(r, column)?, column)))
+                    .find_map(|(ms, column)| Some((ms?, column)))
                     // One repetition has no interval: its spread is the median alone.
-                    .unwrap_or((median_ms, "gpu_ms_median"))
+                    .unwrap_or((median_ms, point_column::GPU_MS_MEDIAN))
             };
             let (low, high) = (
-                bound("gpu_ms_ci_low", "gpu_ms_q1"),
-                bound("gpu_ms_ci_high", "gpu_ms_q3"),
+                bound(
+                    (row.gpu_ms_ci_low(), point_column::GPU_MS_CI_LOW),
+                    (row.gpu_ms_q1(), point_column::GPU_MS_Q1),
+                ),
+                bound(
+                    (row.gpu_ms_ci_high(), point_column::GPU_MS_CI_HIGH),
+                    (row.gpu_ms_q3(), point_column::GPU_MS_Q3),
+                ),
             );
             // A point whose times are not times ([`is_time`]) cannot be compared.
-            let fault = [(median_ms, "gpu_ms_median"), low, high]
+            let fault = [(median_ms, point_column::GPU_MS_MEDIAN), low, high]
                 .into_iter()
                 .find(|&(ms, _)| !is_time(ms))
                 .map(|(ms, column)| {
                     format!(
                         "point {} (line {}): {column} is {ms}; compare needs finite times above 0",
-                        table.get(r, "point").unwrap_or_default(),
-                        r + 2
+                        row.point_text().unwrap_or_default(),
+                        row.line()
                     )
                 });
-            let rate = WorkUnit::ALL.iter().find_map(|unit| {
-                let per_s = table.number(r, &format!("{}_per_s", unit.column()))?;
-                Some((per_s, unit.name()))
-            });
-            let median_ci_ms = table
-                .number(r, "gpu_ms_ci_low")
-                .zip(table.number(r, "gpu_ms_ci_high"));
+            let rate = WorkUnit::ALL
+                .iter()
+                .find_map(|&unit| Some((row.per_s(unit)?, unit.name())));
+            let median_ci_ms = row.gpu_ms_ci_low().zip(row.gpu_ms_ci_high());
             Ok(PointTimes {
                 settings: keys
                     .iter()
-                    .map(|k| (k.clone(), canonical(table.get(r, k).unwrap_or_default())))
+                    .map(|k| (k.clone(), canonical(row.setting(k).unwrap_or_default())))
                     .collect(),
-                device: table.get(r, "device").unwrap_or_default().to_string(),
-                point: index(r, "point")?,
-                worker: index(r, "worker")?,
-                line: r + 2,
-                reps: table.number(r, "reps").map(|n| n as usize),
+                device: row.device().unwrap_or_default().to_string(),
+                point: index(row.point_text(), point_column::POINT, row.line())?,
+                worker: index(row.worker_text(), point_column::WORKER, row.line())?,
+                line: row.line(),
+                reps: row.reps().map(|n| n as usize),
                 median_ms,
                 spread_ms: (low.0, high.0),
                 median_ci_ms,
-                rel_iqr: table.number(r, "gpu_ms_rel_iqr"),
+                rel_iqr: row.gpu_ms_rel_iqr(),
                 rate,
-                outliers: optional(r, "outliers"),
-                stop_reason: optional(r, "stop_reason"),
-                slowed: optional(r, "slowed"),
+                outliers: row.outliers().map(str::to_string),
+                stop_reason: row.stop_reason().map(str::to_string),
+                slowed: row.slowed().map(str::to_string),
                 fault,
                 samples: Vec::new(),
             })

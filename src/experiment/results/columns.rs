@@ -61,3 +61,58 @@ pub const DEEPEST_EROSION: ColumnDeclaration = (
     "height units",
     "the most negative change of one cell",
 );
+
+/// Which point of which sweep, measured where (points.csv and samples.csv).
+pub const EXPERIMENT: ColumnDeclaration = ("experiment", "text", "the config's name");
+pub const DEVICE: ColumnDeclaration = (
+    "device",
+    "text",
+    "the Vulkan device that measured the point",
+);
+pub const POINT: ColumnDeclaration = (
+    "point",
+    "index",
+    "the point's position in the config's product of axes, from 0",
+);
+pub const WORKER: ColumnDeclaration = (
+    "worker",
+    "index",
+    "which of sweep --devices measured it (0 for one device); meta.json's devices says which device each is",
+);
+
+/// A point's timings, as compare, report and the studies read them.
+pub const REPS: ColumnDeclaration = ("reps", "count", TIMED_REPETITIONS);
+pub const GPU_MS_MEDIAN: ColumnDeclaration = (
+    "gpu_ms_median",
+    "ms",
+    "median GPU time of a repetition (timestamps; wall time without them)",
+);
+pub const GPU_MS_Q1: ColumnDeclaration = ("gpu_ms_q1", "ms", "first quartile of the GPU times");
+pub const GPU_MS_Q3: ColumnDeclaration = ("gpu_ms_q3", "ms", "third quartile of the GPU times");
+pub const GPU_MS_REL_IQR: ColumnDeclaration = (
+    "gpu_ms_rel_iqr",
+    "ratio",
+    "(q3 - q1) / median: the noise the stopping rule targets",
+);
+pub const OUTLIERS: ColumnDeclaration = (
+    "outliers",
+    "count",
+    "repetitions beyond 1.5 IQR of the quartiles (kept; marked in samples.csv)",
+);
+pub const WALL_MS_MEDIAN: ColumnDeclaration = (
+    "wall_ms_median",
+    "ms",
+    "median host time of a repetition's submission, upload and waiting included",
+);
+
+/// The GPU's state over a point.
+pub const SLOWED: ColumnDeclaration = (
+    "slowed",
+    "true/false",
+    "the SM clock fell over 5% or a slowing throttle reason was set",
+);
+pub const DEVICE_SPREAD_PERCENT: ColumnDeclaration = (
+    "device_spread_percent",
+    "%",
+    "sweep --replicate: (largest - smallest) / mean of the point's median GPU time over the devices",
+);

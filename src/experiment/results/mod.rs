@@ -7,11 +7,13 @@
 pub mod columns;
 mod csv_text;
 mod measurement;
+mod point_row;
 mod schema;
 mod store;
 
 pub use csv_text::{read_points, CsvText};
 pub use measurement::{is_time, Measurement, Sample, StopReason};
+pub use point_row::{name as point_column, PointRow};
 pub use schema::{
     owner_of, point_columns, point_header, point_row, FailedRow, InputRecord, PointValues,
     SampleRow, SCHEMA_VERSION,

@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::columns::{
-    ALGORITHM, COMMIT, DRIVER, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT, STOP_REASON,
-    TIMED_REPETITIONS,
+    ALGORITHM, COMMIT, DEVICE, DEVICE_SPREAD_PERCENT, DRIVER, EXPERIMENT, GPU_MS_CI_HIGH,
+    GPU_MS_CI_LOW, GPU_MS_MEDIAN, GPU_MS_Q1, GPU_MS_Q3, GPU_MS_REL_IQR, HEIGHT_UNIT, OUTLIERS,
+    POINT, REPS, SLOWED, STOP_REASON, WALL_MS_MEDIAN, WORKER,
 };
 use super::measurement::Measurement;
 use crate::erosion::{Figures, RunSettings, WorkUnit, ALL_STRATEGIES};
@@ -39,19 +40,8 @@ struct Identity {
 }
 
 impl Section for Identity {
-    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("experiment", "text", "the config's name"),
-        ("device", "text", "the Vulkan device that measured the point"),
-        DRIVER,
-        COMMIT,
-        ("point", "index", "the point's position in the config's product of axes, from 0"),
-        (
-            "worker",
-            "index",
-            "which of sweep --devices measured it (0 for one device); meta.json's devices says which device each is",
-        ),
-        ALGORITHM,
-    ];
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] =
+        &[EXPERIMENT, DEVICE, DRIVER, COMMIT, POINT, WORKER, ALGORITHM];
 }
 
 /// The noise terrain's settings, as the run used them; empty for an input.
@@ -140,18 +130,18 @@ impl Section for Timing {
         ("kernel", "text", "the module(s) that ran, as build.rs named them (a grid step's passes joined by +)"),
         ("compiler_stats", "text", "the driver's compiler statistics of its main pipeline (registers, ...); empty where there are none"),
         ("dispatches", "count", "dispatches of one run"),
-        ("reps", "count", TIMED_REPETITIONS),
+        REPS,
         STOP_REASON,
-        ("gpu_ms_median", "ms", "median GPU time of a repetition (timestamps; wall time without them)"),
+        GPU_MS_MEDIAN,
         ("gpu_ms_min", "ms", "the fastest repetition"),
         ("gpu_ms_max", "ms", "the slowest repetition"),
-        ("gpu_ms_q1", "ms", "first quartile of the GPU times"),
-        ("gpu_ms_q3", "ms", "third quartile of the GPU times"),
-        ("gpu_ms_rel_iqr", "ratio", "(q3 - q1) / median: the noise the stopping rule targets"),
+        GPU_MS_Q1,
+        GPU_MS_Q3,
+        GPU_MS_REL_IQR,
         GPU_MS_CI_LOW,
         GPU_MS_CI_HIGH,
-        ("outliers", "count", "repetitions beyond 1.5 IQR of the quartiles (kept; marked in samples.csv)"),
-        ("wall_ms_median", "ms", "median host time of a repetition's submission, upload and waiting included"),
+        OUTLIERS,
+        WALL_MS_MEDIAN,
     ];
 }
 
@@ -206,18 +196,26 @@ struct GpuColumns {
 
 impl Section for GpuColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("sm_mhz_before", "MHz", "SM clock before the timed repetitions (NVML; empty without it)"),
+        (
+            "sm_mhz_before",
+            "MHz",
+            "SM clock before the timed repetitions (NVML; empty without it)",
+        ),
         ("sm_mhz_after", "MHz", "SM clock after them"),
         ("memory_mhz_after", "MHz", "memory clock after them"),
-        ("temperature_c_after", "degrees C", "GPU temperature after them"),
-        ("power_w_after", "W", "board power after them"),
-        ("throttle_after", "text", "slowing throttle reasons set after them, '+'-joined; none when NVML reported none"),
-        ("slowed", "true/false", "the SM clock fell over 5% or a slowing throttle reason was set"),
         (
-            "device_spread_percent",
-            "%",
-            "sweep --replicate: (largest - smallest) / mean of the point's median GPU time over the devices",
+            "temperature_c_after",
+            "degrees C",
+            "GPU temperature after them",
         ),
+        ("power_w_after", "W", "board power after them"),
+        (
+            "throttle_after",
+            "text",
+            "slowing throttle reasons set after them, '+'-joined; none when NVML reported none",
+        ),
+        SLOWED,
+        DEVICE_SPREAD_PERCENT,
     ];
 }
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::csv_text::{read_points, CsvText};
 use super::measurement::is_time;
+use super::point_row::name as point_column;
 use super::schema::{point_header, FailedRow, SampleRow, SCHEMA_VERSION};
 use super::{csv_error, io_error, ResultsError, FAILED_CSV, META_JSON, POINTS_CSV, SAMPLES_CSV};
 use crate::experiment::run::Provenance;
@@ -349,9 +350,9 @@ pub struct ResultsWriter {
 
 /// The (point, worker) of every row of `table`, in its order.
 fn recorded_rows(table: &CsvText, path: &Path) -> Result<Vec<(usize, usize)>, ResultsError> {
-    let points = table.numbers("point", path)?;
-    let workers = match table.column("worker") {
-        Some(_) => table.numbers("worker", path)?,
+    let points = table.numbers(point_column::POINT, path)?;
+    let workers = match table.column(point_column::WORKER) {
+        Some(_) => table.numbers(point_column::WORKER, path)?,
         None => vec![0.0; points.len()],
     };
     let index = |value: f64, name: &str| match value >= 0.0 && value.fract() == 0.0 {
@@ -364,7 +365,12 @@ fn recorded_rows(table: &CsvText, path: &Path) -> Result<Vec<(usize, usize)>, Re
     points
         .into_iter()
         .zip(workers)
-        .map(|(p, w)| Ok((index(p, "point")?, index(w, "worker")?)))
+        .map(|(p, w)| {
+            Ok((
+                index(p, point_column::POINT)?,
+                index(w, point_column::WORKER)?,
+            ))
+        })
         .collect()
 }
 
@@ -505,10 +511,14 @@ impl ResultsWriter {
             for s in &samples {
                 *counts.entry((s.point, s.worker)).or_default() += 1;
             }
-            let reps = table.column("reps");
+            let wanted: Vec<Option<usize>> =
+                table.point_rows().map(|row| row.reps_count()).collect();
             let mut kept = Vec::new();
-            for (row, key) in std::mem::take(&mut table.rows).into_iter().zip(rows) {
-                let want = reps.and_then(|c| row[c].parse::<usize>().ok());
+            for ((row, key), want) in std::mem::take(&mut table.rows)
+                .into_iter()
+                .zip(rows)
+                .zip(wanted)
+            {
                 let have = counts.get(&key).copied().unwrap_or(0);
                 match want.is_none_or(|w| w == have) {
                     true => {
@@ -808,9 +818,12 @@ pub fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
     (0..table.rows.len())
         .map(|r| {
             Ok(SampleRow {
-                experiment: table.get(r, "experiment").unwrap_or_default().to_string(),
-                point: number(r, "point", None)? as usize,
-                worker: number(r, "worker", Some(0.0))? as usize,
+                experiment: table
+                    .get(r, point_column::EXPERIMENT)
+                    .unwrap_or_default()
+                    .to_string(),
+                point: number(r, point_column::POINT, None)? as usize,
+                worker: number(r, point_column::WORKER, Some(0.0))? as usize,
                 rep: number(r, "rep", None)? as usize,
                 gpu_ms: number(r, "gpu_ms", None)?,
                 wall_ms: number(r, "wall_ms", None)?,
@@ -988,7 +1001,7 @@ pub fn merge(
         )],
     };
     let at = points
-        .column("point")
+        .column(point_column::POINT)
         .expect("a column of the current schema");
     points
         .rows

@@ -91,13 +91,16 @@ pub struct CeilingShare {
     pub percent_of_peak: Option<f64>,
 }
 
+/// Which ceiling a row's rate is held against (points.csv's `ceiling` column).
+pub const CEILING: (&str, &str, &str) = (
+    "ceiling",
+    "text",
+    "the ceiling the rate is held against: droplet-walk (droplets) or streaming-copy (grids)",
+);
+
 impl Section for CeilingShare {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
-        (
-            "ceiling",
-            "text",
-            "the ceiling the rate is held against: droplet-walk (droplets) or streaming-copy (grids)",
-        ),
+        CEILING,
         (
             "peak_walk_steps_per_s",
             "droplet-steps/s",

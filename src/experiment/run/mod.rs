@@ -13,7 +13,7 @@ pub use erode::{
     run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest, LandformChange,
     OutputOptions,
 };
-pub use figures::{gpm_counters, CeilingShare, ChangeFigures, RunFigures, TimeSource};
+pub use figures::{gpm_counters, CeilingShare, ChangeFigures, RunFigures, TimeSource, CEILING};
 pub use provenance::Provenance;
 pub use split::TimeSplit;
 pub use terrain::{

@@ -142,13 +142,11 @@ pub fn dry_run(experiment: &Experiment, device: &DeviceInfo, options: &SweepOpti
         .filter(|meta| meta.config_hash == experiment.config_hash())
         .and_then(|_| read_points(&dir.join(POINTS_CSV)).ok())
         .map(|table| {
-            (0..table.rows.len())
-                .filter_map(|r| {
-                    let point = table.number(r, "point")? as usize;
-                    Some((
-                        point,
-                        (table.number(r, "reps")?, table.number(r, "wall_ms_median")?),
-                    ))
+            table
+                .point_rows()
+                .filter_map(|row| {
+                    let point = row.point()? as usize;
+                    Some((point, (row.reps()?, row.wall_ms_median()?)))
                 })
                 .collect()
         })

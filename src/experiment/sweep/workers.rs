@@ -14,7 +14,7 @@ use super::config::Point;
 use super::options::{OnPointError, SweepOptions, SweepSummary, Verbosity};
 use super::point::{PointContext, TerrainCache};
 use crate::erosion::ErosionError;
-use crate::experiment::results::{CsvText, FailedRow, ResultsWriter};
+use crate::experiment::results::{point_column, CsvText, FailedRow, ResultsWriter};
 use crate::experiment::ExperimentError;
 use crate::gpu::{Context, GpuError};
 use crate::probes::ceilings::Ceilings;
@@ -321,9 +321,9 @@ impl Finished {
 /// (largest - smallest) / mean of their median GPU times, in percent.
 pub fn fill_device_spread(table: &mut CsvText, devices: usize) {
     let (Some(point), Some(median), Some(spread)) = (
-        table.column("point"),
-        table.column("gpu_ms_median"),
-        table.column("device_spread_percent"),
+        table.column(point_column::POINT),
+        table.column(point_column::GPU_MS_MEDIAN),
+        table.column(point_column::DEVICE_SPREAD_PERCENT),
     ) else {
         return;
     };

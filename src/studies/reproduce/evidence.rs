@@ -72,11 +72,13 @@ impl StepFiles {
             // Judged only on times compare would judge: finite, above 0, its samples'.
             check_set(folder)?;
             let points = read_points(&folder.join(POINTS_CSV))?;
-            for r in 0..points.rows.len() {
-                let n = |c| points.number(r, c).map(|v| v as usize);
-                files
-                    .keys
-                    .push((f, n("point").unwrap_or(r), n("worker").unwrap_or(0)));
+            for row in points.point_rows() {
+                let index = |n: Option<f64>| n.map(|v| v as usize);
+                files.keys.push((
+                    f,
+                    index(row.point()).unwrap_or(row.index()),
+                    index(row.worker()).unwrap_or(0),
+                ));
             }
             append(&mut files.table, points, folder)?;
             for s in read_samples(&folder.join(SAMPLES_CSV))? {
@@ -203,10 +205,11 @@ impl StepFiles {
     /// noise target, or ran fewer repetitions than a verdict needs.
     pub fn unweighable(&self, rows: &[usize]) -> Option<String> {
         rows.iter().find_map(|&r| {
-            let point = self.get(r, "point").unwrap_or("?");
-            let reason = self.get(r, "stop_reason").unwrap_or("");
+            let row = self.table.point_row(r);
+            let point = row.point_text().unwrap_or("?");
+            let reason = row.stop_reason().unwrap_or("");
             if reason != StopReason::NoiseTarget.as_str() {
-                let iqr = self.number(r, "gpu_ms_rel_iqr").map(readable_number);
+                let iqr = row.gpu_ms_rel_iqr().map(readable_number);
                 return Some(format!(
                     "point {point} stopped at {} (relative IQR {})",
                     if reason.is_empty() {

@@ -144,13 +144,16 @@ struct DosePoint<'a> {
     quantities: Vec<Gathered>,
 }
 
+/// How many seeds a row of `dose.csv` is over.
+const SEEDS: (&str, &str, &str) = ("seeds", "count", "the seeds the means are over");
+
 /// The key columns of `dose.csv`, before each quantity's mean and interval.
 const KEYS: &[(&str, &str, &str)] = &[
     TERRAIN,
     ALGORITHM,
     WATER_PER_CELL,
     HEIGHT_UNIT,
-    ("seeds", "count", "the seeds the means are over"),
+    SEEDS,
     (
         "missing",
         "text",
@@ -381,7 +384,7 @@ fn read_dose_csv(path: &Path) -> Result<Vec<DoseRow>, ExperimentError> {
                     .map_err(|_| bad(format!("line {line}: {text:?} in {name:?} is no number"))),
             }
         };
-        let seeds = number("seeds")?;
+        let seeds = number(SEEDS.0)?;
         let quantities = names
             .iter()
             .map(|name| {
@@ -397,10 +400,10 @@ fn read_dose_csv(path: &Path) -> Result<Vec<DoseRow>, ExperimentError> {
             })
             .collect::<Result<Vec<_>, PlotError>>()?;
         out.push(DoseRow {
-            terrain: field("terrain")?.to_string(),
-            algorithm: field("algorithm")?.to_string(),
-            height_unit: field("height_unit")?.to_string(),
-            water_per_cell: number("water_per_cell")?,
+            terrain: field(TERRAIN.0)?.to_string(),
+            algorithm: field(ALGORITHM.0)?.to_string(),
+            height_unit: field(HEIGHT_UNIT.0)?.to_string(),
+            water_per_cell: number(WATER_PER_CELL.0)?,
             seeds: seeds as usize,
             quantities,
         });
