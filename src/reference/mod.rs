@@ -145,9 +145,11 @@ pub fn reproduce_reference() -> String {
          of wall time against cells to each (least squares; where noise makes it fall, or \
          there is one run, all of the largest run's time counts per cell). The suite then \
          runs each step's seeds 1 and 2, then each step's seed 3. Before every unit it \
-         predicts what is left, from the lines corrected by what the units run so far took \
-         against them, and where that would overrun the budget (less {}% of it, at least \
-         2 s, kept for the verdicts and the files) it cuts, in this order: fewer repetitions (half the time \
+         predicts what is left, from the lines corrected by what the step's units run so \
+         far took against them (or its latest unit, where that ran slower: a device slowing \
+         under other load is followed at once), and where that would overrun the budget \
+         (less {}% of it, at least 2 s, kept for the verdicts and the files; a unit of \
+         more seeds also keeps back what the last judgement of the evidence took) it cuts, in this order: fewer repetitions (half the time \
          and at most half the repetitions a point, never under {MIN_SAMPLES}); the third \
          seed, the last step's first; the next smaller side for a step not yet begun; such a \
          step whole (its claims \"not measured\"). reproduce.json records the prediction, \

@@ -37,6 +37,8 @@ const MAIN: RGBColor = RGBColor(31, 119, 180);
 const REFERENCE: RGBColor = RGBColor(120, 120, 120);
 const BAND: RGBColor = RGBColor(255, 220, 120);
 const ROW_PX: u32 = 34;
+/// The strip under the chart that holds its key.
+const KEY_PX: u32 = 30;
 
 impl IntervalChart {
     /// Every x the chart must hold: values, intervals and bands.
@@ -59,10 +61,14 @@ impl IntervalChart {
             return Ok(None);
         }
         ensure_font();
-        let height = 110 + ROW_PX * self.rows.len() as u32;
+        let height = 110 + KEY_PX + ROW_PX * self.rows.len() as u32;
         let mut svg = String::new();
         {
-            let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+            let page = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+            page.fill(&WHITE)
+                .map_err(|e| PlotError::Draw(e.to_string()))?;
+            let (root, key) = page.split_vertically(height - KEY_PX);
+            self.draw_key(&key).map_err(PlotError::Draw)?;
             let drawn = if self.log_x {
                 let (lo, hi) = if lo == hi {
                     (lo / 2.0, hi * 2.0)
@@ -77,7 +83,7 @@ impl IntervalChart {
                 self.draw(&root, RangedCoordf64::from(axis.0..axis.1), axis)
             };
             drawn.map_err(PlotError::Draw)?;
-            root.present().map_err(|e| PlotError::Draw(e.to_string()))?;
+            page.present().map_err(|e| PlotError::Draw(e.to_string()))?;
         }
         Ok(Some(svg))
     }
@@ -96,7 +102,6 @@ impl IntervalChart {
         X::CoordDescType: ValueFormatter<f64>,
     {
         let err = |e: &dyn std::fmt::Display| e.to_string();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
         let n = self.rows.len();
         // Segment 0 is at the bottom: the first row is drawn in the top one.
         let at = |i: usize| n - 1 - i;
@@ -160,6 +165,59 @@ impl IntervalChart {
         }
         Ok(())
     }
+
+    /// The key, in a strip of its own so that it hides no row: the marks the rows use,
+    /// each in words (the interval's level is the x label's).
+    fn draw_key<DB: DrawingBackend>(
+        &self,
+        key: &DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), String> {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let text = ("sans-serif", 14).into_font().color(&BLACK);
+        let y = (KEY_PX / 2) as i32;
+        let mut x = 20;
+        let mut entry = |mark: &dyn Fn(i32) -> Result<(), String>, words: &str| {
+            mark(x)?;
+            key.draw(&Text::new(words.to_string(), (x + 34, y - 8), text.clone()))
+                .map_err(|e| err(&e))?;
+            let (w, _) = key.estimate_text_size(words, &text).map_err(|e| err(&e))?;
+            x += 34 + w as i32 + 28;
+            Ok::<(), String>(())
+        };
+        let estimate = |colour: RGBColor, hollow: bool| {
+            move |x: i32| {
+                key.draw(&PathElement::new(
+                    vec![(x, y), (x + 24, y)],
+                    colour.stroke_width(3),
+                ))
+                .map_err(|e| err(&e))?;
+                let style = match hollow {
+                    true => colour.stroke_width(2),
+                    false => colour.filled(),
+                };
+                key.draw(&Circle::new((x + 12, y), 6, style))
+                    .map_err(|e| err(&e))
+            }
+        };
+        entry(&estimate(MAIN, false), "estimate and its interval")?;
+        if self.rows.iter().any(|r| r.reference) {
+            entry(
+                &estimate(REFERENCE, true),
+                "the reference's, at the same scale",
+            )?;
+        }
+        if self.rows.iter().any(|r| r.band.is_some()) {
+            let band = |x: i32| {
+                key.draw(&Rectangle::new(
+                    [(x, y - 8), (x + 24, y + 8)],
+                    BAND.mix(0.45).filled(),
+                ))
+                .map_err(|e| err(&e))
+            };
+            entry(&band, "band of no effect")?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -189,34 +247,71 @@ mod tests {
             ],
         };
         let svg = chart.svg(800).unwrap().unwrap();
+        let key_top = (110 + ROW_PX * 3) as f64;
+        let (rows, key): (Vec<Mark>, Vec<Mark>) =
+            marks(&svg).into_iter().partition(|m| m.y < key_top);
         // One marker a row, drawn in the rows' order from the top down (the text is
         // drawn as glyph outlines, so the rows are told apart by their markers).
-        let heights: Vec<f64> = svg
-            .split("<circle")
-            .skip(1)
-            .map(|c| {
-                let at = c.find("cy=\"").unwrap() + 4;
-                c[at..].split('"').next().unwrap().parse().unwrap()
-            })
-            .collect();
+        let heights: Vec<f64> = rows.iter().map(|m| m.y).collect();
         assert_eq!(heights.len(), 3, "{svg}");
         assert!(
             heights[0] < heights[1] && heights[1] < heights[2],
             "{heights:?}"
         );
         // The reference's marker is hollow, the others filled.
-        let fills: Vec<bool> = svg
-            .split("<circle")
-            .skip(1)
-            .map(|c| c.split("/>").next().unwrap().contains("fill=\"none\""))
-            .collect();
-        assert_eq!(fills, [false, true, false], "{svg}");
-        // A band a row.
-        assert!(svg.matches("<rect").count() >= 3, "{svg}");
+        let hollow: Vec<bool> = rows.iter().map(|m| m.hollow).collect();
+        assert_eq!(hollow, [false, true, false], "{svg}");
+        // The key shows both kinds of estimate, below every row.
+        let key_hollow: Vec<bool> = key.iter().map(|m| m.hollow).collect();
+        assert_eq!(key_hollow, [false, true], "{svg}");
+        // A band a row, and the band's swatch in the key.
+        assert!(svg.matches("<rect").count() >= 4, "{svg}");
         let empty = IntervalChart {
             rows: Vec::new(),
             ..chart
         };
         assert_eq!(empty.svg(800).unwrap(), None);
+    }
+
+    #[test]
+    fn the_key_names_only_the_marks_the_rows_use() {
+        let chart = IntervalChart {
+            title: "settings".into(),
+            x_label: "ms".into(),
+            log_x: false,
+            rows: vec![IntervalRow {
+                band: None,
+                ..row("workgroup 64", 2.0, false)
+            }],
+        };
+        let svg = chart.svg(800).unwrap().unwrap();
+        let key_top = (110 + ROW_PX) as f64;
+        let key: Vec<Mark> = marks(&svg).into_iter().filter(|m| m.y >= key_top).collect();
+        assert_eq!(key.len(), 1, "{svg}");
+        assert!(!key[0].hollow);
+        assert_eq!(
+            svg.matches("<rect").count(),
+            1,
+            "only the background: {svg}"
+        );
+    }
+
+    struct Mark {
+        y: f64,
+        hollow: bool,
+    }
+
+    /// The circles of an SVG: where each is drawn, and whether it is hollow.
+    fn marks(svg: &str) -> Vec<Mark> {
+        svg.split("<circle")
+            .skip(1)
+            .map(|c| {
+                let at = c.find("cy=\"").unwrap() + 4;
+                Mark {
+                    y: c[at..].split('"').next().unwrap().parse().unwrap(),
+                    hollow: c.split("/>").next().unwrap().contains("fill=\"none\""),
+                }
+            })
+            .collect()
     }
 }

@@ -100,8 +100,10 @@ impl Unit {
 /// The predictions, and what the units run so far took against them.
 pub struct Costs {
     pub calibration: Calibration,
-    /// Per step: (seconds taken, seconds the lines predicted).
+    /// Per step: (seconds taken, seconds the lines predicted), over all its units.
     observed: BTreeMap<&'static str, (f64, f64)>,
+    /// Per step: the same of its latest unit alone.
+    latest: BTreeMap<&'static str, (f64, f64)>,
 }
 
 impl Costs {
@@ -109,6 +111,7 @@ impl Costs {
         Self {
             calibration,
             observed: BTreeMap::new(),
+            latest: BTreeMap::new(),
         }
     }
 
@@ -128,11 +131,13 @@ impl Costs {
     }
 
     /// How far the lines have been off: the step's own units' ratio of taken to
-    /// predicted where it has run, else every unit's.
+    /// predicted where it has run, or its latest unit's where that is higher (a device
+    /// that slows down, under other load, is followed at once); else every unit's.
     fn factor(&self, step: Step) -> f64 {
         let ratio = |(taken, predicted): (f64, f64)| (predicted > 0.0).then(|| taken / predicted);
         if let Some(own) = self.observed.get(step.name()).copied().and_then(ratio) {
-            return own;
+            let latest = self.latest.get(step.name()).copied().and_then(ratio);
+            return latest.map_or(own, |l| own.max(l));
         }
         let all = self
             .observed
@@ -150,6 +155,7 @@ impl Costs {
         let predicted = self.lines(unit, reps);
         let entry = self.observed.entry(unit.step.name()).or_default();
         *entry = (entry.0 + seconds, entry.1 + predicted);
+        self.latest.insert(unit.step.name(), (seconds, predicted));
     }
 }
 
@@ -512,6 +518,13 @@ mod tests {
         assert_eq!(c.predict(&grid, &reps), 8.0, "every unit's ratio");
         c.observe(&grid, &reps, 4.0);
         assert_eq!(c.predict(&grid, &reps), 4.0);
+        // The pooled ratio is 36/24, but the latest unit ran at 2: a device slowing
+        // down is followed at once, and one speeding up is trusted only as it pools.
+        c.observe(&workgroup, &reps, 12.0);
+        assert_eq!(c.predict(&workgroup, &reps), 18.0, "the pooled ratio");
+        let mut slower = c;
+        slower.observe(&workgroup, &reps, 36.0);
+        assert_eq!(slower.predict(&workgroup, &reps), 36.0, "the latest unit's");
         assert_eq!(workgroup.folder(), "seeds-01-02");
     }
 }

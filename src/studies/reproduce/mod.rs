@@ -489,11 +489,19 @@ pub fn run_reproduce(
         .filter(|c| c.adds_seeds && begun.contains(c.step.name()))
         .collect();
     let mut short: Vec<&str> = Vec::new();
+    // Judged once a round, after a unit ran; the time a judgement takes is kept back
+    // with the reserve, for the last one.
+    let judge = || {
+        let at = Instant::now();
+        layout
+            .evidence(threshold.relative)
+            .map(|evidence| (evidence, at.elapsed().as_secs_f64()))
+    };
+    let (mut evidence, mut judging_s) = judge()?;
     while !waiting.is_empty() {
         let at = 0;
         let claim = waiting[at];
         let scale = scales[claim.step.name()];
-        let evidence = layout.evidence(threshold.relative)?;
         let Some(seeds) = more_seeds_for(claim, &evidence, scale) else {
             waiting.remove(at);
             continue;
@@ -504,17 +512,17 @@ pub fn run_reproduce(
             scale,
             extra: true,
         };
-        if elapsed() + costs.predict(&unit, &reps) > options.budget_s - reserve {
+        if elapsed() + costs.predict(&unit, &reps) + judging_s > options.budget_s - reserve {
             short.push(claim.id);
             waiting.remove(at);
             continue;
         }
         ran.push(run(&unit, &reps, &mut costs, say)?);
+        (evidence, judging_s) = judge()?;
         // The next claim's turn: seeds go round the claims that need them.
         waiting.rotate_left(1);
     }
 
-    let evidence = layout.evidence(threshold.relative)?;
     let claims = options
         .claims
         .iter()
