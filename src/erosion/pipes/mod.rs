@@ -1,8 +1,9 @@
 //! The paper's other strategy, grid-centric: the virtual-pipe shallow-water erosion of
 //! Mei, Decaudin and Hu (2007), over float32 fields and with no atomics. `params.rs`
 //! holds the model's parameters and rules, `variant.rs` the kernels' axes, `kernel.rs`
-//! and `runner.rs` drive its passes (glsl/pipes_*.comp), `cpu.rs` is its sequential
-//! reference; this file is its [`Strategy`].
+//! and `runner.rs` are its passes (glsl/pipes_*.comp) and its fields on the device,
+//! which `erosion/grid/` runs; `cpu.rs` is its sequential reference; this file is the
+//! model that the grid's [`Strategy`](crate::erosion::Strategy) is built from.
 
 mod cpu;
 mod kernel;
@@ -22,153 +23,158 @@ pub use variant::{Fusion, Packing, PipesVariant, Tiles};
 use std::sync::Arc;
 use std::time::Instant;
 
+use runner::PipesBuffers;
+
 use serde::Serialize;
 
+use crate::erosion::grid::{ms_per_step, GridModel, GridPipelines};
 use crate::erosion::steps::{cell_steps, float_cells, float_state};
 use crate::erosion::{
-    report_of, Algorithm, Ceiling, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, Prepared,
-    RunSettings, SettingError, Strategy, TimedRun, WorkUnit,
+    report_of, Algorithm, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, RunSettings,
+    SettingError,
 };
-use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
+use crate::gpu::{Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
 use crate::terrain::units::HeightUnit;
-use crate::terrain::{Cells, Heightmap, MapInfo};
+use crate::terrain::{Cells, MapInfo};
 
 /// The sediment cap of a comparison of strategies whose table sets none, in volumes per
 /// volume of water: water carrying more than its own volume is a landslide, not a flow
 /// (uncapped, comparison runs carried 33 volumes per volume off the map).
 pub const COMPARISON_SEDIMENT_CAP: f32 = 1.0;
 
-/// The virtual-pipe strategy.
+/// The virtual-pipe strategy: its [`Strategy`](crate::erosion::Strategy) is the grid's,
+/// from its [`GridModel`].
 pub struct Pipes;
-
-/// Its kernels, as errors name them.
-const KERNELS: &str = "the grid kernels";
 
 /// Water beyond this share of what fell and stood can only come from a bug in the flux:
 /// float rounding over a run stays orders below it.
 const WATER_TOLERANCE: f64 = 1e-3;
 
-impl Strategy for Pipes {
-    fn algorithm(&self) -> Algorithm {
-        Algorithm::Pipes
+impl GridModel for Pipes {
+    const ALGORITHM: Algorithm = Algorithm::Pipes;
+    const KERNELS: &'static str = "the grid kernels";
+    const SMOKE_ARGS: &'static [&'static str] = &["--algorithm", "pipes", "--pipes-steps", "8"];
+    const STEPS_KEY: &'static str = "pipes_steps";
+    const UNITS: &'static [(&'static str, &'static str)] = PipesSettings::UNITS;
+    const GPU_ONLY: &'static [&'static str] = PipesSettings::GPU_ONLY;
+    const COMPARISON_KEYS: &'static [&'static str] = &["pipes_boundary", "pipes_base_level"];
+    const REPORT_FIELDS: &'static [(&'static str, &'static str, &'static str)] = REPORT_FIELDS;
+
+    type Settings = PipesSettings;
+    type Variant = PipesVariant;
+    type Params = PipesParams;
+    type Fields = PipesBuffers;
+
+    fn settings(run: &RunSettings) -> &PipesSettings {
+        &run.pipes
     }
 
-    fn smoke_args(&self) -> &'static [&'static str] {
-        &["--algorithm", "pipes", "--pipes-steps", "8"]
+    fn settings_mut(run: &mut RunSettings) -> &mut PipesSettings {
+        &mut run.pipes
     }
 
-    fn unit(&self) -> WorkUnit {
-        WorkUnit::CellSteps
+    fn steps(settings: &PipesSettings) -> u32 {
+        settings.pipes_steps
     }
 
-    fn settings_units(&self) -> &'static [(&'static str, &'static str)] {
-        PipesSettings::UNITS
+    fn steps_mut(settings: &mut PipesSettings) -> &mut u32 {
+        &mut settings.pipes_steps
     }
 
-    fn gpu_only_keys(&self) -> &'static [&'static str] {
-        PipesSettings::GPU_ONLY
+    fn check_every(settings: &PipesSettings) -> u32 {
+        settings.pipes_check_every
     }
 
-    fn dose_key(&self) -> &'static str {
-        "pipes_steps"
+    fn variant(settings: &PipesSettings) -> PipesVariant {
+        settings.variant()
     }
 
-    fn dose(&self, settings: &RunSettings) -> u64 {
-        u64::from(settings.pipes.pipes_steps)
-    }
-
-    fn with_dose(&self, settings: &RunSettings, dose: u64) -> RunSettings {
-        let mut s = settings.clone();
-        s.pipes.pipes_steps = u32::try_from(dose).unwrap_or(u32::MAX);
-        s
-    }
-
-    fn work_bound(&self, settings: &RunSettings, map: MapInfo) -> u64 {
-        map.cells()
-            .saturating_mul(u64::from(settings.pipes.pipes_steps))
-    }
-
-    fn water_per_dose(&self, settings: &RunSettings, _map: MapInfo) -> Option<f64> {
-        // A step rains pipes_rain x dt on every cell.
-        let p = &settings.pipes;
-        Some(f64::from(p.pipes_rain) * f64::from(p.pipes_dt))
-    }
-
-    fn raining_within(
-        &self,
-        settings: &RunSettings,
-        water_per_cell: f64,
-        duration: f64,
-    ) -> Option<RunSettings> {
-        let mut s = settings.clone();
-        let p = &mut s.pipes;
-        let steps = (duration / f64::from(p.pipes_dt)).round().max(1.0);
-        p.pipes_steps = steps as u32;
-        p.pipes_rain = (water_per_cell / (steps * f64::from(p.pipes_dt))) as f32;
-        Some(s)
-    }
-
-    fn in_comparison(&self, settings: &RunSettings, sea: f32) -> RunSettings {
-        let mut s = settings.clone();
-        let p = &mut s.pipes;
-        p.pipes_boundary = Boundary::Open;
-        p.pipes_base_level = sea;
-        p.pipes_sediment_cap = p.pipes_sediment_cap.or(Some(COMPARISON_SEDIMENT_CAP));
-        s
-    }
-
-    fn comparison_keys(&self) -> &'static [&'static str] {
-        &["pipes_boundary", "pipes_base_level"]
+    fn params(settings: &PipesSettings) -> PipesParams {
+        settings.params()
     }
 
     fn check(
-        &self,
-        settings: &RunSettings,
+        settings: &PipesSettings,
         map: Option<MapInfo>,
         device: Option<&DeviceInfo>,
     ) -> Result<(), SettingError> {
-        settings.pipes.check(map, device)
+        settings.check(map, device)
     }
 
-    fn missing_feature(
-        &self,
-        settings: &RunSettings,
-        _map: MapInfo,
-        device: &DeviceInfo,
-    ) -> Option<String> {
-        let p = &settings.pipes;
-        p.variant()
-            .check(p.pipes_advection, Some(device))
-            .err()
-            .map(|e| e.reason)
+    fn check_variant(
+        variant: PipesVariant,
+        params: &PipesParams,
+        device: Option<&DeviceInfo>,
+    ) -> Result<(), SettingError> {
+        variant.check(params.advection, device)
     }
 
-    fn initial(&self, _settings: &RunSettings, terrain: &Heightmap) -> Result<Cells, ErosionError> {
-        Ok(Cells::float_from(terrain))
+    fn bytes_per_cell_step(variant: PipesVariant, params: &PipesParams) -> u64 {
+        variant.bytes_per_cell_step(params.advection)
     }
 
-    fn prepare<'a>(
-        &self,
+    fn pipelines(
         ctx: &Arc<Context>,
-        settings: &RunSettings,
-        initial: &'a Cells,
-    ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
-        let p = &settings.pipes;
-        let terrain = float_cells(initial, KERNELS)?;
-        let kernel = PipesKernel::new(ctx, p.variant(), &p.params())?;
-        let runner = kernel.prepare(initial.width(), initial.height(), terrain, None)?;
-        Ok(Box::new(PipesPrepared {
-            runner,
-            steps: p.pipes_steps,
-            check_every: p.pipes_check_every,
-        }))
+        variant: PipesVariant,
+        params: &PipesParams,
+    ) -> Result<GridPipelines, ErosionError> {
+        kernel::pipelines(ctx, variant, params)
+    }
+
+    fn prepare(
+        kernel: PipesKernel,
+        width: usize,
+        height: usize,
+        terrain: &[f32],
+    ) -> Result<PipesRunner, ErosionError> {
+        kernel.prepare(width, height, terrain, None)
+    }
+
+    /// The counted build, its balance checked every `pipes_check_every` steps and at the
+    /// end (water the flux lost or made is an error); for 0, a timed run, unchecked.
+    fn run_counted(
+        runner: &mut PipesRunner,
+        steps: u32,
+        check_every: u32,
+    ) -> Result<CountedRun, ErosionError> {
+        let start = runner.start();
+        let checks = match check_every {
+            // No counted run: the figures are a timed run's, unchecked.
+            0 => {
+                runner.run(steps)?;
+                Vec::new()
+            }
+            every => {
+                let checks = runner.run_checked(steps, every)?;
+                check_water(&checks, start.water)?;
+                checks
+            }
+        };
+        let fields = runner.read()?;
+        let kernel = runner.kernel();
+        let cells = fields.width * fields.height;
+        let settings = PipesSettings {
+            pipes_steps: steps,
+            pipes_check_every: check_every,
+            ..settings_of(kernel.variant(), kernel.params())
+        };
+        let left = checks.last().map(|c| Drained {
+            evaporated: c.evaporated,
+            outflow: c.outflow,
+            sediment_outflow: c.sediment_outflow,
+        });
+        let figures = PipesFigures::new(&settings, start, fields.totals(), left, checks, cells);
+        Ok(CountedRun {
+            cells: float_state(fields.width, fields.height, fields.terrain)?,
+            work: cell_steps(cells, steps),
+            figures: Box::new(figures),
+        })
     }
 
     fn run_on_cpu(
-        &self,
         engine: CpuEngine,
-        settings: &RunSettings,
+        p: &PipesSettings,
         initial: &Cells,
     ) -> Result<CpuRun, ErosionError> {
         if engine != CpuEngine::Sequential {
@@ -176,10 +182,9 @@ impl Strategy for Pipes {
                 "the virtual-pipe model's CPU reference runs on one core: use --engine cpu-sequential".into(),
             ));
         }
-        let p = &settings.pipes;
         let params = p.params();
         let (w, h) = (initial.width(), initial.height());
-        let mut state = PipesState::dry(w, h, float_cells(initial, KERNELS)?.to_vec());
+        let mut state = PipesState::dry(w, h, float_cells(initial, Self::KERNELS)?.to_vec());
         let start = state.totals();
         let started = Instant::now();
         run_pipes_on_cpu(&mut state, &params, p.pipes_steps);
@@ -195,15 +200,34 @@ impl Strategy for Pipes {
         })
     }
 
-    fn ceiling(&self, settings: &RunSettings, _map: MapInfo) -> Ceiling {
-        let p = &settings.pipes;
-        Ceiling::Bandwidth {
-            bytes_per_step: p.variant().bytes_per_cell_step(p.pipes_advection),
-        }
+    /// A step rains pipes_rain x dt on every cell.
+    fn water_per_step(p: &PipesSettings) -> Option<f64> {
+        Some(f64::from(p.pipes_rain) * f64::from(p.pipes_dt))
     }
 
-    fn plan(&self, settings: &RunSettings, _map: MapInfo, _device: &DeviceInfo) -> String {
-        let p = &settings.pipes;
+    fn raining_within(
+        settings: &RunSettings,
+        water_per_cell: f64,
+        duration: f64,
+    ) -> Option<RunSettings> {
+        let mut s = settings.clone();
+        let p = &mut s.pipes;
+        let steps = (duration / f64::from(p.pipes_dt)).round().max(1.0);
+        p.pipes_steps = steps as u32;
+        p.pipes_rain = (water_per_cell / (steps * f64::from(p.pipes_dt))) as f32;
+        Some(s)
+    }
+
+    fn in_comparison(settings: &RunSettings, sea: f32) -> RunSettings {
+        let mut s = settings.clone();
+        let p = &mut s.pipes;
+        p.pipes_boundary = Boundary::Open;
+        p.pipes_base_level = sea;
+        p.pipes_sediment_cap = p.pipes_sediment_cap.or(Some(COMPARISON_SEDIMENT_CAP));
+        s
+    }
+
+    fn plan(p: &PipesSettings) -> String {
         format!(
             "{} steps of the grid ({}), fields reached by address",
             p.pipes_steps,
@@ -211,94 +235,8 @@ impl Strategy for Pipes {
         )
     }
 
-    fn settings_columns(&self) -> Vec<Column> {
-        crate::erosion::keys::columns_of::<PipesSettings>(PipesSettings::UNITS)
-    }
-
-    fn settings_values(&self, settings: &RunSettings, _map: MapInfo) -> Vec<String> {
-        values_of(&settings.pipes)
-    }
-
-    fn figures_columns(&self) -> Vec<Column> {
+    fn figures_columns() -> Vec<Column> {
         PipesColumns::columns()
-    }
-
-    fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)] {
-        REPORT_FIELDS
-    }
-}
-
-/// The grid kernels with one map's fields.
-struct PipesPrepared {
-    runner: PipesRunner,
-    steps: u32,
-    check_every: u32,
-}
-
-impl Prepared for PipesPrepared {
-    fn kernel(&self) -> String {
-        self.runner.kernel().module_name()
-    }
-
-    fn statistics(&self) -> &[CompilerStatistic] {
-        self.runner.kernel().statistics()
-    }
-
-    fn dispatches(&self) -> usize {
-        self.runner.kernel().variant().dispatches(self.steps)
-    }
-
-    fn run_timed(&mut self, read_back: bool) -> Result<TimedRun, ErosionError> {
-        let (gpu_time, wall_time) = self.runner.run(self.steps)?;
-        let cells = if read_back {
-            let (w, h) = (self.runner.width(), self.runner.height());
-            Some(float_state(w, h, self.runner.read_terrain()?)?)
-        } else {
-            None
-        };
-        Ok(TimedRun {
-            gpu_time,
-            wall_time,
-            submissions: self.runner.submissions(),
-            cells,
-        })
-    }
-
-    /// The counted build, its balance checked every `pipes_check_every` steps and at the
-    /// end (water the flux lost or made is an error); for 0, a timed run, unchecked.
-    fn run_counted(&mut self) -> Result<CountedRun, ErosionError> {
-        let start = self.runner.start();
-        let checks = match self.check_every {
-            // No counted run: the figures are a timed run's, unchecked.
-            0 => {
-                self.runner.run(self.steps)?;
-                Vec::new()
-            }
-            every => {
-                let checks = self.runner.run_checked(self.steps, every)?;
-                check_water(&checks, start.water)?;
-                checks
-            }
-        };
-        let fields = self.runner.read()?;
-        let kernel = self.runner.kernel();
-        let cells = fields.width * fields.height;
-        let settings = PipesSettings {
-            pipes_steps: self.steps,
-            pipes_check_every: self.check_every,
-            ..settings_of(kernel.variant(), kernel.params())
-        };
-        let left = checks.last().map(|c| Drained {
-            evaporated: c.evaporated,
-            outflow: c.outflow,
-            sediment_outflow: c.sediment_outflow,
-        });
-        let figures = PipesFigures::new(&settings, start, fields.totals(), left, checks, cells);
-        Ok(CountedRun {
-            cells: float_state(fields.width, fields.height, fields.terrain)?,
-            work: cell_steps(cells, self.steps),
-            figures: Box::new(figures),
-        })
     }
 }
 
@@ -472,10 +410,7 @@ impl Figures for PipesFigures {
     }
 
     fn rates(&self, seconds: f64) -> Vec<(&'static str, f64)> {
-        vec![(
-            "ms_per_step",
-            seconds * 1e3 / f64::from(self.time_steps.max(1)),
-        )]
+        ms_per_step(seconds, self.time_steps)
     }
 
     fn summary(&self, unit: &HeightUnit) -> Vec<String> {

@@ -7,6 +7,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::params::Advection;
+use super::Pipes;
+use crate::erosion::grid::{check_addressed, GridModel, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
@@ -70,12 +72,6 @@ impl PipesVariant {
             ],
             Fusion::Fused => &["pipes_fused_flux", "pipes_fused_erosion"],
         }
-    }
-
-    /// Dispatches of a run of `steps` steps: the fused runs end with a finishing pass.
-    pub fn dispatches(&self, steps: u32) -> usize {
-        let finish = usize::from(self.fusion == Fusion::Fused && steps > 0);
-        self.stems().len() * steps as usize + finish
     }
 
     /// The module of `stem` in this variant moving sediment by `advection`, with the
@@ -151,16 +147,19 @@ impl PipesVariant {
                 ),
             ));
         }
-        if !device.buffer_device_address {
-            return Err(SettingError::new(
-                "algorithm",
-                format!(
-                    "{} does not offer bufferDeviceAddress, which the grid kernels reach their fields by",
-                    device.name
-                ),
-            ));
-        }
-        Ok(())
+        check_addressed(device, Pipes::KERNELS)
+    }
+}
+
+impl GridVariant for PipesVariant {
+    fn workgroup(&self) -> WorkgroupShape {
+        self.workgroup
+    }
+
+    /// The fused runs end with a finishing pass.
+    fn dispatches(&self, steps: u32) -> usize {
+        let finish = usize::from(self.fusion == Fusion::Fused && steps > 0);
+        self.stems().len() * steps as usize + finish
     }
 }
 

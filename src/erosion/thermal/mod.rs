@@ -1,8 +1,10 @@
 //! Thermal erosion (Musgrave, Kolb and Mace 1989; Olsen 2004), grid-centric: material
 //! slides to the neighbours past a talus angle, over float32 heights and with no
 //! atomics. `params.rs` holds the model's parameters and rules, `variant.rs` the
-//! kernels' axes, `kernel.rs` and `runner.rs` drive its passes (glsl/thermal_*.comp),
-//! `cpu.rs` is its reference on one core or on all; this file is its [`Strategy`].
+//! kernels' axes, `kernel.rs` and `runner.rs` are its passes (glsl/thermal_*.comp) and its
+//! heights on the device, which `erosion/grid/` runs; `cpu.rs` is its reference on one
+//! core or on all; this file is the model that the grid's
+//! [`Strategy`](crate::erosion::Strategy) is built from.
 
 mod cpu;
 mod kernel;
@@ -22,123 +24,147 @@ pub use variant::{Fusion, ThermalVariant};
 use std::sync::Arc;
 use std::time::Instant;
 
+use runner::ThermalBuffers;
+
 use serde::Serialize;
 
+use crate::erosion::grid::{ms_per_step, GridModel, GridPipelines};
 use crate::erosion::steps::{cell_steps, float_cells, float_state};
 use crate::erosion::{
-    report_of, Algorithm, Ceiling, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, Prepared,
-    RunSettings, SettingError, Strategy, TimedRun, WorkUnit,
+    report_of, Algorithm, CountedRun, CpuEngine, CpuRun, ErosionError, Figures, RunSettings,
+    SettingError,
 };
-use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
+use crate::gpu::{Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
 use crate::terrain::units::HeightUnit;
-use crate::terrain::{Cells, Heightmap, MapInfo};
+use crate::terrain::{Cells, MapInfo};
 
-/// The thermal strategy.
+/// The thermal strategy: its [`Strategy`](crate::erosion::Strategy) is the grid's, from
+/// its [`GridModel`].
 pub struct Thermal;
 
-/// Its kernels, as errors name them.
-const KERNELS: &str = "the thermal kernels";
+impl GridModel for Thermal {
+    const ALGORITHM: Algorithm = Algorithm::Thermal;
+    const KERNELS: &'static str = "the thermal kernels";
+    const SMOKE_ARGS: &'static [&'static str] = &["--algorithm", "thermal", "--thermal-steps", "8"];
+    const STEPS_KEY: &'static str = "thermal_steps";
+    const UNITS: &'static [(&'static str, &'static str)] = ThermalSettings::UNITS;
+    const GPU_ONLY: &'static [&'static str] = ThermalSettings::GPU_ONLY;
+    const REPORT_FIELDS: &'static [(&'static str, &'static str, &'static str)] = REPORT_FIELDS;
 
-impl Strategy for Thermal {
-    fn algorithm(&self) -> Algorithm {
-        Algorithm::Thermal
+    type Settings = ThermalSettings;
+    type Variant = ThermalVariant;
+    type Params = ThermalParams;
+    type Fields = ThermalBuffers;
+
+    fn settings(run: &RunSettings) -> &ThermalSettings {
+        &run.thermal
     }
 
-    fn smoke_args(&self) -> &'static [&'static str] {
-        &["--algorithm", "thermal", "--thermal-steps", "8"]
+    fn settings_mut(run: &mut RunSettings) -> &mut ThermalSettings {
+        &mut run.thermal
     }
 
-    fn unit(&self) -> WorkUnit {
-        WorkUnit::CellSteps
+    fn steps(settings: &ThermalSettings) -> u32 {
+        settings.thermal_steps
     }
 
-    fn settings_units(&self) -> &'static [(&'static str, &'static str)] {
-        ThermalSettings::UNITS
+    fn steps_mut(settings: &mut ThermalSettings) -> &mut u32 {
+        &mut settings.thermal_steps
     }
 
-    fn gpu_only_keys(&self) -> &'static [&'static str] {
-        ThermalSettings::GPU_ONLY
+    fn check_every(settings: &ThermalSettings) -> u32 {
+        settings.thermal_check_every
     }
 
-    fn dose_key(&self) -> &'static str {
-        "thermal_steps"
+    fn variant(settings: &ThermalSettings) -> ThermalVariant {
+        settings.variant()
     }
 
-    fn dose(&self, settings: &RunSettings) -> u64 {
-        u64::from(settings.thermal.thermal_steps)
-    }
-
-    fn with_dose(&self, settings: &RunSettings, dose: u64) -> RunSettings {
-        let mut s = settings.clone();
-        s.thermal.thermal_steps = u32::try_from(dose).unwrap_or(u32::MAX);
-        s
-    }
-
-    fn work_bound(&self, settings: &RunSettings, map: MapInfo) -> u64 {
-        map.cells()
-            .saturating_mul(u64::from(settings.thermal.thermal_steps))
-    }
-
-    fn water_per_dose(&self, _settings: &RunSettings, _map: MapInfo) -> Option<f64> {
-        None
+    fn params(settings: &ThermalSettings) -> ThermalParams {
+        settings.params()
     }
 
     fn check(
-        &self,
-        settings: &RunSettings,
+        settings: &ThermalSettings,
         _map: Option<MapInfo>,
         device: Option<&DeviceInfo>,
     ) -> Result<(), SettingError> {
-        settings.thermal.check(device)
+        settings.check(device)
     }
 
-    fn missing_feature(
-        &self,
-        settings: &RunSettings,
-        _map: MapInfo,
-        device: &DeviceInfo,
-    ) -> Option<String> {
-        settings
-            .thermal
-            .variant()
-            .check(Some(device))
-            .err()
-            .map(|e| e.reason)
+    fn check_variant(
+        variant: ThermalVariant,
+        _params: &ThermalParams,
+        device: Option<&DeviceInfo>,
+    ) -> Result<(), SettingError> {
+        variant.check(device)
     }
 
-    fn initial(&self, _settings: &RunSettings, terrain: &Heightmap) -> Result<Cells, ErosionError> {
-        Ok(Cells::float_from(terrain))
+    fn bytes_per_cell_step(variant: ThermalVariant, params: &ThermalParams) -> u64 {
+        variant.bytes_per_cell_step(params.neighbours)
     }
 
-    fn prepare<'a>(
-        &self,
+    fn pipelines(
         ctx: &Arc<Context>,
-        settings: &RunSettings,
-        initial: &'a Cells,
-    ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
-        let t = &settings.thermal;
-        let heights = float_cells(initial, KERNELS)?;
-        let kernel = ThermalKernel::new(ctx, t.variant(), &t.params())?;
-        let runner = kernel.prepare(initial.width(), initial.height(), heights)?;
-        Ok(Box::new(ThermalPrepared {
-            runner,
-            steps: t.thermal_steps,
-            check_every: t.thermal_check_every,
-        }))
+        variant: ThermalVariant,
+        params: &ThermalParams,
+    ) -> Result<GridPipelines, ErosionError> {
+        kernel::pipelines(ctx, variant, params)
+    }
+
+    fn prepare(
+        kernel: ThermalKernel,
+        width: usize,
+        height: usize,
+        heights: &[f32],
+    ) -> Result<ThermalRunner, ErosionError> {
+        kernel.prepare(width, height, heights)
+    }
+
+    /// The counted build, its mass checked every `thermal_check_every` steps (once, at
+    /// the end, for 0); a drift past float rounding's bound is an error.
+    fn run_counted(
+        runner: &mut ThermalRunner,
+        steps: u32,
+        check_every: u32,
+    ) -> Result<CountedRun, ErosionError> {
+        let every = if check_every == 0 { steps } else { check_every };
+        let checks = runner.run_checked(steps, every)?;
+        check_mass(&checks)?;
+        let heights = runner.read_heights()?;
+        let sent = runner.read_sent()?;
+        let (w, h) = (runner.width(), runner.height());
+        let kernel = runner.kernel();
+        let params = *kernel.params();
+        let before = runner.start_mass();
+        let balance = match checks.last() {
+            Some(c) => MassBalance::new(before, c.mass, c.bound),
+            None => MassBalance::new(before, before, 0.0),
+        };
+        let figures = ThermalFigures {
+            mass: balance,
+            material_moved: total(&sent),
+            steepness: steepness(&heights, w, h, &params),
+            mass_checks: checks,
+            ..ThermalFigures::new(params, kernel.variant(), steps)
+        };
+        Ok(CountedRun {
+            cells: float_state(w, h, heights)?,
+            work: cell_steps(w * h, steps),
+            figures: Box::new(figures),
+        })
     }
 
     fn run_on_cpu(
-        &self,
         engine: CpuEngine,
-        settings: &RunSettings,
+        t: &ThermalSettings,
         initial: &Cells,
     ) -> Result<CpuRun, ErosionError> {
-        let t = &settings.thermal;
         let params = t.params();
         params.check()?;
         let (w, h) = (initial.width(), initial.height());
-        let mut heights = float_cells(initial, KERNELS)?.to_vec();
+        let mut heights = float_cells(initial, Self::KERNELS)?.to_vec();
         let before = mass_of(&heights);
         let started = Instant::now();
         let sent = run_thermal_on_cpu(&mut heights, w, h, &params, t.thermal_steps, engine);
@@ -168,15 +194,7 @@ impl Strategy for Thermal {
         })
     }
 
-    fn ceiling(&self, settings: &RunSettings, _map: MapInfo) -> Ceiling {
-        let t = &settings.thermal;
-        Ceiling::Bandwidth {
-            bytes_per_step: t.variant().bytes_per_cell_step(t.thermal_neighbours),
-        }
-    }
-
-    fn plan(&self, settings: &RunSettings, _map: MapInfo, _device: &DeviceInfo) -> String {
-        let t = &settings.thermal;
+    fn plan(t: &ThermalSettings) -> String {
         format!(
             "{} steps of thermal erosion (talus {} degrees, rate {}, {} neighbours, {}), heights reached by address",
             t.thermal_steps,
@@ -187,96 +205,13 @@ impl Strategy for Thermal {
         )
     }
 
-    fn settings_columns(&self) -> Vec<Column> {
-        crate::erosion::keys::columns_of::<ThermalSettings>(ThermalSettings::UNITS)
-    }
-
-    fn settings_values(&self, settings: &RunSettings, _map: MapInfo) -> Vec<String> {
-        values_of(&settings.thermal)
-    }
-
-    fn figures_columns(&self) -> Vec<Column> {
+    fn figures_columns() -> Vec<Column> {
         ThermalColumns::columns()
-    }
-
-    fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)] {
-        REPORT_FIELDS
     }
 }
 
 fn total(values: &[f32]) -> f64 {
     values.iter().map(|&v| f64::from(v)).sum()
-}
-
-/// The thermal kernels with one map's heights.
-struct ThermalPrepared {
-    runner: ThermalRunner,
-    steps: u32,
-    check_every: u32,
-}
-
-impl Prepared for ThermalPrepared {
-    fn kernel(&self) -> String {
-        self.runner.kernel().module_name()
-    }
-
-    fn statistics(&self) -> &[CompilerStatistic] {
-        self.runner.kernel().statistics()
-    }
-
-    fn dispatches(&self) -> usize {
-        self.runner.kernel().variant().dispatches(self.steps)
-    }
-
-    fn run_timed(&mut self, read_back: bool) -> Result<TimedRun, ErosionError> {
-        let (gpu_time, wall_time) = self.runner.run(self.steps)?;
-        let cells = if read_back {
-            let (w, h) = (self.runner.width(), self.runner.height());
-            Some(float_state(w, h, self.runner.read_heights()?)?)
-        } else {
-            None
-        };
-        Ok(TimedRun {
-            gpu_time,
-            wall_time,
-            submissions: self.runner.submissions(),
-            cells,
-        })
-    }
-
-    /// The counted build, its mass checked every `thermal_check_every` steps (once, at
-    /// the end, for 0); a drift past float rounding's bound is an error.
-    fn run_counted(&mut self) -> Result<CountedRun, ErosionError> {
-        let every = if self.check_every == 0 {
-            self.steps
-        } else {
-            self.check_every
-        };
-        let checks = self.runner.run_checked(self.steps, every)?;
-        check_mass(&checks)?;
-        let heights = self.runner.read_heights()?;
-        let sent = self.runner.read_sent()?;
-        let (w, h) = (self.runner.width(), self.runner.height());
-        let kernel = self.runner.kernel();
-        let params = *kernel.params();
-        let before = self.runner.start_mass();
-        let balance = match checks.last() {
-            Some(c) => MassBalance::new(before, c.mass, c.bound),
-            None => MassBalance::new(before, before, 0.0),
-        };
-        let figures = ThermalFigures {
-            mass: balance,
-            material_moved: total(&sent),
-            steepness: steepness(&heights, w, h, &params),
-            mass_checks: checks,
-            ..ThermalFigures::new(params, kernel.variant(), self.steps)
-        };
-        Ok(CountedRun {
-            cells: float_state(w, h, heights)?,
-            work: cell_steps(w * h, self.steps),
-            figures: Box::new(figures),
-        })
-    }
 }
 
 /// Refuses a checked mass that drifted past what float rounding can make: only a flow
@@ -398,10 +333,7 @@ impl Figures for ThermalFigures {
     }
 
     fn rates(&self, seconds: f64) -> Vec<(&'static str, f64)> {
-        vec![(
-            "ms_per_step",
-            seconds * 1e3 / f64::from(self.time_steps.max(1)),
-        )]
+        ms_per_step(seconds, self.time_steps)
     }
 
     fn summary(&self, unit: &HeightUnit) -> Vec<String> {

@@ -6,6 +6,8 @@ use std::fmt;
 use clap::ValueEnum as _;
 use serde::{Deserialize, Serialize};
 
+use super::Thermal;
+use crate::erosion::grid::{check_addressed, GridModel, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
@@ -61,10 +63,6 @@ impl ThermalVariant {
         }
     }
 
-    pub fn dispatches(&self, steps: u32) -> usize {
-        self.passes().len() * steps as usize
-    }
-
     /// The module of `pass` for `neighbours` (4 or 8), with the counter of what each
     /// cell sent or without.
     pub(super) fn module(&self, pass: Pass, neighbours: u32, counted: bool) -> Option<Spirv> {
@@ -98,16 +96,17 @@ impl ThermalVariant {
     pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
         let Some(device) = device else { return Ok(()) };
         self.workgroup.check("thermal_workgroup", device)?;
-        if !device.buffer_device_address {
-            return Err(SettingError::new(
-                "algorithm",
-                format!(
-                    "{} does not offer bufferDeviceAddress, which the thermal kernels reach their fields by",
-                    device.name
-                ),
-            ));
-        }
-        Ok(())
+        check_addressed(device, Thermal::KERNELS)
+    }
+}
+
+impl GridVariant for ThermalVariant {
+    fn workgroup(&self) -> WorkgroupShape {
+        self.workgroup
+    }
+
+    fn dispatches(&self, steps: u32) -> usize {
+        self.passes().len() * steps as usize
     }
 }
 
