@@ -1,64 +1,11 @@
-//! A grid model's kernels: the pipelines of its passes, one build timed, one counted,
-//! with one variant and one set of its parameters.
+//! The pipelines of a grid model's passes: one build timed, one counted.
 
 use std::sync::Arc;
 
-use super::model::GridModel;
 use crate::erosion::ErosionError;
 use crate::gpu::{
     CompilerStatistic, ComputePipeline, Context, PipelineDesc, SpecConstant, SpecValue, Spirv,
 };
-
-/// The pipelines of one variant of a grid model and one set of its parameters, timed and
-/// counted. `GridRunner` runs them over a map.
-pub struct GridKernel<M: GridModel> {
-    ctx: Arc<Context>,
-    variant: M::Variant,
-    params: M::Params,
-    pipelines: GridPipelines,
-}
-
-impl<M: GridModel> GridKernel<M> {
-    pub fn new(
-        ctx: &Arc<Context>,
-        variant: M::Variant,
-        params: &M::Params,
-    ) -> Result<Self, ErosionError> {
-        Ok(Self {
-            ctx: Arc::clone(ctx),
-            variant,
-            params: *params,
-            pipelines: M::pipelines(ctx, variant, params)?,
-        })
-    }
-
-    pub fn variant(&self) -> M::Variant {
-        self.variant
-    }
-
-    pub fn params(&self) -> &M::Params {
-        &self.params
-    }
-
-    /// The timed modules of a step, in order, joined by `+`.
-    pub fn module_name(&self) -> String {
-        self.pipelines.module_name()
-    }
-
-    /// The compiler statistics of the step's last pass (in both models the largest, the
-    /// one that writes the heights).
-    pub fn statistics(&self) -> &[CompilerStatistic] {
-        self.pipelines.statistics()
-    }
-
-    pub(crate) fn ctx(&self) -> &Arc<Context> {
-        &self.ctx
-    }
-
-    pub(crate) fn pipelines(&self) -> &GridPipelines {
-        &self.pipelines
-    }
-}
 
 /// The pipelines of a time step's passes, in order, in the timed and the counted build.
 pub struct GridPipelines {

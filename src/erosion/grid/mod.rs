@@ -1,7 +1,8 @@
 //! What the grid strategies (`pipes/`, `thermal/`) share, and a future stream-power or
 //! shallow-water model would: their [`Strategy`](crate::erosion::Strategy)
-//! (`strategy.rs`), the pipelines of their passes, timed and counted (`kernel.rs`), and
-//! a map's time steps, timed or checked in chunks (`runner.rs`). Each model keeps its
+//! (`strategy.rs`), the pipelines of their passes, timed and counted (`kernel.rs`), their
+//! kernel and runner (`model.rs`), and a map's time steps, timed or checked in chunks
+//! (`runner.rs`). Each model keeps its
 //! own physics (`model.rs` says what it gives): its settings and parameters, its
 //! kernels' build, its fields and their roles in each pass, its balance and figures.
 
@@ -10,6 +11,8 @@ mod model;
 mod runner;
 mod strategy;
 
-pub use kernel::{numbered, GridKernel, GridPipelines};
-pub use model::{check_addressed, ms_per_step, GridFields, GridModel, GridVariant};
-pub use runner::{Chunk, GridRunner};
+pub use kernel::{numbered, GridPipelines};
+pub use model::{
+    check_addressed, ms_per_step, Chunk, GridFields, GridKernel, GridModel, GridNames, GridRunner,
+    GridVariant,
+};

@@ -1,7 +1,8 @@
-//! What a grid model gives the grid plumbing: its settings, its kernels' build and
-//! parameters, its fields on the device and their roles in each pass, its CPU reference
-//! and its figures. The rest of its strategy is `strategy.rs`'s, the same for every
-//! grid model.
+//! What a grid model gives the grid plumbing: its names and settings, its kernels'
+//! build and parameters, its fields on the device and their roles in each pass, its
+//! counted run and CPU reference, and its figures' columns; and the kernel and runner
+//! built from it (`runner.rs` runs them). The rest of its strategy is `strategy.rs`'s,
+//! the same for every grid model.
 
 use std::fmt;
 use std::sync::Arc;
@@ -9,12 +10,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::kernel::{GridKernel, GridPipelines};
-use super::runner::{Chunk, GridRunner};
+use super::kernel::GridPipelines;
+use crate::erosion::steps::StepClock;
 use crate::erosion::{
     Algorithm, CountedRun, CpuEngine, CpuRun, ErosionError, RunSettings, SettingError,
 };
-use crate::gpu::{Buffer, Context, DeviceInfo, Recorder};
+use crate::gpu::{Buffer, CompilerStatistic, ComputePipeline, Context, DeviceInfo, Recorder};
 use crate::table::Column;
 use crate::terrain::{Cells, MapInfo};
 
@@ -22,20 +23,7 @@ use crate::terrain::{Cells, MapInfo};
 /// grid's, built from what this trait says of it. Its dose is its time steps, its work
 /// cell-steps, its heights float32, its ceiling the copy bandwidth.
 pub trait GridModel: Sync + Sized + 'static {
-    const ALGORITHM: Algorithm;
-    /// Its kernels, as errors name them.
-    const KERNELS: &'static str;
-    /// [`Strategy::smoke_args`](crate::erosion::Strategy::smoke_args).
-    const SMOKE_ARGS: &'static [&'static str];
-    /// The key of its time steps, its dose.
-    const STEPS_KEY: &'static str;
-    /// Its settings' keys with their units, and those only its kernels use.
-    const UNITS: &'static [(&'static str, &'static str)];
-    const GPU_ONLY: &'static [&'static str];
-    /// The keys [`GridModel::in_comparison`] sets.
-    const COMPARISON_KEYS: &'static [&'static str] = &[];
-    /// Its own fields of run.json: path, unit, meaning.
-    const REPORT_FIELDS: &'static [(&'static str, &'static str, &'static str)];
+    const NAMES: GridNames;
 
     /// Its settings, a field of [`RunSettings`].
     type Settings: Serialize + clap::Args;
@@ -119,6 +107,24 @@ pub trait GridModel: Sync + Sized + 'static {
     fn figures_columns() -> Vec<Column>;
 }
 
+/// What a grid model's strategy is named by, and names.
+pub struct GridNames {
+    pub algorithm: Algorithm,
+    /// Its kernels, as errors name them.
+    pub kernels: &'static str,
+    /// [`Strategy::smoke_args`](crate::erosion::Strategy::smoke_args).
+    pub smoke_args: &'static [&'static str],
+    /// The key of its time steps, its dose.
+    pub steps_key: &'static str,
+    /// Its settings' keys with their units, and those only its kernels use.
+    pub units: &'static [(&'static str, &'static str)],
+    pub gpu_only: &'static [&'static str],
+    /// The keys [`GridModel::in_comparison`] sets.
+    pub comparison_keys: &'static [&'static str],
+    /// Its own fields of run.json: path, unit, meaning.
+    pub report_fields: &'static [(&'static str, &'static str, &'static str)],
+}
+
 /// One build of a grid model's kernels.
 pub trait GridVariant: Copy + fmt::Display + Sync {
     fn workgroup(&self) -> crate::erosion::WorkgroupShape;
@@ -145,6 +151,84 @@ pub trait GridFields<M: GridModel>: Sized {
         chunk: &Chunk<'r, M>,
         state: &mut Self::State,
     );
+}
+
+/// The pipelines of one variant of a grid model and one set of its parameters, timed and
+/// counted. `GridRunner` runs them over a map.
+pub struct GridKernel<M: GridModel> {
+    ctx: Arc<Context>,
+    variant: M::Variant,
+    params: M::Params,
+    pipelines: GridPipelines,
+}
+
+impl<M: GridModel> GridKernel<M> {
+    pub fn new(
+        ctx: &Arc<Context>,
+        variant: M::Variant,
+        params: &M::Params,
+    ) -> Result<Self, ErosionError> {
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            variant,
+            params: *params,
+            pipelines: M::pipelines(ctx, variant, params)?,
+        })
+    }
+
+    pub fn variant(&self) -> M::Variant {
+        self.variant
+    }
+
+    pub fn params(&self) -> &M::Params {
+        &self.params
+    }
+
+    /// The timed modules of a step, in order, joined by `+`.
+    pub fn module_name(&self) -> String {
+        self.pipelines.module_name()
+    }
+
+    /// The compiler statistics of the step's last pass (in both models the largest, the
+    /// one that writes the heights).
+    pub fn statistics(&self) -> &[CompilerStatistic] {
+        self.pipelines.statistics()
+    }
+
+    pub(crate) fn ctx(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+
+    pub(crate) fn pipelines(&self) -> &GridPipelines {
+        &self.pipelines
+    }
+}
+
+/// Which buffer of each of `M`'s pairs holds the state.
+pub(super) type StateOf<M> = <<M as GridModel>::Fields as GridFields<M>>::State;
+
+/// One map's fields on the device. Each run starts from the map it was prepared with.
+pub struct GridRunner<M: GridModel> {
+    pub(super) kernel: GridKernel<M>,
+    pub(super) width: usize,
+    pub(super) height: usize,
+    pub(super) fields: M::Fields,
+    /// Which buffer of each pair holds the state after the last run.
+    pub(super) state: StateOf<M>,
+    pub(super) clock: StepClock,
+}
+
+/// A chunk of steps to record: the passes of a step, dispatched over `groups`, on a
+/// `width` x `height` map.
+pub struct Chunk<'r, M: GridModel> {
+    pub kernel: &'r GridKernel<M>,
+    pub passes: &'r [ComputePipeline],
+    pub steps: u32,
+    /// Steps between the splits of the submission.
+    pub per_submission: u32,
+    pub groups: [u32; 2],
+    pub width: usize,
+    pub height: usize,
 }
 
 /// Refuses a device without bufferDeviceAddress, by which `kernels` reach their fields.

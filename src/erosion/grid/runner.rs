@@ -6,38 +6,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::kernel::GridKernel;
-use super::model::{GridFields, GridModel, GridVariant};
+use super::model::{Chunk, GridFields, GridKernel, GridModel, GridRunner, GridVariant, StateOf};
 use crate::erosion::steps::{download_f32, StepClock};
 use crate::erosion::ErosionError;
-use crate::gpu::{Buffer, CommandStream, ComputePipeline, Context, Hazard, Recorder};
-
-/// Which buffer of each of `M`'s pairs holds the state.
-type StateOf<M> = <<M as GridModel>::Fields as GridFields<M>>::State;
-
-/// One map's fields on the device. Each run starts from the map it was prepared with.
-pub struct GridRunner<M: GridModel> {
-    kernel: GridKernel<M>,
-    width: usize,
-    height: usize,
-    fields: M::Fields,
-    /// Which buffer of each pair holds the state after the last run.
-    state: StateOf<M>,
-    clock: StepClock,
-}
-
-/// A chunk of steps to record: the passes of a step, dispatched over `groups`, on a
-/// `width` x `height` map.
-pub struct Chunk<'r, M: GridModel> {
-    pub kernel: &'r GridKernel<M>,
-    pub passes: &'r [ComputePipeline],
-    pub steps: u32,
-    /// Steps between the splits of the submission.
-    pub per_submission: u32,
-    pub groups: [u32; 2],
-    pub width: usize,
-    pub height: usize,
-}
+use crate::gpu::{Buffer, CommandStream, Context, Hazard, Recorder};
 
 impl<'r, M: GridModel> Chunk<'r, M> {
     /// Records the chunk's steps, each pass followed by a barrier and the submission

@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use super::kernel::GridKernel;
-use super::model::{GridModel, GridVariant};
-use super::runner::GridRunner;
+use super::model::{GridKernel, GridModel, GridRunner, GridVariant};
 use crate::erosion::keys::columns_of;
 use crate::erosion::steps::{float_cells, float_state};
 use crate::erosion::{
@@ -18,11 +16,11 @@ use crate::terrain::{Cells, Heightmap, MapInfo};
 
 impl<M: GridModel> Strategy for M {
     fn algorithm(&self) -> Algorithm {
-        M::ALGORITHM
+        M::NAMES.algorithm
     }
 
     fn smoke_args(&self) -> &'static [&'static str] {
-        M::SMOKE_ARGS
+        M::NAMES.smoke_args
     }
 
     fn unit(&self) -> WorkUnit {
@@ -30,15 +28,15 @@ impl<M: GridModel> Strategy for M {
     }
 
     fn settings_units(&self) -> &'static [(&'static str, &'static str)] {
-        M::UNITS
+        M::NAMES.units
     }
 
     fn gpu_only_keys(&self) -> &'static [&'static str] {
-        M::GPU_ONLY
+        M::NAMES.gpu_only
     }
 
     fn dose_key(&self) -> &'static str {
-        M::STEPS_KEY
+        M::NAMES.steps_key
     }
 
     fn dose(&self, settings: &RunSettings) -> u64 {
@@ -73,7 +71,7 @@ impl<M: GridModel> Strategy for M {
     }
 
     fn comparison_keys(&self) -> &'static [&'static str] {
-        M::COMPARISON_KEYS
+        M::NAMES.comparison_keys
     }
 
     fn check(
@@ -108,7 +106,7 @@ impl<M: GridModel> Strategy for M {
         initial: &'a Cells,
     ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
         let s = M::settings(settings);
-        let heights = float_cells(initial, M::KERNELS)?;
+        let heights = float_cells(initial, M::NAMES.kernels)?;
         let kernel = GridKernel::<M>::new(ctx, M::variant(s), &M::params(s))?;
         let runner = M::prepare(kernel, initial.width(), initial.height(), heights)?;
         Ok(Box::new(GridPrepared {
@@ -139,7 +137,7 @@ impl<M: GridModel> Strategy for M {
     }
 
     fn settings_columns(&self) -> Vec<Column> {
-        columns_of::<M::Settings>(M::UNITS)
+        columns_of::<M::Settings>(M::NAMES.units)
     }
 
     fn settings_values(&self, settings: &RunSettings, _map: MapInfo) -> Vec<String> {
@@ -151,7 +149,7 @@ impl<M: GridModel> Strategy for M {
     }
 
     fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)] {
-        M::REPORT_FIELDS
+        M::NAMES.report_fields
     }
 }
 

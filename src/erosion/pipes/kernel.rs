@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use super::params::{Boundary, PipesParams};
 use super::variant::PipesVariant;
-use super::Pipes;
-use crate::erosion::grid::{numbered, GridKernel, GridPipelines};
+use crate::erosion::grid::{numbered, GridPipelines};
 use crate::erosion::ErosionError;
 use crate::gpu::{Context, SpecValue};
 
@@ -26,13 +25,6 @@ pub(super) const FIELDS: usize = 11;
 /// FLAGS bits of the fused passes (glsl/include/pipes_fused.glsl).
 pub(super) const STEP_FIRST: i32 = 1;
 pub(super) const STEP_FINISH: i32 = 2;
-/// Bytes per second a step is assumed to move before one was timed, to split the first
-/// run into submissions: low, so that the first submissions are short.
-pub(super) const ASSUMED_BYTES_PER_S: f64 = 2e10;
-
-/// The pipelines of one variant and one set of the model's parameters, timed and
-/// counted.
-pub type PipesKernel = GridKernel<Pipes>;
 
 /// The model's rules, then the pipelines of `variant` with `params`: the parameters as
 /// specialization constants, after the workgroup's shape.

@@ -5,14 +5,18 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::kernel::{PipesPushConstants, ASSUMED_BYTES_PER_S, FIELDS, STEP_FINISH, STEP_FIRST};
+use super::kernel::{PipesPushConstants, FIELDS, STEP_FINISH, STEP_FIRST};
 use super::params::{Advection, Boundary, Totals};
 use super::variant::{Fusion, Packing};
-use super::Pipes;
+use super::{Pipes, PipesRunner};
 use crate::erosion::grid::{Chunk, GridFields, GridKernel, GridRunner};
 use crate::erosion::steps::download_f32;
 use crate::erosion::ErosionError;
 use crate::gpu::{Buffer, BufferKind, Hazard, Recorder};
+
+/// Bytes per second a step is assumed to move before one was timed, to split the first
+/// run into submissions: low, so that the first submissions are short.
+const ASSUMED_BYTES_PER_S: f64 = 2e10;
 
 impl GridKernel<Pipes> {
     /// A runner of this kernel over a `width` x `height` map of `terrain`, dry or with
@@ -60,9 +64,6 @@ pub struct BalanceCheck {
     /// semi-Lagrangian advection's drift.
     pub advection_drift: f64,
 }
-
-/// One map's fields on the device. Each run starts from the map it was prepared with.
-pub type PipesRunner = GridRunner<Pipes>;
 
 /// The fields of one map.
 pub struct PipesBuffers {

@@ -7,8 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::params::Advection;
-use super::Pipes;
-use crate::erosion::grid::{check_addressed, GridModel, GridVariant};
+use crate::erosion::grid::{check_addressed, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
@@ -55,6 +54,9 @@ pub struct PipesVariant {
     pub tiles: Tiles,
     pub workgroup: WorkgroupShape,
 }
+
+/// The kernels, as errors name them.
+pub(super) const KERNELS: &str = "the grid kernels";
 
 /// Bytes of one cell of a float field.
 const FLOAT: u64 = 4;
@@ -147,7 +149,7 @@ impl PipesVariant {
                 ),
             ));
         }
-        check_addressed(device, Pipes::KERNELS)
+        check_addressed(device, KERNELS)
     }
 }
 

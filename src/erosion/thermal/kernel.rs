@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use super::params::ThermalParams;
 use super::variant::{Pass, ThermalVariant};
-use super::Thermal;
-use crate::erosion::grid::{numbered, GridKernel, GridPipelines};
+use crate::erosion::grid::{numbered, GridPipelines};
 use crate::erosion::ErosionError;
 use crate::gpu::{Context, SpecValue};
 
@@ -22,14 +21,6 @@ pub(super) struct ThermalPushConstants {
 
 /// The five fields the push-constant block addresses, in its order.
 pub(super) const FIELDS: usize = 5;
-/// Cell-steps per second a run is assumed to make before one was timed, to split the
-/// first run into submissions: low, so that the first submissions are short (the fused
-/// pass is bound by its arithmetic more than by its 8 bytes a cell).
-pub(super) const ASSUMED_CELL_STEPS_PER_S: f64 = 1e9;
-
-/// The pipelines of one variant and one set of the model's parameters, timed and
-/// counted.
-pub type ThermalKernel = GridKernel<Thermal>;
 
 /// The model's rules, then the pipelines of `variant` with `params`: the talus drops and
 /// the rate as specialization constants, after the workgroup's shape.

@@ -5,13 +5,18 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::kernel::{ThermalPushConstants, ASSUMED_CELL_STEPS_PER_S, FIELDS};
+use super::kernel::{ThermalPushConstants, FIELDS};
 use super::params::rounding_bound;
 use super::variant::Fusion;
-use super::Thermal;
+use super::{Thermal, ThermalRunner};
 use crate::erosion::grid::{Chunk, GridFields, GridKernel, GridRunner};
 use crate::erosion::ErosionError;
 use crate::gpu::{Buffer, BufferKind, Hazard, Recorder};
+
+/// Cell-steps per second a run is assumed to make before one was timed, to split the
+/// first run into submissions: low, so that the first submissions are short (the fused
+/// pass is bound by its arithmetic more than by its 8 bytes a cell).
+const ASSUMED_CELL_STEPS_PER_S: f64 = 1e9;
 
 /// Bytes of a field the variant never touches: a placeholder address for its slot.
 const PLACEHOLDER_BYTES: u64 = 16;
@@ -55,9 +60,6 @@ pub fn mass_of(heights: &[f32]) -> (f64, f64) {
         (sum + f64::from(h), f64::max(highest, f64::from(h.abs())))
     })
 }
-
-/// One map's heights on the device. Each run starts from the map it was prepared with.
-pub type ThermalRunner = GridRunner<Thermal>;
 
 /// The fields of one map.
 pub struct ThermalBuffers {
@@ -132,8 +134,6 @@ impl GridFields<Thermal> for ThermalBuffers {
     /// Which of `heights` holds the state.
     type State = usize;
 
-    /// From a rate of cell-steps, not bytes: the fused pass is bound by its arithmetic
-    /// more than by its 8 bytes a cell.
     fn assumed_step(_kernel: &GridKernel<Thermal>, cells: u64) -> Duration {
         Duration::from_secs_f64(cells as f64 / ASSUMED_CELL_STEPS_PER_S)
     }

@@ -6,8 +6,7 @@ use std::fmt;
 use clap::ValueEnum as _;
 use serde::{Deserialize, Serialize};
 
-use super::Thermal;
-use crate::erosion::grid::{check_addressed, GridModel, GridVariant};
+use crate::erosion::grid::{check_addressed, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
@@ -38,6 +37,9 @@ pub struct ThermalVariant {
     pub fusion: Fusion,
     pub workgroup: WorkgroupShape,
 }
+
+/// The kernels, as errors name them.
+pub(super) const KERNELS: &str = "the thermal kernels";
 
 /// Bytes of one cell of a float field.
 const FLOAT: u64 = 4;
@@ -96,7 +98,7 @@ impl ThermalVariant {
     pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
         let Some(device) = device else { return Ok(()) };
         self.workgroup.check("thermal_workgroup", device)?;
-        check_addressed(device, Thermal::KERNELS)
+        check_addressed(device, KERNELS)
     }
 }
 
