@@ -1,4 +1,4 @@
-//! The pipelines of a grid strategy's passes: one build timed, one counted.
+//! The pipelines of a grid model's passes: one build timed, one counted.
 
 use std::sync::Arc;
 
@@ -8,7 +8,7 @@ use crate::gpu::{
 };
 
 /// The pipelines of a time step's passes, in order, in the timed and the counted build.
-pub(crate) struct GridPipelines {
+pub struct GridPipelines {
     timed: Vec<ComputePipeline>,
     counted: Vec<ComputePipeline>,
 }
@@ -66,7 +66,7 @@ impl GridPipelines {
 }
 
 /// `values` as specialization constants with the ids 1, 2, ... in order.
-pub(crate) fn numbered(values: impl IntoIterator<Item = SpecValue>) -> Vec<SpecConstant> {
+pub fn numbered(values: impl IntoIterator<Item = SpecValue>) -> Vec<SpecConstant> {
     values
         .into_iter()
         .zip(1..)

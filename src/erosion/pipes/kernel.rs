@@ -1,5 +1,6 @@
 //! The grid kernels on the GPU: the passes of one variant with one set of the model's
-//! parameters, timed and counted. `runner.rs` runs them over a map.
+//! parameters, and what their push-constant block holds. `runner.rs` runs them over a
+//! map.
 
 use std::sync::Arc;
 
@@ -20,92 +21,50 @@ pub(super) struct PipesPushConstants {
 }
 
 /// The eleven fields the push-constant block addresses, in its order.
-pub(super) const FIELDS: u32 = 11;
+pub(super) const FIELDS: usize = 11;
 /// FLAGS bits of the fused passes (glsl/include/pipes_fused.glsl).
 pub(super) const STEP_FIRST: i32 = 1;
 pub(super) const STEP_FINISH: i32 = 2;
-/// Bytes per second a step is assumed to move before one was timed, to split the first
-/// run into submissions: low, so that the first submissions are short.
-pub(super) const ASSUMED_BYTES_PER_S: f64 = 2e10;
 
-/// The pipelines of one variant and one set of the model's parameters, timed and
-/// counted.
-pub struct PipesKernel {
-    pub(super) ctx: Arc<Context>,
-    pub(super) variant: PipesVariant,
-    pub(super) params: PipesParams,
-    pub(super) pipelines: GridPipelines,
-}
-
-impl PipesKernel {
-    pub fn new(
-        ctx: &Arc<Context>,
-        variant: PipesVariant,
-        params: &PipesParams,
-    ) -> Result<Self, ErosionError> {
-        params.check()?;
-        variant.check(params.advection, Some(ctx.info()))?;
-        let p = params;
-        let floats = [
-            p.dt,
-            p.rain,
-            p.pipe_area,
-            p.gravity,
-            p.cell_length,
-            p.capacity,
-            p.dissolving,
-            p.deposition,
-            p.evaporation,
-            p.min_tilt,
-            p.max_erosion_depth,
-        ]
-        .map(SpecValue::F32);
-        let shape = [variant.workgroup.x, variant.workgroup.y].map(SpecValue::U32);
-        // Booleans are 32-bit (VkBool32).
-        let flag = |on: bool| SpecValue::U32(u32::from(on));
-        let edges_and_cap = [
-            SpecValue::F32(p.flux_kept()),
-            flag(p.boundary == Boundary::Open),
-            SpecValue::F32(p.base_level),
-            flag(p.sediment_cap.is_some()),
-            SpecValue::F32(p.sediment_cap.unwrap_or(1.0)),
-        ];
-        let spec = numbered(shape.into_iter().chain(floats).chain(edges_and_cap));
-        let module = |stem: &&str, counted| {
-            variant
-                .module(stem, params.advection, counted)
-                .ok_or_else(|| ErosionError::Variant(format!("{stem} has no module for {variant}")))
-        };
-        let pipelines = GridPipelines::new::<_, PipesPushConstants>(
-            ctx,
-            variant.stems(),
-            &spec,
-            FIELDS,
-            module,
-        )?;
-        Ok(Self {
-            ctx: Arc::clone(ctx),
-            variant,
-            params: *params,
-            pipelines,
-        })
-    }
-
-    pub fn variant(&self) -> PipesVariant {
-        self.variant
-    }
-
-    pub fn params(&self) -> &PipesParams {
-        &self.params
-    }
-
-    /// The timed modules of a step, in order, joined by `+`.
-    pub fn module_name(&self) -> String {
-        self.pipelines.module_name()
-    }
-
-    /// The compiler statistics of the step's last pass, the erosion (the largest).
-    pub fn statistics(&self) -> &[crate::gpu::CompilerStatistic] {
-        self.pipelines.statistics()
-    }
+/// The model's rules, then the pipelines of `variant` with `params`: the parameters as
+/// specialization constants, after the workgroup's shape.
+pub(super) fn pipelines(
+    ctx: &Arc<Context>,
+    variant: PipesVariant,
+    params: &PipesParams,
+) -> Result<GridPipelines, ErosionError> {
+    params.check()?;
+    variant.check(params.advection, Some(ctx.info()))?;
+    let p = params;
+    let floats = [
+        p.dt,
+        p.rain,
+        p.pipe_area,
+        p.gravity,
+        p.cell_length,
+        p.capacity,
+        p.dissolving,
+        p.deposition,
+        p.evaporation,
+        p.min_tilt,
+        p.max_erosion_depth,
+    ]
+    .map(SpecValue::F32);
+    let shape = [variant.workgroup.x, variant.workgroup.y].map(SpecValue::U32);
+    // Booleans are 32-bit (VkBool32).
+    let flag = |on: bool| SpecValue::U32(u32::from(on));
+    let edges_and_cap = [
+        SpecValue::F32(p.flux_kept()),
+        flag(p.boundary == Boundary::Open),
+        SpecValue::F32(p.base_level),
+        flag(p.sediment_cap.is_some()),
+        SpecValue::F32(p.sediment_cap.unwrap_or(1.0)),
+    ];
+    let spec = numbered(shape.into_iter().chain(floats).chain(edges_and_cap));
+    let module = |stem: &&str, counted| {
+        variant
+            .module(stem, params.advection, counted)
+            .ok_or_else(|| ErosionError::Variant(format!("{stem} has no module for {variant}")))
+    };
+    GridPipelines::new::<_, PipesPushConstants>(ctx, variant.stems(), &spec, FIELDS as u32, module)
 }

@@ -1,21 +1,24 @@
-//! One map's fields on the device, and the time steps run over them: timed, or with
-//! the balance checked every so many steps.
+//! One map's fields on the device and their roles in each pass, and the balance checked
+//! every so many steps of a counted run.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
-use super::kernel::{
-    PipesKernel, PipesPushConstants, ASSUMED_BYTES_PER_S, FIELDS, STEP_FINISH, STEP_FIRST,
-};
+use super::kernel::{PipesPushConstants, FIELDS, STEP_FINISH, STEP_FIRST};
 use super::params::{Advection, Boundary, Totals};
 use super::variant::{Fusion, Packing};
-use crate::erosion::steps::{download_f32, StepClock};
+use super::{Pipes, PipesRunner};
+use crate::erosion::grid::{Chunk, GridFields, GridKernel, GridRunner};
+use crate::erosion::steps::download_f32;
 use crate::erosion::ErosionError;
-use crate::erosion::grid::{record_steps, submit_chunk};
 use crate::gpu::{Buffer, BufferKind, Hazard, Recorder};
 
-impl PipesKernel {
+/// Bytes per second a step is assumed to move before one was timed, to split the first
+/// run into submissions: low, so that the first submissions are short.
+const ASSUMED_BYTES_PER_S: f64 = 2e10;
+
+impl GridKernel<Pipes> {
     /// A runner of this kernel over a `width` x `height` map of `terrain`, dry or with
     /// `water` standing.
     pub fn prepare(
@@ -25,7 +28,20 @@ impl PipesKernel {
         terrain: &[f32],
         water: Option<&[f32]>,
     ) -> Result<PipesRunner, ErosionError> {
-        PipesRunner::new(self, width, height, terrain, water)
+        let cells = width * height;
+        if width == 0
+            || height == 0
+            || terrain.len() != cells
+            || water.is_some_and(|w| w.len() != cells)
+        {
+            return Err(ErosionError::MapShape {
+                width: width as u32,
+                height: height as u32,
+                cells: terrain.len(),
+            });
+        }
+        let fields = PipesBuffers::new(&self, cells as u64, terrain, water)?;
+        GridRunner::new(self, width, height, fields)
     }
 }
 
@@ -49,11 +65,8 @@ pub struct BalanceCheck {
     pub advection_drift: f64,
 }
 
-/// One map's fields on the device. Each run starts from the map it was prepared with.
-pub struct PipesRunner {
-    kernel: PipesKernel,
-    width: usize,
-    height: usize,
+/// The fields of one map.
+pub struct PipesBuffers {
     terrain_upload: Buffer,
     water_upload: Option<Buffer>,
     terrain: [Buffer; 2],
@@ -65,58 +78,39 @@ pub struct PipesRunner {
     /// Water and sediment out past the open edges per cell (a placeholder with closed
     /// ones, which the shaders never touch).
     drained: Buffer,
-    /// Which of each pair holds the state's fields after the last run.
-    state: StateBuffers,
-    clock: StepClock,
+    /// Terrain, sediment and water of the prepared map.
     start: Totals,
 }
 
 /// Which buffer of each pair holds the state's terrain, water and sediment.
 #[derive(Clone, Copy, Debug, Default)]
-struct StateBuffers {
+pub struct StateBuffers {
     terrain: usize,
     water: usize,
     sediment: usize,
 }
 
-impl PipesRunner {
+impl PipesBuffers {
     fn new(
-        kernel: PipesKernel,
-        width: usize,
-        height: usize,
+        kernel: &GridKernel<Pipes>,
+        cells: u64,
         terrain: &[f32],
         water: Option<&[f32]>,
     ) -> Result<Self, ErosionError> {
-        let cells = width * height;
-        if width == 0
-            || height == 0
-            || terrain.len() != cells
-            || water.is_some_and(|w| w.len() != cells)
-        {
-            return Err(ErosionError::MapShape {
-                width: width as u32,
-                height: height as u32,
-                cells: terrain.len(),
-            });
-        }
-        let ctx = &std::sync::Arc::clone(&kernel.ctx);
-        let fused = kernel.variant.fusion == Fusion::Fused;
-        let open = kernel.params.boundary == Boundary::Open;
-        let bytes = cells as u64;
-        let (flux_bytes, velocity_bytes) = match kernel.variant.packing {
+        let ctx = kernel.ctx();
+        let fused = kernel.variant().fusion == Fusion::Fused;
+        let open = kernel.params().boundary == Boundary::Open;
+        let (flux_bytes, velocity_bytes) = match kernel.variant().packing {
             Packing::F32 => (16, 8),
             Packing::Half => (8, 4),
         };
         let field = |name: &str, per_cell: u64| {
-            Buffer::new(ctx, name, bytes * per_cell, BufferKind::Addressed)
+            Buffer::new(ctx, name, cells * per_cell, BufferKind::Addressed)
         };
         // The fused passes update the flux in place; their second flux buffer is a
         // placeholder the shaders never touch.
         let second = |name: &str, per_cell: u64| field(name, if fused { 1 } else { per_cell });
-        let runner = Self {
-            kernel,
-            width,
-            height,
+        Ok(Self {
             terrain_upload: Buffer::upload_from(ctx, "terrain upload", terrain)?,
             water_upload: water
                 .map(|w| Buffer::upload_from(ctx, "water upload", w))
@@ -132,45 +126,15 @@ impl PipesRunner {
             } else {
                 Buffer::new(ctx, "drained", 8, BufferKind::Addressed)?
             },
-            state: StateBuffers::default(),
-            clock: StepClock::new(ctx)?,
             start: Totals::of(terrain, &[], water.unwrap_or(&[])),
-        };
-        Ok(runner)
+        })
     }
+}
 
-    fn cells(&self) -> u64 {
-        (self.width * self.height) as u64
-    }
-
-    pub fn width(&self) -> usize {
-        self.width
-    }
-
-    pub fn height(&self) -> usize {
-        self.height
-    }
-
-    pub fn kernel(&self) -> &PipesKernel {
-        &self.kernel
-    }
-
+impl GridRunner<Pipes> {
     /// Terrain, sediment and water of the prepared map.
     pub fn start(&self) -> Totals {
-        self.start
-    }
-
-    /// GPU submissions the last run was split into.
-    pub fn submissions(&self) -> usize {
-        self.clock.submissions()
-    }
-
-    /// Runs `steps` time steps from the prepared map, timed: the GPU time of the steps
-    /// (timestamps; `None` without them) and the wall time of the whole submission.
-    pub fn run(&mut self, steps: u32) -> Result<(Option<Duration>, Duration), ErosionError> {
-        let started = Instant::now();
-        self.submit_chunk(steps, true, false)?;
-        self.clock.timed(steps, started.elapsed())
+        self.fields().start
     }
 
     /// Runs `steps` time steps from the prepared map with the counted build, checking
@@ -180,29 +144,22 @@ impl PipesRunner {
         steps: u32,
         every: u32,
     ) -> Result<Vec<BalanceCheck>, ErosionError> {
-        let every = every.clamp(1, steps.max(1));
-        let mut checks = Vec::new();
-        let mut done = 0;
-        while done < steps {
-            let chunk = every.min(steps - done);
-            let started = Instant::now();
-            self.submit_chunk(chunk, done == 0, true)?;
-            self.clock.walled(chunk, started.elapsed());
-            done += chunk;
-            checks.push(self.balance(done)?);
+        if steps == 0 {
+            return Ok(Vec::new());
         }
-        Ok(checks)
+        self.run_in_chunks(steps, every, |runner, done| runner.balance(done))
     }
 
     fn balance(&self, step: u32) -> Result<BalanceCheck, ErosionError> {
-        let params = &self.kernel.params;
+        let params = self.kernel().params();
+        let (buffers, start) = (self.fields(), self.fields().start);
         let fields = self.read()?;
         let totals = Totals::of(&fields.terrain, &fields.sediment, &fields.water);
         let sum = |v: &[f32]| v.iter().map(|&x| f64::from(x)).sum::<f64>();
-        let evaporated = sum(&self.download(&self.evaporated)?);
+        let evaporated = sum(&self.download(&buffers.evaporated)?);
         let (mut outflow, mut sediment_outflow) = (0.0, 0.0);
         if params.boundary == Boundary::Open {
-            let drained = download_f32(&self.kernel.ctx, &self.drained, 2 * self.cells())?;
+            let drained = download_f32(self.kernel().ctx(), &buffers.drained, 2 * self.cells())?;
             for cell in drained.chunks_exact(2) {
                 outflow += f64::from(cell[0]);
                 sediment_outflow += f64::from(cell[1]);
@@ -217,106 +174,39 @@ impl PipesRunner {
             evaporated,
             outflow,
             sediment_outflow,
-            water_error: totals.water - (self.start.water + rain - evaporated - outflow),
+            water_error: totals.water - (start.water + rain - evaporated - outflow),
             advection_drift: totals.terrain + totals.sediment + sediment_outflow
-                - (self.start.terrain + self.start.sediment),
+                - (start.terrain + start.sediment),
         })
     }
 
     /// The state's terrain, water and sediment after the last run.
     pub fn read(&self) -> Result<PipesFields, ErosionError> {
+        let (buffers, state) = (self.fields(), self.state());
         Ok(PipesFields {
-            width: self.width,
-            height: self.height,
-            terrain: self.read_terrain()?,
-            water: self.download(&self.water[self.state.water])?,
-            sediment: self.download(&self.sediment[self.state.sediment])?,
+            width: self.width(),
+            height: self.height(),
+            terrain: self.read_heights()?,
+            water: self.download(&buffers.water[state.water])?,
+            sediment: self.download(&buffers.sediment[state.sediment])?,
         })
     }
+}
 
-    /// The state's terrain alone after the last run.
-    pub fn read_terrain(&self) -> Result<Vec<f32>, ErosionError> {
-        self.download(&self.terrain[self.state.terrain])
+impl GridFields<Pipes> for PipesBuffers {
+    type State = StateBuffers;
+
+    fn assumed_step(kernel: &GridKernel<Pipes>, cells: u64) -> Duration {
+        let bytes = cells * kernel.variant().bytes_per_cell_step(kernel.params().advection);
+        Duration::from_secs_f64(bytes as f64 / ASSUMED_BYTES_PER_S)
     }
 
-    fn download(&self, field: &Buffer) -> Result<Vec<f32>, ErosionError> {
-        download_f32(&self.kernel.ctx, field, self.cells())
+    fn heights(&self, state: StateBuffers) -> &Buffer {
+        &self.terrain[state.terrain]
     }
 
-    /// Records and submits `steps` steps: from the prepared map when `reset` (the
-    /// counted build's evaporation zeroed too), else from the state the last chunk left.
-    fn submit_chunk(&mut self, steps: u32, reset: bool, counted: bool) -> Result<(), ErosionError> {
-        let kernel = &self.kernel;
-        let bytes = self.cells() * kernel.variant.bytes_per_cell_step(kernel.params.advection);
-        let assumed_step = Duration::from_secs_f64(bytes as f64 / ASSUMED_BYTES_PER_S);
-        let per_submission = self.clock.plan(&kernel.ctx, steps, assumed_step);
-        let passes = kernel.pipelines.passes(counted);
-        let fused = kernel.variant.fusion == Fusion::Fused;
-        let upwind = kernel.params.advection == Advection::Upwind;
-        let groups = kernel.variant.workgroup.groups(self.width, self.height);
-        let push = |flags| PipesPushConstants {
-            width: self.width as i32,
-            height: self.height as i32,
-            flags,
-        };
-        let mut state = if reset {
-            StateBuffers::default()
-        } else {
-            self.state
-        };
-        let this = &*self;
-        // Each pass reads its A buffers and writes its B buffers (pipes_common.glsl).
-        // The plain passes keep the state in A; the fused ones swap terrain and water
-        // each step. Their semi-Lagrangian flux pass advects the state's sediment from
-        // B into A; their upwind erosion pass transports it from A into B.
-        let roles = |state: StateBuffers| -> [&Buffer; FIELDS as usize] {
-            let (t, w, s) = (state.terrain, state.water, state.sediment);
-            let s = if fused && !upwind { 1 - s } else { s };
-            [
-                &this.terrain[t],
-                &this.terrain[1 - t],
-                &this.water[w],
-                &this.water[1 - w],
-                &this.sediment[s],
-                &this.sediment[1 - s],
-                &this.flux[0],
-                &this.flux[1],
-                &this.velocity,
-                &this.evaporated,
-                &this.drained,
-            ]
-        };
-        let record_reset = |rec: &mut _| {
-            if reset {
-                this.record_reset(rec, counted);
-            }
-        };
-        submit_chunk(&kernel.ctx, &this.clock, record_reset, |rec| {
-            record_steps(rec, passes, steps, per_submission, groups, |step| {
-                let flags = if step == 0 { STEP_FIRST } else { 0 };
-                let bound = (roles(state), push(flags));
-                if fused {
-                    state.terrain = 1 - state.terrain;
-                    state.water = 1 - state.water;
-                    if upwind {
-                        state.sediment = 1 - state.sediment;
-                    }
-                }
-                bound
-            });
-            if fused && steps > 0 {
-                rec.bind_addressed(&passes[0], &roles(state), &push(STEP_FINISH));
-                rec.dispatch(groups[0], groups[1], 1);
-                if !upwind {
-                    state.sediment = 1 - state.sediment;
-                }
-            }
-        })?;
-        self.state = state;
-        Ok(())
-    }
-
-    /// Copies the prepared map into the state's buffers and zeroes the rest.
+    /// Copies the prepared map into the state's buffers and zeroes the rest (the counted
+    /// build's evaporation and outflow too).
     fn record_reset<'r>(&'r self, rec: &mut Recorder<'r>, counted: bool) {
         rec.barrier(Hazard::EarlierWorkToTransfer);
         rec.copy(&self.terrain_upload, &self.terrain[0]);
@@ -333,6 +223,61 @@ impl PipesRunner {
             rec.fill_zero(&self.drained);
         }
         rec.barrier(Hazard::TransferToCompute);
+    }
+
+    fn record_steps<'r>(
+        &'r self,
+        rec: &mut Recorder<'r>,
+        chunk: &Chunk<'r, Pipes>,
+        state: &mut StateBuffers,
+    ) {
+        let fused = chunk.kernel.variant().fusion == Fusion::Fused;
+        let upwind = chunk.kernel.params().advection == Advection::Upwind;
+        let push = |flags| PipesPushConstants {
+            width: chunk.width as i32,
+            height: chunk.height as i32,
+            flags,
+        };
+        // Each pass reads its A buffers and writes its B buffers (pipes_common.glsl).
+        // The plain passes keep the state in A; the fused ones swap terrain and water
+        // each step. Their semi-Lagrangian flux pass advects the state's sediment from
+        // B into A; their upwind erosion pass transports it from A into B.
+        let roles = |state: StateBuffers| -> [&'r Buffer; FIELDS] {
+            let (t, w, s) = (state.terrain, state.water, state.sediment);
+            let s = if fused && !upwind { 1 - s } else { s };
+            [
+                &self.terrain[t],
+                &self.terrain[1 - t],
+                &self.water[w],
+                &self.water[1 - w],
+                &self.sediment[s],
+                &self.sediment[1 - s],
+                &self.flux[0],
+                &self.flux[1],
+                &self.velocity,
+                &self.evaporated,
+                &self.drained,
+            ]
+        };
+        chunk.record(rec, |step| {
+            let flags = if step == 0 { STEP_FIRST } else { 0 };
+            let bound = (roles(*state), push(flags));
+            if fused {
+                state.terrain = 1 - state.terrain;
+                state.water = 1 - state.water;
+                if upwind {
+                    state.sediment = 1 - state.sediment;
+                }
+            }
+            bound
+        });
+        if fused && chunk.steps > 0 {
+            rec.bind_addressed(&chunk.passes[0], &roles(*state), &push(STEP_FINISH));
+            rec.dispatch(chunk.groups[0], chunk.groups[1], 1);
+            if !upwind {
+                state.sediment = 1 - state.sediment;
+            }
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::params::Advection;
+use crate::erosion::grid::{check_addressed, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
@@ -54,6 +55,9 @@ pub struct PipesVariant {
     pub workgroup: WorkgroupShape,
 }
 
+/// The kernels, as errors name them.
+pub(super) const KERNELS: &str = "the grid kernels";
+
 /// Bytes of one cell of a float field.
 const FLOAT: u64 = 4;
 
@@ -70,12 +74,6 @@ impl PipesVariant {
             ],
             Fusion::Fused => &["pipes_fused_flux", "pipes_fused_erosion"],
         }
-    }
-
-    /// Dispatches of a run of `steps` steps: the fused runs end with a finishing pass.
-    pub fn dispatches(&self, steps: u32) -> usize {
-        let finish = usize::from(self.fusion == Fusion::Fused && steps > 0);
-        self.stems().len() * steps as usize + finish
     }
 
     /// The module of `stem` in this variant moving sediment by `advection`, with the
@@ -151,16 +149,19 @@ impl PipesVariant {
                 ),
             ));
         }
-        if !device.buffer_device_address {
-            return Err(SettingError::new(
-                "algorithm",
-                format!(
-                    "{} does not offer bufferDeviceAddress, which the grid kernels reach their fields by",
-                    device.name
-                ),
-            ));
-        }
-        Ok(())
+        check_addressed(device, KERNELS)
+    }
+}
+
+impl GridVariant for PipesVariant {
+    fn workgroup(&self) -> WorkgroupShape {
+        self.workgroup
+    }
+
+    /// The fused runs end with a finishing pass.
+    fn dispatches(&self, steps: u32) -> usize {
+        let finish = usize::from(self.fusion == Fusion::Fused && steps > 0);
+        self.stems().len() * steps as usize + finish
     }
 }
 

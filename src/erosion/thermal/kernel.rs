@@ -1,5 +1,6 @@
 //! The thermal kernels on the GPU: the passes of one variant with one set of the
-//! model's parameters, timed and counted. `runner.rs` runs them over a map.
+//! model's parameters, and what their push-constant block holds. `runner.rs` runs them
+//! over a map.
 
 use std::sync::Arc;
 
@@ -19,78 +20,40 @@ pub(super) struct ThermalPushConstants {
 }
 
 /// The five fields the push-constant block addresses, in its order.
-pub(super) const FIELDS: u32 = 5;
-/// Cell-steps per second a run is assumed to make before one was timed, to split the
-/// first run into submissions: low, so that the first submissions are short (the fused
-/// pass is bound by its arithmetic more than by its 8 bytes a cell).
-pub(super) const ASSUMED_CELL_STEPS_PER_S: f64 = 1e9;
+pub(super) const FIELDS: usize = 5;
 
-/// The pipelines of one variant and one set of the model's parameters, timed and
-/// counted.
-pub struct ThermalKernel {
-    pub(super) ctx: Arc<Context>,
-    pub(super) variant: ThermalVariant,
-    pub(super) params: ThermalParams,
-    pub(super) pipelines: GridPipelines,
-}
-
-impl ThermalKernel {
-    pub fn new(
-        ctx: &Arc<Context>,
-        variant: ThermalVariant,
-        params: &ThermalParams,
-    ) -> Result<Self, ErosionError> {
-        params.check()?;
-        variant.check(Some(ctx.info()))?;
-        let [axial, diagonal] = params.talus_drops();
-        let spec = numbered([
-            SpecValue::U32(variant.workgroup.x),
-            SpecValue::U32(variant.workgroup.y),
-            SpecValue::F32(axial),
-            SpecValue::F32(diagonal),
-            SpecValue::F32(params.rate),
-        ]);
-        let module = |&pass: &Pass, counted| {
-            variant
-                .module(pass, params.neighbours, counted)
-                .ok_or_else(|| {
-                    ErosionError::Variant(format!(
-                        "{} has no module for {variant} with {} neighbours",
-                        pass.stem, params.neighbours
-                    ))
-                })
-        };
-        let pipelines = GridPipelines::new::<_, ThermalPushConstants>(
-            ctx,
-            variant.passes(),
-            &spec,
-            FIELDS,
-            module,
-        )?;
-        Ok(Self {
-            ctx: Arc::clone(ctx),
-            variant,
-            params: *params,
-            pipelines,
-        })
-    }
-
-    pub fn variant(&self) -> ThermalVariant {
-        self.variant
-    }
-
-    pub fn params(&self) -> &ThermalParams {
-        &self.params
-    }
-
-    /// The timed modules of a step, in order, joined by `+`.
-    pub fn module_name(&self) -> String {
-        self.pipelines.module_name()
-    }
-
-    /// The compiler statistics of the step's last pass (the one that writes the
-    /// heights).
-    pub fn statistics(&self) -> &[crate::gpu::CompilerStatistic] {
-        self.pipelines.statistics()
-    }
+/// The model's rules, then the pipelines of `variant` with `params`: the talus drops and
+/// the rate as specialization constants, after the workgroup's shape.
+pub(super) fn pipelines(
+    ctx: &Arc<Context>,
+    variant: ThermalVariant,
+    params: &ThermalParams,
+) -> Result<GridPipelines, ErosionError> {
+    params.check()?;
+    variant.check(Some(ctx.info()))?;
+    let [axial, diagonal] = params.talus_drops();
+    let spec = numbered([
+        SpecValue::U32(variant.workgroup.x),
+        SpecValue::U32(variant.workgroup.y),
+        SpecValue::F32(axial),
+        SpecValue::F32(diagonal),
+        SpecValue::F32(params.rate),
+    ]);
+    let module = |&pass: &Pass, counted| {
+        variant
+            .module(pass, params.neighbours, counted)
+            .ok_or_else(|| {
+                ErosionError::Variant(format!(
+                    "{} has no module for {variant} with {} neighbours",
+                    pass.stem, params.neighbours
+                ))
+            })
+    };
+    GridPipelines::new::<_, ThermalPushConstants>(
+        ctx,
+        variant.passes(),
+        &spec,
+        FIELDS as u32,
+        module,
+    )
 }

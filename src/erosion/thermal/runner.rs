@@ -1,22 +1,27 @@
-//! One map's heights on the device, and the time steps run over them: timed, or with
-//! the mass checked every so many steps.
+//! One map's heights on the device and their roles in each pass, and the mass checked
+//! every so many steps of a counted run.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
-use super::kernel::{ThermalKernel, ThermalPushConstants, ASSUMED_CELL_STEPS_PER_S, FIELDS};
+use super::kernel::{ThermalPushConstants, FIELDS};
 use super::params::rounding_bound;
 use super::variant::Fusion;
-use crate::erosion::steps::{download_f32, StepClock};
+use super::{Thermal, ThermalRunner};
+use crate::erosion::grid::{Chunk, GridFields, GridKernel, GridRunner};
 use crate::erosion::ErosionError;
-use crate::erosion::grid::{record_steps, submit_chunk};
 use crate::gpu::{Buffer, BufferKind, Hazard, Recorder};
+
+/// Cell-steps per second a run is assumed to make before one was timed, to split the
+/// first run into submissions: low, so that the first submissions are short (the fused
+/// pass is bound by its arithmetic more than by its 8 bytes a cell).
+const ASSUMED_CELL_STEPS_PER_S: f64 = 1e9;
 
 /// Bytes of a field the variant never touches: a placeholder address for its slot.
 const PLACEHOLDER_BYTES: u64 = 16;
 
-impl ThermalKernel {
+impl GridKernel<Thermal> {
     /// A runner of this kernel over a `width` x `height` map of `heights`.
     pub fn prepare(
         self,
@@ -24,7 +29,16 @@ impl ThermalKernel {
         height: usize,
         heights: &[f32],
     ) -> Result<ThermalRunner, ErosionError> {
-        ThermalRunner::new(self, width, height, heights)
+        let cells = width * height;
+        if width == 0 || height == 0 || heights.len() != cells || cells > i32::MAX as usize {
+            return Err(ErosionError::MapShape {
+                width: width as u32,
+                height: height as u32,
+                cells: heights.len(),
+            });
+        }
+        let fields = ThermalBuffers::new(&self, cells as u64, heights)?;
+        GridRunner::new(self, width, height, fields)
     }
 }
 
@@ -47,11 +61,8 @@ pub fn mass_of(heights: &[f32]) -> (f64, f64) {
     })
 }
 
-/// One map's fields on the device. Each run starts from the map it was prepared with.
-pub struct ThermalRunner {
-    kernel: ThermalKernel,
-    width: usize,
-    height: usize,
+/// The fields of one map.
+pub struct ThermalBuffers {
     upload: Buffer,
     /// The state and, for the fused pass, the heights it writes (they swap each step).
     heights: [Buffer; 2],
@@ -60,34 +71,18 @@ pub struct ThermalRunner {
     diagonal_out: Buffer,
     /// The counted build's sum of what each cell sent.
     sent: Buffer,
-    /// Which of `heights` holds the state after the last run.
-    state: usize,
-    clock: StepClock,
     /// Sum and largest magnitude of the prepared map's heights.
     start: (f64, f64),
 }
 
-impl ThermalRunner {
-    fn new(
-        kernel: ThermalKernel,
-        width: usize,
-        height: usize,
-        heights: &[f32],
-    ) -> Result<Self, ErosionError> {
-        let cells = width * height;
-        if width == 0 || height == 0 || heights.len() != cells || cells > i32::MAX as usize {
-            return Err(ErosionError::MapShape {
-                width: width as u32,
-                height: height as u32,
-                cells: heights.len(),
-            });
-        }
-        let ctx = &std::sync::Arc::clone(&kernel.ctx);
-        let fused = kernel.variant.fusion == Fusion::Fused;
-        let eight = kernel.params.neighbours == 8;
+impl ThermalBuffers {
+    fn new(kernel: &GridKernel<Thermal>, cells: u64, heights: &[f32]) -> Result<Self, ErosionError> {
+        let ctx = kernel.ctx();
+        let fused = kernel.variant().fusion == Fusion::Fused;
+        let eight = kernel.params().neighbours == 8;
         let field = |name: &str, per_cell: u64, used: bool| {
             let size = if used {
-                cells as u64 * per_cell
+                cells * per_cell
             } else {
                 PLACEHOLDER_BYTES
             };
@@ -99,136 +94,52 @@ impl ThermalRunner {
             axial_out: field("axial outflows", 16, !fused)?,
             diagonal_out: field("diagonal outflows", 16, !fused && eight)?,
             sent: field("sent", 4, true)?,
-            state: 0,
-            clock: StepClock::new(ctx)?,
             start: mass_of(heights),
-            kernel,
-            width,
-            height,
         })
     }
+}
 
-    fn cells(&self) -> u64 {
-        (self.width * self.height) as u64
-    }
-
-    pub fn width(&self) -> usize {
-        self.width
-    }
-
-    pub fn height(&self) -> usize {
-        self.height
-    }
-
-    pub fn kernel(&self) -> &ThermalKernel {
-        &self.kernel
-    }
-
+impl GridRunner<Thermal> {
     /// The prepared map's heights summed, in height units x cells.
     pub fn start_mass(&self) -> f64 {
-        self.start.0
-    }
-
-    /// GPU submissions the last run was split into.
-    pub fn submissions(&self) -> usize {
-        self.clock.submissions()
-    }
-
-    /// Runs `steps` time steps from the prepared map, timed: the GPU time of the steps
-    /// (timestamps; `None` without them) and the wall time of the whole submission.
-    pub fn run(&mut self, steps: u32) -> Result<(Option<Duration>, Duration), ErosionError> {
-        let started = Instant::now();
-        self.submit_chunk(steps, true, false)?;
-        self.clock.timed(steps, started.elapsed())
+        self.fields().start.0
     }
 
     /// Runs `steps` time steps from the prepared map with the counted build, checking
     /// the mass every `every` steps and at the end.
     pub fn run_checked(&mut self, steps: u32, every: u32) -> Result<Vec<MassCheck>, ErosionError> {
-        let every = every.clamp(1, steps.max(1));
-        let mut checks = Vec::new();
-        let mut done = 0;
-        let mut highest = self.start.1;
-        // At least one chunk, so that a run of no steps still starts from the map.
-        loop {
-            let chunk = every.min(steps - done);
-            let started = Instant::now();
-            self.submit_chunk(chunk, done == 0, true)?;
-            self.clock.walled(chunk, started.elapsed());
-            done += chunk;
-            let (mass, largest) = mass_of(&self.read_heights()?);
+        let (start, mut highest) = self.fields().start;
+        self.run_in_chunks(steps, every, |runner, done| {
+            let (mass, largest) = mass_of(&runner.read_heights()?);
             highest = highest.max(largest);
-            checks.push(MassCheck {
+            Ok(MassCheck {
                 step: done,
                 mass,
-                drift: mass - self.start.0,
+                drift: mass - start,
                 // Twice the largest height seen at the checks, for what the steps
                 // between them reached: a margin, not a proof (a pit that several
                 // neighbours fill in one Jacobi step overshoots them).
-                bound: rounding_bound(u64::from(done), self.cells(), 2.0 * highest),
-            });
-            if done >= steps {
-                return Ok(checks);
-            }
-        }
-    }
-
-    /// The state's heights after the last run.
-    pub fn read_heights(&self) -> Result<Vec<f32>, ErosionError> {
-        self.download(&self.heights[self.state])
+                bound: rounding_bound(u64::from(done), runner.cells(), 2.0 * highest),
+            })
+        })
     }
 
     /// What each cell sent over the last counted run, in height units.
     pub fn read_sent(&self) -> Result<Vec<f32>, ErosionError> {
-        self.download(&self.sent)
+        self.download(&self.fields().sent)
+    }
+}
+
+impl GridFields<Thermal> for ThermalBuffers {
+    /// Which of `heights` holds the state.
+    type State = usize;
+
+    fn assumed_step(_kernel: &GridKernel<Thermal>, cells: u64) -> Duration {
+        Duration::from_secs_f64(cells as f64 / ASSUMED_CELL_STEPS_PER_S)
     }
 
-    fn download(&self, field: &Buffer) -> Result<Vec<f32>, ErosionError> {
-        download_f32(&self.kernel.ctx, field, self.cells())
-    }
-
-    /// Records and submits `steps` steps: from the prepared map when `reset` (the
-    /// counted build's sums zeroed too), else from the state the last chunk left.
-    fn submit_chunk(&mut self, steps: u32, reset: bool, counted: bool) -> Result<(), ErosionError> {
-        let assumed_step = Duration::from_secs_f64(self.cells() as f64 / ASSUMED_CELL_STEPS_PER_S);
-        let per_submission = self.clock.plan(&self.kernel.ctx, steps, assumed_step);
-        let kernel = &self.kernel;
-        let passes = kernel.pipelines.passes(counted);
-        let fused = kernel.variant.fusion == Fusion::Fused;
-        let groups = kernel.variant.workgroup.groups(self.width, self.height);
-        let push = ThermalPushConstants {
-            width: self.width as i32,
-            height: self.height as i32,
-        };
-        let mut state = if reset { 0 } else { self.state };
-        let this = &*self;
-        // Every pass reads the state from heightsA; the fused one writes heightsB, and
-        // the two buffers swap roles each step.
-        let roles = |state: usize| -> [&Buffer; FIELDS as usize] {
-            [
-                &this.heights[state],
-                &this.heights[1 - state],
-                &this.axial_out,
-                &this.diagonal_out,
-                &this.sent,
-            ]
-        };
-        let record_reset = |rec: &mut _| {
-            if reset {
-                this.record_reset(rec, counted);
-            }
-        };
-        submit_chunk(&kernel.ctx, &this.clock, record_reset, |rec| {
-            record_steps(rec, passes, steps, per_submission, groups, |_| {
-                let bound = (roles(state), push);
-                if fused {
-                    state = 1 - state;
-                }
-                bound
-            });
-        })?;
-        self.state = state;
-        Ok(())
+    fn heights(&self, state: usize) -> &Buffer {
+        &self.heights[state]
     }
 
     /// Copies the prepared map into the state's buffer, and zeroes the counted build's
@@ -240,5 +151,31 @@ impl ThermalRunner {
             rec.fill_zero(&self.sent);
         }
         rec.barrier(Hazard::TransferToCompute);
+    }
+
+    fn record_steps<'r>(&'r self, rec: &mut Recorder<'r>, chunk: &Chunk<'r, Thermal>, state: &mut usize) {
+        let fused = chunk.kernel.variant().fusion == Fusion::Fused;
+        let push = ThermalPushConstants {
+            width: chunk.width as i32,
+            height: chunk.height as i32,
+        };
+        // Every pass reads the state from heightsA; the fused one writes heightsB, and
+        // the two buffers swap roles each step.
+        let roles = |state: usize| -> [&'r Buffer; FIELDS] {
+            [
+                &self.heights[state],
+                &self.heights[1 - state],
+                &self.axial_out,
+                &self.diagonal_out,
+                &self.sent,
+            ]
+        };
+        chunk.record(rec, |_| {
+            let bound = (roles(*state), push);
+            if fused {
+                *state = 1 - *state;
+            }
+            bound
+        });
     }
 }

@@ -6,6 +6,7 @@ use std::fmt;
 use clap::ValueEnum as _;
 use serde::{Deserialize, Serialize};
 
+use crate::erosion::grid::{check_addressed, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
@@ -37,6 +38,9 @@ pub struct ThermalVariant {
     pub workgroup: WorkgroupShape,
 }
 
+/// The kernels, as errors name them.
+pub(super) const KERNELS: &str = "the thermal kernels";
+
 /// Bytes of one cell of a float field.
 const FLOAT: u64 = 4;
 
@@ -59,10 +63,6 @@ impl ThermalVariant {
                 counts: true,
             }],
         }
-    }
-
-    pub fn dispatches(&self, steps: u32) -> usize {
-        self.passes().len() * steps as usize
     }
 
     /// The module of `pass` for `neighbours` (4 or 8), with the counter of what each
@@ -98,16 +98,17 @@ impl ThermalVariant {
     pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
         let Some(device) = device else { return Ok(()) };
         self.workgroup.check("thermal_workgroup", device)?;
-        if !device.buffer_device_address {
-            return Err(SettingError::new(
-                "algorithm",
-                format!(
-                    "{} does not offer bufferDeviceAddress, which the thermal kernels reach their fields by",
-                    device.name
-                ),
-            ));
-        }
-        Ok(())
+        check_addressed(device, KERNELS)
+    }
+}
+
+impl GridVariant for ThermalVariant {
+    fn workgroup(&self) -> WorkgroupShape {
+        self.workgroup
+    }
+
+    fn dispatches(&self, steps: u32) -> usize {
+        self.passes().len() * steps as usize
     }
 }
 
