@@ -8,7 +8,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::plot::PlotError;
+use super::plot::{DrawError, PlotError};
 use crate::terrain::pictures::ensure_font;
 
 /// One row: an estimate, its interval, the band of no effect around its null.
@@ -77,7 +77,8 @@ impl IntervalChart {
                 self.draw(&root, RangedCoordf64::from(axis.0..axis.1), axis)
             };
             drawn.map_err(PlotError::Draw)?;
-            root.present().map_err(|e| PlotError::Draw(e.to_string()))?;
+            root.present()
+                .map_err(|e| PlotError::Draw(DrawError::of(&e)))?;
         }
         Ok(Some(svg))
     }
@@ -89,13 +90,13 @@ impl IntervalChart {
         root: &DrawingArea<DB, plotters::coord::Shift>,
         x: X,
         axis: (f64, f64),
-    ) -> Result<(), String>
+    ) -> Result<(), DrawError>
     where
         DB: DrawingBackend,
         X: AsRangedCoord<Value = f64>,
         X::CoordDescType: ValueFormatter<f64>,
     {
-        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let err = DrawError::of;
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let n = self.rows.len();
         // Segment 0 is at the bottom: the first row is drawn in the top one.

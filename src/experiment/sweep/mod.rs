@@ -11,7 +11,7 @@ mod workers;
 
 pub use measure::{measure_runs, should_stop};
 pub use options::{
-    parse_out, OnPointError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT,
+    parse_out, OnPointError, OptionError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT,
 };
 
 use std::collections::BTreeMap;
@@ -25,8 +25,25 @@ use workers::{WorkQueues, WorkerPool};
 use super::results::{read_points, Meta, ResultsWriter, SweepSource, WorkerDevice, POINTS_CSV};
 use super::ExperimentError;
 use crate::gpu::{Context, DeviceInfo};
-use crate::probes::gpu_state::GpuMonitor;
+use crate::probes::gpu_state::{ClockLockError, GpuMonitor};
 use crate::terrain::output::slug;
+
+/// Why a sweep did not start, or stopped before its last point.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error("a sweep needs a device")]
+    NoDevice,
+    /// `--lock-sm-clock` on a device NVML does not know.
+    #[error("--lock-sm-clock needs NVML, which does not know {device}")]
+    NoNvml { device: String },
+    /// Not its source: its message already ends with NVML's answer, which `{:#}` would
+    /// print twice.
+    #[error("{0}")]
+    ClockLock(ClockLockError),
+    /// `why`: the sweep's reason to stop, or its first failed point.
+    #[error("the {name} sweep stopped: {why}")]
+    Stopped { name: String, why: String },
+}
 
 /// Where a sweep's results go: `--out` with its `{experiment}` and `{device}` filled in
 /// (in any component of the path), then `shard-i-of-n` for a shard.
@@ -54,7 +71,7 @@ pub fn run_sweep(
     options: &SweepOptions,
 ) -> Result<SweepSummary, ExperimentError> {
     let Some(first) = contexts.first() else {
-        return Err(ExperimentError::Run("a sweep needs a device".into()));
+        return Err(SweepError::NoDevice.into());
     };
     let infos: Vec<&DeviceInfo> = contexts.iter().map(|c| c.info()).collect();
     let dir = results_dir(experiment, &first.info().name, options);
@@ -63,14 +80,12 @@ pub fn run_sweep(
     if let Some(mhz) = options.lock_sm_mhz {
         for (monitor, info) in monitors.iter_mut().zip(&infos) {
             let Some(monitor) = monitor.as_mut() else {
-                return Err(ExperimentError::Clocks(format!(
-                    "--lock-sm-clock needs NVML, which does not know {}",
-                    info.name
-                )));
+                return Err(SweepError::NoNvml {
+                    device: info.name.clone(),
+                }
+                .into());
             };
-            monitor
-                .lock_sm_clock(mhz)
-                .map_err(|e| ExperimentError::Clocks(e.to_string()))?;
+            monitor.lock_sm_clock(mhz).map_err(SweepError::ClockLock)?;
         }
     }
     let source = SweepSource {
