@@ -191,7 +191,7 @@ fn variants_are_named_as_erode_names_their_settings() {
         ("fast+paper", "sets variant twice"),
         ("fast+", "an empty name"),
     ] {
-        let e = Variant::parse(bad).unwrap_err();
+        let e = Variant::parse(bad).unwrap_err().to_string();
         assert!(e.contains(names), "{bad}: {e}");
     }
 }

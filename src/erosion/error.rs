@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use super::droplets::ParamError;
+use super::droplets::{CacheWindowError, ParamError};
 use super::keys::SettingError;
 use crate::gpu::GpuError;
 use crate::terrain::HeightmapError;
@@ -32,6 +32,8 @@ pub enum ErosionError {
     /// A counted run found mass that the model must conserve lost or made.
     #[error("balance check: {0}")]
     Balance(String),
+    #[error(transparent)]
+    CacheWindow(#[from] CacheWindowError),
     #[error(transparent)]
     Param(#[from] ParamError),
     #[error(transparent)]

@@ -28,9 +28,9 @@ pub use algorithm::Algorithm;
 pub use dispatch::{ALL_STRATEGIES, MAX_RUN_WORK};
 pub use error::ErosionError;
 pub use keys::SettingError;
-pub use settings::RunSettings;
+pub use settings::{RunSettings, TableError};
 pub use strategy::{
     report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, Prepared, Replay, ReplayTraffic,
     Strategy, TimedRun, WorkUnit,
 };
-pub use workgroup::WorkgroupShape;
+pub use workgroup::{WorkgroupShape, WorkgroupShapeError};

@@ -54,7 +54,7 @@ macro_rules! run_settings_of {
                 algorithm: Algorithm,
                 noise: toml::Table,
                 mut strategies: impl Iterator<Item = toml::Table>,
-            ) -> Result<Self, String> {
+            ) -> Result<Self, TableError> {
                 let mut next = || strategies.next().expect("one part per strategy");
                 Ok(Self {
                     algorithm,
@@ -79,8 +79,25 @@ fn choice_help(choices: &[&str]) -> String {
 }
 
 /// A config table's part, deserialized into the struct that owns its keys.
-fn part<T: serde::de::DeserializeOwned>(table: toml::Table) -> Result<T, String> {
-    T::deserialize(toml::Value::Table(table)).map_err(|e| e.to_string().trim().replace('\n', " "))
+fn part<T: serde::de::DeserializeOwned>(table: toml::Table) -> Result<T, TableError> {
+    T::deserialize(toml::Value::Table(table)).map_err(TableError::Value)
+}
+
+/// Why a config table is no [`RunSettings`]: a key no setting has, or a value its
+/// setting does not take.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    #[error("unknown field `{key}`, expected one of {}", quoted(expected))]
+    UnknownKey { key: String, expected: Vec<String> },
+    /// serde's words, on one line.
+    #[error("{}", .0.to_string().trim().replace('\n', " "))]
+    Value(toml::de::Error),
+}
+
+/// `a`, `b`: the keys as serde lists them.
+fn quoted(keys: &[String]) -> String {
+    let quoted: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    quoted.join(", ")
 }
 
 impl Default for RunSettings {
@@ -165,7 +182,7 @@ impl RunSettings {
 
     /// The settings of a config table: each key goes to the struct that owns it, so
     /// that an unknown key and a bad value are refused by name.
-    pub fn from_table(table: &toml::Table) -> Result<Self, String> {
+    pub fn from_table(table: &toml::Table) -> Result<Self, TableError> {
         let sections: Vec<Vec<String>> = std::iter::once(keys_of::<NoiseSettings>())
             .chain(Self::strategy_sections())
             .collect();
@@ -178,11 +195,10 @@ impl RunSettings {
         let mut parts = vec![toml::Table::new(); owners.len()];
         for (key, value) in table {
             let Some(owner) = owners.iter().position(|keys| keys.contains(key)) else {
-                let all: Vec<String> = owners.concat().iter().map(|k| format!("`{k}`")).collect();
-                return Err(format!(
-                    "unknown field `{key}`, expected one of {}",
-                    all.join(", ")
-                ));
+                return Err(TableError::UnknownKey {
+                    key: key.clone(),
+                    expected: owners.concat(),
+                });
             };
             parts[owner].insert(key.clone(), value.clone());
         }

@@ -56,10 +56,15 @@ impl fmt::Display for WorkgroupShape {
     }
 }
 
+/// Text that is no workgroup shape: the text as given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a workgroup shape such as 16x16")]
+pub struct WorkgroupShapeError(pub String);
+
 impl FromStr for WorkgroupShape {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        let bad = || format!("{text:?} is not a workgroup shape such as 16x16");
+    type Err = WorkgroupShapeError;
+    fn from_str(text: &str) -> Result<Self, WorkgroupShapeError> {
+        let bad = || WorkgroupShapeError(text.to_string());
         let (x, y) = text.trim().split_once('x').ok_or_else(bad)?;
         let side = |s: &str| s.trim().parse::<u32>().ok().filter(|&n| n > 0);
         Ok(Self {

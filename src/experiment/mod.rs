@@ -65,11 +65,10 @@ pub enum ExperimentError {
     Plot(#[from] report::plot::PlotError),
     #[error(transparent)]
     Html(#[from] report::HtmlError),
-    #[error("{0}")]
-    Clocks(String),
-    /// A run broke an invariant of the harness.
-    #[error("{0}")]
-    Run(String),
+    #[error(transparent)]
+    Sweep(#[from] sweep::SweepError),
+    #[error(transparent)]
+    Invariant(#[from] run::InvariantError),
     #[error("the GPU engine needs a Vulkan device")]
     NoDeviceForGpuEngine,
     #[error("{}", path.display())]

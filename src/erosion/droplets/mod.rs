@@ -34,9 +34,9 @@ pub use params::{
 pub use record::{record_slot, StepAddresses};
 pub use replay::DropletReplay;
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
-pub use settings::{DropletSettings, SharedKib, OCCUPANCY_CANDIDATES_KIB};
+pub use settings::{DropletSettings, SharedKib, SharedKibError, OCCUPANCY_CANDIDATES_KIB};
 pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
-pub use variant::{CacheWindow, DropletShader, KernelVariant, Lever, SpirvBuild};
+pub use variant::{CacheWindow, CacheWindowError, DropletShader, KernelVariant, Lever, SpirvBuild};
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -415,10 +415,7 @@ impl<'k> DropletRunner<'k> {
                     job.spawn.tile, variant.cache.tile
                 )));
             }
-            variant
-                .cache
-                .rule(job.spawn.phases)
-                .map_err(ErosionError::Variant)?;
+            variant.cache.rule(job.spawn.phases)?;
         }
         if !variant.runs(job) {
             return Err(ErosionError::VariantMismatch {

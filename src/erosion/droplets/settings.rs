@@ -340,7 +340,7 @@ impl DropletSettings {
             };
             self.cache_window()
                 .rule(self.phases)
-                .map_err(|reason| SettingError::new(key, reason))?;
+                .map_err(|e| SettingError::new(key, e.to_string()))?;
         }
         if self.workgroup == 0 {
             return Err(SettingError::new("workgroup", "must be at least 1"));
@@ -492,15 +492,20 @@ impl std::fmt::Display for SharedKib {
     }
 }
 
+/// A `--shared-kib` that is neither KiB nor `auto`: the text as given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is neither KiB (a whole number) nor \"auto\"")]
+pub struct SharedKibError(pub String);
+
 impl std::str::FromStr for SharedKib {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
+    type Err = SharedKibError;
+    fn from_str(text: &str) -> Result<Self, SharedKibError> {
         match text.trim() {
             "auto" => Ok(SharedKib::Auto),
             kib => kib
                 .parse()
                 .map(SharedKib::Kib)
-                .map_err(|_| format!("{text:?} is neither KiB (a whole number) nor \"auto\"")),
+                .map_err(|_| SharedKibError(text.to_string())),
         }
     }
 }

@@ -101,29 +101,44 @@ impl CacheWindow {
     /// `tile + 2 * margin + 1` cells: they stay apart when
     /// `2 * margin + 1 <= (stride - 1) * tile`. Without phases neighbouring tiles run
     /// together and every margin meets.
-    pub fn rule(self, phases: u32) -> Result<(), String> {
+    pub fn rule(self, phases: u32) -> Result<(), CacheWindowError> {
         let stride: u32 = match phases {
             4 => 2,
             9 => 3,
-            _ => {
-                return Err(format!(
-                    "the tile-cache kernel needs phases = 4 or 9, not {phases}: without checkerboard phases neighbouring tiles run together and their cached windows meet"
-                ))
-            }
+            _ => return Err(CacheWindowError::Phases { phases }),
         };
         let reach = 2 * u64::from(self.margin) + 1;
         let gap = u64::from(stride - 1) * u64::from(self.tile);
         if reach > gap {
-            return Err(format!(
-                "cache margin {} with tile {} and {phases} phases: the windows of one colour's tiles meet unless 2 x margin + 1 <= {} x tile, a margin of at most {}",
-                self.margin,
-                self.tile,
-                stride - 1,
-                (gap.saturating_sub(1)) / 2
-            ));
+            return Err(CacheWindowError::Overlap {
+                window: self,
+                phases,
+                stride,
+                widest: (gap.saturating_sub(1)) / 2,
+            });
         }
         Ok(())
     }
+}
+
+/// Why the cached windows of workgroups running at once could meet ([`CacheWindow::rule`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CacheWindowError {
+    #[error("the tile-cache kernel needs phases = 4 or 9, not {phases}: without checkerboard phases neighbouring tiles run together and their cached windows meet")]
+    Phases { phases: u32 },
+    /// `widest` is the margin that would keep them apart.
+    #[error(
+        "cache margin {} with tile {} and {phases} phases: the windows of one colour's tiles meet unless 2 x margin + 1 <= {} x tile, a margin of at most {widest}",
+        window.margin,
+        window.tile,
+        stride - 1
+    )]
+    Overlap {
+        window: CacheWindow,
+        phases: u32,
+        stride: u32,
+        widest: u64,
+    },
 }
 
 /// A lever of the L1 experiments on how the heightfield is loaded and added to. Each
@@ -532,10 +547,18 @@ mod tests {
         let window = |tile, margin| CacheWindow { tile, margin };
         // 4 phases: tiles of a colour one tile apart; 9 phases: two.
         assert!(window(32, 15).rule(4).is_ok());
-        assert!(window(32, 16).rule(4).unwrap_err().contains("at most 15"));
+        assert!(window(32, 16)
+            .rule(4)
+            .unwrap_err()
+            .to_string()
+            .contains("at most 15"));
         assert!(window(32, 31).rule(9).is_ok());
         assert!(window(32, 32).rule(9).is_err());
-        assert!(window(32, 0).rule(1).unwrap_err().contains("phases"));
+        assert!(window(32, 0)
+            .rule(1)
+            .unwrap_err()
+            .to_string()
+            .contains("phases"));
         // The rule is the geometry: the last cell of one window against the first of
         // the next window of the colour, for every tile and margin it accepts.
         for phases in [4, 9] {

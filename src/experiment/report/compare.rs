@@ -507,13 +507,13 @@ fn unjudged(b: &PointTimes, n: &PointTimes) -> Option<(NoVerdictReason, String)>
 
 /// The interval of new / base for one pair: bootstrapped from both sides' samples, or
 /// where a set has none, made of the medians' intervals; `Err` says why there is none.
-fn interval_of(b: &PointTimes, n: &PointTimes, bootstrap: bool) -> Result<(f64, f64), String> {
+fn interval_of(b: &PointTimes, n: &PointTimes, bootstrap: bool) -> Result<(f64, f64), NoInterval> {
     if [b, n].iter().any(|p| p.repetitions() == Some(1)) {
-        return Err("one repetition, no spread to weigh".into());
+        return Err(NoInterval::OneRepetition);
     }
     if bootstrap {
         return ratio_of_medians(&b.samples, &n.samples, bootstrap::RESAMPLES)
-            .ok_or_else(|| "no samples".into());
+            .ok_or(NoInterval::NoSamples);
     }
     let median_interval_of = |p: &PointTimes| match p.samples.is_empty() {
         true => p.median_ci_ms,
@@ -521,8 +521,20 @@ fn interval_of(b: &PointTimes, n: &PointTimes, bootstrap: bool) -> Result<(f64, 
     };
     match (median_interval_of(b), median_interval_of(n)) {
         (Some(base), Some(new)) => Ok(ratio_bounds(base, new)),
-        _ => Err("no samples.csv and no interval of the median in points.csv".into()),
+        _ => Err(NoInterval::NoMedianInterval),
     }
+}
+
+/// Why a pair has no interval of its ratio.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum NoInterval {
+    #[error("one repetition, no spread to weigh")]
+    OneRepetition,
+    /// The bootstrap's: a side without samples.
+    #[error("no samples")]
+    NoSamples,
+    #[error("no samples.csv and no interval of the median in points.csv")]
+    NoMedianInterval,
 }
 
 /// A pair's label: what tells it from the other pairs, then what differs across it.
@@ -553,7 +565,7 @@ fn judge(
         (Some((reason, why)), _) => Judgement::NoVerdict { reason, why },
         (None, Err(why)) => Judgement::NoVerdict {
             reason: NoVerdictReason::NoInterval,
-            why: why.clone(),
+            why: why.to_string(),
         },
         (None, Ok(interval)) => {
             Judgement::Verdict(Verdict::of(*interval, Band::around_one(threshold)))

@@ -8,7 +8,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::plot::PlotError;
+use super::plot::{DrawError, PlotError};
 use crate::terrain::pictures::ensure_font;
 
 /// One row: an estimate, its interval, the band of no effect around its null.
@@ -66,7 +66,7 @@ impl IntervalChart {
         {
             let page = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
             page.fill(&WHITE)
-                .map_err(|e| PlotError::Draw(e.to_string()))?;
+                .map_err(|e| PlotError::Draw(DrawError::of(&e)))?;
             let (root, key) = page.split_vertically(height - KEY_PX);
             self.draw_key(&key).map_err(PlotError::Draw)?;
             let drawn = if self.log_x {
@@ -83,7 +83,8 @@ impl IntervalChart {
                 self.draw(&root, RangedCoordf64::from(axis.0..axis.1), axis)
             };
             drawn.map_err(PlotError::Draw)?;
-            page.present().map_err(|e| PlotError::Draw(e.to_string()))?;
+            page.present()
+                .map_err(|e| PlotError::Draw(DrawError::of(&e)))?;
         }
         Ok(Some(svg))
     }
@@ -95,13 +96,13 @@ impl IntervalChart {
         root: &DrawingArea<DB, plotters::coord::Shift>,
         x: X,
         axis: (f64, f64),
-    ) -> Result<(), String>
+    ) -> Result<(), DrawError>
     where
         DB: DrawingBackend,
         X: AsRangedCoord<Value = f64>,
         X::CoordDescType: ValueFormatter<f64>,
     {
-        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let err = DrawError::of;
         let n = self.rows.len();
         // Segment 0 is at the bottom: the first row is drawn in the top one.
         let at = |i: usize| n - 1 - i;
@@ -171,18 +172,18 @@ impl IntervalChart {
     fn draw_key<DB: DrawingBackend>(
         &self,
         key: &DrawingArea<DB, plotters::coord::Shift>,
-    ) -> Result<(), String> {
-        let err = |e: &dyn std::fmt::Display| e.to_string();
+    ) -> Result<(), DrawError> {
+        let err = DrawError::of;
         let text = ("sans-serif", 14).into_font().color(&BLACK);
         let y = (KEY_PX / 2) as i32;
         let mut x = 20;
-        let mut entry = |mark: &dyn Fn(i32) -> Result<(), String>, words: &str| {
+        let mut entry = |mark: &dyn Fn(i32) -> Result<(), DrawError>, words: &str| {
             mark(x)?;
             key.draw(&Text::new(words.to_string(), (x + 34, y - 8), text.clone()))
                 .map_err(|e| err(&e))?;
             let (w, _) = key.estimate_text_size(words, &text).map_err(|e| err(&e))?;
             x += 34 + w as i32 + 28;
-            Ok::<(), String>(())
+            Ok::<(), DrawError>(())
         };
         let estimate = |colour: RGBColor, hollow: bool| {
             move |x: i32| {

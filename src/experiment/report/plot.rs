@@ -144,13 +144,25 @@ pub enum PlotError {
     #[error("{0}")]
     Request(String),
     #[error("drawing the chart: {0}")]
-    Draw(String),
+    Draw(DrawError),
     #[error("writing {}", path.display())]
     Write {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
+}
+
+/// What plotters reported while drawing, in its words: its error's type differs by
+/// backend (bitmap, SVG).
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub struct DrawError(String);
+
+impl DrawError {
+    pub fn of(e: &dyn std::fmt::Display) -> Self {
+        Self(e.to_string())
+    }
 }
 
 #[derive(Clone)]
@@ -948,7 +960,7 @@ fn draw<DB, X, Y>(
     (x_left, x_right): (f64, f64),
     y_range: Y,
     y: &YAxis,
-) -> Result<(), String>
+) -> Result<(), DrawError>
 where
     DB: DrawingBackend,
     X: AsRangedCoord<Value = f64>,
@@ -956,7 +968,7 @@ where
     Y: AsRangedCoord<Value = f64>,
     Y::CoordDescType: ValueFormatter<f64>,
 {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let err = DrawError::of;
     let unit = y.unit;
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut builder = ChartBuilder::on(root);
@@ -1100,7 +1112,7 @@ where
 fn draw_any<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart,
-) -> Result<(), String> {
+) -> Result<(), DrawError> {
     let xs = chart
         .series
         .iter()
@@ -1199,12 +1211,12 @@ fn draw_panels<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     charts: &[Chart],
     grid: (usize, usize),
-) -> Result<(), String> {
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+) -> Result<(), DrawError> {
+    root.fill(&WHITE).map_err(|e| DrawError::of(&e))?;
     for (area, chart) in root.split_evenly(grid).iter().zip(charts) {
         draw_any(area, chart)?;
     }
-    root.present().map_err(|e| e.to_string())
+    root.present().map_err(|e| DrawError::of(&e))
 }
 
 /// Draws `charts` as panels of `panel` pixels, `columns` to a row, into `stem`.png

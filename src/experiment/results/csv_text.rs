@@ -99,9 +99,9 @@ pub fn read_points(path: &Path) -> Result<CsvText, ResultsError> {
             reason: "its columns are not those of a vkerode points.csv".into(),
         });
     }
-    upgraded(&table, &current).map_err(|reason| ResultsError::Mismatch {
+    upgraded(&table, &current).map_err(|e| ResultsError::Mismatch {
         path: path.to_path_buf(),
-        reason,
+        reason: e.to_string(),
     })
 }
 
@@ -128,13 +128,22 @@ const IMPLIED: [(&str, &str); 11] = [
     ("height_unit", "cells"),
 ];
 
+/// A row of an older points.csv whose strategy this vkerode does not know: the row
+/// (from 1) and the strategy as spelled.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("row {row}: algorithm {spelled:?} is not one this vkerode runs")]
+struct UnknownAlgorithm {
+    row: usize,
+    spelled: String,
+}
+
 /// An older points.csv on the current columns, by name. Rows of schema 1 had one
 /// `steps` column for droplet-steps and cell-steps alike, and other strategies'
 /// settings filled with defaults: each row keeps its own strategy's columns (empty in
 /// the others'), its steps go to its unit's columns, and a column the file lacks takes
 /// its implied value where it has one ([`IMPLIED`]), else stays empty: unknown, as a
 /// strategy's own columns never are in the files this vkerode writes.
-fn upgraded(old: &CsvText, current: &[String]) -> Result<CsvText, String> {
+fn upgraded(old: &CsvText, current: &[String]) -> Result<CsvText, UnknownAlgorithm> {
     let owners: Vec<_> = current.iter().map(|c| owner_of(c)).collect();
     let units: Vec<(WorkUnit, Vec<Option<String>>)> = WorkUnit::ALL
         .iter()
@@ -150,10 +159,10 @@ fn upgraded(old: &CsvText, current: &[String]) -> Result<CsvText, String> {
             .unwrap_or_default();
         let algorithm: Algorithm =
             serde_json::from_value(serde_json::Value::String(spelled.into())).map_err(|_| {
-                format!(
-                    "row {}: algorithm {spelled:?} is not one this vkerode runs",
-                    r + 1
-                )
+                UnknownAlgorithm {
+                    row: r + 1,
+                    spelled: spelled.to_string(),
+                }
             })?;
         let strategy = algorithm.strategy();
         let renamed = &units
@@ -282,6 +291,7 @@ mod tests {
         };
         assert!(upgraded(&unknown, &current)
             .unwrap_err()
+            .to_string()
             .contains("\"sand\""));
     }
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::super::ExperimentError;
 use super::figures::{gpm_counters, CeilingShare, ChangeFigures, RunFigures, TimeSource};
+use super::invariant::InvariantError;
 use super::provenance::Provenance;
 use super::terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};
 use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
@@ -248,9 +249,7 @@ fn run_on_gpu(
         None => TimeSource::WallClock,
     };
     Ok(EngineRun {
-        after: timed.cells.ok_or(ExperimentError::Run(
-            "the timed run read no heights back".into(),
-        ))?,
+        after: timed.cells.ok_or(InvariantError::NoHeightsBack)?,
         counted_after: Some(counted.cells),
         run: RunFigures::new(
             source,
@@ -389,7 +388,7 @@ pub fn run_erosion(
             &height_unit,
             &terrain.missing,
         )
-        .ok_or_else(|| ExperimentError::Run("the run changed the map's shape".into()))?,
+        .ok_or(InvariantError::ShapeChanged)?,
         warnings,
         instrumented_run: match &run.counted_after {
             Some(counted) => InstrumentedRun::against(&initial, counted, &run.after, &height_unit),

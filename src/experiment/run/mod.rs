@@ -1,10 +1,11 @@
 //! One run end to end, for any strategy: its terrain (`terrain.rs`), the run and its
 //! files (`erode.rs`), its figures (`figures.rs`), its time split by
-//! replays (`split.rs`), and where it came from
-//! (`provenance.rs`).
+//! replays (`split.rs`), where it came from (`provenance.rs`), and what it must hold
+//! whatever its settings (`invariant.rs`).
 
 mod erode;
 mod figures;
+mod invariant;
 mod provenance;
 mod split;
 mod terrain;
@@ -14,6 +15,7 @@ pub use erode::{
     OutputOptions,
 };
 pub use figures::{gpm_counters, CeilingShare, ChangeFigures, RunFigures, TimeSource, CEILING};
+pub use invariant::InvariantError;
 pub use provenance::Provenance;
 pub use split::TimeSplit;
 pub use terrain::{

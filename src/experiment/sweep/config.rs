@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::super::results::config_hash_of;
 use super::super::ConfigError;
 use super::input::{check_input_keys, without_input, InputLoader, KeyRefusal, PointInput};
-use crate::erosion::RunSettings;
+use crate::erosion::{RunSettings, TableError};
 use crate::gpu::DeviceInfo;
 use crate::terrain::MapInfo;
 
@@ -247,7 +247,7 @@ impl Experiment {
         }
         for assignment in overrides {
             apply_override(&mut table, assignment, &SWEEP_SECTIONS, &[])
-                .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
+                .map_err(|e| error(&format!("--set {assignment}"), e.to_string()))?;
         }
         let mut config =
             ExperimentConfig::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
@@ -358,7 +358,8 @@ impl ExperimentConfig {
             ));
         }
         check_input_keys(&self.fixed).map_err(|(key, reason)| (format!("fixed.{key}"), reason))?;
-        settings_from(&self.fixed).map_err(|reason| {
+        settings_from(&self.fixed).map_err(|e| {
+            let reason = e.to_string();
             let key = key_named_in(&reason).map_or("fixed".into(), |k| format!("fixed.{k}"));
             (key, reason)
         })?;
@@ -382,7 +383,7 @@ impl ExperimentConfig {
                 table.insert(name.clone(), value.clone());
                 let at = || format!("{key}[{i}]");
                 check_input_keys(&table).map_err(|(_, reason)| (at(), reason))?;
-                settings_from(&table).map_err(|reason| (at(), reason))?;
+                settings_from(&table).map_err(|e| (at(), e.to_string()))?;
             }
             axes.push((name.clone(), values.clone()));
         }
@@ -431,7 +432,7 @@ impl ExperimentConfig {
                 Some((name, value)) => format!("axes.{name} = {value}"),
                 None => format!("fixed.{key}"),
             };
-            let settings = settings_from(&table).map_err(|reason| ("axes".into(), reason))?;
+            let settings = settings_from(&table).map_err(|e| ("axes".into(), e.to_string()))?;
             let input = inputs
                 .point_input(&table, config_dir)
                 .map_err(|(key, reason): KeyRefusal| (config_key(key), reason))?;
@@ -480,14 +481,17 @@ pub fn apply_override(
     assignment: &str,
     sections: &[&str],
     top_keys: &[&str],
-) -> Result<(), String> {
+) -> Result<(), OverrideError> {
     let (path, value) = assignment
         .split_once('=')
-        .ok_or("expected section.key=value")?;
+        .ok_or(OverrideError::NoAssignment)?;
     let path = path.trim();
-    let parsed: toml::Table = toml::from_str(&format!("v = {}", value.trim()))
-        .map_err(|e| format!("{value:?} is not a TOML value: {}", e.message()))?;
-    let value = parsed.get("v").cloned().ok_or("no value")?;
+    let parsed: toml::Table =
+        toml::from_str(&format!("v = {}", value.trim())).map_err(|e| OverrideError::NotToml {
+            value: value.to_string(),
+            why: e.message().to_string(),
+        })?;
+    let value = parsed.get("v").cloned().ok_or(OverrideError::NoValue)?;
     if top_keys.contains(&path) {
         table.insert(path.to_string(), value);
         return Ok(());
@@ -497,9 +501,14 @@ pub fn apply_override(
     let allowed = allowed.join(", ");
     let (section, key) = path
         .split_once('.')
-        .ok_or_else(|| format!("the key must name its section: {allowed}"))?;
+        .ok_or_else(|| OverrideError::NoSection {
+            allowed: allowed.clone(),
+        })?;
     if !sections.contains(&section) {
-        return Err(format!("unknown section {section:?}; use {allowed}"));
+        return Err(OverrideError::UnknownSection {
+            section: section.to_string(),
+            allowed,
+        });
     }
     let section = table
         .entry(section)
@@ -509,8 +518,27 @@ pub fn apply_override(
             t.insert(key.to_string(), value);
             Ok(())
         }
-        _ => Err(format!("{path} is not inside a table")),
+        _ => Err(OverrideError::NotInTable {
+            path: path.to_string(),
+        }),
     }
+}
+
+/// Why a `--set` assignment sets nothing; `allowed` lists the keys it may name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    #[error("expected section.key=value")]
+    NoAssignment,
+    #[error("{value:?} is not a TOML value: {why}")]
+    NotToml { value: String, why: String },
+    #[error("no value")]
+    NoValue,
+    #[error("the key must name its section: {allowed}")]
+    NoSection { allowed: String },
+    #[error("unknown section {section:?}; use {allowed}")]
+    UnknownSection { section: String, allowed: String },
+    #[error("{path} is not inside a table")]
+    NotInTable { path: String },
 }
 
 /// The key a serde error names: "... in `measure.max_reps`" or "unknown field `x`".
@@ -524,7 +552,7 @@ fn key_named_in(reason: &str) -> Option<String> {
 }
 
 /// The settings of a point's table, its input keys aside.
-fn settings_from(table: &toml::Table) -> Result<RunSettings, String> {
+fn settings_from(table: &toml::Table) -> Result<RunSettings, TableError> {
     RunSettings::from_table(&without_input(table))
 }
 

@@ -3,15 +3,17 @@
 //! what a sweep would do.
 
 pub mod config;
+mod error;
 pub mod input;
 mod measure;
 mod options;
 mod point;
 mod workers;
 
+pub use error::SweepError;
 pub use measure::{measure_runs, should_stop};
 pub use options::{
-    parse_out, OnPointError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT,
+    parse_out, OnPointError, OptionError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT,
 };
 
 use std::collections::BTreeMap;
@@ -54,7 +56,7 @@ pub fn run_sweep(
     options: &SweepOptions,
 ) -> Result<SweepSummary, ExperimentError> {
     let Some(first) = contexts.first() else {
-        return Err(ExperimentError::Run("a sweep needs a device".into()));
+        return Err(SweepError::NoDevice.into());
     };
     let infos: Vec<&DeviceInfo> = contexts.iter().map(|c| c.info()).collect();
     let dir = results_dir(experiment, &first.info().name, options);
@@ -63,14 +65,12 @@ pub fn run_sweep(
     if let Some(mhz) = options.lock_sm_mhz {
         for (monitor, info) in monitors.iter_mut().zip(&infos) {
             let Some(monitor) = monitor.as_mut() else {
-                return Err(ExperimentError::Clocks(format!(
-                    "--lock-sm-clock needs NVML, which does not know {}",
-                    info.name
-                )));
+                return Err(SweepError::NoNvml {
+                    device: info.name.clone(),
+                }
+                .into());
             };
-            monitor
-                .lock_sm_clock(mhz)
-                .map_err(|e| ExperimentError::Clocks(e.to_string()))?;
+            monitor.lock_sm_clock(mhz).map_err(SweepError::ClockLock)?;
         }
     }
     let source = SweepSource {

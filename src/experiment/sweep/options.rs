@@ -19,15 +19,24 @@ impl Shard {
     }
 }
 
+/// A `--shard` or `--out` that says no shard or folder; the text as given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    #[error("{0:?} is not a shard \"i/n\" with 0 <= i < n")]
+    Shard(String),
+    #[error("{} is no placeholder; --out fills in {}", .0, OUT_PLACEHOLDERS.join(" and "))]
+    Placeholder(String),
+}
+
 impl FromStr for Shard {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
+    type Err = OptionError;
+    fn from_str(text: &str) -> Result<Self, OptionError> {
         let parsed = text
             .split_once('/')
             .and_then(|(i, n)| Some((i.trim().parse().ok()?, n.trim().parse().ok()?)));
         match parsed {
             Some((index, count)) if count > 0 && index < count => Ok(Shard { index, count }),
-            _ => Err(format!("{text:?} is not a shard \"i/n\" with 0 <= i < n")),
+            _ => Err(OptionError::Shard(text.to_string())),
         }
     }
 }
@@ -48,7 +57,7 @@ pub const OUT_PLACEHOLDERS: [&str; 2] = ["{experiment}", "{device}"];
 
 /// `sweep --out` as given, once every `{word}` in it is a placeholder it fills in: any
 /// other would become a literal folder named, say, `{exp}`.
-pub fn parse_out(text: &str) -> Result<std::path::PathBuf, String> {
+pub fn parse_out(text: &str) -> Result<std::path::PathBuf, OptionError> {
     let mut rest = text;
     while let Some(open) = rest.find('{') {
         let after = &rest[open..];
@@ -58,10 +67,7 @@ pub fn parse_out(text: &str) -> Result<std::path::PathBuf, String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_');
         if is_word && !OUT_PLACEHOLDERS.contains(&word) {
-            return Err(format!(
-                "{word} is no placeholder; --out fills in {}",
-                OUT_PLACEHOLDERS.join(" and ")
-            ));
+            return Err(OptionError::Placeholder(word.to_string()));
         }
         rest = &after[close + 1..];
     }
@@ -133,7 +139,7 @@ mod tests {
         ] {
             assert_eq!(parse_out(fine).unwrap().to_str(), Some(fine));
         }
-        let error = parse_out("out/{bogus}/{device}").unwrap_err();
+        let error = parse_out("out/{bogus}/{device}").unwrap_err().to_string();
         assert!(error.starts_with("{bogus} is no placeholder"), "{error}");
         assert!(parse_out("results/{Device}").is_err());
     }

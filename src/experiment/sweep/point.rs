@@ -12,7 +12,7 @@ use super::config::{Experiment, MeasureSettings, Point};
 use super::measure::measure_runs;
 use crate::erosion::{ErosionError, Prepared, ReplayTraffic};
 use crate::experiment::results::{point_row, InputRecord, PointValues, ResultsWriter, SampleRow};
-use crate::experiment::run::{gpm_counters, CeilingShare, TimeSplit};
+use crate::experiment::run::{gpm_counters, CeilingShare, InvariantError, TimeSplit};
 use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
@@ -67,12 +67,11 @@ pub(super) struct PointContext<'a> {
 }
 
 fn read_back(cells: Option<Cells>) -> Result<Cells, ExperimentError> {
-    cells.ok_or_else(|| ExperimentError::Run("a timed run read no heights back".into()))
+    Ok(cells.ok_or(InvariantError::NoHeightsBack)?)
 }
 
 fn change(before: &Cells, after: &Cells) -> Result<Change, ExperimentError> {
-    Change::between(before, after)
-        .ok_or_else(|| ExperimentError::Run("a run changed the map's shape or arithmetic".into()))
+    Ok(Change::between(before, after).ok_or(InvariantError::ShapeOrArithmeticChanged)?)
 }
 
 impl PointContext<'_> {

@@ -30,8 +30,8 @@ pub use output::{
     VERDICTS_CSV, VERDICTS_MD,
 };
 pub use plan::{
-    Configuration, EquivalenceOptions, Plan, PlanError, Variant, DEFAULT_VARIANTS,
-    EQUIVALENCE_TABLE, NAMED_KEYS, PAPER, SEED_KEY, SPEED_KEYS,
+    Configuration, EquivalenceOptions, Plan, PlanError, Variant, VariantError, VariantProblem,
+    DEFAULT_VARIANTS, EQUIVALENCE_TABLE, NAMED_KEYS, PAPER, SEED_KEY, SPEED_KEYS,
 };
 pub use run::{Role, RunRecord};
 pub use verdict::{

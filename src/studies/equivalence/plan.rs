@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::erosion::RunSettings;
+use crate::erosion::{RunSettings, TableError};
 use crate::experiment::results::config_hash_of;
 use crate::experiment::sweep::config::apply_override;
 use crate::experiment::ConfigError;
@@ -199,7 +199,7 @@ pub fn table_of(settings: &RunSettings) -> toml::Table {
 }
 
 /// `base` with `table`'s keys set over it.
-pub fn with(base: &RunSettings, table: &toml::Table) -> Result<RunSettings, String> {
+pub fn with(base: &RunSettings, table: &toml::Table) -> Result<RunSettings, TableError> {
     let mut all = table_of(base);
     all.extend(table.clone());
     RunSettings::from_table(&all)
@@ -207,10 +207,14 @@ pub fn with(base: &RunSettings, table: &toml::Table) -> Result<RunSettings, Stri
 
 impl Variant {
     /// Reads `fast+image`, `paper`, `fast+spirv=optimised`: errors name the part.
-    pub fn parse(spec: &str) -> Result<Self, String> {
+    pub fn parse(spec: &str) -> Result<Self, VariantError> {
+        let refused = |problem| VariantError {
+            spec: spec.to_string(),
+            problem,
+        };
         let parts: Vec<&str> = spec.split('+').map(str::trim).collect();
         if spec.trim().is_empty() || parts.iter().any(|p| p.is_empty()) {
-            return Err(format!("{spec:?}: an empty name"));
+            return Err(refused(VariantProblem::EmptyName));
         }
         let mut settings = toml::Table::new();
         for part in parts {
@@ -218,10 +222,7 @@ impl Variant {
                 Some((key, value)) => {
                     let key = key.trim();
                     if !SPEED_KEYS.contains(&key) {
-                        return Err(format!(
-                            "{spec:?}: {key} is not a speed setting; a variant sets only {}",
-                            SPEED_KEYS.join(", ")
-                        ));
+                        return Err(refused(VariantProblem::NotSpeedSetting(key.to_string())));
                     }
                     (key.to_string(), value_of(value.trim()))
                 }
@@ -234,21 +235,21 @@ impl Variant {
                     });
                     match key {
                         Some(key) => (key.to_string(), value),
-                        None => {
-                            return Err(format!(
-                                "{spec:?}: {part:?} is no {}; see `vkerode erode --help`",
-                                NAMED_KEYS.join(" or ")
-                            ))
-                        }
+                        None => return Err(refused(VariantProblem::UnknownName(part.to_string()))),
                     }
                 }
             };
             if settings.contains_key(&key) {
-                return Err(format!("{spec:?}: sets {key} twice"));
+                return Err(refused(VariantProblem::Twice(key)));
             }
             let mut one = toml::Table::new();
             one.insert(key.clone(), value.clone());
-            RunSettings::from_table(&one).map_err(|e| format!("{spec:?}: {key}: {e}"))?;
+            if let Err(e) = RunSettings::from_table(&one) {
+                return Err(refused(VariantProblem::Value {
+                    key,
+                    error: Box::new(e),
+                }));
+            }
             settings.insert(key, value);
         }
         Ok(Self {
@@ -271,11 +272,35 @@ impl Variant {
 
     /// Its settings over `base`, with every speed setting it does not name at the
     /// paper's (default) value.
-    pub fn over(&self, base: &RunSettings) -> Result<RunSettings, String> {
+    pub fn over(&self, base: &RunSettings) -> Result<RunSettings, TableError> {
         let mut table = Self::paper().settings;
         table.extend(self.settings.clone());
         with(base, &table)
     }
+}
+
+/// A variant's name (`fast+image`) that names no variant: the name, and what is wrong
+/// with it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{spec:?}: {problem}")]
+pub struct VariantError {
+    pub spec: String,
+    pub problem: VariantProblem,
+}
+
+/// What is wrong with a variant's name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VariantProblem {
+    #[error("an empty name")]
+    EmptyName,
+    #[error("{} is not a speed setting; a variant sets only {}", .0, SPEED_KEYS.join(", "))]
+    NotSpeedSetting(String),
+    #[error("{:?} is no {}; see `vkerode erode --help`", .0, NAMED_KEYS.join(" or "))]
+    UnknownName(String),
+    #[error("sets {0} twice")]
+    Twice(String),
+    #[error("{key}: {error}")]
+    Value { key: String, error: Box<TableError> },
 }
 
 /// One configuration: settings every group of it shares, and what tells it apart.
@@ -378,7 +403,7 @@ impl Plan {
         let variants = options
             .variants
             .iter()
-            .map(|v| Variant::parse(v).map_err(|reason| PlanError::new("variants", reason)))
+            .map(|v| Variant::parse(v).map_err(|e| PlanError::new("variants", e.to_string())))
             .collect::<Result<Vec<_>, _>>()?;
         for (i, v) in variants.iter().enumerate() {
             if variants[..i].iter().any(|w| w.label == v.label) {
@@ -441,10 +466,10 @@ impl Plan {
                 };
                 let settings = variant
                     .over(base)
-                    .map_err(|reason| at("variants", reason))?;
+                    .map_err(|e| at("variants", e.to_string()))?;
                 let mut seeded = toml::Table::new();
                 seeded.insert(SEED_KEY.into(), self.options.first_seed.into());
-                let settings = with(&settings, &seeded).map_err(|r| at(SEED_KEY, r))?;
+                let settings = with(&settings, &seeded).map_err(|e| at(SEED_KEY, e.to_string()))?;
                 settings
                     .check(None)
                     .map_err(|e| at(e.key, e.reason.clone()))?;
@@ -481,7 +506,7 @@ impl Plan {
                 &["fixed", "axes", "equivalence"],
                 &[],
             )
-            .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
+            .map_err(|e| error(&format!("--set {assignment}"), e.to_string()))?;
         }
         let file = EquivalenceConfig::deserialize(toml::Value::Table(table))
             .map_err(|e| error("(syntax)", e.message().into()))?;
@@ -554,7 +579,7 @@ impl Plan {
                     false => label.join(" "),
                 };
                 let settings = RunSettings::from_table(&table)
-                    .map_err(|reason| error("fixed or axes", format!("{label}: {reason}")))?;
+                    .map_err(|e| error("fixed or axes", format!("{label}: {e}")))?;
                 Ok(Configuration { label, settings })
             })
             .collect::<Result<Vec<_>, ConfigError>>()?;

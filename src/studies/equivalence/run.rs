@@ -10,11 +10,11 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 use serde::Serialize;
 
 use super::cache::{CachedRun, JobKey, CACHE_FOLDER};
-use super::error::EquivalenceError;
+use super::error::{EquivalenceError, ReferenceError, RunFailure};
 use super::figures::{figure_names, figures_of, Figures, SmoothedMap};
 use super::plan::{table_of, with, Plan, Variant, SEED_KEY};
 use crate::erosion::{CpuEngine, RunSettings};
-use crate::experiment::run::{prepare_terrain, TerrainSource};
+use crate::experiment::run::{prepare_terrain, InvariantError, TerrainSource};
 use crate::experiment::Provenance;
 use crate::gpu::Context;
 use crate::progress::{Progress, Tell};
@@ -96,7 +96,7 @@ enum Done {
     Reference {
         key: JobKey,
         seed: u32,
-        result: Box<Result<CachedRun, String>>,
+        result: Box<Result<CachedRun, ReferenceError>>,
     },
     Figures {
         index: usize,
@@ -206,10 +206,10 @@ fn work(task: Task) -> Done {
                 let run = settings
                     .strategy()
                     .run_on_cpu(CpuEngine::Sequential, &settings, &terrain.initial)
-                    .map_err(|e| crate::error_chain(&e))?;
+                    .map_err(ReferenceError::Erosion)?;
                 let (figures, map) =
                     figures_of(&terrain.initial, &run.cells, &terrain.units, &terrain.unit)
-                        .ok_or("the reference changed the map's shape")?;
+                        .ok_or(ReferenceError::ShapeChanged)?;
                 Ok(CachedRun::new(
                     &key,
                     job,
@@ -247,7 +247,7 @@ pub fn settings_line(settings: &RunSettings) -> String {
 fn seeded(settings: &RunSettings, seed: u32) -> Result<RunSettings, EquivalenceError> {
     let mut table = toml::Table::new();
     table.insert(SEED_KEY.into(), i64::from(seed).into());
-    with(settings, &table).map_err(EquivalenceError::Run)
+    Ok(with(settings, &table)?)
 }
 
 /// Every run of a plan, and the reference runs written into the cache.
@@ -281,12 +281,11 @@ pub fn run_plan(
     // Every group's settings, checked on the device, before any run.
     for c in &plan.configurations {
         for (variant, _) in &groups {
-            let settings = seeded(
-                &variant.over(&c.settings).map_err(EquivalenceError::Run)?,
-                plan.options.first_seed,
-            )?;
-            let fail = |reason: String| {
-                EquivalenceError::Run(format!("{} ({}): {reason}", c.label, variant.label))
+            let settings = seeded(&variant.over(&c.settings)?, plan.options.first_seed)?;
+            let fail = |reason: String| EquivalenceError::Refused {
+                configuration: c.label.clone(),
+                variant: variant.label.clone(),
+                reason,
             };
             settings
                 .check(Some(device))
@@ -346,10 +345,10 @@ pub fn run_plan(
                         records[index].figures = figures;
                         records[index].map = map;
                     }
-                    None => failures.push(format!(
-                        "{} seed {}: the run changed the map's shape",
-                        records[index].group, records[index].seed
-                    )),
+                    None => failures.push(RunFailure::ShapeChanged {
+                        group: records[index].group.clone(),
+                        seed: records[index].seed,
+                    }),
                 },
                 Done::Reference { key, seed, result } => match *result {
                     Ok(run) => {
@@ -357,20 +356,18 @@ pub fn run_plan(
                             slot.1 = Some(run);
                         }
                     }
-                    Err(e) => failures.push(format!("the sequential reference, seed {seed}: {e}")),
+                    Err(error) => failures.push(RunFailure::Reference { seed, error }),
                 },
             }
         }
         if !failures.is_empty() {
-            return Err(EquivalenceError::Run(failures.join("; ")));
+            return Err(EquivalenceError::Failed(failures));
         }
         let (mut run_now, mut cached, mut written) = (0, 0, Vec::new());
         for ((key, seed), (configurations, run, was_cached)) in references {
-            let run = run.ok_or_else(|| {
-                EquivalenceError::Run(format!(
-                    "the sequential reference of {} seed {seed} did not run",
-                    key.0
-                ))
+            let run = run.ok_or_else(|| EquivalenceError::ReferenceMissing {
+                job: key.0.clone(),
+                seed,
             })?;
             written.push(run.write(&cache_out)?);
             match was_cached {
@@ -438,9 +435,7 @@ fn gpu_runs(
     progress(Progress::Stage("runs on the GPU".into()));
     let mut references = References::new();
     for c in &plan.configurations {
-        let reference = Variant::paper()
-            .over(&c.settings)
-            .map_err(EquivalenceError::Run)?;
+        let reference = Variant::paper().over(&c.settings)?;
         let prepared = prepare_terrain(&TerrainSource::Noise, &reference.terrain(), Some(ctx))?;
         let strategy = reference.strategy();
         let terrain = Arc::new(Terrain {
@@ -480,16 +475,14 @@ fn gpu_runs(
             references.insert((key, seed), (vec![c.label.clone()], found, was_cached));
         }
         for (variant, role) in groups {
-            let settings = variant.over(&c.settings).map_err(EquivalenceError::Run)?;
+            let settings = variant.over(&c.settings)?;
             let started = std::time::Instant::now();
             let mut kernel = String::new();
             for seed in plan.options.seeds() {
                 let settings = seeded(&settings, seed)?;
                 let mut prepared = strategy.prepare(ctx, &settings, &terrain.initial)?;
                 let run = prepared.run_timed(true)?;
-                let after = run.cells.ok_or_else(|| {
-                    EquivalenceError::Run("the timed run read no heights back".into())
-                })?;
+                let after = run.cells.ok_or(InvariantError::NoHeightsBack)?;
                 kernel = prepared.kernel();
                 records.push(RunRecord {
                     configurations: vec![c.label.clone()],

@@ -39,9 +39,9 @@ use std::time::Instant;
 
 use super::strategy_comparison::{run_strategies, Strategies, STRATEGIES_CSV};
 use crate::experiment::report::Threshold;
-use crate::experiment::results::{Existing, POINTS_CSV};
+use crate::experiment::results::{Existing, ResultsError, POINTS_CSV};
 use crate::experiment::sweep::config::Experiment;
-use crate::experiment::sweep::{run_sweep, OnPointError, SweepOptions, Verbosity};
+use crate::experiment::sweep::{run_sweep, OnPointError, SweepError, SweepOptions, Verbosity};
 use crate::experiment::ExperimentError;
 use crate::gpu::{Context, DeviceInfo};
 use crate::terrain::files::write_atomically;
@@ -139,10 +139,11 @@ impl Layout<'_> {
                     .first()
                     .map(|f| format!("point {} failed: {}", f.point, f.error));
                 match summary.stopped.or(failed) {
-                    Some(why) => Err(ExperimentError::Run(format!(
-                        "the {} sweep stopped: {why}",
-                        plan.name
-                    ))),
+                    Some(why) => Err(SweepError::Stopped {
+                        name: plan.name.to_string(),
+                        why,
+                    }
+                    .into()),
                     None => Ok(summary.dir),
                 }
             }
@@ -620,7 +621,12 @@ pub fn rejudge(
     reference_dir: Option<&Path>,
 ) -> Result<(Reproduction, Vec<PathBuf>), ExperimentError> {
     let path = dir.join(JSON_FILE);
-    let bad = |reason: String| ExperimentError::Run(format!("{}: {reason}", path.display()));
+    let bad = |reason: String| {
+        ExperimentError::from(ResultsError::Mismatch {
+            path: path.clone(),
+            reason,
+        })
+    };
     let text = crate::read_input_text(&path).map_err(|source| ExperimentError::Io {
         path: path.clone(),
         source,

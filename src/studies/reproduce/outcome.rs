@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Calibration;
 use super::suite::{Better, ClaimKind, Reps, Scale};
+use crate::experiment::results::ResultsError;
 use crate::experiment::ExperimentError;
 use crate::readable_number;
 use crate::stats::{Band, Verdict};
@@ -263,10 +264,11 @@ impl ReferenceBundle {
             let outcome = Reproduction::read(file)?;
             let size = outcome.scale.size;
             if by_size.insert(size, outcome).is_some() {
-                return Err(ExperimentError::Run(format!(
-                    "{}: a second outcome at {size}²; a bundle holds one a scale",
-                    file.display()
-                )));
+                return Err(ResultsError::Mismatch {
+                    path: file.clone(),
+                    reason: format!("a second outcome at {size}²; a bundle holds one a scale"),
+                }
+                .into());
             }
         }
         Ok((!by_size.is_empty()).then(|| Self {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::erosion::settings::NoiseSettings;
-use crate::erosion::{Algorithm, RunSettings, ALL_STRATEGIES};
+use crate::erosion::{Algorithm, RunSettings, SettingError, TableError, ALL_STRATEGIES};
 use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSource};
 use crate::experiment::sweep::config::{apply_override, MeasureSettings, DOSE_AXIS_KEY};
 use crate::experiment::{ConfigError, ExperimentError};
@@ -206,7 +206,7 @@ impl Strategies {
                 &sections,
                 &["water_per_cell", "seeds", "base_level", "water_timing"],
             )
-            .map_err(|reason| error(&format!("--set {assignment}"), reason))?;
+            .map_err(|e| error(&format!("--set {assignment}"), e.to_string()))?;
         }
         let tables: Vec<(Algorithm, toml::Table)> = ALL_STRATEGIES
             .iter()
@@ -363,7 +363,7 @@ impl Strategies {
                             &header.water_per_cell,
                             duration,
                         )
-                        .map_err(|reason| error(algorithm.as_str(), reason))
+                        .map_err(|e| error(algorithm.as_str(), e.to_string()))
                     })
                     .collect::<Result<_, ConfigError>>()?;
                 Ok(TerrainPlan {
@@ -413,41 +413,42 @@ fn plan_of(
     file_map: Option<MapInfo>,
     water: &[f64],
     duration: Option<f64>,
-) -> Result<StrategyPlan, String> {
+) -> Result<StrategyPlan, PlanRefusal> {
     let strategy = algorithm.strategy();
+    let name = algorithm.as_str();
     // The dose, the seeds and the boundary are the comparison's, not a table's.
     let set_here = [strategy.dose_key(), "droplet_seed"];
     for key in set_here.iter().chain(strategy.comparison_keys()) {
         if table.contains_key(*key) && strategy.settings_units().iter().any(|(k, _)| k == key) {
-            return Err(format!(
-                "`{key}` is set by the comparison (water_per_cell, seeds, base_level), not by [{}]",
-                algorithm.as_str()
-            ));
+            return Err(PlanRefusal::SetByComparison { key, table: name });
         }
     }
     // A key of another strategy, or of the terrain, would be ignored here.
     let own = strategy.settings_units();
     if let Some(key) = table.keys().find(|k| !own.iter().any(|(o, _)| o == k)) {
-        let name = algorithm.as_str();
-        return Err(match RunSettings::owner_of(key) {
-            Some(owner) => format!("`{key}` is a setting of {}, not of {name}", owner.as_str()),
-            None if NoiseSettings::UNITS.iter().any(|(k, _)| k == key) => {
-                format!(
-                    "`{key}` is a terrain's setting, which [[terrain]] gives, not one of {name}"
-                )
+        let key = key.clone();
+        return Err(match RunSettings::owner_of(&key) {
+            Some(owner) => PlanRefusal::OtherStrategy {
+                key,
+                owner: owner.as_str(),
+                table: name,
+            },
+            None if NoiseSettings::UNITS.iter().any(|(k, _)| *k == key) => {
+                PlanRefusal::TerrainKey { key, table: name }
             }
-            None if RunSettings::keys().contains(key) => {
-                format!("`{key}` is the table's name here, [{name}]")
+            None if RunSettings::keys().contains(&key) => {
+                PlanRefusal::TableName { key, table: name }
             }
-            None => {
-                let keys: Vec<String> = own.iter().map(|(k, _)| format!("`{k}`")).collect();
-                format!("unknown field `{key}`, expected one of {}", keys.join(", "))
+            None => TableError::UnknownKey {
+                key,
+                expected: own.iter().map(|(k, _)| k.to_string()).collect(),
             }
+            .into(),
         });
     }
     let mut table = table.clone();
     // The key as configs spell it, from the one serde spelling of Algorithm.
-    let spelled = toml::Value::try_from(algorithm).map_err(|e| e.to_string())?;
+    let spelled = toml::Value::try_from(algorithm)?;
     table.insert("algorithm".into(), spelled);
     if let Some(size) = terrain.size {
         table.insert("size".into(), toml::Value::Integer(i64::from(size)));
@@ -455,16 +456,12 @@ fn plan_of(
     let settings = RunSettings::from_table(&table)?;
     let map = file_map.unwrap_or_else(|| settings.noise_map());
     let Some(per_dose) = strategy.water_per_dose(&settings, map) else {
-        return Err(format!(
-            "{} moves no water, and the strategies are compared at matched water input",
-            algorithm.as_str()
-        ));
+        return Err(PlanRefusal::NoWater { table: name });
     };
     let doses = water
         .iter()
         .map(|&w| {
-            if let Some(settings) =
-                duration.and_then(|d| strategy.raining_within(&settings, w, d))
+            if let Some(settings) = duration.and_then(|d| strategy.raining_within(&settings, w, d))
             {
                 let rained = strategy.dose(&settings) as f64
                     * strategy.water_per_dose(&settings, map).unwrap_or(0.0);
@@ -474,33 +471,84 @@ fn plan_of(
             let settings = strategy.with_dose(&settings, dose as u64);
             // Matched water holds only to half a unit of dose.
             if dose < 1.0 || strategy.dose(&settings) as f64 != dose {
-                return Err(format!(
-                    "water_per_cell = {w} needs {:.3} {} on this map, not a whole number from 1 to the setting's most",
-                    w / per_dose,
-                    strategy.dose_key()
-                ));
+                return Err(PlanRefusal::NoWholeDose {
+                    water: w,
+                    doses: w / per_dose,
+                    key: strategy.dose_key(),
+                });
             }
             checked(&settings, file_map, w)?;
             let rained = strategy.dose(&settings) as f64 * per_dose;
             Ok((settings, rained))
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, PlanRefusal>>()?;
     Ok(StrategyPlan { algorithm, doses })
 }
 
+/// Why a strategy's table makes no runs on a terrain; `table` is the strategy's.
+#[derive(Debug, thiserror::Error)]
+enum PlanRefusal {
+    #[error(
+        "`{key}` is set by the comparison (water_per_cell, seeds, base_level), not by [{table}]"
+    )]
+    SetByComparison {
+        key: &'static str,
+        table: &'static str,
+    },
+    #[error("`{key}` is a setting of {owner}, not of {table}")]
+    OtherStrategy {
+        key: String,
+        owner: &'static str,
+        table: &'static str,
+    },
+    #[error("`{key}` is a terrain's setting, which [[terrain]] gives, not one of {table}")]
+    TerrainKey { key: String, table: &'static str },
+    #[error("`{key}` is the table's name here, [{table}]")]
+    TableName { key: String, table: &'static str },
+    #[error(transparent)]
+    Settings(#[from] TableError),
+    /// The strategy's name as a key, which serde writes.
+    #[error(transparent)]
+    Spelling(#[from] toml::ser::Error),
+    #[error("{table} moves no water, and the strategies are compared at matched water input")]
+    NoWater { table: &'static str },
+    /// `doses`: of the dose key's unit, which must come out whole.
+    #[error("water_per_cell = {water} needs {doses:.3} {key} on this map, not a whole number from 1 to the setting's most")]
+    NoWholeDose {
+        water: f64,
+        doses: f64,
+        key: &'static str,
+    },
+    #[error("at water_per_cell = {water}: {error}")]
+    AtWater { water: f64, error: SettingError },
+}
+
 /// `settings` checked as a run on the terrain's map (`file_map`, or the noise's).
-fn checked(settings: &RunSettings, file_map: Option<MapInfo>, water: f64) -> Result<(), String> {
+fn checked(
+    settings: &RunSettings,
+    file_map: Option<MapInfo>,
+    water: f64,
+) -> Result<(), PlanRefusal> {
     match file_map {
         None => settings.check(None),
         Some(map) => settings
             .check_job(None)
             .and_then(|()| settings.check_map(map, None)),
     }
-    .map_err(|e| format!("at water_per_cell = {water}: {e}"))
+    .map_err(|error| PlanRefusal::AtWater { water, error })
+}
+
+/// Why a terrain's `input` is no terrain.
+#[derive(Debug, thiserror::Error)]
+enum TerrainInputError {
+    #[error("{terrain}: {error}; give the terrain a cell_size = [x, y]")]
+    NoCellSize { terrain: String, error: InputError },
+    #[error(transparent)]
+    Input(InputError),
 }
 
 impl StrategyTerrain {
-    fn source(&self, config_dir: &Path) -> Result<TerrainSource, ExperimentError> {
+    fn source(&self, config_dir: &Path) -> Result<TerrainSource, TerrainInputError> {
         let Some(input) = &self.input else {
             return Ok(TerrainSource::Noise);
         };
@@ -509,12 +557,11 @@ impl StrategyTerrain {
             ..InputUnits::DEFAULT
         };
         TerrainSource::read(&config_dir.join(input), None, units).map_err(|e| match e {
-            InputError::NoCellSize { .. } => ExperimentError::Run(format!(
-                "{}: {e}; give the terrain a cell_size = [x, y]",
-                self.name
-            )),
-            InputError::Format(e) => e.into(),
-            InputError::Units(e) => e.into(),
+            InputError::NoCellSize { .. } => TerrainInputError::NoCellSize {
+                terrain: self.name.clone(),
+                error: e,
+            },
+            e => TerrainInputError::Input(e),
         })
     }
 

@@ -442,14 +442,12 @@ fn draw_points(
         .collect();
     let at = |name: &str| columns.iter().position(|c| c.name == name);
     let (Some(erosion), Some(water)) = (at(EROSION), at(WATER)) else {
-        return Err(ExperimentError::Run(
-            "the trajectories lack their erosion or water".into(),
-        ));
+        return Err(
+            PlotError::Request("the trajectories lack their erosion or water".into()).into(),
+        );
     };
     let Some(first) = mine.first() else {
-        return Err(ExperimentError::Run(format!(
-            "no runs on {terrain} to draw"
-        )));
+        return Err(PlotError::Request(format!("no runs on {terrain} to draw")).into());
     };
     let label = |c: &Column| {
         let (words, unit) = in_words(c, first.height_unit, first.length_unit);
