@@ -7,6 +7,7 @@ use super::columns::{
     ColumnDeclaration, DEVICE, EXPERIMENT, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, GPU_MS_MEDIAN, GPU_MS_Q1,
     GPU_MS_Q3, GPU_MS_REL_IQR, OUTLIERS, POINT, REPS, SLOWED, STOP_REASON, WALL_MS_MEDIAN, WORKER,
 };
+use super::schema::{RERUN_CELLS_DIFFERING, TOTAL_HEIGHT_CHANGE};
 use super::CsvText;
 use crate::erosion::WorkUnit;
 use crate::experiment::run::CEILING;
@@ -150,6 +151,14 @@ impl<'a> PointRow<'a> {
         self.text(SLOWED)
     }
 
+    pub fn total_height_change(&self) -> Option<f64> {
+        self.number(TOTAL_HEIGHT_CHANGE)
+    }
+
+    pub fn rerun_cells_differing(&self) -> Option<f64> {
+        self.number(RERUN_CELLS_DIFFERING)
+    }
+
     /// Its throughput in `unit`'s work per second, where the row has one.
     pub fn per_s(&self, unit: WorkUnit) -> Option<f64> {
         self.table
@@ -160,5 +169,10 @@ impl<'a> PointRow<'a> {
     /// the settings are the strategy's, not columns of the reader's.
     pub fn setting(&self, key: &str) -> Option<&'a str> {
         self.table.get(self.row, key)
+    }
+
+    /// A setting's or a strategy figure's value by its key, as a number where it is one.
+    pub fn setting_number(&self, key: &str) -> Option<f64> {
+        self.table.number(self.row, key)
     }
 }

@@ -7,9 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::columns::{
-    ALGORITHM, COMMIT, DEVICE, DEVICE_SPREAD_PERCENT, DRIVER, EXPERIMENT, GPU_MS_CI_HIGH,
-    GPU_MS_CI_LOW, GPU_MS_MEDIAN, GPU_MS_Q1, GPU_MS_Q3, GPU_MS_REL_IQR, HEIGHT_UNIT, OUTLIERS,
-    POINT, REPS, SLOWED, STOP_REASON, WALL_MS_MEDIAN, WORKER,
+    ColumnDeclaration, ALGORITHM, COMMIT, DEVICE, DEVICE_SPREAD_PERCENT, DRIVER, EXPERIMENT,
+    GPU_MS_CI_HIGH, GPU_MS_CI_LOW, GPU_MS_MEDIAN, GPU_MS_Q1, GPU_MS_Q3, GPU_MS_REL_IQR,
+    HEIGHT_UNIT, OUTLIERS, POINT, REPS, SLOWED, STOP_REASON, WALL_MS_MEDIAN, WORKER,
 };
 use super::measurement::Measurement;
 use crate::erosion::{Figures, RunSettings, WorkUnit, ALL_STRATEGIES};
@@ -155,24 +155,28 @@ struct ChangeColumns {
     rerun_max_difference: f64,
 }
 
+/// The net change of a point's counted run, and its reruns' differing cells.
+pub const TOTAL_HEIGHT_CHANGE: ColumnDeclaration = (
+    "total_height_change",
+    "height units x cells",
+    "sum of (after - before) over the cells, in the counted run",
+);
+pub const RERUN_CELLS_DIFFERING: ColumnDeclaration = (
+    "rerun_cells_differing",
+    "cells",
+    "cells whose heights differ between two timed runs of the same job",
+);
+
 impl Section for ChangeColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
         HEIGHT_UNIT,
-        (
-            "total_height_change",
-            "height units x cells",
-            "sum of (after - before) over the cells, in the counted run",
-        ),
+        TOTAL_HEIGHT_CHANGE,
         (
             "max_cell_change",
             "height units",
             "the largest |after - before| of one cell in the counted run",
         ),
-        (
-            "rerun_cells_differing",
-            "cells",
-            "cells whose heights differ between two timed runs of the same job",
-        ),
+        RERUN_CELLS_DIFFERING,
         (
             "rerun_max_difference",
             "height units",
