@@ -506,18 +506,28 @@ pub fn owner_of(column: &str) -> Option<crate::erosion::Algorithm> {
     })
 }
 
-/// One timed repetition of a point; samples.csv.
+/// One timed repetition of a point; samples.csv, written and read back by these names
+/// (`results::read_samples`). Files of every version read: those from before
+/// `--devices` have no `worker` (one device: worker 0), older ones no `outlier` (none
+/// was marked).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SampleRow {
+    #[serde(default)]
     pub experiment: String,
     pub point: usize,
+    #[serde(default)]
     pub worker: usize,
     pub rep: usize,
     pub gpu_ms: f64,
     pub wall_ms: f64,
     /// Beyond 1.5 IQR of the point's quartiles.
+    #[serde(default, deserialize_with = "marked")]
     pub outlier: bool,
+}
+
+/// A samples.csv flag: `true` marks it, anything else (`false`, empty) does not.
+fn marked<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    Ok(String::deserialize(deserializer)? == "true")
 }
 
 impl Section for SampleRow {
