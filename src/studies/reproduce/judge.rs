@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::evidence::{joined, paired_ratios, Figure, Setting, StepFiles};
 use super::outcome::{ClaimResult, ClaimVerdict, Effect, ErosionCheck, FRAGILE_SHARE};
 use super::suite::{BandRule, Better, Claim, ClaimKind, Scale, Step, COUNT_MARGIN};
+use crate::experiment::results::columns::TOTAL_CHANGE;
 use crate::readable_number;
 use crate::stats::bootstrap::RESAMPLES;
 use crate::stats::{flip_share, ratio_of_medians, Band, Moments, Verdict};
@@ -438,7 +439,7 @@ fn erosion(files: &StepFiles, base: &[usize], new: &[usize], draw: &[u32]) -> Op
     }
     let moments = Moments::of(&ratios);
     let interval = moments.mean_interval(0.90);
-    let (margin, _) = margin_of("total_change");
+    let (margin, _) = margin_of(TOTAL_CHANGE.0);
     Some(ErosionCheck {
         ratio: moments.mean,
         interval,
