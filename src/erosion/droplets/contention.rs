@@ -64,30 +64,36 @@ pub struct Contention {
     pub cache_escape_share: Option<f64>,
 }
 
+/// The contention figures that readers of points.csv judge by, as it names them.
+pub const SUBGROUP_CONFLICTS_PER_1000: (&str, &str, &str) = (
+            "subgroup_conflicts_per_1000",
+            "per 1000 atomic adds",
+            "adds whose cell another active lane of the same subgroup targeted at the same call",
+        );
+pub const MASS_INTENDED: (&str, &str, &str) = ("mass_intended", "height units x cells", "height change the droplets asked for (sum of deltaH)");
+pub const MASS_TRUNCATED: (&str, &str, &str) = ("mass_truncated", "height units x cells", "intended - applied: lost to fixed-point rounding");
+pub const MASS_LOST: (&str, &str, &str) = (
+            "mass_lost",
+            "height units x cells",
+            "applied - received: lost updates (racy mode) or float rounding (float mode)",
+        );
+
 impl Section for Contention {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
         ("hits_max", "atomic adds", "atomic adds the busiest cell received"),
         ("hits_p99", "atomic adds", "99th percentile of atomic adds per cell"),
         ("hottest_1pct_share", "share", "share of all atomic adds that landed on the hottest 1% of cells"),
-        (
-            "subgroup_conflicts_per_1000",
-            "per 1000 atomic adds",
-            "adds whose cell another active lane of the same subgroup targeted at the same call",
-        ),
+        SUBGROUP_CONFLICTS_PER_1000,
         (
             "zero_add_share",
             "share",
             "modifyHeight calls whose change truncated to nothing (int modes) or was zero (float): adds that change no cell",
         ),
-        ("mass_intended", "height units x cells", "height change the droplets asked for (sum of deltaH)"),
+        MASS_INTENDED,
         ("mass_applied", "height units x cells", "what the adds carried, after fixed-point rounding"),
         ("mass_received", "height units x cells", "what the heightmap received: sum after minus sum before"),
-        ("mass_truncated", "height units x cells", "intended - applied: lost to fixed-point rounding"),
-        (
-            "mass_lost",
-            "height units x cells",
-            "applied - received: lost updates (racy mode) or float rounding (float mode)",
-        ),
+        MASS_TRUNCATED,
+        MASS_LOST,
         ("mass_eroded", "height units x cells", "what the adds took from the terrain"),
         ("mass_deposited", "height units x cells", "what the adds gave the terrain"),
         ("mass_at_death", "height units x cells", "sediment droplets still carried when they died on the map"),

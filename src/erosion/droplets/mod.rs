@@ -23,7 +23,9 @@ mod variant;
 
 pub use batches::{default_batch, plan_batches, plan_phased, Batch, DEFAULT_CELLS_PER_DROPLET};
 pub use cell_index::{computed_cells, ComputedCell};
-pub use contention::Contention;
+pub use contention::{
+    Contention, MASS_INTENDED, MASS_LOST, MASS_TRUNCATED, SUBGROUP_CONFLICTS_PER_1000,
+};
 pub use error::ParamError;
 pub use kernel::{DropletKernel, FixedHeightfield};
 pub use occupancy::OccupancyChoice;
@@ -34,7 +36,7 @@ pub use params::{
 pub use record::{record_slot, StepAddresses};
 pub use replay::DropletReplay;
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
-pub use settings::{DropletSettings, SharedKib, SharedKibError, OCCUPANCY_CANDIDATES_KIB};
+pub use settings::{key, DropletSettings, SharedKib, SharedKibError, OCCUPANCY_CANDIDATES_KIB};
 pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
 pub use variant::{CacheWindow, CacheWindowError, DropletShader, KernelVariant, Lever, SpirvBuild};
 
@@ -445,6 +447,13 @@ struct DropletColumns {
     shared_kib_chosen: Option<u32>,
 }
 
+/// Whether a point ran unstable, as points.csv names it (readers judge by it).
+pub const UNSTABLE: (&str, &str, &str) = (
+    "unstable",
+    "true/false",
+    "a ratio above 4 (UNSTABLE_FACTOR), or a cell within 2^24 of the int32 limits",
+);
+
 impl Section for DropletColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
         ("droplets_per_s", "droplets/s", "droplets over the median GPU time"),
@@ -465,11 +474,7 @@ impl Section for DropletColumns {
             "ratio",
             "the standard deviation of the cell changes of the point's runs over the CPU reference's",
         ),
-        (
-            "unstable",
-            "true/false",
-            "a ratio above 4 (UNSTABLE_FACTOR), or a cell within 2^24 of the int32 limits",
-        ),
+        UNSTABLE,
         (
             "droplets_in_flight",
             "droplets",

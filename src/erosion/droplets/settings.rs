@@ -14,6 +14,20 @@ use crate::gpu::DeviceInfo;
 use crate::terrain::fits_fixed_point;
 use crate::terrain::MapInfo;
 
+/// The keys of the droplet settings that readers of results pick points by (a key is
+/// its field's name in [`DropletSettings`], and its column in points.csv).
+pub mod key {
+    pub const DROPLET_SEED: &str = "droplet_seed";
+    pub const WORKGROUP: &str = "workgroup";
+    pub const ATOMICS: &str = "atomics";
+    pub const SPAWN: &str = "spawn";
+    pub const TILE: &str = "tile";
+    pub const STAGGER: &str = "stagger";
+
+    /// Every one of them.
+    pub const ALL: [&str; 6] = [DROPLET_SEED, WORKGROUP, ATOMICS, SPAWN, TILE, STAGGER];
+}
+
 /// The droplet kernels' settings. Every field is an `erode` flag and a config key.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default, deny_unknown_fields)]
@@ -157,7 +171,7 @@ impl DropletSettings {
     /// The unit of each key, for the config reference.
     pub const UNITS: &'static [(&'static str, &'static str)] = &[
         ("droplets", "droplets"),
-        ("droplet_seed", "seed"),
+        (key::DROPLET_SEED, "seed"),
         ("lifetime", "steps"),
         ("inertia", "share"),
         (
@@ -170,42 +184,42 @@ impl DropletSettings {
         ("scale", "fixed-point units per kernel height unit"),
         ("physics", "choice"),
         ("rounding", "choice"),
-        ("workgroup", "invocations"),
+        (key::WORKGROUP, "invocations"),
         ("batch", "droplets per dispatch"),
         ("batches", "dispatches"),
         ("variant", "choice"),
         ("spirv", "choice"),
         ("shared_kib", "KiB per workgroup, or auto"),
         ("lever", "choice"),
-        ("atomics", "choice"),
-        ("spawn", "choice"),
-        ("tile", "cells"),
+        (key::ATOMICS, "choice"),
+        (key::SPAWN, "choice"),
+        (key::TILE, "cells"),
         ("tile_order", "choice"),
         ("phases", "colours"),
         ("cache_margin", "cells"),
         ("passes", "dispatch passes"),
-        ("stagger", "switch"),
+        (key::STAGGER, "switch"),
         ("deterministic", "switch"),
     ];
 
     /// The keys only the kernels use: the CPU reference runs whole lives from the
     /// global spawn, one droplet at a time, with no dispatches or atomics to choose.
     pub const GPU_ONLY: &'static [&'static str] = &[
-        "workgroup",
+        key::WORKGROUP,
         "batch",
         "batches",
         "variant",
         "spirv",
         "shared_kib",
         "lever",
-        "atomics",
-        "spawn",
-        "tile",
+        key::ATOMICS,
+        key::SPAWN,
+        key::TILE,
         "tile_order",
         "phases",
         "cache_margin",
         "passes",
-        "stagger",
+        key::STAGGER,
         "deterministic",
     ];
 
@@ -343,7 +357,7 @@ impl DropletSettings {
                 .map_err(|e| SettingError::new(key, e.to_string()))?;
         }
         if self.workgroup == 0 {
-            return Err(SettingError::new("workgroup", "must be at least 1"));
+            return Err(SettingError::new(key::WORKGROUP, "must be at least 1"));
         }
         if self.shared_kib == SharedKib::Auto && self.lever == Lever::NoShared {
             return Err(SettingError::new(
@@ -355,7 +369,7 @@ impl DropletSettings {
         let limit = device.max_workgroup_x();
         if self.workgroup > limit {
             return Err(SettingError::new(
-                "workgroup",
+                key::WORKGROUP,
                 format!(
                     "workgroup size {} is above this device's limit of {limit} ({})",
                     self.workgroup, device.name
@@ -565,7 +579,7 @@ fn key_of(param: &str) -> &'static str {
         "lifetime" => "lifetime",
         "fixed-point scale" => "scale",
         "phases" => "phases",
-        "tile" => "tile",
+        "tile" => key::TILE,
         "passes" => "passes",
         _ => "droplets",
     }
@@ -574,6 +588,14 @@ fn key_of(param: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_named_keys_are_the_settings_own() {
+        let keys = crate::erosion::keys::keys_of::<DropletSettings>();
+        for k in key::ALL {
+            assert!(keys.iter().any(|own| own == k), "{k} is no droplet setting");
+        }
+    }
 
     #[test]
     fn shared_kib_is_kib_or_auto_in_flags_and_configs() {

@@ -7,9 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::columns::{
-    ALGORITHM, COMMIT, DEVICE, DEVICE_SPREAD_PERCENT, DRIVER, EXPERIMENT, GPU_MS_CI_HIGH,
-    GPU_MS_CI_LOW, GPU_MS_MEDIAN, GPU_MS_Q1, GPU_MS_Q3, GPU_MS_REL_IQR, HEIGHT_UNIT, OUTLIERS,
-    POINT, REPS, SLOWED, STOP_REASON, WALL_MS_MEDIAN, WORKER,
+    ColumnDeclaration, ALGORITHM, COMMIT, DEVICE, DEVICE_SPREAD_PERCENT, DRIVER, EXPERIMENT,
+    GPU_MS_CI_HIGH, GPU_MS_CI_LOW, GPU_MS_MEDIAN, GPU_MS_Q1, GPU_MS_Q3, GPU_MS_REL_IQR,
+    HEIGHT_UNIT, OUTLIERS, POINT, REPS, SLOWED, STOP_REASON, WALL_MS_MEDIAN, WORKER,
 };
 use super::measurement::Measurement;
 use crate::erosion::{Figures, RunSettings, WorkUnit, ALL_STRATEGIES};
@@ -155,24 +155,28 @@ struct ChangeColumns {
     rerun_max_difference: f64,
 }
 
+/// The net change of a point's counted run, and its reruns' differing cells.
+pub const TOTAL_HEIGHT_CHANGE: ColumnDeclaration = (
+    "total_height_change",
+    "height units x cells",
+    "sum of (after - before) over the cells, in the counted run",
+);
+pub const RERUN_CELLS_DIFFERING: ColumnDeclaration = (
+    "rerun_cells_differing",
+    "cells",
+    "cells whose heights differ between two timed runs of the same job",
+);
+
 impl Section for ChangeColumns {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
         HEIGHT_UNIT,
-        (
-            "total_height_change",
-            "height units x cells",
-            "sum of (after - before) over the cells, in the counted run",
-        ),
+        TOTAL_HEIGHT_CHANGE,
         (
             "max_cell_change",
             "height units",
             "the largest |after - before| of one cell in the counted run",
         ),
-        (
-            "rerun_cells_differing",
-            "cells",
-            "cells whose heights differ between two timed runs of the same job",
-        ),
+        RERUN_CELLS_DIFFERING,
         (
             "rerun_max_difference",
             "height units",
@@ -502,18 +506,28 @@ pub fn owner_of(column: &str) -> Option<crate::erosion::Algorithm> {
     })
 }
 
-/// One timed repetition of a point; samples.csv.
+/// One timed repetition of a point; samples.csv, written and read back by these names
+/// (`results::read_samples`). Files of every version read: those from before
+/// `--devices` have no `worker` (one device: worker 0), older ones no `outlier` (none
+/// was marked).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SampleRow {
+    #[serde(default)]
     pub experiment: String,
     pub point: usize,
+    #[serde(default)]
     pub worker: usize,
     pub rep: usize,
     pub gpu_ms: f64,
     pub wall_ms: f64,
     /// Beyond 1.5 IQR of the point's quartiles.
+    #[serde(default, deserialize_with = "marked")]
     pub outlier: bool,
+}
+
+/// A samples.csv flag: `true` marks it, anything else (`false`, empty) does not.
+fn marked<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    Ok(String::deserialize(deserializer)? == "true")
 }
 
 impl Section for SampleRow {

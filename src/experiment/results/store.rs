@@ -796,41 +796,18 @@ pub fn read_rows<R: Serialize + Default + DeserializeOwned>(
         .map_err(csv_error(path))
 }
 
-/// samples.csv by column name, whatever version wrote it: files from before
-/// `--devices` have no `worker` (one device, worker 0) and older ones no `outlier`
-/// (none was marked). A missing or empty file has no rows.
+/// samples.csv by column name, whatever version wrote it, as typed rows
+/// ([`SampleRow`] says what older files lack). A missing or empty file has no rows.
 pub fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
     if is_empty(path)? {
         return Ok(Vec::new());
     }
-    let table = CsvText::read(path)?;
-    let mismatch = |reason: String| ResultsError::Mismatch {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let number = |r: usize, name: &str, default: Option<f64>| match (table.get(r, name), default) {
-        (Some(text), _) => text
-            .parse::<f64>()
-            .map_err(|_| mismatch(format!("{text:?} in column {name:?} is not a number"))),
-        (None, Some(value)) => Ok(value),
-        (None, None) => Err(mismatch(format!("has no column {name:?}"))),
-    };
-    (0..table.rows.len())
-        .map(|r| {
-            Ok(SampleRow {
-                experiment: table
-                    .get(r, point_column::EXPERIMENT)
-                    .unwrap_or_default()
-                    .to_string(),
-                point: number(r, point_column::POINT, None)? as usize,
-                worker: number(r, point_column::WORKER, Some(0.0))? as usize,
-                rep: number(r, "rep", None)? as usize,
-                gpu_ms: number(r, "gpu_ms", None)?,
-                wall_ms: number(r, "wall_ms", None)?,
-                outlier: table.get(r, "outlier") == Some("true"),
-            })
-        })
-        .collect()
+    crate::check_regular_file(path).map_err(io_error(path))?;
+    let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
+    reader
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .map_err(csv_error(path))
 }
 
 fn write_rows<R: Serialize + Default>(path: &Path, rows: &[R]) -> Result<(), ResultsError> {
@@ -1043,6 +1020,40 @@ pub struct Merged {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// samples.csv of each version committed under results/: before `outlier`, before
+    /// `worker`, and now.
+    #[test]
+    fn samples_of_every_version_read_by_name() {
+        let dir = std::env::temp_dir().join(format!("vkerode-samples-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(SAMPLES_CSV);
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            read_samples(&path).unwrap()
+        };
+        let oldest = read("experiment,point,rep,gpu_ms,wall_ms\nwg,3,1,2.5,3.5\n");
+        assert_eq!(
+            oldest,
+            [SampleRow {
+                experiment: "wg".into(),
+                point: 3,
+                worker: 0,
+                rep: 1,
+                gpu_ms: 2.5,
+                wall_ms: 3.5,
+                outlier: false,
+            }]
+        );
+        let marked = read("experiment,point,rep,gpu_ms,wall_ms,outlier\nwg,3,1,2.5,3.5,true\n");
+        assert!(marked[0].outlier);
+        let now =
+            read("experiment,point,worker,rep,gpu_ms,wall_ms,outlier\nwg,3,2,1,2.5,3.5,false\n");
+        assert_eq!((now[0].worker, now[0].outlier), (2, false));
+        std::fs::write(&path, "experiment,point,gpu_ms,wall_ms\nwg,3,2.5,3.5\n").unwrap();
+        assert!(read_samples(&path).is_err(), "a file without rep");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// A row torn by a full disk (SIGXFSZ) just after the line break inside an input's
     /// quoted name: cut at the row's start, where the CSV parser sees it begin.

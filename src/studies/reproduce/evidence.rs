@@ -6,23 +6,150 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::erosion::droplets::{
+    key, MASS_INTENDED, MASS_LOST, MASS_TRUNCATED, SUBGROUP_CONFLICTS_PER_1000, UNSTABLE,
+};
 use crate::experiment::report::check_set;
+use crate::experiment::results::columns::ALGORITHM;
 use crate::experiment::results::{
-    read_points, read_samples, CsvText, ResultsError, StopReason, POINTS_CSV, SAMPLES_CSV,
+    read_points, read_samples, PointRow, ResultsError, StopReason, POINTS_CSV, SAMPLES_CSV,
 };
 use crate::readable_number;
 use crate::stats::bootstrap::MIN_SAMPLES;
 use crate::stats::{median, Moments};
-use crate::studies::strategy_comparison::STRATEGIES_CSV;
+use crate::studies::strategy_comparison::{
+    records_base_level, RunRecord, RunRecords, STRATEGIES_CSV,
+};
+
+/// A setting the claims pick rows by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    Algorithm,
+    Workgroup,
+    Spawn,
+    Tile,
+    Stagger,
+    Atomics,
+}
+
+impl Setting {
+    const ALL: [Setting; 6] = [
+        Setting::Algorithm,
+        Setting::Workgroup,
+        Setting::Spawn,
+        Setting::Tile,
+        Setting::Stagger,
+        Setting::Atomics,
+    ];
+
+    /// Its key, as the setting declares it (its column in points.csv).
+    fn key(self) -> &'static str {
+        match self {
+            Setting::Algorithm => ALGORITHM.0,
+            Setting::Workgroup => key::WORKGROUP,
+            Setting::Spawn => key::SPAWN,
+            Setting::Tile => key::TILE,
+            Setting::Stagger => key::STAGGER,
+            Setting::Atomics => key::ATOMICS,
+        }
+    }
+}
+
+/// A figure of a row the claims weigh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// A point's net change (points.csv).
+    TotalHeightChange,
+    /// Cells that differ between a point's two timed reruns (points.csv).
+    RerunCellsDiffering,
+    /// The droplets' contention figures (points.csv).
+    SubgroupConflicts,
+    MassIntended,
+    MassLost,
+    MassTruncated,
+    /// A grid run's median GPU time and eroded depth (strategies.csv).
+    GpuMs,
+    ErodedDepth,
+}
+
+impl Figure {
+    const COUNT: usize = 8;
+}
+
+/// One row of a step as the claims read it: a point of its sweep (points.csv, through
+/// the typed reader) or a run of the grid (strategies.csv, through its record). What its
+/// file lacks is none.
+#[derive(Clone, Debug, Default)]
+pub struct StepRow {
+    seed: Option<u32>,
+    /// As written, by [`Setting`].
+    settings: [Option<String>; Setting::ALL.len()],
+    /// By [`Figure`].
+    figures: [Option<f64>; Figure::COUNT],
+    /// Whether the point ran unstable, as written (`true`/`false`).
+    unstable: Option<String>,
+    /// The point, why its repetitions stopped and their relative IQR.
+    point: Option<String>,
+    stop_reason: Option<String>,
+    gpu_ms_rel_iqr: Option<f64>,
+}
+
+impl StepRow {
+    fn of_point(row: PointRow) -> Self {
+        let text = |key| row.setting(key).map(str::to_string);
+        let mut figures = [None; Figure::COUNT];
+        for (figure, value) in [
+            (Figure::TotalHeightChange, row.total_height_change()),
+            (Figure::RerunCellsDiffering, row.rerun_cells_differing()),
+            (
+                Figure::SubgroupConflicts,
+                row.setting_number(SUBGROUP_CONFLICTS_PER_1000.0),
+            ),
+            (Figure::MassIntended, row.setting_number(MASS_INTENDED.0)),
+            (Figure::MassLost, row.setting_number(MASS_LOST.0)),
+            (Figure::MassTruncated, row.setting_number(MASS_TRUNCATED.0)),
+        ] {
+            figures[figure as usize] = value;
+        }
+        Self {
+            seed: row.setting_number(key::DROPLET_SEED).map(|s| s as u32),
+            settings: Setting::ALL.map(|s| text(s.key())),
+            figures,
+            unstable: text(UNSTABLE.0),
+            point: row.point_text().map(str::to_string),
+            stop_reason: row.stop_reason().map(str::to_string),
+            gpu_ms_rel_iqr: row.gpu_ms_rel_iqr(),
+        }
+    }
+
+    fn of_run(run: RunRecord) -> Self {
+        let mut row = Self {
+            seed: run.seed,
+            ..Self::default()
+        };
+        row.settings[Setting::Algorithm as usize] = run.algorithm;
+        row.figures[Figure::GpuMs as usize] = run.gpu_ms;
+        row.figures[Figure::ErodedDepth as usize] = run.eroded_depth;
+        row
+    }
+
+    pub fn setting(&self, setting: Setting) -> Option<&str> {
+        self.settings[setting as usize].as_deref()
+    }
+
+    pub fn figure(&self, figure: Figure) -> Option<f64> {
+        self.figures[figure as usize]
+    }
+}
 
 /// One step's rows over all its folders.
 pub struct StepFiles {
-    table: CsvText,
-    /// The column that names a row's seed.
-    seed_column: &'static str,
+    rows: Vec<StepRow>,
     /// Each row's (folder, point, worker), which key its repetitions.
     keys: Vec<(usize, usize, usize)>,
     samples: BTreeMap<(usize, usize, usize), Vec<f64>>,
+    /// Whether its rows record the sea the grid drained into (grid runs since it).
+    records_base_level: bool,
 }
 
 /// The results folders under `dir` that hold `file`, in order (each round's own).
@@ -43,35 +170,38 @@ pub fn folders_holding(dir: &Path, file: &str) -> Vec<PathBuf> {
     found
 }
 
-/// Appends `next`'s rows to `table`, whose header it must share.
-fn append(table: &mut CsvText, next: CsvText, path: &Path) -> Result<(), ResultsError> {
-    if table.header.is_empty() {
-        *table = next;
+/// Keeps the first folder's columns (a file with none takes the next's), and refuses a
+/// folder whose file's columns are not those.
+fn same_header(first: &mut Vec<String>, next: &[String], path: &Path) -> Result<(), ResultsError> {
+    if first.is_empty() {
+        *first = next.to_vec();
         return Ok(());
     }
-    if table.header != next.header {
+    if first != next {
         return Err(ResultsError::Mismatch {
             path: path.to_path_buf(),
             reason: "its columns are not those of the step's other folders".into(),
         });
     }
-    table.rows.extend(next.rows);
     Ok(())
 }
 
 impl StepFiles {
-    /// Whether its rows have the column `name`.
-    pub fn has_column(&self, name: &str) -> bool {
-        self.table.header.iter().any(|h| h == name)
+    /// Whether its rows record the sea the grid drained into: grid runs from before
+    /// it were measured by another method.
+    pub fn records_base_level(&self) -> bool {
+        self.records_base_level
     }
 
-    /// A sweep's folders: each one's points.csv and samples.csv.
+    /// A sweep's folders: each one's points.csv (on the current columns) and samples.csv.
     pub fn sweep(folders: &[PathBuf]) -> Result<Self, ResultsError> {
-        let mut files = Self::empty("droplet_seed");
+        let mut files = Self::empty();
+        let mut header = Vec::new();
         for (f, folder) in folders.iter().enumerate() {
             // Judged only on times compare would judge: finite, above 0, its samples'.
             check_set(folder)?;
             let points = read_points(&folder.join(POINTS_CSV))?;
+            same_header(&mut header, &points.header, folder)?;
             for row in points.point_rows() {
                 let index = |n: Option<f64>| n.map(|v| v as usize);
                 files.keys.push((
@@ -79,8 +209,8 @@ impl StepFiles {
                     index(row.point()).unwrap_or(row.index()),
                     index(row.worker()).unwrap_or(0),
                 ));
+                files.rows.push(StepRow::of_point(row));
             }
-            append(&mut files.table, points, folder)?;
             for s in read_samples(&folder.join(SAMPLES_CSV))? {
                 files
                     .samples
@@ -94,42 +224,36 @@ impl StepFiles {
 
     /// The grid's folders: each one's strategies.csv.
     pub fn grid(folders: &[PathBuf]) -> Result<Self, ResultsError> {
-        let mut files = Self::empty("seed");
+        let mut files = Self::empty();
+        let mut header = Vec::new();
         for (f, folder) in folders.iter().enumerate() {
-            let runs = CsvText::read(&folder.join(STRATEGIES_CSV))?;
-            files.keys.extend((0..runs.rows.len()).map(|r| (f, r, 0)));
-            append(&mut files.table, runs, folder)?;
+            let runs = RunRecords::read(&folder.join(STRATEGIES_CSV))?;
+            same_header(&mut header, &runs.header, folder)?;
+            files.keys.extend((0..runs.runs.len()).map(|r| (f, r, 0)));
+            files
+                .rows
+                .extend(runs.runs.into_iter().map(StepRow::of_run));
         }
+        files.records_base_level = records_base_level(&header);
         Ok(files)
     }
 
-    fn empty(seed_column: &'static str) -> Self {
+    fn empty() -> Self {
         Self {
-            table: CsvText {
-                header: Vec::new(),
-                rows: Vec::new(),
-            },
-            seed_column,
+            rows: Vec::new(),
             keys: Vec::new(),
             samples: BTreeMap::new(),
+            records_base_level: false,
         }
     }
 
-    pub fn get(&self, row: usize, column: &str) -> Option<&str> {
-        self.table.get(row, column)
-    }
-
-    pub fn number(&self, row: usize, column: &str) -> Option<f64> {
-        self.table.number(row, column)
-    }
-
     fn seed_of(&self, row: usize) -> Option<u32> {
-        self.number(row, self.seed_column).map(|s| s as u32)
+        self.rows[row].seed
     }
 
     /// The seeds its rows ran, each once, in order.
     pub fn seeds(&self) -> Vec<u32> {
-        let mut seeds: Vec<u32> = (0..self.table.rows.len())
+        let mut seeds: Vec<u32> = (0..self.rows.len())
             .filter_map(|r| self.seed_of(r))
             .collect();
         seeds.sort_unstable();
@@ -137,17 +261,21 @@ impl StepFiles {
         seeds
     }
 
-    /// The rows whose columns hold these values.
-    pub fn rows(&self, filter: &[(&str, &str)]) -> Vec<usize> {
-        (0..self.table.rows.len())
-            .filter(|&r| filter.iter().all(|(k, v)| self.get(r, k) == Some(*v)))
+    /// The rows whose settings hold these values.
+    pub fn rows(&self, filter: &[(Setting, &str)]) -> Vec<usize> {
+        (0..self.rows.len())
+            .filter(|&r| {
+                filter
+                    .iter()
+                    .all(|(s, v)| self.rows[r].setting(*s) == Some(*v))
+            })
             .collect()
     }
 
-    /// The values `column` takes in the rows, in their order, each once.
-    pub fn distinct(&self, rows: &[usize], column: &str) -> Vec<String> {
+    /// The values `setting` takes in the rows, in their order, each once.
+    pub fn distinct(&self, rows: &[usize], setting: Setting) -> Vec<String> {
         let mut values: Vec<String> = Vec::new();
-        for v in rows.iter().filter_map(|&r| self.get(r, column)) {
+        for v in rows.iter().filter_map(|&r| self.rows[r].setting(setting)) {
             if !values.iter().any(|seen| seen == v) {
                 values.push(v.to_string());
             }
@@ -180,14 +308,14 @@ impl StepFiles {
         median(&self.pooled(rows))
     }
 
-    /// For each seed of `draw` that has one: the mean of `column` over its rows.
-    pub fn per_seed(&self, rows: &[usize], column: &str, draw: &[u32]) -> Vec<(u32, f64)> {
+    /// For each seed of `draw` that has one: the mean of `figure` over its rows.
+    pub fn per_seed(&self, rows: &[usize], figure: Figure, draw: &[u32]) -> Vec<(u32, f64)> {
         draw.iter()
             .filter_map(|&seed| {
                 let values: Vec<f64> = self
                     .drawn(rows, &[seed])
                     .into_iter()
-                    .filter_map(|r| self.number(r, column))
+                    .filter_map(|r| self.rows[r].figure(figure))
                     .collect();
                 (!values.is_empty()).then(|| (seed, Moments::of(&values).mean))
             })
@@ -205,11 +333,11 @@ impl StepFiles {
     /// noise target, or ran fewer repetitions than a verdict needs.
     pub fn unweighable(&self, rows: &[usize]) -> Option<String> {
         rows.iter().find_map(|&r| {
-            let row = self.table.point_row(r);
-            let point = row.point_text().unwrap_or("?");
-            let reason = row.stop_reason().unwrap_or("");
+            let row = &self.rows[r];
+            let point = row.point.as_deref().unwrap_or("?");
+            let reason = row.stop_reason.as_deref().unwrap_or("");
             if reason != StopReason::NoiseTarget.as_str() {
-                let iqr = row.gpu_ms_rel_iqr().map(readable_number);
+                let iqr = row.gpu_ms_rel_iqr.map(readable_number);
                 return Some(format!(
                     "point {point} stopped at {} (relative IQR {})",
                     if reason.is_empty() {
@@ -231,7 +359,7 @@ impl StepFiles {
     pub fn stable(&self, rows: &[usize]) -> Option<bool> {
         let judged: Vec<bool> = rows
             .iter()
-            .filter_map(|&r| match self.get(r, "unstable")? {
+            .filter_map(|&r| match self.rows[r].unstable.as_deref()? {
                 "true" => Some(false),
                 "false" => Some(true),
                 _ => None,
@@ -263,6 +391,7 @@ pub fn paired_ratios(base: &[(u32, f64)], new: &[(u32, f64)]) -> Vec<(u32, f64)>
 pub(super) mod planted {
     //! Step files from planted rows, for the judges' tests.
     use super::*;
+    use crate::experiment::results::CsvText;
 
     /// A planted point: its settings as (column, value), its seed, and its repetitions.
     pub struct Row<'a> {
@@ -272,7 +401,7 @@ pub(super) mod planted {
     }
 
     pub fn files(rows: &[Row]) -> StepFiles {
-        let mut header: Vec<String> = vec!["point".into(), "droplet_seed".into()];
+        let mut header: Vec<String> = vec!["point".into(), key::DROPLET_SEED.into()];
         for row in rows {
             for (column, _) in &row.settings {
                 if !header.iter().any(|h| h == column) {
@@ -280,18 +409,22 @@ pub(super) mod planted {
                 }
             }
         }
-        let mut files = StepFiles::empty("droplet_seed");
-        files.table.header = header.clone();
+        let mut table = CsvText {
+            header: header.clone(),
+            rows: Vec::new(),
+        };
+        let mut files = StepFiles::empty();
         for (i, row) in rows.iter().enumerate() {
             let mut values = vec![i.to_string(), row.seed.to_string()];
             for column in &header[2..] {
                 let value = row.settings.iter().find(|(c, _)| c == column);
                 values.push(value.map_or(String::new(), |(_, v)| v.clone()));
             }
-            files.table.rows.push(values);
+            table.rows.push(values);
             files.keys.push((0, i, 0));
             files.samples.insert((0, i, 0), row.times_ms.clone());
         }
+        files.rows = table.point_rows().map(StepRow::of_point).collect();
         files
     }
 }
@@ -304,7 +437,7 @@ mod tests {
     #[test]
     fn a_draw_repeats_the_seeds_it_draws_twice_and_leaves_out_the_others() {
         let row = |seed: u32, ms: f64| Row {
-            settings: vec![("v", format!("{ms}"))],
+            settings: vec![("total_height_change", format!("{ms}"))],
             seed,
             times_ms: vec![ms; 3],
         };
@@ -313,7 +446,10 @@ mod tests {
         assert_eq!(f.seeds(), [1, 2, 3]);
         assert_eq!(f.drawn(&all, &[3, 3, 1]), [2, 2, 0]);
         assert_eq!(f.pooled(&f.drawn(&all, &[2, 2])), [2.0; 6]);
-        assert_eq!(f.per_seed(&all, "v", &[3, 1]), [(3, 3.0), (1, 1.0)]);
+        assert_eq!(
+            f.per_seed(&all, Figure::TotalHeightChange, &[3, 1]),
+            [(3, 3.0), (1, 1.0)]
+        );
         assert_eq!(
             paired_ratios(&[(1, 2.0), (2, 4.0)], &[(1, 1.0), (2, 1.0)]),
             [(1, 0.5), (2, 0.25)]

@@ -6,9 +6,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::evidence::{joined, paired_ratios, StepFiles};
+use super::evidence::{joined, paired_ratios, Figure, Setting, StepFiles};
 use super::outcome::{ClaimResult, ClaimVerdict, Effect, ErosionCheck, FRAGILE_SHARE};
 use super::suite::{BandRule, Better, Claim, ClaimKind, Scale, Step, COUNT_MARGIN};
+use crate::experiment::results::columns::TOTAL_CHANGE;
 use crate::readable_number;
 use crate::stats::bootstrap::RESAMPLES;
 use crate::stats::{flip_share, ratio_of_medians, Band, Moments, Verdict};
@@ -128,7 +129,7 @@ impl Evidence {
     /// (`base_level`) were measured before the grid's method changed.
     fn method(&self, step: Step) -> &'static str {
         match self.files(step) {
-            Some(files) if step == Step::Grid && !files.has_column("base_level") => "",
+            Some(files) if step == Step::Grid && !files.records_base_level() => "",
             _ => step.method(),
         }
     }
@@ -287,9 +288,9 @@ impl Evidence {
 
     fn workgroup(&self, files: &StepFiles, draw: &[u32], resamples: usize) -> Judged {
         let mut j = Judged::default();
-        let base = files.rows(&[("workgroup", "64")]);
+        let base = files.rows(&[(Setting::Workgroup, "64")]);
         let mut sizes: Vec<String> = files
-            .distinct(&files.rows(&[]), "workgroup")
+            .distinct(&files.rows(&[]), Setting::Workgroup)
             .into_iter()
             .filter(|w| w != "64")
             .collect();
@@ -298,7 +299,7 @@ impl Evidence {
         // The fastest stable one: a workgroup that is faster by blowing up says nothing.
         let mut fastest: Option<(String, bool, f64)> = None;
         for w in &sizes {
-            let rows = files.rows(&[("workgroup", w)]);
+            let rows = files.rows(&[(Setting::Workgroup, w)]);
             let Some(ms) = files.median_ms(&files.drawn(&rows, draw)) else {
                 continue;
             };
@@ -320,7 +321,7 @@ impl Evidence {
             j.why = "the sweep has no workgroup but 64".into();
             return j;
         };
-        let new = files.rows(&[("workgroup", &best)]);
+        let new = files.rows(&[(Setting::Workgroup, &best)]);
         let (effect, verdict) = self.speed(files, &base, &new, draw, resamples);
         j.effect = effect;
         j.chosen = Some(format!("workgroup {best}"));
@@ -351,12 +352,12 @@ impl Evidence {
 
     fn batching(&self, files: &StepFiles, draw: &[u32], resamples: usize) -> Judged {
         let mut j = Judged::default();
-        let base = files.rows(&[("spawn", "global")]);
+        let base = files.rows(&[(Setting::Spawn, "global")]);
         let base_ms = files.median_ms(&files.drawn(&base, draw));
-        let tiled = files.rows(&[("spawn", "tiled")]);
+        let tiled = files.rows(&[(Setting::Spawn, "tiled")]);
         let mut candidates: Vec<(String, Vec<usize>, f64, Option<bool>)> = Vec::new();
-        for side in files.distinct(&tiled, "tile") {
-            let rows = files.rows(&[("spawn", "tiled"), ("tile", &side)]);
+        for side in files.distinct(&tiled, Setting::Tile) {
+            let rows = files.rows(&[(Setting::Spawn, "tiled"), (Setting::Tile, &side)]);
             let (Some(ms), Some(base_ms)) = (files.median_ms(&files.drawn(&rows, draw)), base_ms)
             else {
                 continue;
@@ -395,8 +396,8 @@ impl Evidence {
     fn stagger_speed(&self, files: &StepFiles, draw: &[u32], resamples: usize) -> Judged {
         let mut j = Judged::default();
         let (off, on) = (
-            files.rows(&[("stagger", "off")]),
-            files.rows(&[("stagger", "on")]),
+            files.rows(&[(Setting::Stagger, "off")]),
+            files.rows(&[(Setting::Stagger, "on")]),
         );
         let (effect, verdict) = self.speed(files, &off, &on, draw, resamples);
         j.effect = effect;
@@ -425,7 +426,7 @@ fn faster_claim(j: &mut Judged, verdict: Result<Verdict, String>, new: &str) {
 
 /// The erosion check of `new` against `base` on `draw` (net change, paired by seed).
 fn erosion(files: &StepFiles, base: &[usize], new: &[usize], draw: &[u32]) -> Option<ErosionCheck> {
-    let column = "total_height_change";
+    let column = Figure::TotalHeightChange;
     let ratios: Vec<f64> = paired_ratios(
         &files.per_seed(base, column, draw),
         &files.per_seed(new, column, draw),
@@ -438,7 +439,7 @@ fn erosion(files: &StepFiles, base: &[usize], new: &[usize], draw: &[u32]) -> Op
     }
     let moments = Moments::of(&ratios);
     let interval = moments.mean_interval(0.90);
-    let (margin, _) = margin_of("total_change");
+    let (margin, _) = margin_of(TOTAL_CHANGE.0);
     Some(ErosionCheck {
         ratio: moments.mean,
         interval,
@@ -451,10 +452,10 @@ fn erosion(files: &StepFiles, base: &[usize], new: &[usize], draw: &[u32]) -> Op
 
 fn stagger_collisions(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
     let mut j = Judged::default();
-    let column = "subgroup_conflicts_per_1000";
+    let column = Figure::SubgroupConflicts;
     let (off, on) = (
-        files.rows(&[("stagger", "off")]),
-        files.rows(&[("stagger", "on")]),
+        files.rows(&[(Setting::Stagger, "off")]),
+        files.rows(&[(Setting::Stagger, "on")]),
     );
     let (off_seeds, on_seeds) = (
         files.per_seed(&off, column, draw),
@@ -487,9 +488,9 @@ fn stagger_collisions(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Ju
 
 fn deterministic(files: &StepFiles, draw: &[u32]) -> Judged {
     let mut j = Judged::default();
-    let column = "rerun_cells_differing";
+    let column = Figure::RerunCellsDiffering;
     for mode in ["int", "float", "racy", "deterministic"] {
-        let per_seed = files.per_seed(&files.rows(&[("atomics", mode)]), column, draw);
+        let per_seed = files.per_seed(&files.rows(&[(Setting::Atomics, mode)]), column, draw);
         let text = match per_seed.iter().map(|(_, v)| *v).reduce(f64::max) {
             Some(most) => format!("{} (the most over seeds)", readable_number(most)),
             None => "not run (the device lacks it)".into(),
@@ -497,9 +498,9 @@ fn deterministic(files: &StepFiles, draw: &[u32]) -> Judged {
         j.figures
             .push((format!("cells differing between two reruns, {mode}"), text));
     }
-    let int = files.rows(&[("atomics", "int")]);
+    let int = files.rows(&[(Setting::Atomics, "int")]);
     for mode in ["float", "racy", "deterministic"] {
-        let rows = files.drawn(&files.rows(&[("atomics", mode)]), draw);
+        let rows = files.drawn(&files.rows(&[(Setting::Atomics, mode)]), draw);
         let int_rows = files.drawn(&int, draw);
         if let (Some(ms), Some(int_ms)) = (files.median_ms(&rows), files.median_ms(&int_rows)) {
             j.figures.push((
@@ -533,20 +534,23 @@ fn deterministic(files: &StepFiles, draw: &[u32]) -> Judged {
 fn races(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
     let mut j = Judged::default();
     // Each seed's `column` over the net change it intended.
-    let share = |mode: &str, column: &str| -> Vec<f64> {
-        let rows = files.rows(&[("atomics", mode)]);
-        let intended = files.per_seed(&rows, "mass_intended", draw);
+    let share = |mode: &str, column: Figure| -> Vec<f64> {
+        let rows = files.rows(&[(Setting::Atomics, mode)]);
+        let intended = files.per_seed(&rows, Figure::MassIntended, draw);
         joined(&files.per_seed(&rows, column, draw), &intended)
             .into_iter()
             .map(|(_, v, i)| v / i.abs())
             .filter(|v| v.is_finite())
             .collect()
     };
-    let (racy, int) = (share("racy", "mass_lost"), share("int", "mass_lost"));
+    let (racy, int) = (
+        share("racy", Figure::MassLost),
+        share("int", Figure::MassLost),
+    );
     j.figures.push((
         "mass the int fixed point's truncation dropped / the net change intended (mean over seeds)"
             .into(),
-        readable_number(Moments::of(&share("int", "mass_truncated")).mean),
+        readable_number(Moments::of(&share("int", Figure::MassTruncated)).mean),
     ));
     if racy.is_empty() || int.is_empty() {
         j.why = "the sweep lacks racy or int points".into();
@@ -579,9 +583,9 @@ fn races(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
 fn grid(files: &StepFiles, draw: &[u32], band: Option<Band>) -> Judged {
     let mut j = Judged::default();
     let cost = |algorithm: &str| -> Vec<(u32, f64)> {
-        let rows = files.rows(&[("algorithm", algorithm)]);
-        let depth = files.per_seed(&rows, "eroded_depth", draw);
-        joined(&files.per_seed(&rows, "gpu_ms", draw), &depth)
+        let rows = files.rows(&[(Setting::Algorithm, algorithm)]);
+        let depth = files.per_seed(&rows, Figure::ErodedDepth, draw);
+        joined(&files.per_seed(&rows, Figure::GpuMs, draw), &depth)
             .into_iter()
             .map(|(seed, ms, depth)| (seed, ms / depth))
             .collect()

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::evidence::{joined, StepFiles};
+use super::evidence::{joined, Figure, Setting, StepFiles};
 use super::judge::Evidence;
 use super::judge::FRAGILITY_MIN_SEEDS;
 use super::outcome::{
@@ -280,8 +280,13 @@ fn time_row(files: &StepFiles, label: String, rows: &[usize]) -> Option<Interval
     })
 }
 
-/// A row of the mean over seeds of `column` in `rows`, with its 95% Student interval.
-fn mean_row(files: &StepFiles, label: String, rows: &[usize], column: &str) -> Option<IntervalRow> {
+/// A row of the mean over seeds of the figure `column` in `rows`, with its 95% Student interval.
+fn mean_row(
+    files: &StepFiles,
+    label: String,
+    rows: &[usize],
+    column: Figure,
+) -> Option<IntervalRow> {
     let values: Vec<f64> = files
         .per_seed(rows, column, &files.seeds())
         .into_iter()
@@ -297,18 +302,18 @@ fn mean_row(files: &StepFiles, label: String, rows: &[usize], column: &str) -> O
     })
 }
 
-/// One row per value of `column` (in numeric order), `label` naming it.
+/// One row per value of `setting` (in numeric order), `label` naming it.
 fn rows_by(
     files: &StepFiles,
-    column: &str,
+    setting: Setting,
     label: impl Fn(&str) -> String,
     row: impl Fn(&StepFiles, String, &[usize]) -> Option<IntervalRow>,
 ) -> Vec<IntervalRow> {
-    let mut values = files.distinct(&files.rows(&[]), column);
+    let mut values = files.distinct(&files.rows(&[]), setting);
     numeric_order(&mut values);
     values
         .iter()
-        .filter_map(|v| row(files, label(v), &files.rows(&[(column, v)])))
+        .filter_map(|v| row(files, label(v), &files.rows(&[(setting, v)])))
         .collect()
 }
 
@@ -325,18 +330,18 @@ fn step_charts(step: Step, files: &StepFiles) -> Vec<IntervalChart> {
     match step.name() {
         "workgroup" => vec![time(
             "The paper's kernel by workgroup size",
-            rows_by(files, "workgroup", |w| format!("workgroup {w}"), time_row),
+            rows_by(files, Setting::Workgroup, |w| format!("workgroup {w}"), time_row),
         )],
         "batching" => {
             let mut rows: Vec<IntervalRow> =
-                time_row(files, "global spawning".into(), &files.rows(&[("spawn", "global")]))
+                time_row(files, "global spawning".into(), &files.rows(&[(Setting::Spawn, "global")]))
                     .into_iter()
                     .collect();
-            let tiled = files.rows(&[("spawn", "tiled")]);
-            let mut tiles = files.distinct(&tiled, "tile");
+            let tiled = files.rows(&[(Setting::Spawn, "tiled")]);
+            let mut tiles = files.distinct(&tiled, Setting::Tile);
             numeric_order(&mut tiles);
             rows.extend(tiles.iter().rev().filter_map(|t| {
-                let of_tile = files.rows(&[("spawn", "tiled"), ("tile", t)]);
+                let of_tile = files.rows(&[(Setting::Spawn, "tiled"), (Setting::Tile, t)]);
                 time_row(files, format!("tiled, {t}² tiles"), &of_tile)
             }));
             vec![time("Global against tiled spawning (workgroup 64)", rows)]
@@ -344,28 +349,28 @@ fn step_charts(step: Step, files: &StepFiles) -> Vec<IntervalChart> {
         "stagger" => vec![
             time(
                 "2 passes, unstaggered and staggered",
-                rows_by(files, "stagger", |s| format!("stagger {s}"), time_row),
+                rows_by(files, Setting::Stagger, |s| format!("stagger {s}"), time_row),
             ),
             IntervalChart {
                 title: "Subgroup conflicts, unstaggered and staggered".into(),
                 x_label: "same-cell adds within a subgroup per 1000 atomics (mean over seeds, 95% interval)".into(),
                 log_x: false,
-                rows: rows_by(files, "stagger", |s| format!("stagger {s}"), |f, l, r| {
-                    mean_row(f, l, r, "subgroup_conflicts_per_1000")
+                rows: rows_by(files, Setting::Stagger, |s| format!("stagger {s}"), |f, l, r| {
+                    mean_row(f, l, r, Figure::SubgroupConflicts)
                 }),
             },
         ],
         "atomics" => vec![time(
             "The paper's int atomics against float, racy and deterministic adds",
-            rows_by(files, "atomics", |a| a.to_string(), time_row),
+            rows_by(files, Setting::Atomics, |a| a.to_string(), time_row),
         )],
         _ => vec![IntervalChart {
             title: "The cost of erosion: droplets and the grid at matched water".into(),
             x_label: "GPU ms per height unit of eroded depth (mean over seeds, 95% interval; lower is cheaper)".into(),
             log_x: true,
-            rows: rows_by(files, "algorithm", |a| a.to_string(), |f, l, rows| {
+            rows: rows_by(files, Setting::Algorithm, |a| a.to_string(), |f, l, rows| {
                 let per_seed = |column| f.per_seed(rows, column, &f.seeds());
-                let costs: Vec<f64> = joined(&per_seed("gpu_ms"), &per_seed("eroded_depth"))
+                let costs: Vec<f64> = joined(&per_seed(Figure::GpuMs), &per_seed(Figure::ErodedDepth))
                     .into_iter()
                     .map(|(_, ms, depth)| ms / depth)
                     .collect();

@@ -15,7 +15,7 @@ mod runs;
 
 pub use config::{BaseLevel, Strategies, StrategyPlan, StrategyTerrain, TerrainPlan, WaterTiming};
 pub use dose::{dose_columns, redraw_dose_csv, DOSE_CHART, INTERVAL_LEVEL};
-pub use runs::strategies_columns;
+pub use runs::{records_base_level, strategies_columns, RunRecord, RunRecords};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,14 +1,16 @@
 //! One run of a strategies comparison as a row of `strategies.csv`: the columns every
 //! strategy shares, the landform before and after, and each strategy's own.
 
-use serde::Serialize;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
 
 use crate::erosion::{RunSettings, ALL_STRATEGIES};
 use crate::experiment::results::columns::{
     ColumnDeclaration, ALGORITHM, DEPOSITED, ERODED, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT,
     STOP_REASON, TIMED_REPETITIONS,
 };
-use crate::experiment::results::Measurement;
+use crate::experiment::results::{Measurement, ResultsError};
 use crate::experiment::run::ErodeOutcome;
 use crate::table::{Column, Row, Section};
 use crate::terrain::metrics::Landform;
@@ -70,6 +72,13 @@ pub const ERODED_DEPTH: ColumnDeclaration = (
     "eroded over the map's cells: the mean lowering, the dose's measure of erosion",
 );
 
+/// The comparison's sea, as strategies.csv records it (runs before the sea record none).
+pub const BASE_LEVEL: ColumnDeclaration = (
+    "base_level",
+    "height units",
+    "the surface of the sea past the map's edges that every strategy's water drains into (the config's base_level: by default the terrain's lowest edge cell)",
+);
+
 /// A strategy's run on one terrain, as the columns of `strategies.csv` it shares with
 /// every strategy.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -106,11 +115,7 @@ impl Section for StrategyColumns {
         ("seed", "seed", "the noise's terrain seed and the droplets' seed"),
         WATER_PER_CELL,
         WATER_RAINED,
-        (
-            "base_level",
-            "height units",
-            "the surface of the sea past the map's edges that every strategy's water drains into (the config's base_level: by default the terrain's lowest edge cell)",
-        ),
+        BASE_LEVEL,
         ("width", "cells", "the map's width"),
         ("height", "cells", "the map's height"),
         ("work", "droplets or time steps", "the dose that rains water_per_cell"),
@@ -233,4 +238,94 @@ pub fn describe(m: &Measured) -> String {
         before.channel_incision,
         after.channel_incision,
     )
+}
+
+/// What a reader of strategies.csv reads back of a run, by the names its columns are
+/// written with ([`StrategyColumns`]'s fields): a column a file lacks, or a field that is
+/// not a value of its type, is none.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+pub struct RunRecord {
+    #[serde(default, deserialize_with = "csv::invalid_option")]
+    pub algorithm: Option<String>,
+    #[serde(default, deserialize_with = "csv::invalid_option")]
+    pub seed: Option<u32>,
+    #[serde(default, deserialize_with = "csv::invalid_option")]
+    pub gpu_ms: Option<f64>,
+    #[serde(default, deserialize_with = "csv::invalid_option")]
+    pub eroded_depth: Option<f64>,
+}
+
+/// A strategies.csv file read back: its header, and each run's record.
+pub struct RunRecords {
+    pub header: Vec<String>,
+    pub runs: Vec<RunRecord>,
+}
+
+impl RunRecords {
+    /// Every run of the strategies.csv at `path`; a row with another number of fields
+    /// is refused.
+    pub fn read(path: &Path) -> Result<Self, ResultsError> {
+        let io = |source| ResultsError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let csv = |source| ResultsError::Csv {
+            path: path.to_path_buf(),
+            source,
+        };
+        crate::check_regular_file(path).map_err(io)?;
+        let mut reader = csv::Reader::from_path(path).map_err(csv)?;
+        let header = reader
+            .headers()
+            .map_err(csv)?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        let runs = reader
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .map_err(csv)?;
+        Ok(Self { header, runs })
+    }
+}
+
+/// Whether runs of a strategies.csv of these columns record the sea they drained into
+/// ([`BASE_LEVEL`]): runs from before it have none.
+pub fn records_base_level(header: &[String]) -> bool {
+    header.iter().any(|h| h == BASE_LEVEL.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_reads_back_by_the_names_it_is_written_with() {
+        let columns = StrategyColumns {
+            algorithm: "pipes".into(),
+            seed: 3,
+            gpu_ms: 2.5,
+            eroded_depth: 0.25,
+            ..StrategyColumns::default()
+        };
+        let mut writer = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        writer
+            .write_record(StrategyColumns::COLUMNS.iter().map(|c| c.0))
+            .unwrap();
+        writer.serialize(&columns).unwrap();
+        let text = writer.into_inner().unwrap();
+        let mut reader = csv::Reader::from_reader(text.as_slice());
+        let read: Vec<RunRecord> = reader.deserialize().collect::<Result<_, _>>().unwrap();
+        assert_eq!(
+            read,
+            [RunRecord {
+                algorithm: Some("pipes".into()),
+                seed: Some(3),
+                gpu_ms: Some(2.5),
+                eroded_depth: Some(0.25),
+            }]
+        );
+    }
 }
