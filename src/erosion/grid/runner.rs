@@ -26,7 +26,8 @@ pub(crate) fn submit_chunk<'r>(
 }
 
 /// Records `steps` time steps of `passes`, each pass dispatched over `groups` and
-/// followed by a barrier, the submission split every `per_submission` steps.
+/// followed by a barrier, the submission split every `per_submission` steps. Each
+/// submission counts its steps, for an observer to tell how far the run has got.
 /// `bindings(step)` gives the fields (in the push-constant block's order) and the push
 /// constants of every pass of `step`, and moves the state on for the next.
 pub(crate) fn record_steps<'r, const FIELDS: usize, P: bytemuck::Pod>(
@@ -41,6 +42,7 @@ pub(crate) fn record_steps<'r, const FIELDS: usize, P: bytemuck::Pod>(
         if step > 0 && step % per_submission == 0 {
             rec.split_submission();
         }
+        rec.count_units(1);
         let (fields, push) = bindings(step);
         for pipeline in passes {
             rec.bind_addressed(pipeline, &fields, &push);

@@ -233,8 +233,15 @@ fn run_on_gpu(
     tell(Progress::Stage(format!(
         "{algorithm}: counted run (1 of 2)"
     )));
+    // Each run's submissions count its dose: the steps or droplets it runs.
+    let work = Progress::Work {
+        total: strategy.dose(settings),
+        unit: strategy.unit().dose_name(),
+    };
+    tell(work.clone());
     let counted = prepared.run_counted()?;
     tell(Progress::Stage(format!("{algorithm}: timed run (2 of 2)")));
+    tell(work);
     let timed = prepared.run_timed(true)?;
     let gpm = match GpuMonitor::for_device(ctx.info()) {
         Some(monitor) => {
