@@ -64,7 +64,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use vkerode::experiment::sweep::Verbosity;
 
 use vkerode::terrain::files::write_atomically;
@@ -103,15 +103,21 @@ pub fn informing() -> bool {
 
 /// A progress bar of `len` steps on stderr, `unit` after its count, with its rate and
 /// the time left: hidden under --quiet and, by indicatif, where stderr is not a
-/// terminal. Lines printed through [`bar_line`] go above it.
+/// terminal. Without a unit it shows its time alone until work tells what it counts
+/// ([`Progress::Work`]). Lines printed through [`bar_line`] go above it.
 pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
     if !informing() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    // Drawn from when it is set up, not before.
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+    bar.set_style(match unit {
+        "" => waiting_style(),
+        _ => counting_style(),
+    });
     // The prefix holds the unit, for the count and its rate.
     bar.set_prefix(unit.to_string());
-    bar.set_style(counting_style());
+    bar.set_draw_target(ProgressDrawTarget::stderr());
     // Redrawn on its own while a long step runs, so the elapsed time moves.
     if !bar.is_hidden() {
         bar.enable_steady_tick(Duration::from_millis(250));
@@ -123,13 +129,23 @@ pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
 /// and the time left at that rate.
 fn counting_style() -> ProgressStyle {
     let template =
-        "{msg} [{bar:30}] {pos}/{len} {prefix}, {rate} {prefix}/s, {elapsed} so far, ETA {eta}";
+        "{msg} [{bar:30}] {pos}/{len} {prefix}, {rate} {prefix}/s, {elapsed} so far, ETA {left}";
     ProgressStyle::with_template(template)
         .expect("a valid template")
         .with_key(
             "rate",
             |state: &ProgressState, out: &mut dyn std::fmt::Write| {
-                let _ = write!(out, "{}", rate_text(state.per_sec()));
+                let _ = out.write_str(&rate_text(state.per_sec()));
+            },
+        )
+        .with_key(
+            "left",
+            |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = match state.pos() {
+                    // Nothing done yet: no rate to tell the time left from.
+                    0 => out.write_str("-"),
+                    _ => write!(out, "{:#}", HumanDuration(state.eta())),
+                };
             },
         )
         .progress_chars("=> ")
@@ -159,8 +175,9 @@ pub fn show_progress(bar: &ProgressBar, event: Progress) {
         Progress::Note(line) if informing() => bar_line(bar, &line),
         Progress::Note(_) => {}
         Progress::Stage(stage) => {
-            bar.set_message(stage);
+            // Restyled before the message redraws it: no count until one is told.
             bar.set_style(waiting_style());
+            bar.set_message(stage);
             bar.set_length(0);
             bar.reset();
         }
@@ -171,10 +188,10 @@ pub fn show_progress(bar: &ProgressBar, event: Progress) {
         }
         Progress::Work { total, unit } => {
             bar.set_prefix(unit);
-            bar.set_style(counting_style());
             bar.set_length(total);
             bar.set_position(0);
             bar.reset_eta();
+            bar.set_style(counting_style());
         }
     }
 }

@@ -224,14 +224,14 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
 }
 
 /// Under --verbose, what the stage on `bar` counted, where it counted its work: "pipes:
-/// timed run (2 of 2): 500 of 500 steps in 7 GPU submissions, 6.1 s".
+/// timed run (2 of 2): 500 of 500 steps in 7 GPU submission(s), 6.1 s".
 fn detail_counted(bar: &ProgressBar, submissions: &AtomicUsize) {
     let Some(total) = bar.length().filter(|&total| total > 0) else {
         return;
     };
     if verbosity() == Verbosity::Verbose {
         let line = format!(
-            "{}: {} of {total} {} in {} GPU submissions, {:.1} s",
+            "{}: {} of {total} {} in {} GPU submission(s), {:.1} s",
             bar.message(),
             bar.position(),
             bar.prefix(),

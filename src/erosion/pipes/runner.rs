@@ -249,7 +249,7 @@ impl PipesRunner {
         let kernel = &self.kernel;
         let bytes = self.cells() * kernel.variant.bytes_per_cell_step(kernel.params.advection);
         let assumed_step = Duration::from_secs_f64(bytes as f64 / ASSUMED_BYTES_PER_S);
-        let per_submission = self.clock.plan(&kernel.ctx, steps, assumed_step);
+        let per_submission = self.clock.plan(&kernel.ctx, steps, assumed_step, counted);
         let passes = kernel.pipelines.passes(counted);
         let fused = kernel.variant.fusion == Fusion::Fused;
         let upwind = kernel.params.advection == Advection::Upwind;

@@ -191,7 +191,7 @@ impl ThermalRunner {
     /// counted build's sums zeroed too), else from the state the last chunk left.
     fn submit_chunk(&mut self, steps: u32, reset: bool, counted: bool) -> Result<(), ErosionError> {
         let assumed_step = Duration::from_secs_f64(self.cells() as f64 / ASSUMED_CELL_STEPS_PER_S);
-        let per_submission = self.clock.plan(&self.kernel.ctx, steps, assumed_step);
+        let per_submission = self.clock.plan(&self.kernel.ctx, steps, assumed_step, counted);
         let kernel = &self.kernel;
         let passes = kernel.pipelines.passes(counted);
         let fused = kernel.variant.fusion == Fusion::Fused;

@@ -322,6 +322,10 @@ pub fn run_erosion(
         TerrainSource::Noise => settings.check(device)?,
         TerrainSource::File { .. } => settings.check_job(device)?,
     }
+    tell(Progress::Stage(format!(
+        "{}: preparing the terrain",
+        settings.algorithm.as_str()
+    )));
     let terrain = prepare_terrain(&request.terrain, &settings.terrain(), gpu)?;
     // Noise was checked on its map as set (its relief bounds its heights), before it
     // was generated; a file's rules wait for its heights.
