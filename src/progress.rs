@@ -12,6 +12,10 @@ pub enum Progress {
     Stage(String),
     /// `done` of `total` units of the work (or of the stage) are finished.
     Done { done: usize, total: usize },
+    /// The stage's work is `total` of `unit` ("steps", "droplets"): the GPU tells them
+    /// done, submission by submission, to the context's observer
+    /// (`Context::observe_submissions`, `SubmissionDone::units`).
+    Work { total: u64, unit: &'static str },
 }
 
 /// Where long work tells its [`Progress`].

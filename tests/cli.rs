@@ -574,6 +574,11 @@ fn quiet_keeps_results_and_drops_notes_and_verbose_adds_detail() {
     // No progress bar: nothing drawn on stderr (no terminal, and quiet).
     assert!(!quiet_err.contains("GPU submissions"), "{quiet_err}");
     assert!(verbose.contains("device chosen by"), "{verbose}");
+    // The droplet runs' progress counts droplets, every one of both runs.
+    for stage in ["counted run (1 of 2)", "timed run (2 of 2)"] {
+        let line = format!("droplets: {stage}: 500 of 500 droplets in ");
+        assert!(verbose.contains(&line), "{line:?} not in\n{verbose}");
+    }
     assert!(!normal.contains("device chosen by"), "{normal}");
     let both = vkerode(&["devices", "--quiet", "--verbose"]);
     assert_eq!(both.status.code(), Some(2));
@@ -604,6 +609,7 @@ fn a_grid_run_on_a_slow_device_is_split_at_the_counted_runs_pace() {
             "20",
             "--no-images",
             "--force",
+            "--verbose",
             "--out",
             out.to_str().unwrap(),
         ]);
@@ -612,5 +618,22 @@ fn a_grid_run_on_a_slow_device_is_split_at_the_counted_runs_pace() {
             serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
         let submissions = report["submissions"].as_u64().unwrap();
         assert!(submissions > 1, "{algorithm}: {submissions} submission(s)");
+        // The progress counts each stage's steps, all of them, over its submissions.
+        let stdout = text(&result.stdout);
+        let counted = format!("{algorithm}: counted run (1 of 2): 60 of 60 steps in ");
+        let timed = format!(
+            "{algorithm}: timed run (2 of 2): 60 of 60 steps in {submissions} GPU submission(s)"
+        );
+        for line in [&counted, &timed] {
+            assert!(stdout.contains(line), "{line:?} not in\n{stdout}");
+        }
+        // The counted run's first chunk, its pace unknown, is heard of as it goes.
+        let counted_submissions: usize = stdout
+            .split(&counted)
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(counted_submissions >= 10, "{stdout}");
     }
 }

@@ -4,10 +4,12 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
+
 use common::{assert_validation_clean, validated_device};
 use vkerode::gpu::{
     shaders, Buffer, BufferKind, CommandStream, ComputePipeline, DescriptorSet, GpuError, Hazard,
-    PipelineDesc, TimestampQueries,
+    PipelineDesc, SubmissionDone, TimestampQueries,
 };
 
 fn recording_error(result: Result<std::time::Duration, GpuError>) -> String {
@@ -141,6 +143,48 @@ fn addressed_pipelines_take_their_buffers_only_through_bind_addressed() {
     assert_eq!(
         readback.read::<u32>().unwrap(),
         (0..16).collect::<Vec<u32>>()
+    );
+    assert_validation_clean(&ctx);
+}
+
+/// A split recording tells its observer of each submission as it completes, with the
+/// units of work counted into it while recording: what erode's progress bar adds up.
+#[test]
+fn an_observer_hears_each_submission_with_the_units_it_held() {
+    let ctx = validated_device();
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let told = Arc::clone(&heard);
+    ctx.observe_submissions(Some(Arc::new(move |done: SubmissionDone| {
+        told.lock().unwrap().push(done);
+    })));
+    let field = Buffer::new(&ctx, "field", 64, BufferKind::Storage).unwrap();
+    let mut stream = CommandStream::new(&ctx).unwrap();
+    stream
+        .submit(|rec| {
+            for (i, units) in [3u64, 0, 5].into_iter().enumerate() {
+                if i > 0 {
+                    rec.split_submission();
+                }
+                rec.barrier(Hazard::EarlierWorkToTransfer);
+                rec.fill_zero(&field);
+                rec.count_units(units);
+                rec.count_units(units);
+            }
+        })
+        .unwrap();
+    // A recording of one submission that counts nothing is told too, with no units.
+    stream
+        .submit(|rec| {
+            rec.barrier(Hazard::EarlierWorkToTransfer);
+            rec.fill_zero(&field);
+        })
+        .unwrap();
+    ctx.observe_submissions(None);
+    stream.submit(|rec| rec.count_units(7)).unwrap();
+    let done = |done, of, units| SubmissionDone { done, of, units };
+    assert_eq!(
+        *heard.lock().unwrap(),
+        [done(1, 3, 6), done(2, 3, 0), done(3, 3, 10), done(1, 1, 0)]
     );
     assert_validation_clean(&ctx);
 }

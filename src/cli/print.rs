@@ -64,7 +64,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use vkerode::experiment::sweep::Verbosity;
 
 use vkerode::terrain::files::write_atomically;
@@ -101,21 +101,23 @@ pub fn informing() -> bool {
     verbosity() != Verbosity::Quiet
 }
 
-/// A progress bar of `len` steps on stderr, `unit` after its count: hidden under --quiet
-/// and, by indicatif, where stderr is not a terminal. Lines printed through
-/// [`bar_line`] go above it.
+/// A progress bar of `len` steps on stderr, `unit` after its count, with its rate and
+/// the time left: hidden under --quiet and, by indicatif, where stderr is not a
+/// terminal. Without a unit it shows its time alone until work tells what it counts
+/// ([`Progress::Work`]). Lines printed through [`bar_line`] go above it.
 pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
     if !informing() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    let template =
-        format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{elapsed}} so far, ETA {{eta}}");
-    bar.set_style(
-        ProgressStyle::with_template(&template)
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
+    // Drawn from when it is set up, not before.
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+    bar.set_style(match unit {
+        "" => waiting_style(),
+        _ => counting_style(),
+    });
+    // The prefix holds the unit, for the count and its rate.
+    bar.set_prefix(unit.to_string());
+    bar.set_draw_target(ProgressDrawTarget::stderr());
     // Redrawn on its own while a long step runs, so the elapsed time moves.
     if !bar.is_hidden() {
         bar.enable_steady_tick(Duration::from_millis(250));
@@ -123,21 +125,73 @@ pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
     bar
 }
 
+/// A bar that counts its work: done of all, in its unit (the prefix), at what rate,
+/// and the time left at that rate.
+fn counting_style() -> ProgressStyle {
+    let template =
+        "{msg} [{bar:30}] {pos}/{len} {prefix}, {rate} {prefix}/s, {elapsed} so far, ETA {left}";
+    ProgressStyle::with_template(template)
+        .expect("a valid template")
+        .with_key(
+            "rate",
+            |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = out.write_str(&rate_text(state.per_sec()));
+            },
+        )
+        .with_key(
+            "left",
+            |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = match state.pos() {
+                    // Nothing done yet: no rate to tell the time left from.
+                    0 => out.write_str("-"),
+                    _ => write!(out, "{:#}", HumanDuration(state.eta())),
+                };
+            },
+        )
+        .progress_chars("=> ")
+}
+
+/// A stage that has counted nothing yet: its name and its time.
+fn waiting_style() -> ProgressStyle {
+    ProgressStyle::with_template("{msg}, {elapsed} so far").expect("a valid template")
+}
+
+/// Units per second to three figures or so; "-" before there is a rate.
+fn rate_text(per_sec: f64) -> String {
+    match per_sec {
+        r if !r.is_finite() || r <= 0.0 => "-".into(),
+        r if r >= 100.0 => format!("{r:.0}"),
+        r if r >= 10.0 => format!("{r:.1}"),
+        r => format!("{r:.2}"),
+    }
+}
+
 /// Draws what long work tells on `bar`: a line above it, a stage as its message with
-/// its count started again, a count as its position.
+/// its count and its time started again, a count as its position, and the work it
+/// counts in as its length and unit.
 pub fn show_progress(bar: &ProgressBar, event: Progress) {
     match event {
         Progress::Line(line) => bar_line(bar, &line),
         Progress::Note(line) if informing() => bar_line(bar, &line),
         Progress::Note(_) => {}
         Progress::Stage(stage) => {
+            // Restyled before the message redraws it: no count until one is told.
+            bar.set_style(waiting_style());
             bar.set_message(stage);
-            bar.set_position(0);
-            bar.reset_eta();
+            bar.set_length(0);
+            bar.reset();
         }
         Progress::Done { done, total } => {
+            bar.set_style(counting_style());
             bar.set_length(total as u64);
             bar.set_position(done as u64);
+        }
+        Progress::Work { total, unit } => {
+            bar.set_prefix(unit);
+            bar.set_length(total);
+            bar.set_position(0);
+            bar.reset_eta();
+            bar.set_style(counting_style());
         }
     }
 }

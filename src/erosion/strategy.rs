@@ -41,6 +41,15 @@ impl WorkUnit {
         }
     }
 
+    /// What a run's dose counts, one of which is a droplet or a time step over the
+    /// whole grid: `droplets`, `steps`. Progress is told in it.
+    pub fn dose_name(self) -> &'static str {
+        match self {
+            WorkUnit::DropletSteps => "droplets",
+            WorkUnit::CellSteps => "steps",
+        }
+    }
+
     /// The stem of its columns in points.csv: `droplet_steps`, `cell_steps`.
     pub fn column(self) -> &'static str {
         match self {

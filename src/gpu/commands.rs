@@ -39,7 +39,7 @@ use ash::vk;
 
 use super::barriers::Hazard;
 use super::buffer::Buffer;
-use super::context::Context;
+use super::context::{Context, SubmissionDone};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::pipeline::{ComputePipeline, DescriptorSet};
 use super::timing::TimestampQueries;
@@ -104,6 +104,7 @@ impl CommandStream {
             bound: None,
             pushed: false,
             reset_pools: Vec::new(),
+            units: vec![0],
             error: None,
         };
         match recorder.begin_current() {
@@ -116,6 +117,12 @@ impl CommandStream {
             }
         }
         let used = recorder.current + 1;
+        let units = std::mem::take(&mut recorder.units);
+        let done = |i: usize| SubmissionDone {
+            done: i + 1,
+            of: used,
+            units: units.get(i).copied().unwrap_or(0),
+        };
         self.cmds = std::mem::take(&mut recorder.cmds);
         if let Some(error) = recorder.error {
             return Err(error);
@@ -141,14 +148,14 @@ impl CommandStream {
                 if let Some(observe) = &observer {
                     for (i, &fence) in fences.iter().enumerate() {
                         self.wait_for(fence)?;
-                        observe(i + 1, used);
+                        observe(done(i));
                     }
                 }
                 self.wait_for(self.fence)
             })
             .map(|()| started.elapsed());
         if let (Some(observe), Ok(_)) = (&observer, &waited) {
-            observe(used, used);
+            observe(done(used - 1));
         }
         if waited.is_err() {
             // The submissions may still run: let nothing they use be freed under them.
@@ -233,6 +240,8 @@ pub struct Recorder<'r> {
     /// Whether the bound pipeline's push constants were set since it was bound.
     pushed: bool,
     reset_pools: Vec<vk::QueryPool>,
+    /// Per submission, the units of the caller's work it holds ([`Recorder::count_units`]).
+    units: Vec<u64>,
     error: Option<GpuError>,
 }
 
@@ -276,8 +285,18 @@ impl<'r> Recorder<'r> {
             self.error = Some(error);
             return;
         }
+        self.units.push(0);
         self.bound = None;
         self.pushed = false;
+    }
+
+    /// Counts `units` of the caller's work (whatever it counts in) into the submission
+    /// being recorded: a context's observer hears them as that submission completes.
+    /// Recorded nowhere on the GPU.
+    pub fn count_units(&mut self, units: u64) {
+        if let Some(held) = self.units.get_mut(self.current) {
+            *held = held.saturating_add(units);
+        }
     }
 
     /// How many submissions the recording holds so far.

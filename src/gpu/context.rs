@@ -27,8 +27,20 @@ pub struct ContextOptions {
     pub max_submission_ms: Option<u32>,
 }
 
-/// What [`Context::observe_submissions`] tells: submissions done, of how many.
-pub type SubmissionObserver = Arc<dyn Fn(usize, usize) + Send + Sync>;
+/// What [`Context::observe_submissions`] hears as each submission of a recording
+/// completes.
+pub type SubmissionObserver = Arc<dyn Fn(SubmissionDone) + Send + Sync>;
+
+/// A submission of a recording that completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubmissionDone {
+    /// Its place in the recording, from 1, and the recording's submissions.
+    pub done: usize,
+    pub of: usize,
+    /// The units of the caller's work it held, as counted while recording
+    /// ([`Recorder::count_units`](super::Recorder::count_units)): 0 where none were.
+    pub units: u64,
+}
 
 /// Half of Windows' 2 s GPU watchdog (TDR): a submission expected to run longer is
 /// split, so that a desktop GPU's OS does not kill it.
@@ -261,9 +273,9 @@ impl Context {
     }
 
     /// Has `observer` told, from now on, of each submission every [`CommandStream`]
-    /// of this context completes: `(done, of)` for the submissions of one recording,
-    /// heard on the host while the later ones run (the GPU never waits for it). `None`
-    /// stops it.
+    /// of this context completes ([`SubmissionDone`]: its place in its recording and
+    /// the units of work it held), heard on the host while the later ones run (the GPU
+    /// never waits for it). `None` stops it.
     ///
     /// [`CommandStream`]: super::CommandStream
     pub fn observe_submissions(&self, observer: Option<SubmissionObserver>) {

@@ -24,7 +24,8 @@ pub use barriers::Hazard;
 pub use buffer::{Buffer, BufferKind, TexelFormat, TexelKind, TexelView};
 pub use commands::{CommandStream, Recorder, SUBMISSION_TIMEOUT};
 pub use context::{
-    list_devices, Context, ContextOptions, SubmissionObserver, DEFAULT_MAX_SUBMISSION_MS,
+    list_devices, Context, ContextOptions, SubmissionDone, SubmissionObserver,
+    DEFAULT_MAX_SUBMISSION_MS,
 };
 pub use device_info::{DeviceInfo, REQUIRED_API_VERSION};
 pub use error::{GpuError, GpuResult};

@@ -1,23 +1,27 @@
 //! `vkerode erode`: one run of a strategy on generated terrain or a heightmap file.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, ValueEnum};
+use indicatif::ProgressBar;
 
 use crate::cli::open_device;
 use crate::cli::options::{parse_cell_side, GpuArgs, InputLayout, RunLengthArgs};
 use crate::cli::print::{
-    begin_json, print_input, print_json, print_outcome, progress_bar, say_wrote, show_progress,
+    bar_line, begin_json, print_input, print_json, print_outcome, progress_bar, say_wrote,
+    show_progress, verbosity,
 };
 use vkerode::erosion::RunSettings;
+use vkerode::experiment::sweep::Verbosity;
 use vkerode::experiment::{
     run_erosion, write_outcome, Engine, ErodeRequest, InputError, InputUnits, OutputOptions,
     TerrainSource,
 };
-use vkerode::gpu::ContextOptions;
+use vkerode::gpu::{ContextOptions, SubmissionDone};
 use vkerode::progress::Progress;
 use vkerode::terrain::formats::{with_companions, HeightFormat};
 use vkerode::terrain::output::{default_out, StagedFolder};
@@ -167,26 +171,34 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         engine: args.engine,
         allow_long: args.run_length.allow_long_runs,
     };
-    // Each stage of the run restarts the count of its GPU submissions.
-    let bar = progress_bar(0, "GPU submissions");
+    // Each stage counts its work in the strategy's units (steps, droplets), told as
+    // the GPU completes the submissions that hold them.
+    let bar = progress_bar(0, "");
+    let submissions = Arc::new(AtomicUsize::new(0));
     if let Some(ctx) = &ctx {
         // Told between submissions, on the host: the timed GPU work runs on unchanged.
-        let shown = bar.clone();
-        ctx.observe_submissions(Some(Arc::new(move |done, of| {
-            // A run's split submissions, not the one-submission reads between them.
-            if of > 1 {
-                show_progress(&shown, Progress::Done { done, total: of });
-                if done == of {
-                    detail!("a run of {of} GPU submissions completed");
-                }
+        let (shown, counted) = (bar.clone(), Arc::clone(&submissions));
+        ctx.observe_submissions(Some(Arc::new(move |done: SubmissionDone| {
+            // A run's submissions, not the reads and uploads between them.
+            if done.units > 0 {
+                shown.inc(done.units);
+                counted.fetch_add(1, Ordering::Relaxed);
             }
         })));
     }
     let eroded = run_erosion(ctx.as_ref(), &request, &mut |event| {
+        match event {
+            Progress::Stage(_) => detail_counted(&bar, &submissions),
+            Progress::Work { .. } => submissions.store(0, Ordering::Relaxed),
+            _ => {}
+        }
         show_progress(&bar, event)
     });
     if let Some(ctx) = &ctx {
         ctx.observe_submissions(None);
+    }
+    if eroded.is_ok() {
+        detail_counted(&bar, &submissions);
     }
     bar.finish_and_clear();
     let mut outcome = eroded.with_context(|| match &args.input {
@@ -209,4 +221,23 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     }
     say_wrote(files);
     Ok(())
+}
+
+/// Under --verbose, what the stage on `bar` counted, where it counted its work: "pipes:
+/// timed run (2 of 2): 500 of 500 steps in 7 GPU submission(s), 6.1 s".
+fn detail_counted(bar: &ProgressBar, submissions: &AtomicUsize) {
+    let Some(total) = bar.length().filter(|&total| total > 0) else {
+        return;
+    };
+    if verbosity() == Verbosity::Verbose {
+        let line = format!(
+            "{}: {} of {total} {} in {} GPU submission(s), {:.1} s",
+            bar.message(),
+            bar.position(),
+            bar.prefix(),
+            submissions.load(Ordering::Relaxed),
+            bar.elapsed().as_secs_f64()
+        );
+        bar_line(bar, &line);
+    }
 }

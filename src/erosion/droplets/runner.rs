@@ -201,7 +201,8 @@ struct Plan {
 
 impl Plan {
     /// `dispatch` for every batch and pass in order, each batch that starts a submission
-    /// starting one, with a barrier between each two.
+    /// starting one, with a barrier between each two. Each submission counts the
+    /// droplets of its batches, for an observer to tell how far the run has got.
     fn record_dispatches<'r>(
         &self,
         rec: &mut Recorder<'r>,
@@ -212,6 +213,7 @@ impl Plan {
             if starts && !first {
                 rec.split_submission();
             }
+            rec.count_units(u64::from(b.size));
             for pass in 0..self.passes {
                 if !first {
                     rec.barrier(Hazard::ComputeToCompute);

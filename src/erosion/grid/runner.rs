@@ -13,7 +13,8 @@ use crate::gpu::{Buffer, CommandStream, Context, Hazard, Recorder};
 
 impl<'r, M: GridModel> Chunk<'r, M> {
     /// Records the chunk's steps, each pass followed by a barrier and the submission
-    /// split every `per_submission` steps. `bindings(step)` gives the fields (in the
+    /// split every `per_submission` steps. Each submission counts its steps, for an
+    /// observer to tell how far the run has got. `bindings(step)` gives the fields (in the
     /// push-constant block's order) and the push constants of every pass of `step`, and
     /// moves the state on for the next.
     pub fn record<const FIELDS: usize, P: bytemuck::Pod>(
@@ -25,6 +26,7 @@ impl<'r, M: GridModel> Chunk<'r, M> {
             if step > 0 && step % self.per_submission == 0 {
                 rec.split_submission();
             }
+            rec.count_units(1);
             let (fields, push) = bindings(step);
             for pipeline in self.passes {
                 rec.bind_addressed(pipeline, &fields, &push);
@@ -131,7 +133,7 @@ impl<M: GridModel> GridRunner<M> {
     fn submit_chunk(&mut self, steps: u32, reset: bool, counted: bool) -> Result<(), ErosionError> {
         let kernel = &self.kernel;
         let assumed_step = M::Fields::assumed_step(kernel, self.cells());
-        let per_submission = self.clock.plan(kernel.ctx(), steps, assumed_step);
+        let per_submission = self.clock.plan(kernel.ctx(), steps, assumed_step, counted);
         let chunk = Chunk {
             kernel,
             passes: kernel.pipelines().passes(counted),

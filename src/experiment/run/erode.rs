@@ -234,8 +234,15 @@ fn run_on_gpu(
     tell(Progress::Stage(format!(
         "{algorithm}: counted run (1 of 2)"
     )));
+    // Each run's submissions count its dose: the steps or droplets it runs.
+    let work = Progress::Work {
+        total: strategy.dose(settings),
+        unit: strategy.unit().dose_name(),
+    };
+    tell(work.clone());
     let counted = prepared.run_counted()?;
     tell(Progress::Stage(format!("{algorithm}: timed run (2 of 2)")));
+    tell(work);
     let timed = prepared.run_timed(true)?;
     let gpm = match GpuMonitor::for_device(ctx.info()) {
         Some(monitor) => {
@@ -314,6 +321,10 @@ pub fn run_erosion(
         TerrainSource::Noise => settings.check(device)?,
         TerrainSource::File { .. } => settings.check_job(device)?,
     }
+    tell(Progress::Stage(format!(
+        "{}: preparing the terrain",
+        settings.algorithm.as_str()
+    )));
     let terrain = prepare_terrain(&request.terrain, &settings.terrain(), gpu)?;
     // Noise was checked on its map as set (its relief bounds its heights), before it
     // was generated; a file's rules wait for its heights.
