@@ -829,11 +829,7 @@ fn no_reader_looks_a_column_up_by_a_string_literal() {
 
 /// The files outside the binary that may still return `Result<_, String>`, each for a
 /// reason; an entry that no longer holds one fails the test, so the list only shrinks.
-const STRING_ERRORS_ALLOWED: [&str; 1] = [
-    // Another change is rewriting reproduce's judge (its verdicts carry why there is none
-    // as text); the lead gives them a type when it lands.
-    "src/studies/reproduce/judge.rs",
-];
+const STRING_ERRORS_ALLOWED: [&str; 0] = [];
 
 /// The error types a `Result<...>` in `text` (code without comments, strings and tests)
 /// names as `String`: `Result<T, String>` with any `T`, nested generics and all, as

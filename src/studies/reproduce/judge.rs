@@ -248,19 +248,19 @@ impl Evidence {
         new: &[usize],
         draw: &[u32],
         resamples: usize,
-    ) -> (Option<Estimate>, Result<Verdict, String>) {
+    ) -> (Option<Estimate>, Result<Verdict, NoSpeedVerdict>) {
         let (base, new) = (files.drawn(base, draw), files.drawn(new, draw));
         let (Some(base_ms), Some(new_ms)) = (files.median_ms(&base), files.median_ms(&new)) else {
-            return (None, Err("a side has no repetitions".into()));
+            return (None, Err(NoSpeedVerdict::NoRepetitions));
         };
         let interval = ratio_of_medians(&files.pooled(&base), &files.pooled(&new), resamples);
         let effect = Some((new_ms / base_ms, interval));
         let band = Band::around_one(self.threshold);
         if let Some(why) = files.unweighable(&base).or_else(|| files.unweighable(&new)) {
-            return (effect, Err(format!("no speed verdict: {why}")));
+            return (effect, Err(NoSpeedVerdict::Unweighable(why)));
         }
         let Some(interval) = interval else {
-            return (effect, Err("no speed verdict: no interval".into()));
+            return (effect, Err(NoSpeedVerdict::NoInterval));
         };
         let verdict = Verdict::of(interval, band);
         // Repetitions pooled over seeds weigh timing jitter only: each seed's own ratio
@@ -275,13 +275,13 @@ impl Evidence {
             .map(|(seed, r)| (r, seed));
         match (verdict, disagreeing) {
             (Verdict::Unclear, _) | (_, None) => (effect, Ok(verdict)),
-            (_, Some((ratio, seed))) => (
+            (_, Some((&ratio, &seed))) => (
                 effect,
-                Err(format!(
-                    "no speed verdict: the pooled ratio is {}, but seed {seed}'s alone is {}",
-                    verdict.as_time(),
-                    readable_number(*ratio)
-                )),
+                Err(NoSpeedVerdict::SeedDisagrees {
+                    pooled: verdict,
+                    seed,
+                    ratio,
+                }),
             ),
         }
     }
@@ -345,7 +345,7 @@ impl Evidence {
                     ),
                 },
             ),
-            Err(why) => (None, why),
+            Err(why) => (None, why.to_string()),
         };
         j
     }
@@ -408,11 +408,34 @@ impl Evidence {
     }
 }
 
+/// Why a speed comparison gives no verdict; its words are the claim's "why".
+#[derive(Debug, thiserror::Error)]
+pub enum NoSpeedVerdict {
+    #[error("a side has no repetitions")]
+    NoRepetitions,
+    /// A point's timing could not be weighed (stopped before its noise target, …).
+    #[error("no speed verdict: {0}")]
+    Unweighable(String),
+    #[error("no speed verdict: no interval")]
+    NoInterval,
+    /// The pooled ratio's side is not every seed's own.
+    #[error(
+        "no speed verdict: the pooled ratio is {}, but seed {seed}'s alone is {}",
+        pooled.as_time(),
+        readable_number(*ratio)
+    )]
+    SeedDisagrees {
+        pooled: Verdict,
+        seed: u32,
+        ratio: f64,
+    },
+}
+
 /// A claim that `new` is faster: its interval's verdict and why; faster by running unstable
 /// does not hold.
-fn faster_claim(j: &mut Judged, verdict: Result<Verdict, String>, new: &str) {
+fn faster_claim(j: &mut Judged, verdict: Result<Verdict, NoSpeedVerdict>, new: &str) {
     match verdict {
-        Err(why) => j.why = why,
+        Err(why) => j.why = why.to_string(),
         Ok(v) => {
             j.interval_verdict = Some(v);
             j.why = format!("{new} is {}", speed_words(v));
