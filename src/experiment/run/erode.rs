@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use super::super::ExperimentError;
 use super::figures::{gpm_counters, CeilingShare, ChangeFigures, RunFigures, TimeSource};
+use super::invariant::InvariantError;
 use super::provenance::Provenance;
 use super::terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};
-use super::InvariantError;
 use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
 use crate::gpu::{CompilerStatistic, Context};
 use crate::probes::ceilings::Ceilings;

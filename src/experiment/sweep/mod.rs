@@ -3,12 +3,14 @@
 //! what a sweep would do.
 
 pub mod config;
+mod error;
 pub mod input;
 mod measure;
 mod options;
 mod point;
 mod workers;
 
+pub use error::SweepError;
 pub use measure::{measure_runs, should_stop};
 pub use options::{
     parse_out, OnPointError, OptionError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT,
@@ -25,25 +27,8 @@ use workers::{WorkQueues, WorkerPool};
 use super::results::{read_points, Meta, ResultsWriter, SweepSource, WorkerDevice, POINTS_CSV};
 use super::ExperimentError;
 use crate::gpu::{Context, DeviceInfo};
-use crate::probes::gpu_state::{ClockLockError, GpuMonitor};
+use crate::probes::gpu_state::GpuMonitor;
 use crate::terrain::output::slug;
-
-/// Why a sweep did not start, or stopped before its last point.
-#[derive(Debug, thiserror::Error)]
-pub enum SweepError {
-    #[error("a sweep needs a device")]
-    NoDevice,
-    /// `--lock-sm-clock` on a device NVML does not know.
-    #[error("--lock-sm-clock needs NVML, which does not know {device}")]
-    NoNvml { device: String },
-    /// Not its source: its message already ends with NVML's answer, which `{:#}` would
-    /// print twice.
-    #[error("{0}")]
-    ClockLock(ClockLockError),
-    /// `why`: the sweep's reason to stop, or its first failed point.
-    #[error("the {name} sweep stopped: {why}")]
-    Stopped { name: String, why: String },
-}
 
 /// Where a sweep's results go: `--out` with its `{experiment}` and `{device}` filled in
 /// (in any component of the path), then `shard-i-of-n` for a shard.
