@@ -45,18 +45,6 @@ impl Line {
     }
 }
 
-impl Line {
-    /// This line's shape through `point`: for a kind timed at one side only, whose cost
-    /// grows with the map as the other kind's does (fixed and per-cell parts alike).
-    pub fn through(&self, (cells, seconds): (f64, f64)) -> Self {
-        let scale = seconds / self.at(cells);
-        Self {
-            fixed_s: self.fixed_s * scale,
-            per_cell_s: self.per_cell_s * scale,
-        }
-    }
-}
-
 /// What one droplet point and one grid seed cost on this device: the lines fitted to
 /// the calibration's runs, and the runs themselves.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -332,9 +320,6 @@ mod tests {
         let one = Line::fit(&[(100.0, 2.0)]).unwrap();
         assert_eq!((one.fixed_s, one.per_cell_s), (0.0, 0.02));
         assert_eq!(Line::fit(&[]), None);
-        // Or another kind's shape through it: twice the line's time at 100 cells.
-        let shaped = line.through((100.0, 4.0));
-        assert!((shaped.fixed_s - 2.0).abs() < 1e-9 && (shaped.per_cell_s - 0.02).abs() < 1e-12);
     }
 
     #[test]
