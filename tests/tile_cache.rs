@@ -126,6 +126,7 @@ fn windows_that_meet_or_do_not_fit_are_refused() {
     let kernel = DropletKernel::new(&ctx, 64, SCALE, tile_cache(16, 7)).unwrap();
     let refusal = |job: &DropletJob| match kernel.run(&map, job, 64) {
         Err(ErosionError::Variant(reason)) => reason,
+        Err(ErosionError::CacheWindow(rule)) => rule.to_string(),
         Err(other) => panic!("unexpected error {other}"),
         Ok(_) => panic!("{job:?} ran"),
     };
