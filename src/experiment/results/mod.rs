@@ -19,8 +19,8 @@ pub use schema::{
     SampleRow, SCHEMA_VERSION,
 };
 pub use store::{
-    config_hash_of, merge, read_rows, read_samples, Existing, Merged, Meta, ResultsWriter,
-    SweepSource, WorkerDevice,
+    config_hash_of, merge, read_records, read_rows, read_samples, Existing, Merged, Meta,
+    ResultsWriter, SweepSource, WorkerDevice,
 };
 
 use std::path::{Path, PathBuf};

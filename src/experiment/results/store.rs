@@ -778,22 +778,37 @@ fn append_csv(path: &Path, header: &[String]) -> Result<csv::Writer<File>, Resul
 pub fn read_rows<R: Serialize + Default + DeserializeOwned>(
     path: &Path,
 ) -> Result<Vec<R>, ResultsError> {
-    crate::check_regular_file(path).map_err(io_error(path))?;
-    let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
-    let headers = reader.headers().map_err(csv_error(path))?;
-    if headers
-        .iter()
-        .ne(header_of::<R>().iter().map(String::as_str))
-    {
-        return Err(ResultsError::Mismatch {
+    let expected = header_of::<R>();
+    let (_, rows) = read_records(path, |header| match header == expected.as_slice() {
+        true => Ok(()),
+        false => Err(ResultsError::Mismatch {
             path: path.to_path_buf(),
             reason: "its columns are not those this vkerode writes".into(),
-        });
-    }
-    reader
+        }),
+    })?;
+    Ok(rows)
+}
+
+/// A CSV at `path` read by column name: its header, and, once `check` has passed it,
+/// every row as an `R`.
+pub fn read_records<R: DeserializeOwned>(
+    path: &Path,
+    check: impl FnOnce(&[String]) -> Result<(), ResultsError>,
+) -> Result<(Vec<String>, Vec<R>), ResultsError> {
+    crate::check_regular_file(path).map_err(io_error(path))?;
+    let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(csv_error(path))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    check(&header)?;
+    let rows = reader
         .deserialize()
         .collect::<Result<_, _>>()
-        .map_err(csv_error(path))
+        .map_err(csv_error(path))?;
+    Ok((header, rows))
 }
 
 /// samples.csv by column name, whatever version wrote it, as typed rows
@@ -802,12 +817,8 @@ pub fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
     if is_empty(path)? {
         return Ok(Vec::new());
     }
-    crate::check_regular_file(path).map_err(io_error(path))?;
-    let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
-    reader
-        .deserialize()
-        .collect::<Result<_, _>>()
-        .map_err(csv_error(path))
+    let (_, rows) = read_records(path, |_| Ok(()))?;
+    Ok(rows)
 }
 
 fn write_rows<R: Serialize + Default>(path: &Path, rows: &[R]) -> Result<(), ResultsError> {

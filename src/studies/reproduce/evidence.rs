@@ -73,7 +73,8 @@ pub enum Figure {
 }
 
 impl Figure {
-    const COUNT: usize = 8;
+    /// Derived from the last variant, so a figure added before it is counted.
+    const COUNT: usize = Figure::ErodedDepth as usize + 1;
 }
 
 /// One row of a step as the claims read it: a point of its sweep (points.csv, through

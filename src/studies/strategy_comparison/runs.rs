@@ -10,7 +10,7 @@ use crate::experiment::results::columns::{
     ColumnDeclaration, ALGORITHM, DEPOSITED, ERODED, GPU_MS_CI_HIGH, GPU_MS_CI_LOW, HEIGHT_UNIT,
     STOP_REASON, TIMED_REPETITIONS,
 };
-use crate::experiment::results::{Measurement, ResultsError};
+use crate::experiment::results::{read_records, Measurement, ResultsError};
 use crate::experiment::run::ErodeOutcome;
 use crate::table::{Column, Row, Section};
 use crate::terrain::metrics::Landform;
@@ -265,26 +265,7 @@ impl RunRecords {
     /// Every run of the strategies.csv at `path`; a row with another number of fields
     /// is refused.
     pub fn read(path: &Path) -> Result<Self, ResultsError> {
-        let io = |source| ResultsError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let csv = |source| ResultsError::Csv {
-            path: path.to_path_buf(),
-            source,
-        };
-        crate::check_regular_file(path).map_err(io)?;
-        let mut reader = csv::Reader::from_path(path).map_err(csv)?;
-        let header = reader
-            .headers()
-            .map_err(csv)?
-            .iter()
-            .map(str::to_string)
-            .collect();
-        let runs = reader
-            .deserialize()
-            .collect::<Result<_, _>>()
-            .map_err(csv)?;
+        let (header, runs) = read_records(path, |_| Ok(()))?;
         Ok(Self { header, runs })
     }
 }
