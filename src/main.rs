@@ -70,6 +70,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
         Command::Strategies(args) => commands::strategies::run(&args),
         Command::Kernels(args) => commands::kernels::run(&args.gpu.options(), &args),
         Command::Plot(args) => commands::plot::run(args),
+        Command::Maps(args) => commands::maps::run(&args),
         Command::Merge(args) => commands::merge::run(&args),
         Command::Completions(args) => commands::completions::run(&mut Cli::command(), &args),
         Command::Man(args) => commands::docs::man(&Cli::command(), &args),

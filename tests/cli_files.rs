@@ -678,3 +678,132 @@ fn two_outputs_that_would_share_gdal_s_header_are_refused_and_an_input_is_never_
     );
     assert_eq!(std::fs::read(&tif).unwrap(), before);
 }
+
+/// Writes a change map of `depth` (half the cells eroded by it, half given half of it
+/// back) as erode would, into `dir/name/erosion.tif`; returns the folder.
+fn change_map_folder(dir: &Path, name: &str, depth: f32) -> PathBuf {
+    change_map_in(dir, name, depth, None)
+}
+
+/// [`change_map_folder`]'s map, in metres on cells of `metres` where given.
+fn change_map_in(dir: &Path, name: &str, depth: f32, metres: Option<f32>) -> PathBuf {
+    use vkerode::terrain::formats::{write_dem, Dem, GeoTags, HeightFormat};
+    use vkerode::terrain::image::CellSize;
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    let changes = (0..40 * 30)
+        .map(|i| if i % 2 == 0 { -depth } else { depth / 2.0 })
+        .collect();
+    let map = Dem {
+        heights: vkerode::terrain::Heightmap::new(40, 30, changes).unwrap(),
+        nodata: None,
+        units: if metres.is_some() { "m" } else { "cells" }.into(),
+        cell_size: None,
+        geo: metres.map(|x| GeoTags::of_cell_size(CellSize { x, y: x })),
+    };
+    write_dem(&folder.join("erosion.tif"), HeightFormat::Tif, &map).unwrap();
+    folder
+}
+
+fn png_width(path: &Path) -> u32 {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    decoder.read_info().unwrap().info().width
+}
+
+#[test]
+fn maps_sets_change_maps_side_by_side_on_one_scale_only_where_their_ranges_allow() {
+    let dir = scratch("maps");
+    let gentle = change_map_folder(&dir, "gentle", 1.0);
+    let close = change_map_folder(&dir, "close", 2.0);
+    let deep = change_map_folder(&dir, "deep", 50.0);
+    let arg = |p: &Path| p.to_str().unwrap().to_string();
+    let run = |args: &[String]| vkerode(&args.iter().map(String::as_str).collect::<Vec<_>>());
+
+    // Titled by their folders; near ranges share one scale.
+    let shared = dir.join("shared.png");
+    let together = run(&["maps".into(), arg(&gentle), arg(&close), arg(&shared)]);
+    assert_clean_success(&together);
+    let said = String::from_utf8_lossy(&together.stdout).into_owned();
+    assert!(
+        said.contains("gentle: change -1.00 to +0.500 h.u."),
+        "{said}"
+    );
+    assert!(said.contains("close: change -2.00 to +1.00 h.u."), "{said}");
+    assert!(said.contains("one colour scale for every map"), "{said}");
+    let alone = dir.join("alone.png");
+    assert_clean_success(&run(&[
+        "maps".into(),
+        arg(&gentle),
+        arg(&gentle),
+        arg(&alone),
+    ]));
+    let three = dir.join("three.png");
+    let args = [
+        "maps".into(),
+        arg(&gentle),
+        arg(&close),
+        arg(&deep),
+        arg(&three),
+    ];
+    assert_clean_success(&run(&args));
+    assert!(
+        png_width(&three) > png_width(&shared) * 4 / 3,
+        "three panels are wider than two"
+    );
+
+    // Far ranges keep their own scales, and the labels given are the titles.
+    let apart = dir.join("apart.png");
+    let args = [
+        "maps".into(),
+        arg(&gentle),
+        arg(&deep.join("erosion.tif")),
+        arg(&apart),
+        "--label".into(),
+        "droplets".into(),
+        "--label".into(),
+        "pipes".into(),
+    ];
+    let separate = run(&args);
+    assert_clean_success(&separate);
+    let said = String::from_utf8_lossy(&separate.stdout).into_owned();
+    assert!(said.contains("droplets: change -1.00"), "{said}");
+    assert!(said.contains("pipes: change -50.0"), "{said}");
+    assert!(said.contains("each map on its own colour scale"), "{said}");
+
+    // A DEM's change map is told in its metres.
+    let dem = change_map_in(&dir, "dem", 3.0, Some(30.0));
+    let in_metres = dir.join("metres.png");
+    let metres = run(&["maps".into(), arg(&dem), arg(&dem), arg(&in_metres)]);
+    assert_clean_success(&metres);
+    let said = String::from_utf8_lossy(&metres.stdout).into_owned();
+    assert!(said.contains("dem: change -3.00 to +1.50 m,"), "{said}");
+
+    // Refused, with nothing written: maps measured differently (cells beside a DEM's
+    // metres), a label short, an OUTPUT that is not a PNG.
+    let mixed = dir.join("mixed.png");
+    let refused = run(&["maps".into(), arg(&gentle), arg(&dem), arg(&mixed)]);
+    assert!(!refused.status.success());
+    let message = stderr(&refused);
+    assert!(
+        message.contains(&arg(&dem.join("erosion.tif"))) && message.contains("measured alike"),
+        "{message}"
+    );
+    assert!(!mixed.exists());
+    let short = run(&[
+        "maps".into(),
+        arg(&gentle),
+        arg(&close),
+        arg(&mixed),
+        "--label".into(),
+        "one".into(),
+    ]);
+    assert!(stderr(&short).contains("--label given 1 times for 2 INPUTs"));
+    let not_png = dir.join("maps.tif");
+    let wrong = run(&["maps".into(), arg(&gentle), arg(&close), arg(&not_png)]);
+    assert!(
+        stderr(&wrong).contains("name it .png"),
+        "{}",
+        stderr(&wrong)
+    );
+    assert!(!mixed.exists() && !not_png.exists());
+}

@@ -48,6 +48,16 @@ fn terrain_and_convert_refuse_an_existing_heightmap_without_force() {
 }
 
 #[test]
+fn maps_refuses_an_existing_picture_without_force() {
+    let dir = scratch("overwrite", "maps");
+    let tif = dir.join("terrain.tif");
+    let tif_arg = tif.to_str().unwrap();
+    assert_clean_success(&vkerode(&["terrain", "--cpu", "--size", "64", tif_arg]));
+    let png = dir.join("maps.png");
+    assert_refused_then_forced(&["maps", tif_arg, tif_arg, png.to_str().unwrap()], &png);
+}
+
+#[test]
 fn report_refuses_existing_html_and_markdown_without_force() {
     let dir = scratch("overwrite", "report");
     let html = dir.join("report.html");

@@ -11,6 +11,7 @@ use super::commands::docs::{DocsArgs, ManArgs};
 use super::commands::equivalence::EquivalenceArgs;
 use super::commands::erode::ErodeArgs;
 use super::commands::kernels::KernelsArgs;
+use super::commands::maps::MapsArgs;
 use super::commands::merge::MergeArgs;
 use super::commands::peak::PeakArgs;
 use super::commands::plot::PlotArgs;
@@ -23,7 +24,7 @@ use vkerode::experiment::sweep::Verbosity;
 use vkerode::terrain::output::DEFAULT_OUT_RULE;
 
 /// The command line's one grammar, shown by `vkerode --help` and docs/cli.md.
-const GRAMMAR: &str = "Outputs: --out DIR is always a folder, on every command that writes several files (erode, sweep, strategies, peak, equivalence, merge, plot, docs). A single file gets a flag named for its kind (--markdown FILE.md, --html FILE.html, --csv FILE.csv), or a positional OUTPUT where writing it is the command's whole job (terrain, convert). One overwrite rule: every output, file or folder, that already exists is refused unless --force replaces it (sweep: --resume continues it instead; plot adds its two charts to the folder, refusing only charts of the same name). --set SECTION.KEY=VALUE overrides a key of the config a command loads (sweep, strategies, equivalence). --quiet and --verbose go with every command; the device flags (--device, --validate, --max-submission-ms) with the commands that open a device.";
+const GRAMMAR: &str = "Outputs: --out DIR is always a folder, on every command that writes several files (erode, sweep, strategies, peak, equivalence, merge, plot, docs). A single file gets a flag named for its kind (--markdown FILE.md, --html FILE.html, --csv FILE.csv), or a positional OUTPUT where writing it is the command's whole job (terrain, convert, maps). One overwrite rule: every output, file or folder, that already exists is refused unless --force replaces it (sweep: --resume continues it instead; plot adds its two charts to the folder, refusing only charts of the same name). --set SECTION.KEY=VALUE overrides a key of the config a command loads (sweep, strategies, equivalence). --quiet and --verbose go with every command; the device flags (--device, --validate, --max-submission-ms) with the commands that open a device.";
 
 /// `--version`: the package's, and the commit the binary was built from.
 const VERSION: &str = concat!(
@@ -108,6 +109,10 @@ pub enum Command {
     Kernels(KernelsArgs),
     /// Draw a throughput chart (PNG and SVG) from one or more points.csv files.
     Plot(PlotArgs),
+    /// Set the erosion maps of erode runs (their erosion.tif) side by side as one PNG,
+    /// each with its scale bar, on one colour scale where their ranges allow it; the
+    /// picture says which.
+    Maps(MapsArgs),
     /// Match the points of two sweeps and judge each pair (help from `compare_about`).
     #[command(about = compare::about())]
     Compare(CompareArgs),

@@ -9,6 +9,7 @@ use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 
 use super::files::WriteError;
+use super::formats::Dem;
 use super::heightmap::Heightmap;
 use super::image::{shaded_relief_rgb, tint_rgb, write_png, CellSize};
 use super::units::LengthUnit;
@@ -241,7 +242,7 @@ fn colour_limit(changes: &[f32]) -> f32 {
 }
 
 /// Three significant digits, with a sign.
-fn format_height(v: f32) -> String {
+pub fn format_height(v: f32) -> String {
     let a = v.abs();
     match a {
         0.0 => "0".into(),
@@ -274,6 +275,19 @@ impl MapUnits {
         }
     }
 
+    /// A map file's: its vertical unit, and metres on the ground where it states a cell
+    /// size and its heights are not in cells; generated terrain's cells otherwise.
+    pub fn of_file(dem: &Dem) -> Self {
+        match dem.cell_size_from(None) {
+            Some((cell, _)) if dem.units != "cells" => Self {
+                height: dem.units.clone(),
+                cell,
+                length: LengthUnit::Metres,
+            },
+            _ => Self::cells(),
+        }
+    }
+
     /// The heights' unit in words: generated terrain's is one cell's width.
     pub fn height_words(&self) -> String {
         match self.height.as_str() {
@@ -283,7 +297,7 @@ impl MapUnits {
     }
 
     /// The heights' unit after a number: "m", or "h.u." for generated terrain's.
-    fn height_short(&self) -> &str {
+    pub fn height_short(&self) -> &str {
         match self.height.as_str() {
             "" | "cells" => "h.u.",
             other => other,
@@ -362,6 +376,31 @@ impl ErosionChange {
         }
     }
 
+    /// A change map as erode writes it (`erosion.tif`: after minus before), measured as
+    /// its file says.
+    pub fn of_map(map: &Dem) -> Self {
+        Self {
+            changes: map.heights.data().to_vec(),
+            width: map.heights.width(),
+            height: map.heights.height(),
+            units: MapUnits::of_file(map),
+        }
+    }
+
+    pub fn units(&self) -> &MapUnits {
+        &self.units
+    }
+
+    /// The lowest and highest change, missing cells left out.
+    pub fn extremes(&self) -> (f32, f32) {
+        self.changes
+            .iter()
+            .filter(|d| d.is_finite())
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &d| {
+                (lo.min(d), hi.max(d))
+            })
+    }
+
     /// The change shown at full colour when the map stands alone.
     pub fn limit(&self) -> f32 {
         colour_limit(&self.changes)
@@ -431,13 +470,7 @@ impl ErosionChange {
             13.0,
         );
         // The colour scale stops at its limit; say so, with the true extremes.
-        let (lowest, highest) = self
-            .changes
-            .iter()
-            .filter(|d| d.is_finite())
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &d| {
-                (lo.min(d), hi.max(d))
-            });
+        let (lowest, highest) = self.extremes();
         let note_y = bar_bottom + 6;
         canvas.text("colours stop at the limit;", bar_x as i32, note_y, 12.0);
         canvas.text(
@@ -511,7 +544,7 @@ pub fn erosion_maps_side_by_side(maps: &[(&ErosionChange, &str)]) -> RgbImage {
 const SHARED_SCALE_RATIO: f32 = 3.0;
 
 /// Whether maps of these own colour limits share one scale.
-fn shares_a_scale(limits: &[f32]) -> bool {
+pub fn shares_a_scale(limits: &[f32]) -> bool {
     let (low, high) = limits.iter().fold((f32::INFINITY, 0.0f32), |(lo, hi), &l| {
         (lo.min(l), hi.max(l))
     });

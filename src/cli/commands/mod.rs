@@ -8,6 +8,7 @@ pub mod docs;
 pub mod equivalence;
 pub mod erode;
 pub mod kernels;
+pub mod maps;
 pub mod merge;
 pub mod peak;
 pub mod plot;

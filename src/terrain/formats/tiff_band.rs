@@ -109,11 +109,15 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Dem, FormatError> {
     Ok(Dem {
         heights,
         nodata,
+        // The GeoKey first; GDAL's unit type (which vkerode writes) where it names none.
         units: geo
             .as_ref()
-            .and_then(GeoTags::vertical_units)
-            .unwrap_or_default()
-            .into(),
+            .and_then(|g| {
+                g.vertical_units()
+                    .map(str::to_string)
+                    .or_else(|| g.gdal_metadata.as_deref().and_then(unit_type))
+            })
+            .unwrap_or_default(),
         cell_size,
         geo,
     })
@@ -238,6 +242,30 @@ fn with_unit_type(metadata: Option<&str>, units: &str) -> String {
         .replacen("</GDALMetadata>", &format!("  {item}\n</GDALMetadata>"), 1)
 }
 
+/// The band's unit type in GDAL's metadata, as [`with_unit_type`] writes it, where
+/// the XML names one.
+fn unit_type(metadata: &str) -> Option<String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(metadata);
+    loop {
+        match reader.read_event().ok()? {
+            Event::Start(item)
+                if item.name().as_ref() == "Item"
+                    && item
+                        .attributes()
+                        .flatten()
+                        .any(|a| a.key.as_ref() == "role" && &*a.value == "unittype") =>
+            {
+                let text = reader.read_text(item.name()).ok()?;
+                let unit = quick_xml::escape::unescape(text.trim()).ok()?;
+                return (!unit.is_empty()).then(|| unit.into_owned());
+            }
+            Event::Eof => return None,
+            _ => {}
+        }
+    }
+}
+
 /// What goes into the TIFF, whichever kind (classic or BigTIFF) holds it.
 struct Band<'a> {
     width: u32,
@@ -282,6 +310,20 @@ mod tests {
         assert!(
             merged.contains(">m</Item>") && !merged.contains(">ft<"),
             "{merged}"
+        );
+    }
+
+    #[test]
+    fn the_unit_type_reads_back_as_written() {
+        for unit in ["m", "cells", "US survey ft", "m<&>"] {
+            let written = with_unit_type(Some("<GDALMetadata>\n</GDALMetadata>"), unit);
+            assert_eq!(unit_type(&written).as_deref(), Some(unit), "{written}");
+        }
+        let other = "<GDALMetadata><Item name=\"SCALE\" sample=\"0\">1</Item></GDALMetadata>";
+        assert_eq!(unit_type(other), None);
+        assert_eq!(
+            unit_type("<GDALMetadata><Item role=\"unittype\"></Item></GDALMetadata>"),
+            None
         );
     }
 
