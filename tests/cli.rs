@@ -587,7 +587,8 @@ fn quiet_keeps_results_and_drops_notes_and_verbose_adds_detail() {
 
 /// The grid strategies' first timed run is split at the pace the counted run before it
 /// showed, not at a GPU's assumed pace: on lavapipe that would be one long submission,
-/// past --max-submission-ms and with nothing for the progress bar to count.
+/// past --max-submission-ms and with nothing for the progress bar to count. The chunk
+/// before any pace is known, counted or not, is split into ten at least.
 #[test]
 fn a_grid_run_on_a_slow_device_is_split_at_the_counted_runs_pace() {
     let grids = vkerode::erosion::ALL_STRATEGIES
@@ -628,12 +629,36 @@ fn a_grid_run_on_a_slow_device_is_split_at_the_counted_runs_pace() {
             assert!(stdout.contains(line), "{line:?} not in\n{stdout}");
         }
         // The counted run's first chunk, its pace unknown, is heard of as it goes.
-        let counted_submissions: usize = stdout
-            .split(&counted)
-            .nth(1)
-            .and_then(|rest| rest.split(' ').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap();
-        assert!(counted_submissions >= 10, "{stdout}");
+        assert!(submissions_of(&stdout, &counted) >= 10, "{stdout}");
     }
+    // Where a run counts nothing, its first timed run is the chunk of unknown pace.
+    let out = scratch("split-pipes-unchecked");
+    let result = vkerode(&[
+        "erode",
+        "--algorithm",
+        "pipes",
+        "--size",
+        "128",
+        "--pipes-steps",
+        "60",
+        "--pipes-check-every",
+        "0",
+        "--no-images",
+        "--verbose",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = text(&result.stdout);
+    let first = "pipes: counted run (1 of 2): 60 of 60 steps in ";
+    assert!(submissions_of(&stdout, first) >= 10, "{stdout}");
+}
+
+/// The GPU submissions `stdout` says follow `line`.
+fn submissions_of(stdout: &str, line: &str) -> usize {
+    stdout
+        .split(line)
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line:?} not in\n{stdout}"))
 }

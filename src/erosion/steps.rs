@@ -9,8 +9,8 @@ use super::ErosionError;
 use crate::gpu::{Buffer, BufferKind, CommandStream, Context, Hazard, Recorder, TimestampQueries};
 use crate::terrain::{Cells, Values};
 
-/// Submissions a counted chunk is split into at least before the pace of a step is
-/// known: splits that change no height, only how soon progress is heard of.
+/// Submissions a chunk is split into at least before the pace of a step is known:
+/// splits that change no height, only how soon progress is heard of.
 const UNPACED_SUBMISSIONS: u32 = 10;
 
 /// The timing of a runner's chunks of steps.
@@ -32,24 +32,19 @@ impl StepClock {
     }
 
     /// Steps one submission of a chunk of `steps` may hold, so that it runs about the
-    /// context's longest submission: from the last timed step, or `assumed_step`
-    /// before one. A `counted` chunk before any step was timed (the counted run's
-    /// first) is split into [`UNPACED_SUBMISSIONS`] at least: at a CPU device's pace,
-    /// far below the assumed one, it would otherwise be one long submission that a
-    /// progress observer hears of only at its end. The timed chunks are split as
-    /// before. Records how many submissions the chunk takes.
-    pub fn plan(
-        &mut self,
-        ctx: &Context,
-        steps: u32,
-        assumed_step: Duration,
-        counted: bool,
-    ) -> u32 {
+    /// context's longest submission: from the last step timed, or `assumed_step`
+    /// before one. The first chunk, before any step was timed, is split into
+    /// [`UNPACED_SUBMISSIONS`] at least: at a CPU device's pace, far below the assumed
+    /// one, it would otherwise be one long submission that a progress observer hears
+    /// of only at its end: the counted run's first chunk, or where a run counts nothing
+    /// (`pipes_check_every = 0`), its first timed one.
+    /// Records how many submissions the chunk takes.
+    pub fn plan(&mut self, ctx: &Context, steps: u32, assumed_step: Duration) -> u32 {
         let step = self.step_time.unwrap_or(assumed_step);
         let budget = ctx.max_submission().as_secs_f64();
         let mut per_submission =
             (budget / step.as_secs_f64().max(1e-9)).clamp(1.0, f64::from(u32::MAX)) as u32;
-        if counted && self.step_time.is_none() {
+        if self.step_time.is_none() {
             per_submission = per_submission.min(steps.div_ceil(UNPACED_SUBMISSIONS).max(1));
         }
         self.submissions = steps.max(1).div_ceil(per_submission) as usize;

@@ -133,7 +133,7 @@ impl<M: GridModel> GridRunner<M> {
     fn submit_chunk(&mut self, steps: u32, reset: bool, counted: bool) -> Result<(), ErosionError> {
         let kernel = &self.kernel;
         let assumed_step = M::Fields::assumed_step(kernel, self.cells());
-        let per_submission = self.clock.plan(kernel.ctx(), steps, assumed_step, counted);
+        let per_submission = self.clock.plan(kernel.ctx(), steps, assumed_step);
         let chunk = Chunk {
             kernel,
             passes: kernel.pipelines().passes(counted),
