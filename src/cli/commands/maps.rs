@@ -118,20 +118,29 @@ fn change_map(input: &Path) -> PathBuf {
 
 /// The name of an erode run's folder, or of a change map file not named erosion.tif.
 fn default_label(input: &Path) -> String {
-    let named = if input.is_dir() || input.file_name().is_some_and(|n| n == CHANGE_MAP) {
-        input
+    let folder = if input.is_dir() {
+        Some(input)
+    } else if input.file_name().is_some_and(|n| n == CHANGE_MAP) {
+        input.parent().map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
+    } else {
+        None
+    };
+    // Canonical, so that "." or "out/.." is named by the folder it is.
+    let name = match folder {
+        Some(folder) => folder
             .canonicalize()
             .ok()
-            .map(|p| {
-                if p.is_dir() {
-                    p
-                } else {
-                    p.parent().map(Path::to_path_buf).unwrap_or(p)
-                }
-            })
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-    } else {
-        input.file_stem().map(|n| n.to_string_lossy().into_owned())
+            .and_then(|p| p.file_name().map(Into::into)),
+        None => input.file_stem().map(Into::into),
     };
-    named.unwrap_or_else(|| input.display().to_string())
+    name.map_or_else(
+        || input.display().to_string(),
+        |n: std::ffi::OsString| n.to_string_lossy().into_owned(),
+    )
 }
