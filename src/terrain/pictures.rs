@@ -532,7 +532,8 @@ pub fn erosion_maps_side_by_side(maps: &[(&ErosionChange, &str)]) -> RgbImage {
         .zip(maps)
         .map(|(p, (_, t))| (p, *t))
         .collect();
-    let row = side_by_side(&panels);
+    // Each picture is at its display size already (its map at most MAX_PANEL pixels).
+    let row = side_by_side(&panels, usize::MAX);
     let strip = 30;
     let mut canvas = RgbImage::filled(row.width, row.height + strip, WHITE_RGB);
     canvas.blit(&row, 0, strip);
@@ -614,7 +615,7 @@ pub fn before_after(
     units: &MapUnits,
     map_width: usize,
 ) -> RgbImage {
-    let row = side_by_side(&[(before, "before"), (after, "after erosion")]);
+    let row = side_by_side(&[(before, "before"), (after, "after erosion")], MAX_PANEL);
     let panel = before.shrunk_to(MAX_PANEL);
     let legend_width = 250;
     let top = HEADING_STRIP;
@@ -652,11 +653,13 @@ pub fn shaded_relief(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> RgbI
     at_true_aspect(&cells, cell)
 }
 
-/// Pictures side by side, left to right, each under its title.
-pub fn side_by_side(panels: &[(&RgbImage, &str)]) -> RgbImage {
+/// Pictures side by side, left to right, each under its title, each shrunk to at most
+/// `max_side` pixels a side: raw maps to MAX_PANEL; finished figures, whose legends
+/// would shrink with them, not at all (`usize::MAX`).
+pub fn side_by_side(panels: &[(&RgbImage, &str)], max_side: usize) -> RgbImage {
     let title_strip = 30;
     let gap = 12;
-    let shrunk: Vec<RgbImage> = panels.iter().map(|(p, _)| p.shrunk_to(MAX_PANEL)).collect();
+    let shrunk: Vec<RgbImage> = panels.iter().map(|(p, _)| p.shrunk_to(max_side)).collect();
     let width = shrunk.iter().map(|p| p.width + gap).sum::<usize>() + gap;
     let height = shrunk.iter().map(|p| p.height).max().unwrap_or(0) + title_strip + gap;
     let mut canvas = RgbImage::filled(width, height, WHITE_RGB);
@@ -817,7 +820,10 @@ mod tests {
     fn before_after_has_an_elevation_legend_and_a_scale_bar() {
         let relief = RgbImage::filled(403, 428, [120, 160, 90]);
         let figure = before_after(&relief, &relief, (236.0, 1076.0), &dem_units(), 403);
-        let row = side_by_side(&[(&relief, "before"), (&relief, "after erosion")]);
+        let row = side_by_side(
+            &[(&relief, "before"), (&relief, "after erosion")],
+            MAX_PANEL,
+        );
         assert!(figure.width > row.width + 100, "room for the legend");
         // The tint's bar beside the pictures: its top is the tint's top.
         let bar = (HEADING_STRIP + 30, row.width + 10);
@@ -850,6 +856,24 @@ mod tests {
         let near = map(40.0);
         let together = erosion_maps_side_by_side(&[(&near, "droplets"), (&deep, "pipes")]);
         assert_ne!(first_cell(&together, 27), first_cell(&together, second_x));
+    }
+
+    #[test]
+    fn maps_side_by_side_keep_their_legends_full_size() {
+        // A 1024-cell map is a panel wider than MAX_PANEL with its legend; shrunk, its
+        // legend's text would be half size.
+        let before = Heightmap::new(1024, 1024, vec![0.0; 1024 * 1024]).unwrap();
+        let map = ErosionChange::of(&before, &before.map(|h| h - 1.0), MapUnits::cells());
+        let panel = map.picture(map.limit());
+        assert!(panel.width > MAX_PANEL);
+        let row = erosion_maps_side_by_side(&[(&map, "a"), (&map, "b")]);
+        assert!(
+            row.width >= 2 * panel.width,
+            "{} for panels of {}",
+            row.width,
+            panel.width
+        );
+        assert!(row.height >= panel.height);
     }
 
     /// Panel height over width against the ground's, in pixels of the panel's height.
