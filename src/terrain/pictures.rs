@@ -275,12 +275,16 @@ impl MapUnits {
         }
     }
 
-    /// A map file's: its vertical unit, and metres on the ground where it states a cell
-    /// size and its heights are not in cells; generated terrain's cells otherwise.
+    /// A map file's: metres on the ground where it states a cell size and its heights
+    /// are not in cells, its heights in its vertical unit (metres where it names none,
+    /// as erode takes a DEM's); generated terrain's cells otherwise.
     pub fn of_file(dem: &Dem) -> Self {
         match dem.cell_size_from(None) {
             Some((cell, _)) if dem.units != "cells" => Self {
-                height: dem.units.clone(),
+                height: match dem.units.as_str() {
+                    "" => "m".into(),
+                    named => named.into(),
+                },
                 cell,
                 length: LengthUnit::Metres,
             },
