@@ -12,7 +12,7 @@ use super::files::WriteError;
 use super::formats::Dem;
 use super::heightmap::Heightmap;
 use super::image::{shaded_relief_rgb, tint_rgb, write_png, CellSize};
-use super::units::LengthUnit;
+use super::units::{dem_height_unit, LengthUnit};
 
 const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 const FONT_FAMILY: &str = "sans-serif";
@@ -281,10 +281,7 @@ impl MapUnits {
     pub fn of_file(dem: &Dem) -> Self {
         match dem.cell_size_from(None) {
             Some((cell, _)) if dem.units != "cells" => Self {
-                height: match dem.units.as_str() {
-                    "" => "m".into(),
-                    named => named.into(),
-                },
+                height: dem_height_unit(&dem.units).into(),
                 cell,
                 length: LengthUnit::Metres,
             },

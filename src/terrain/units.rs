@@ -124,6 +124,15 @@ pub fn metres_per_vertical_unit(unit: &str) -> f32 {
     }
 }
 
+/// A DEM file's vertical unit: the one it names, or metres where it names none (its
+/// cell size is in metres by the time it is read, so its heights are taken in them too).
+pub fn dem_height_unit(named: &str) -> &str {
+    match named {
+        "" => "m",
+        named => named,
+    }
+}
+
 /// A vertical unit as files name it, in words: "cell widths" for generated terrain's
 /// "cells" (heights in cell widths), any other as it is.
 pub fn height_label(name: &str) -> &str {

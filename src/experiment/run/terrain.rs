@@ -14,7 +14,9 @@ use crate::hash::fnv1a64;
 use crate::terrain::formats::{read_dem, Dem, FormatError, GeoTags};
 use crate::terrain::image::CellSize;
 use crate::terrain::nodata::fill_missing;
-use crate::terrain::units::{metres_per_vertical_unit, CellSizeSource, GridUnits, HeightUnit};
+use crate::terrain::units::{
+    dem_height_unit, metres_per_vertical_unit, CellSizeSource, GridUnits, HeightUnit,
+};
 use crate::terrain::{generate_on_cpu, generate_on_gpu, Heightmap, TerrainSpec};
 
 /// Where the terrain comes from.
@@ -221,10 +223,7 @@ pub fn prepare_terrain(
             // Every file's cell size is in metres by now (stated, read or assumed), so
             // its heights are too, unless the file names its own unit (feet are turned
             // into metres for the kernel, and back on export).
-            let export_units: String = match dem.units.as_str() {
-                "" => "m".into(),
-                named => named.into(),
-            };
+            let export_units = dem_height_unit(&dem.units).to_string();
             let metres = metres_per_vertical_unit(&export_units);
             Ok(PreparedTerrain {
                 heights: elevations.map(|e| units.to_kernel(e * metres)),
