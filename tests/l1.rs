@@ -288,7 +288,7 @@ fn levers_without_a_build_or_a_device_feature_are_refused_by_name() {
     ];
     for variant in refused {
         match DropletKernel::new(&ctx, 64, SCALE, variant) {
-            Err(ErosionError::Variant(reason)) => assert!(!reason.is_empty()),
+            Err(ErosionError::NoBuild(reason)) => assert_eq!(Some(reason), variant.unsupported()),
             Err(other) => panic!("{variant:?}: unexpected error {other}"),
             Ok(_) => panic!("{variant:?} has no build but was accepted"),
         }

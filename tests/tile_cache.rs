@@ -125,7 +125,7 @@ fn windows_that_meet_or_do_not_fit_are_refused() {
     let map = FixedHeightfield::new(SIZE, SIZE, &initial);
     let kernel = DropletKernel::new(&ctx, 64, SCALE, tile_cache(16, 7)).unwrap();
     let refusal = |job: &DropletJob| match kernel.run(&map, job, 64) {
-        Err(ErosionError::Variant(reason)) => reason,
+        Err(mismatch @ ErosionError::TileMismatch { .. }) => mismatch.to_string(),
         Err(ErosionError::CacheWindow(rule)) => rule.to_string(),
         Err(other) => panic!("unexpected error {other}"),
         Ok(_) => panic!("{job:?} ran"),
@@ -140,7 +140,9 @@ fn windows_that_meet_or_do_not_fit_are_refused() {
         .find(|w| w.shared_bytes() > limit)
         .expect("a margin past the limit");
     match DropletKernel::new(&ctx, 64, SCALE, tile_cache(64, too_wide.margin)) {
-        Err(ErosionError::Variant(reason)) => assert!(reason.contains("shared memory")),
+        Err(ErosionError::SharedMemory { cached, .. }) => {
+            assert_eq!(cached, too_wide.shared_bytes())
+        }
         Err(other) => panic!("unexpected error {other}"),
         Ok(_) => panic!("a window past the shared memory limit was built"),
     }

@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use super::droplets::{CacheWindowError, ParamError};
+use super::droplets::{CacheWindowError, Model, NoBuild, NoReplay, ParamError};
 use super::keys::SettingError;
 use crate::gpu::GpuError;
 use crate::terrain::HeightmapError;
@@ -13,8 +13,43 @@ pub enum ErosionError {
     Workgroup { requested: u32, limit: u32 },
     #[error("this device does not support {0}")]
     Unsupported(&'static str),
-    #[error("{0}")]
-    Variant(String),
+    #[error(transparent)]
+    NoBuild(#[from] NoBuild),
+    /// A module the build should have compiled (a gap between build.rs and the variants).
+    #[error("{0} has no compiled module")]
+    NoModule(String),
+    #[error("{reserved} bytes of reserved and {cached} of cached shared memory are above this device's limit of {limit}")]
+    SharedMemory {
+        reserved: u32,
+        cached: u64,
+        limit: u32,
+    },
+    #[error(
+        "the job's tile of {job} cells is not the {built} the tile-cache kernel was built for"
+    )]
+    TileMismatch { job: u32, built: u32 },
+    #[error("the job's fixed-point scale {job} is not the {built} the kernel was built with")]
+    ScaleMismatch { job: f32, built: f32 },
+    #[error("the job's {job:?} is not the {built:?} the kernel was built with")]
+    ModelMismatch { job: Model, built: Model },
+    #[error("{kernels} run on {heights} heights")]
+    Heights {
+        kernels: &'static str,
+        heights: &'static str,
+    },
+    #[error("{model}'s CPU reference runs on one core: use --engine cpu-sequential")]
+    SequentialOnly { model: &'static str },
+    #[error(transparent)]
+    NoReplay(#[from] NoReplay),
+    #[error("recording the addresses of {droplets} droplets of {lifetime} steps needs {bytes} bytes, above this device's storage buffer range of {limit}: record fewer droplets")]
+    RecordTooLarge {
+        droplets: u32,
+        lifetime: u32,
+        bytes: u64,
+        limit: u64,
+    },
+    #[error("the recording run kept no addresses")]
+    NoRecord,
     #[error("the job needs kernel {needed}, not {built} (passes, stagger, tiled spawning and the corrected physics each need their own build; the fast kernels run one pass)")]
     VariantMismatch { needed: String, built: String },
     #[error("the droplet batch must be at least 1")]

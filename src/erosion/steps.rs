@@ -115,10 +115,14 @@ pub(crate) fn download_f32(
 
 /// The float32 heights of `cells`; refused for fixed-point ones, which `kernels` (the
 /// strategy's, named in the error) do not run on.
-pub(crate) fn float_cells<'c>(cells: &'c Cells, kernels: &str) -> Result<&'c [f32], ErosionError> {
-    cells
-        .float()
-        .ok_or_else(|| ErosionError::Variant(format!("{kernels} run on float32 heights")))
+pub(crate) fn float_cells<'c>(
+    cells: &'c Cells,
+    kernels: &'static str,
+) -> Result<&'c [f32], ErosionError> {
+    cells.float().ok_or(ErosionError::Heights {
+        kernels,
+        heights: "float32",
+    })
 }
 
 /// A `width` x `height` map of float32 heights.
@@ -127,8 +131,7 @@ pub(crate) fn float_state(
     height: usize,
     heights: Vec<f32>,
 ) -> Result<Cells, ErosionError> {
-    Cells::new(width, height, Values::Float(heights))
-        .map_err(|e| ErosionError::Variant(e.to_string()))
+    Ok(Cells::new(width, height, Values::Float(heights))?)
 }
 
 /// The work of `steps` time steps over `cells` cells.

@@ -48,7 +48,7 @@ pub fn computed_cells(
     }
     let build = if wide { "wide" } else { "" };
     let shader = ShaderModule::find(shaders::MODULES, "cell_index_probe", &[("build", build)])
-        .ok_or_else(|| ErosionError::Variant("no cell_index_probe build".into()))?;
+        .ok_or_else(|| ErosionError::NoModule(format!("cell_index_probe (build {build:?})")))?;
     let params = ProbeParams {
         map_width,
         count: cells.len() as u32,

@@ -165,25 +165,20 @@ impl DropletKernel {
             });
         }
         if let Some(reason) = variant.unsupported() {
-            return Err(ErosionError::Variant(reason));
+            return Err(reason.into());
         }
         let shared_limit = ctx.info().max_shared_memory_bytes;
-        if variant.reserved_shared_bytes > shared_limit {
-            return Err(ErosionError::Variant(format!(
-                "{} bytes of reserved shared memory are above this device's limit of {shared_limit}",
-                variant.reserved_shared_bytes
-            )));
-        }
         let cached_bytes = if variant.shader == DropletShader::TileCache {
             variant.cache.shared_bytes()
         } else {
             0
         };
         if u64::from(variant.reserved_shared_bytes) + cached_bytes > u64::from(shared_limit) {
-            return Err(ErosionError::Variant(format!(
-                "{} bytes of reserved and {cached_bytes} of cached shared memory are above this device's limit of {shared_limit}",
-                variant.reserved_shared_bytes
-            )));
+            return Err(ErosionError::SharedMemory {
+                reserved: variant.reserved_shared_bytes,
+                cached: cached_bytes,
+                limit: shared_limit,
+            });
         }
         if variant.atomics == AtomicMode::Float && !ctx.info().float_atomic_add {
             return Err(ErosionError::Unsupported(
@@ -235,7 +230,7 @@ impl DropletKernel {
         let build = |shader: Spirv| droplet_pipeline(ctx, &variant, shader, &spec);
         let module = |counted| {
             variant.module(counted).ok_or_else(|| {
-                ErosionError::Variant(format!("{} has no compiled module", variant.module_name()))
+                ErosionError::NoModule(variant.module_name())
             })
         };
         let apply = if variant.atomics == AtomicMode::Deterministic {
@@ -314,12 +309,8 @@ impl DropletKernel {
     }
 
     fn build_recording(&self) -> Result<ComputePipeline, ErosionError> {
-        let module = self.variant.module(true).ok_or_else(|| {
-            ErosionError::Variant(format!(
-                "{} has no compiled module",
-                self.variant.module_name()
-            ))
-        })?;
+        let module = (self.variant.module(true))
+            .ok_or_else(|| ErosionError::NoModule(self.variant.module_name()))?;
         let mut spec = self.spec.clone();
         spec.push(SpecConstant {
             id: RECORDS_ADDRESSES_ID,

@@ -34,11 +34,13 @@ pub use params::{
     ATOMICS_PER_STEP, SPAWN_WATER,
 };
 pub use record::{record_slot, StepAddresses};
-pub use replay::DropletReplay;
+pub use replay::{DropletReplay, NoReplay};
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
 pub use settings::{key, DropletSettings, SharedKib, SharedKibError, OCCUPANCY_CANDIDATES_KIB};
 pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
-pub use variant::{CacheWindow, CacheWindowError, DropletShader, KernelVariant, Lever, SpirvBuild};
+pub use variant::{
+    CacheWindow, CacheWindowError, DropletShader, KernelVariant, Lever, NoBuild, SpirvBuild,
+};
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -272,8 +274,9 @@ impl Strategy for Droplets {
 }
 
 fn fixed_cells(cells: &Cells) -> Result<(&[i32], f32), ErosionError> {
-    cells.fixed().ok_or_else(|| {
-        ErosionError::Variant("the droplet kernels run on fixed-point heights".into())
+    cells.fixed().ok_or(ErosionError::Heights {
+        kernels: "the droplet kernels",
+        heights: "fixed-point",
     })
 }
 

@@ -56,6 +56,15 @@ impl ReplayKernel {
     }
 }
 
+/// Why a droplet kernel's run cannot be recorded and replayed ([`DropletReplay::unavailable`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoReplay {
+    #[error("the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay")]
+    TileCache,
+    #[error("the record holds 32-bit cell indices and the replay reaches the heightfield as one SSBO, the wide build's heights by address: the wide build (forced, or past 2^31 cells or the storage range) has no replay")]
+    Wide,
+}
+
 /// A recorded droplet run, ready to replay.
 pub struct DropletReplay<'r> {
     runner: &'r mut DropletRunner<'static>,
@@ -71,11 +80,11 @@ pub struct DropletReplay<'r> {
 
 impl<'r> DropletReplay<'r> {
     /// Why the build of `variant` has no replay, if it has none.
-    pub fn unavailable(variant: &super::variant::KernelVariant) -> Option<&'static str> {
+    pub fn unavailable(variant: &super::variant::KernelVariant) -> Option<NoReplay> {
         if variant.shader == super::variant::DropletShader::TileCache {
-            Some("the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay")
+            Some(NoReplay::TileCache)
         } else if variant.lever == super::variant::Lever::Wide {
-            Some("the record holds 32-bit cell indices and the replay reaches the heightfield as one SSBO, the wide build's heights by address: the wide build (forced, or past 2^31 cells or the storage range) has no replay")
+            Some(NoReplay::Wide)
         } else {
             None
         }
@@ -89,13 +98,13 @@ impl<'r> DropletReplay<'r> {
         batch: u32,
     ) -> Result<Self, ErosionError> {
         if let Some(reason) = Self::unavailable(&runner.kernel().variant()) {
-            return Err(ErosionError::Variant(reason.into()));
+            return Err(reason.into());
         }
         let run = runner.execute(&job, batch, super::runner::RunMode::RECORDED)?;
         runner.release_record()?;
         let mut record = run
             .addresses
-            .ok_or_else(|| ErosionError::Variant("the recording run kept no addresses".into()))?;
+            .ok_or(ErosionError::NoRecord)?;
         record.truncate(job.droplets as usize * job.params.lifetime as usize);
         let start_passes = if job.passes.stagger {
             job.passes.count

@@ -412,10 +412,10 @@ impl<'k> DropletRunner<'k> {
         let variant = kernel.variant();
         if variant.shader == DropletShader::TileCache {
             if variant.cache.tile != job.spawn.tile {
-                return Err(ErosionError::Variant(format!(
-                    "the job's tile of {} cells is not the {} the tile-cache kernel was built for",
-                    job.spawn.tile, variant.cache.tile
-                )));
+                return Err(ErosionError::TileMismatch {
+                    job: job.spawn.tile,
+                    built: variant.cache.tile,
+                });
             }
             variant.cache.rule(job.spawn.phases)?;
         }
@@ -426,18 +426,16 @@ impl<'k> DropletRunner<'k> {
             });
         }
         if job.params.fixed_point_scale != kernel.scale() {
-            return Err(ErosionError::Variant(format!(
-                "the job's fixed-point scale {} is not the {} the kernel was built with",
-                job.params.fixed_point_scale,
-                kernel.scale()
-            )));
+            return Err(ErosionError::ScaleMismatch {
+                job: job.params.fixed_point_scale,
+                built: kernel.scale(),
+            });
         }
         if job.params.model() != kernel.model() {
-            return Err(ErosionError::Variant(format!(
-                "the job's {:?} is not the {:?} the kernel was built with",
-                job.params.model(),
-                kernel.model()
-            )));
+            return Err(ErosionError::ModelMismatch {
+                job: job.params.model(),
+                built: kernel.model(),
+            });
         }
         let max_groups = kernel.context().info().max_workgroup_count[0];
         let whole = plan_batches(job.droplets, batch, kernel.workgroup(), max_groups);
@@ -572,10 +570,12 @@ impl MapBuffers {
             let bytes = steps * STEP_ADDRESSES_BYTES;
             let limit = ctx.info().max_storage_buffer_range;
             if bytes > limit {
-                return Err(ErosionError::Variant(format!(
-                    "recording the addresses of {} droplets of {} steps needs {bytes} bytes, above this device's storage buffer range of {limit}: record fewer droplets",
-                    job.droplets, job.params.lifetime
-                )));
+                return Err(ErosionError::RecordTooLarge {
+                    droplets: job.droplets,
+                    lifetime: job.params.lifetime,
+                    bytes,
+                    limit,
+                });
             }
             if self.addresses.size() < bytes {
                 self.addresses = Buffer::new(ctx, "addressRecord", bytes, BufferKind::Storage)?;

@@ -344,7 +344,7 @@ impl DropletSettings {
             ));
         }
         if let Some(reason) = self.kernel_variant().unsupported() {
-            return Err(SettingError::new("variant", reason));
+            return Err(SettingError::new("variant", reason.to_string()));
         }
         if self.variant == DropletShader::TileCache {
             let key = if matches!(self.phases, 4 | 9) {

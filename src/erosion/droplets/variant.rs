@@ -359,74 +359,71 @@ impl KernelVariant {
     }
 
     /// Why no module of this variant exists, if none does.
-    pub fn unsupported(&self) -> Option<String> {
-        if self.lever == Lever::Wide && self.atomics != AtomicMode::Int {
-            return Some(format!(
-                "the wide build adds int atomics only, not {}",
-                self.atomics.as_str()
-            ));
-        }
-        if self.lever == Lever::Wide && self.shader == DropletShader::FastQuads {
-            return Some("the quads kernel reads through its own 32-bit binding, not the wide build's address".into());
-        }
-        if self.shader == DropletShader::TileCache {
-            if self.spawn != SpawnMode::Tiled {
-                return Some(
-                    "the tile-cache kernel caches each workgroup's spawn tile: it needs spawn = tiled"
-                        .into(),
-                );
+    pub fn unsupported(&self) -> Option<NoBuild> {
+        let (lever, atomics) = (self.lever, self.atomics);
+        let int = atomics == AtomicMode::Int;
+        match self.shader {
+            _ if lever == Lever::Wide && !int => Some(NoBuild::WideAtomics(atomics)),
+            DropletShader::FastQuads if lever == Lever::Wide => Some(NoBuild::WideQuads),
+            DropletShader::TileCache if self.spawn != SpawnMode::Tiled => {
+                Some(NoBuild::TileCacheSpawn)
             }
-            if !matches!(
-                self.lever,
-                Lever::None | Lever::Image | Lever::RobustnessOff
-            ) {
-                return Some(format!(
-                    "the tile-cache kernel has no {} build (levers none, image, robustness-off)",
-                    self.lever.as_str()
-                ));
+            DropletShader::TileCache
+                if !matches!(lever, Lever::None | Lever::Image | Lever::RobustnessOff) =>
+            {
+                Some(NoBuild::TileCacheLever(lever))
             }
-            if self.cache.tile < 2 {
-                return Some(format!(
-                    "the tile-cache kernel's window needs a tile of at least 2 cells, not {}",
-                    self.cache.tile
-                ));
+            DropletShader::TileCache if self.cache.tile < 2 => {
+                Some(NoBuild::TileCacheTile(self.cache.tile))
             }
+            shader if shader.is_fast() && !int => Some(NoBuild::FastAtomics(atomics)),
+            DropletShader::Passes if self.spirv == SpirvBuild::Optimised => {
+                Some(NoBuild::PassesOptimised)
+            }
+            DropletShader::Passes if !lever.loads_option().is_empty() => {
+                Some(NoBuild::PassesLever(lever))
+            }
+            DropletShader::FastQuads
+                if matches!(lever, Lever::Readonly | Lever::Texel | Lever::Image) =>
+            {
+                Some(NoBuild::QuadsLever(lever))
+            }
+            _ if matches!(lever, Lever::ImageAtomics | Lever::Image) && !int => {
+                Some(NoBuild::ImageAtomics(atomics))
+            }
+            _ if lever == Lever::NoShared && self.reserved_shared_bytes > 0 => {
+                Some(NoBuild::NoSharedReserved)
+            }
+            _ => None,
         }
-        if self.shader.is_fast() && self.atomics != AtomicMode::Int {
-            return Some(format!(
-                "the fast kernel runs int atomics only, not {}",
-                self.atomics.as_str()
-            ));
-        }
-        if self.shader == DropletShader::Passes && self.spirv == SpirvBuild::Optimised {
-            return Some("the passes kernel is built verbatim only".into());
-        }
-        if self.shader == DropletShader::Passes && !self.lever.loads_option().is_empty() {
-            return Some(format!(
-                "the passes kernel has no {} build",
-                self.lever.as_str()
-            ));
-        }
-        if self.shader == DropletShader::FastQuads
-            && matches!(self.lever, Lever::Readonly | Lever::Texel | Lever::Image)
-        {
-            return Some(format!(
-                "the quads kernel reads through its own aligned binding, not the {} lever's",
-                self.lever.as_str()
-            ));
-        }
-        if matches!(self.lever, Lever::ImageAtomics | Lever::Image)
-            && self.atomics != AtomicMode::Int
-        {
-            return Some(format!(
-                "the image-atomics lever adds int image atomics, not {} ones",
-                self.atomics.as_str()
-            ));
-        }
-        (self.lever == Lever::NoShared && self.reserved_shared_bytes > 0).then(|| {
-            "the no-shared lever declares no shared memory, so none can be reserved".into()
-        })
     }
+}
+
+/// Why a droplet kernel variant has no compiled module ([`KernelVariant::unsupported`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoBuild {
+    #[error("the wide build adds int atomics only, not {}", .0.as_str())]
+    WideAtomics(AtomicMode),
+    #[error("the quads kernel reads through its own 32-bit binding, not the wide build's address")]
+    WideQuads,
+    #[error("the tile-cache kernel caches each workgroup's spawn tile: it needs spawn = tiled")]
+    TileCacheSpawn,
+    #[error("the tile-cache kernel has no {} build (levers none, image, robustness-off)", .0.as_str())]
+    TileCacheLever(Lever),
+    #[error("the tile-cache kernel's window needs a tile of at least 2 cells, not {0}")]
+    TileCacheTile(u32),
+    #[error("the fast kernel runs int atomics only, not {}", .0.as_str())]
+    FastAtomics(AtomicMode),
+    #[error("the passes kernel is built verbatim only")]
+    PassesOptimised,
+    #[error("the passes kernel has no {} build", .0.as_str())]
+    PassesLever(Lever),
+    #[error("the quads kernel reads through its own aligned binding, not the {} lever's", .0.as_str())]
+    QuadsLever(Lever),
+    #[error("the image-atomics lever adds int image atomics, not {} ones", .0.as_str())]
+    ImageAtomics(AtomicMode),
+    #[error("the no-shared lever declares no shared memory, so none can be reserved")]
+    NoSharedReserved,
 }
 
 /// Whether a map of `cells` int32 cells passes the int32 index (2^31 cells) or one
@@ -579,7 +576,7 @@ mod tests {
             shader: DropletShader::TileCache,
             ..KernelVariant::default()
         };
-        assert!(tiled.unsupported().unwrap().contains("spawn = tiled"));
+        assert_eq!(tiled.unsupported(), Some(NoBuild::TileCacheSpawn));
         let image = KernelVariant {
             spawn: SpawnMode::Tiled,
             lever: Lever::Image,
@@ -592,7 +589,7 @@ mod tests {
             lever: Lever::Texel,
             ..image
         };
-        assert!(texel.unsupported().unwrap().contains("texel"));
+        assert_eq!(texel.unsupported(), Some(NoBuild::TileCacheLever(Lever::Texel)));
     }
 
     #[test]

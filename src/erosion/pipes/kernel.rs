@@ -64,7 +64,7 @@ pub(super) fn pipelines(
     let module = |stem: &&str, counted| {
         variant
             .module(stem, params.advection, counted)
-            .ok_or_else(|| ErosionError::Variant(format!("{stem} has no module for {variant}")))
+            .ok_or_else(|| ErosionError::NoModule(format!("{stem} for {variant}")))
     };
     GridPipelines::new::<_, PipesPushConstants>(ctx, variant.stems(), &spec, FIELDS as u32, module)
 }

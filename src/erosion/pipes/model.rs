@@ -150,9 +150,9 @@ impl GridModel for Pipes {
         initial: &Cells,
     ) -> Result<CpuRun, ErosionError> {
         if engine != CpuEngine::Sequential {
-            return Err(ErosionError::Variant(
-                "the virtual-pipe model's CPU reference runs on one core: use --engine cpu-sequential".into(),
-            ));
+            return Err(ErosionError::SequentialOnly {
+                model: "the virtual-pipe model",
+            });
         }
         let params = p.params();
         let (w, h) = (initial.width(), initial.height());

@@ -43,8 +43,8 @@ pub(super) fn pipelines(
         variant
             .module(pass, params.neighbours, counted)
             .ok_or_else(|| {
-                ErosionError::Variant(format!(
-                    "{} has no module for {variant} with {} neighbours",
+                ErosionError::NoModule(format!(
+                    "{} for {variant} with {} neighbours",
                     pass.stem, params.neighbours
                 ))
             })

@@ -16,7 +16,9 @@ use thiserror::Error;
 use crate::erosion::{Ceiling, WorkUnit};
 use crate::experiment::results::{point_columns, read_points, CsvText, Meta};
 use crate::table::Column;
-use crate::terrain::files::{check_apart, check_overwrite, write_atomically, Overwrite};
+use crate::terrain::files::{
+    check_apart, check_overwrite, write_atomically, Overwrite, WriteError,
+};
 use crate::terrain::image::write_png;
 use crate::terrain::pictures::ensure_font;
 
@@ -141,8 +143,28 @@ mod tests {
 pub enum PlotError {
     #[error("{}: {reason}", path.display())]
     Input { path: PathBuf, reason: String },
-    #[error("{0}")]
-    Request(String),
+    #[error("{column:?} is not a points.csv column; the columns are: {} (and {RATE} for --y, each row's rate in its unit)", columns.join(", "))]
+    UnknownColumn {
+        column: String,
+        columns: Vec<String>,
+    },
+    #[error("{} also vary among the plotted points and would be drawn as one line; make one the --series and fix the others with --where", .0.join(", "))]
+    Varying(Vec<String>),
+    #[error("the CSV files hold no points")]
+    NoPoints,
+    #[error("no plottable points: every row has a non-finite or absurd value ({})", .0.join(", "))]
+    NonePlottable(Vec<String>),
+    #[error("no runs on {0} to draw")]
+    NoRuns(String),
+    /// A column the chart is drawn from is not among the columns it reads.
+    #[error("the chart's columns lack {0}")]
+    MissingColumn(&'static str),
+    #[error("--out {} is a file; --out is the folder the charts go into", .0.display())]
+    OutIsFile(PathBuf),
+    #[error("{} is a folder; choose another --name for the charts", .0.display())]
+    ChartIsFolder(PathBuf),
+    #[error(transparent)]
+    Output(#[from] WriteError),
     #[error("drawing the chart: {0}")]
     Draw(DrawError),
     #[error("writing {}", path.display())]
@@ -632,10 +654,10 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         .chain(filtered)
     {
         if !(columns.contains(column) || y_is_rate && column == &request.y) {
-            return Err(PlotError::Request(format!(
-                "{column:?} is not a points.csv column; the columns are: {} (and {RATE} for --y, each row's rate in its unit)",
-                columns.join(", ")
-            )));
+            return Err(PlotError::UnknownColumn {
+                column: column.clone(),
+                columns,
+            });
         }
     }
     let context = SweepContext::of(&request.csvs);
@@ -665,13 +687,7 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
             with_series.series = Some(only.clone());
             return read_chart(&with_series);
         }
-        (names, _) => {
-            return Err(PlotError::Request(format!(
-                "{} also vary among the plotted points and would be drawn as one line; \
-                 make one the --series and fix the others with --where",
-                names.join(", ")
-            )))
-        }
+        (names, _) => return Err(PlotError::Varying(names.to_vec())),
     }
     let Gathered {
         groups,
@@ -717,15 +733,11 @@ fn read_chart(request: &PlotRequest) -> Result<Chart, PlotError> {
         s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
     }
     if series.iter().all(|s| s.points.is_empty()) {
-        let reason = if left_out.is_empty() {
-            "the CSV files hold no points".to_string()
+        return Err(if left_out.is_empty() {
+            PlotError::NoPoints
         } else {
-            format!(
-                "no plottable points: every row has a non-finite or absurd value ({})",
-                left_out.join(", ")
-            )
-        };
-        return Err(PlotError::Request(reason));
+            PlotError::NonePlottable(left_out)
+        });
     }
     let (log_x, log_y) = log_axes(&series);
     let on_device = match devices.as_slice() {
@@ -1178,28 +1190,23 @@ pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
     // Checked before the CSVs are read: the folder must be one, and the name not.
     let folder = request.out.parent().unwrap_or(Path::new("."));
     if folder.exists() && !folder.is_dir() {
-        return Err(PlotError::Request(format!(
-            "--out {} is a file; --out is the folder the charts go into",
-            folder.display()
-        )));
+        return Err(PlotError::OutIsFile(folder.to_path_buf()));
     }
     if request.out.is_dir() {
-        return Err(PlotError::Request(format!(
-            "{} is a folder; choose another --name for the charts",
-            request.out.display()
-        )));
+        return Err(PlotError::ChartIsFolder(request.out.clone()));
     }
     for chart in [
         request.out.with_extension("png"),
         request.out.with_extension("svg"),
     ] {
-        check_apart(&chart, &request.csvs)
-            .and_then(|()| check_overwrite(&chart, request.overwrite))
-            .map_err(|e| PlotError::Request(crate::error_chain(&e)))?;
+        check_apart(&chart, &request.csvs)?;
+        check_overwrite(&chart, request.overwrite)?;
     }
     let chart = read_chart(request)?;
-    std::fs::create_dir_all(folder)
-        .map_err(|e| PlotError::Request(format!("--out {}: {e}", folder.display())))?;
+    std::fs::create_dir_all(folder).map_err(|source| PlotError::Write {
+        path: folder.to_path_buf(),
+        source,
+    })?;
     let files = write_charts(&request.out, std::slice::from_ref(&chart), 1, SIZE)?;
     Ok(Plotted {
         files,

@@ -441,13 +441,10 @@ fn draw_points(
         .map(|(c, _)| c)
         .collect();
     let at = |name: &str| columns.iter().position(|c| c.name == name);
-    let (Some(erosion), Some(water)) = (at(EROSION), at(WATER)) else {
-        return Err(
-            PlotError::Request("the trajectories lack their erosion or water".into()).into(),
-        );
-    };
+    let erosion = at(EROSION).ok_or(PlotError::MissingColumn(EROSION))?;
+    let water = at(WATER).ok_or(PlotError::MissingColumn(WATER))?;
     let Some(first) = mine.first() else {
-        return Err(PlotError::Request(format!("no runs on {terrain} to draw")).into());
+        return Err(PlotError::NoRuns(terrain.to_string()).into());
     };
     let label = |c: &Column| {
         let (words, unit) = in_words(c, first.height_unit, first.length_unit);
