@@ -12,7 +12,8 @@
 # 2. ab: results/redesign-43/ab.toml swept by BASE_BINARY then this binary, compared;
 #    rerun: by BASE_BINARY again, compared with its first sweep (the rerun's spread).
 # 3. strategies: experiments/strategies.toml's first seed at its most water, with this
-#    binary: the erosion maps (erosion.png) that issue 42's pictures redraw.
+#    binary: the erosion maps (erosion.png) that issue 42's pictures redraw, in
+#    OUT/strategies/device (devices.txt names it).
 set -uo pipefail
 step() { "$@" || echo "failed ($?): $*" >> "$out/failed.txt"; }
 out=$1
@@ -81,7 +82,7 @@ ab_sweep() {
     step "$b" sweep results/redesign-43/ab.toml --out "$out/ab-$1/{experiment}/{device}" --quiet \
         > "$out/ab-$1.txt" 2>&1
     [[ $1 == base ]] && return
-    step "$bin" compare "$out/ab-base/redesign-43-ab/nvidia-h200" "$out/ab-$1/redesign-43-ab/nvidia-h200" \
+    step "$bin" compare "$out"/ab-base/redesign-43-ab/*/ "$out"/ab-$1/redesign-43-ab/*/ \
         --markdown "$out/ab-base-vs-$1.md" > "$out/ab-base-vs-$1.txt" 2>&1
 }
 
@@ -95,6 +96,6 @@ fi
 
 if wants strategies; then
     step "$bin" strategies experiments/strategies.toml --set "seeds=[1]" --set "water_per_cell=[16]" \
-        --out "$out/strategies/nvidia-h200" --quiet \
+        --out "$out/strategies/device" --quiet \
         > "$out/strategies.log" 2>&1
 fi
