@@ -1,5 +1,11 @@
 //! What long work tells as it goes, for the command line to draw: lines to print,
-//! the stage it is in, and how far that stage has got. The library draws nothing.
+//! the stage it is in, and how far that stage has got. The library draws nothing but
+//! a sweep's bars (one line per worker) and the line of reproduce's grid runs, with
+//! the pieces below, which the command line's bars share.
+
+use std::time::Duration;
+
+use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 
 /// One thing long work tells.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,3 +26,29 @@ pub enum Progress {
 
 /// Where long work tells its [`Progress`].
 pub type Tell<'t> = &'t mut dyn FnMut(Progress);
+
+/// A bar's time left at its rate (its template's `{left}`): "-" until something is
+/// done, since before that there is no rate to tell it from (indicatif's `{eta}` says 0s).
+pub fn time_left(state: &ProgressState, out: &mut dyn std::fmt::Write) {
+    let _ = match state.pos() {
+        0 => out.write_str("-"),
+        _ => write!(out, "{:#}", HumanDuration(state.eta())),
+    };
+}
+
+/// A line of what runs now and its time so far ("pipes: timed run, 12s so far").
+pub fn elapsed_style() -> ProgressStyle {
+    ProgressStyle::with_template("{msg}, {elapsed} so far").expect("a valid template")
+}
+
+/// A line on stderr in [`elapsed_style`], redrawn four times a second so that its time
+/// moves while nothing else does: hidden where `hidden` (--quiet) and, by indicatif,
+/// where stderr is not a terminal.
+pub fn elapsed_line(hidden: bool) -> ProgressBar {
+    if hidden {
+        return ProgressBar::hidden();
+    }
+    let line = ProgressBar::new_spinner().with_style(elapsed_style());
+    line.enable_steady_tick(Duration::from_millis(250));
+    line
+}

@@ -64,8 +64,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
-use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use vkerode::experiment::sweep::Verbosity;
+use vkerode::progress::elapsed_style;
 
 use vkerode::terrain::files::write_atomically;
 
@@ -112,7 +113,7 @@ pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
     // Drawn from when it is set up, not before.
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
     bar.set_style(match unit {
-        "" => waiting_style(),
+        "" => elapsed_style(),
         _ => counting_style(),
     });
     // The prefix holds the unit, for the count and its rate.
@@ -138,22 +139,8 @@ fn counting_style() -> ProgressStyle {
                 let _ = out.write_str(&rate_text(state.per_sec()));
             },
         )
-        .with_key(
-            "left",
-            |state: &ProgressState, out: &mut dyn std::fmt::Write| {
-                let _ = match state.pos() {
-                    // Nothing done yet: no rate to tell the time left from.
-                    0 => out.write_str("-"),
-                    _ => write!(out, "{:#}", HumanDuration(state.eta())),
-                };
-            },
-        )
+        .with_key("left", vkerode::progress::time_left)
         .progress_chars("=> ")
-}
-
-/// A stage that has counted nothing yet: its name and its time.
-fn waiting_style() -> ProgressStyle {
-    ProgressStyle::with_template("{msg}, {elapsed} so far").expect("a valid template")
 }
 
 /// Units per second to three figures or so; "-" before there is a rate.
@@ -176,7 +163,7 @@ pub fn show_progress(bar: &ProgressBar, event: Progress) {
         Progress::Note(_) => {}
         Progress::Stage(stage) => {
             // Restyled before the message redraws it: no count until one is told.
-            bar.set_style(waiting_style());
+            bar.set_style(elapsed_style());
             bar.set_message(stage);
             bar.set_length(0);
             bar.reset();

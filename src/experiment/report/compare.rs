@@ -227,9 +227,14 @@ pub struct StopCounts {
 
 impl StopCounts {
     fn of<'a>(points: impl Iterator<Item = &'a PointTimes>) -> Self {
+        Self::of_reasons(points.map(|p| p.stop_reason.as_deref()))
+    }
+
+    /// The counts of points whose stop reasons, as their files write them, are these.
+    fn of_reasons<'a>(reasons: impl Iterator<Item = Option<&'a str>>) -> Self {
         let mut counts = Self::default();
-        for p in points {
-            let slot = match p.stop_reason.as_deref() {
+        for reason in reasons {
+            let slot = match reason {
                 Some(r) if r == StopReason::NoiseTarget.as_str() => &mut counts.noise_target,
                 Some(r) if r == StopReason::MaxReps.as_str() => &mut counts.max_reps,
                 Some(r) if r == StopReason::TimeBudget.as_str() => &mut counts.time_budget,
@@ -747,18 +752,31 @@ pub struct SweepReport<'a> {
 }
 
 /// What a set's rows say of a weak measurement, where they do: how many points stopped
-/// at their time budget short of their noise target, and what to raise.
+/// short of their noise target, how (the time budget, max_reps), and what to raise.
 pub fn budget_warning(rows: &[ReportRow]) -> Option<String> {
-    let stopped = rows
+    let counts = StopCounts::of_reasons(rows.iter().map(|r| r.stop_reason.as_deref()));
+    let limits = [
+        (counts.time_budget, "measure.time_budget_s"),
+        (counts.max_reps, "measure.max_reps"),
+    ];
+    let raise: Vec<&str> = limits
         .iter()
-        .filter(|r| r.stop_reason.as_deref() == Some(StopReason::TimeBudget.as_str()))
-        .count();
-    (stopped > 0).then(|| {
-        format!(
-            "{stopped} of {} points stopped at their time budget before their noise target (measure.target_rel_iqr), so their intervals are wider than asked; raise measure.time_budget_s (--set measure.time_budget_s=...) to measure them to the target",
-            rows.len()
-        )
-    })
+        .filter(|(n, _)| *n > 0)
+        .map(|(_, key)| *key)
+        .collect();
+    let first = raise.first()?;
+    let how: Vec<String> = counts
+        .missed()
+        .iter()
+        .map(|(how, n)| format!("{n} {how}"))
+        .collect();
+    Some(format!(
+        "{} of {} points stopped before their noise target (measure.target_rel_iqr): {}, so their intervals are wider than asked; raise {} (--set {first}=...) to measure them to the target",
+        counts.time_budget + counts.max_reps,
+        rows.len(),
+        how.join(", "),
+        raise.join(" or ")
+    ))
 }
 
 /// One sweep's points, as [`report`] tabulates them.
@@ -814,6 +832,48 @@ pub fn report(results: &Path) -> Result<String, ResultsError> {
 mod tests {
     use super::super::points::point;
     use super::*;
+
+    #[test]
+    fn a_sweep_warns_of_every_point_short_of_its_noise_target_and_what_to_raise() {
+        let row = |reason: StopReason| ReportRow {
+            label: String::new(),
+            median_ms: 1.0,
+            spread_ms: (1.0, 1.0),
+            rate: None,
+            rate_unit: None,
+            outliers: None,
+            stop_reason: Some(reason.as_str().into()),
+            slowed: None,
+        };
+        let met = row(StopReason::NoiseTarget);
+        assert_eq!(budget_warning(&[met.clone(), met.clone()]), None);
+        let mixed = [
+            row(StopReason::TimeBudget),
+            row(StopReason::TimeBudget),
+            row(StopReason::MaxReps),
+            met.clone(),
+        ];
+        let warning = budget_warning(&mixed).expect("a warning");
+        assert!(
+            warning.starts_with("3 of 4 points stopped before their noise target"),
+            "{warning}"
+        );
+        assert!(
+            warning.contains("2 at the time budget, 1 at max_reps"),
+            "{warning}"
+        );
+        assert!(
+            warning.contains(
+                "raise measure.time_budget_s or measure.max_reps (--set measure.time_budget_s=...)"
+            ),
+            "{warning}"
+        );
+        let at_max = budget_warning(&[row(StopReason::MaxReps), met]).expect("a warning");
+        assert!(
+            at_max.contains("raise measure.max_reps (--set measure.max_reps=...)"),
+            "{at_max}"
+        );
+    }
 
     #[test]
     fn a_point_that_missed_its_noise_target_is_not_judged() {

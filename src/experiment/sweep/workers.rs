@@ -105,26 +105,37 @@ impl Progress {
         if verbosity == Verbosity::Quiet {
             lines.set_draw_target(ProgressDrawTarget::hidden());
         }
-        let workers = devices
+        let workers: Vec<ProgressBar> = devices
             .iter()
             .enumerate()
             .map(|(w, device)| {
-                let line = lines.add(ProgressBar::new_spinner());
+                let line = ProgressBar::new_spinner();
+                // The point's time moves while it is measured, so the screen does too.
                 line.set_style(
-                    ProgressStyle::with_template("  {prefix} {msg}").expect("static template"),
+                    ProgressStyle::with_template("  {prefix} {msg}, {elapsed} so far")
+                        .expect("static template"),
                 );
                 line.set_prefix(format!("[{w}] {device}:"));
                 line.set_message("starting");
-                line
+                // Added once its message is set: no frame is drawn without it.
+                lines.add(line)
             })
             .collect();
         let total = lines.add(ProgressBar::new(points as u64));
         total.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} points, ETA {eta}")
-                .expect("static template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {pos}/{len} points, {elapsed} so far, ETA {left}",
+            )
+            .expect("static template")
+            .with_key("left", crate::progress::time_left)
+            .progress_chars("=> "),
         );
         total.set_prefix(name.to_string());
+        for bar in workers.iter().chain([&total]) {
+            if !bar.is_hidden() {
+                bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            }
+        }
         Self {
             _lines: lines,
             total,
@@ -212,6 +223,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
                 self.unsupported.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
+            line.reset_elapsed();
             line.set_message(format!("point {}: {label}", point.index));
             let measured = point_context.measure(point, &mut terrain, &mut ceilings, &self.writer);
             if let Some(warning) = ceilings.warning.take() {

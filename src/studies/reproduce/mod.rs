@@ -155,7 +155,16 @@ impl Layout<'_> {
                 })?;
                 let text = grid_toml(&unit.scale, &unit.seeds, reps);
                 let strategies = Strategies::parse(Path::new("reproduce-grid.toml"), &text, &[])?;
-                run_strategies(ctx, &strategies, &folder, &mut *say)?;
+                // Each run's line stays with its time moving: a grid seed runs for
+                // seconds on lavapipe, and its sweep neighbours have bars of their own.
+                let line = crate::progress::elapsed_line(self.verbosity == Verbosity::Quiet);
+                let ran = run_strategies(ctx, &strategies, &folder, |text| {
+                    line.reset_elapsed();
+                    line.set_message(text.clone());
+                    line.suspend(|| say(text));
+                });
+                line.finish_and_clear();
+                ran?;
                 Ok(folder)
             }
         }

@@ -223,8 +223,9 @@ pub fn describe(m: &Measured) -> String {
     let r = &m.outcome.report;
     let (before, after): (&Landform, &Landform) = (&r.landform.before, &r.landform.after);
     let strategy = settings.strategy();
+    let (volume, height) = (r.height_unit.sum_label(), r.height_unit.height_label());
     format!(
-        "{} seed {} {}: water {:.3} per cell, {} {} in {gpu_ms:.1} ms, {:.3e} {}/s; eroded {:.1}, deposited {:.1}; incision {:.3} -> {:.3}",
+        "{} seed {} {}: water {:.3} per cell, {} {} in {gpu_ms:.1} ms, {:.3e} {}/s; eroded {:.1} {volume}, deposited {:.1} {volume}; channel incision {:.3} -> {:.3} {height}",
         at.terrain,
         at.seed,
         settings.algorithm.as_str(),
