@@ -140,9 +140,11 @@ pub fn run(gpu: &ContextOptions, args: &ReproduceArgs, verbosity: Verbosity) -> 
     report(&outcome, &out, written, args.json)
 }
 
-/// Each claim's line, the summary's path, the files written and, with --json, the
+/// The files written, each claim's line, the summary's path and, with --json, the
 /// outcome.
 fn report(outcome: &Reproduction, out: &Path, written: Vec<PathBuf>, json: bool) -> Result<()> {
+    // The files first: there are dozens, and the verdicts are what should stay on screen.
+    say_wrote(written);
     for claim in &outcome.claims {
         let effect = claim.effect.as_ref().map_or("-".into(), |e| e.text());
         say!(
@@ -155,7 +157,6 @@ fn report(outcome: &Reproduction, out: &Path, written: Vec<PathBuf>, json: bool)
         );
     }
     say!("summary: {}", out.join(SUMMARY_MD).display());
-    say_wrote(written);
     if json {
         print_json(outcome)?;
     }
