@@ -36,6 +36,26 @@ pub fn time_left(state: &ProgressState, out: &mut dyn std::fmt::Write) {
     };
 }
 
+/// A bar's time left at its mean rate since it started (its template's `{left}` where
+/// the pieces of work differ in cost, as strategies' runs do, a level of water 64 times
+/// another's): indicatif's estimate follows the recent rate, which falls while one
+/// long piece runs ("ETA 3d" a minute into an hour's work).
+pub fn time_left_at_mean_rate(state: &ProgressState, out: &mut dyn std::fmt::Write) {
+    let done = state.pos();
+    let _ = match done {
+        0 => out.write_str("-"),
+        _ => {
+            let left = state.len().unwrap_or(done).saturating_sub(done);
+            let per_piece = state.elapsed().as_secs_f64() / done as f64;
+            write!(
+                out,
+                "{:#}",
+                HumanDuration(Duration::from_secs_f64(per_piece * left as f64))
+            )
+        }
+    };
+}
+
 /// A line of what runs now and its time so far ("pipes: timed run, 12s so far").
 pub fn elapsed_style() -> ProgressStyle {
     ProgressStyle::with_template("{msg}, {elapsed} so far").expect("a valid template")

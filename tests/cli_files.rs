@@ -729,6 +729,10 @@ fn maps_sets_change_maps_side_by_side_on_one_scale_only_where_their_ranges_allow
         "{said}"
     );
     assert!(said.contains("close: change -2.00 to +1.00 h.u."), "{said}");
+    assert!(
+        said.contains("h.u.: height units (one = one cell's width)"),
+        "the short unit is said in words: {said}"
+    );
     assert!(said.contains("one colour scale for every map"), "{said}");
     let alone = dir.join("alone.png");
     assert_clean_success(&run(&[

@@ -126,6 +126,21 @@ pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
     bar
 }
 
+/// [`progress_bar`] for pieces of work that differ in cost: its time left is told at
+/// the mean rate since it started, and no rate is shown (the recent one misleads).
+pub fn uneven_bar(len: u64, unit: &str) -> ProgressBar {
+    let bar = progress_bar(len, unit);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{bar:30}] {pos}/{len} {prefix}, {elapsed} so far, ETA {left}",
+        )
+        .expect("a valid template")
+        .with_key("left", vkerode::progress::time_left_at_mean_rate)
+        .progress_chars("=> "),
+    );
+    bar
+}
+
 /// A bar that counts its work: done of all, in its unit (the prefix), at what rate,
 /// and the time left at that rate.
 fn counting_style() -> ProgressStyle {
@@ -371,12 +386,18 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
     );
     if let Some(i) = &r.instrumented_run {
         say!(
-            "the strategy's own figures are of the instrumented run: total change {:.1} {v}, against {:.1} {v} written by the timed run ({:+.3}%, {} cells differ, by up to {:.4} {u})",
+            "the strategy's own figures are of the instrumented run: total change {:.1} {v}, against {:.1} {v} written by the timed run ({:+.3}%, {} cells differ, by up to {:.4} {u}){}",
             i.total_change,
             i.written_total_change,
             i.relative_difference * 100.0,
             i.cells_differing,
             i.max_cell_difference,
+            // Where the runs differ at all, a user asks why.
+            if i.cells_differing > 0 {
+                "; they are two runs of one job, and its atomic adds race"
+            } else {
+                ""
+            },
             u = heights.height_label(),
             v = heights.sum_label()
         );

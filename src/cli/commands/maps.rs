@@ -95,6 +95,9 @@ pub fn run(args: &MapsArgs) -> Result<()> {
             format_height(*limit).trim_start_matches('+')
         );
     }
+    if unit != first.height_words() {
+        say!("{unit}: {}", first.height_words());
+    }
     say!(
         "{}",
         if shares_a_scale(&limits) {

@@ -7,7 +7,7 @@ use clap::Args;
 
 use crate::cli::open_device;
 use crate::cli::options::GpuArgs;
-use crate::cli::print::{progress_bar, say_wrote};
+use crate::cli::print::{say_wrote, uneven_bar};
 use vkerode::studies::strategy_comparison::{run_strategies, Strategies};
 use vkerode::terrain::output::StagedFolder;
 
@@ -39,7 +39,7 @@ pub fn run(args: &StrategiesArgs) -> Result<()> {
         .unwrap_or_else(|| strategies.default_out(&ctx.info().name));
     let staged =
         StagedFolder::begin(&out, args.force, std::slice::from_ref(config)).context("--out")?;
-    let bar = progress_bar(strategies.runs() as u64, "runs");
+    let bar = uneven_bar(strategies.runs() as u64, "runs");
     // Told as each run starts: the ones before it are done.
     let mut started = 0;
     let ran = run_strategies(&ctx, &strategies, staged.path(), |line| {
