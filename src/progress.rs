@@ -30,10 +30,7 @@ pub type Tell<'t> = &'t mut dyn FnMut(Progress);
 /// A bar's time left at its rate (its template's `{left}`): "-" until something is
 /// done, since before that there is no rate to tell it from (indicatif's `{eta}` says 0s).
 pub fn time_left(state: &ProgressState, out: &mut dyn std::fmt::Write) {
-    let _ = match state.pos() {
-        0 => out.write_str("-"),
-        _ => write!(out, "{:#}", HumanDuration(state.eta())),
-    };
+    write_left(state, out, ProgressState::eta);
 }
 
 /// A bar's time left at its mean rate since it started (its template's `{left}` where
@@ -41,18 +38,21 @@ pub fn time_left(state: &ProgressState, out: &mut dyn std::fmt::Write) {
 /// another's): indicatif's estimate follows the recent rate, which falls while one
 /// long piece runs ("ETA 3d" a minute into an hour's work).
 pub fn time_left_at_mean_rate(state: &ProgressState, out: &mut dyn std::fmt::Write) {
-    let done = state.pos();
-    let _ = match done {
+    write_left(state, out, |state| {
+        let done = state.pos();
+        let left = state.len().unwrap_or(done).saturating_sub(done);
+        state.elapsed().mul_f64(left as f64 / done as f64)
+    });
+}
+
+fn write_left(
+    state: &ProgressState,
+    out: &mut dyn std::fmt::Write,
+    left: impl FnOnce(&ProgressState) -> Duration,
+) {
+    let _ = match state.pos() {
         0 => out.write_str("-"),
-        _ => {
-            let left = state.len().unwrap_or(done).saturating_sub(done);
-            let per_piece = state.elapsed().as_secs_f64() / done as f64;
-            write!(
-                out,
-                "{:#}",
-                HumanDuration(Duration::from_secs_f64(per_piece * left as f64))
-            )
-        }
+        _ => write!(out, "{:#}", HumanDuration(left(state))),
     };
 }
 

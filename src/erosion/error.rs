@@ -18,7 +18,7 @@ pub enum ErosionError {
     /// A module the build should have compiled (a gap between build.rs and the variants).
     #[error("{0} has no compiled module")]
     NoModule(String),
-    #[error("{reserved} bytes of reserved and {cached} of cached shared memory are above this device's limit of {limit}")]
+    #[error("{reserved} bytes of reserved and {cached} of cached shared memory are above this device's limit of {limit} bytes")]
     SharedMemory {
         reserved: u32,
         cached: u64,
