@@ -5,7 +5,8 @@
 mod common;
 
 use vkerode::erosion::droplets::{
-    AtomicMode, DropletKernel, DropletShader, FixedHeightfield, KernelVariant, Lever, SpawnMode,
+    AtomicMode, DropletKernel, DropletShader, FixedHeightfield, KernelVariant, Lever, NoBuild,
+    SpawnMode,
 };
 use vkerode::erosion::ErosionError;
 use vkerode::probes::cache::{chain, CacheProbe, CacheProbeSize, ChasePath, StreamScope};
@@ -270,25 +271,34 @@ fn levers_without_a_build_or_a_device_feature_are_refused_by_name() {
     let ctx = validated_device();
     let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
     let refused = [
-        KernelVariant {
-            shader: DropletShader::FastQuads,
-            lever: Lever::Texel,
-            ..paper
-        },
-        KernelVariant {
-            atomics: AtomicMode::Float,
-            lever: Lever::ImageAtomics,
-            ..paper
-        },
-        KernelVariant {
-            lever: Lever::NoShared,
-            reserved_shared_bytes: 1024,
-            ..paper
-        },
+        (
+            KernelVariant {
+                shader: DropletShader::FastQuads,
+                lever: Lever::Texel,
+                ..paper
+            },
+            NoBuild::QuadsLever(Lever::Texel),
+        ),
+        (
+            KernelVariant {
+                atomics: AtomicMode::Float,
+                lever: Lever::ImageAtomics,
+                ..paper
+            },
+            NoBuild::ImageAtomics(AtomicMode::Float),
+        ),
+        (
+            KernelVariant {
+                lever: Lever::NoShared,
+                reserved_shared_bytes: 1024,
+                ..paper
+            },
+            NoBuild::NoSharedReserved,
+        ),
     ];
-    for variant in refused {
+    for (variant, why) in refused {
         match DropletKernel::new(&ctx, 64, SCALE, variant) {
-            Err(ErosionError::NoBuild(reason)) => assert_eq!(Some(reason), variant.unsupported()),
+            Err(ErosionError::NoBuild(reason)) => assert_eq!(reason, why, "{variant:?}"),
             Err(other) => panic!("{variant:?}: unexpected error {other}"),
             Ok(_) => panic!("{variant:?} has no build but was accepted"),
         }

@@ -392,9 +392,10 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
             i.relative_difference * 100.0,
             i.cells_differing,
             i.max_cell_difference,
-            // Where the runs differ at all, a user asks why.
+            // Where the runs differ at all, a user asks why: the cause is the strategy's
+            // (racing adds), or a bug where it should not race, so only the fact is said.
             if i.cells_differing > 0 {
-                "; they are two runs of one job, and its atomic adds race"
+                "; the instrumented run is a second run of the job, by its counted build"
             } else {
                 ""
             },

@@ -34,12 +34,13 @@ pub use params::{
     ATOMICS_PER_STEP, SPAWN_WATER,
 };
 pub use record::{record_slot, StepAddresses};
-pub use replay::{DropletReplay, NoReplay};
+pub use replay::DropletReplay;
 pub use runner::{submission_starts, DropletRunner, GpuRun, RunMode};
 pub use settings::{key, DropletSettings, SharedKib, SharedKibError, OCCUPANCY_CANDIDATES_KIB};
 pub use spawn::{droplet_start, Spawn, SpawnMode, TileOrder};
 pub use variant::{
-    CacheWindow, CacheWindowError, DropletShader, KernelVariant, Lever, NoBuild, SpirvBuild,
+    CacheWindow, CacheWindowError, DropletShader, KernelVariant, Lever, NoBuild, NoReplay,
+    SpirvBuild,
 };
 
 use std::sync::Arc;

@@ -15,6 +15,7 @@ use super::kernel::{
 use super::params::DropletJob;
 use super::record::StepAddresses;
 use super::runner::{DropletRunner, ReplayRun};
+use super::variant::NoReplay;
 use crate::erosion::{ErosionError, Replay, ReplayTraffic};
 use crate::gpu::{
     shaders, Buffer, BufferKind, ComputePipeline, PipelineDesc, SpecConstant, SpecValue,
@@ -54,15 +55,6 @@ impl ReplayKernel {
             loads: build(shaders::DROPLET_REPLAY_LOADS)?,
         })
     }
-}
-
-/// Why a droplet kernel's run cannot be recorded and replayed ([`DropletReplay::unavailable`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NoReplay {
-    #[error("the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay")]
-    TileCache,
-    #[error("the record holds 32-bit cell indices and the replay reaches the heightfield as one SSBO, the wide build's heights by address: the wide build (forced, or past 2^31 cells or the storage range) has no replay")]
-    Wide,
 }
 
 /// A recorded droplet run, ready to replay.

@@ -426,6 +426,16 @@ pub enum NoBuild {
     NoSharedReserved,
 }
 
+/// Why a droplet kernel's run cannot be recorded and replayed ([`DropletReplay::unavailable`](super::DropletReplay::unavailable); here, not
+/// beside it, so that the erosion error holding it depends on no runner).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoReplay {
+    #[error("the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay")]
+    TileCache,
+    #[error("the record holds 32-bit cell indices and the replay reaches the heightfield as one SSBO, the wide build's heights by address: the wide build (forced, or past 2^31 cells or the storage range) has no replay")]
+    Wide,
+}
+
 /// Whether a map of `cells` int32 cells passes the int32 index (2^31 cells) or one
 /// SSBO of at most `max_storage_buffer_range` bytes (its heights rounded up to whole
 /// 16-byte quads).

@@ -765,14 +765,12 @@ pub fn budget_warning(rows: &[ReportRow]) -> Option<String> {
         .map(|(_, key)| *key)
         .collect();
     let first = raise.first()?;
-    let how: Vec<String> = counts
-        .missed()
-        .iter()
-        .map(|(how, n)| format!("{n} {how}"))
-        .collect();
+    // Counted as compare counts them: a point with no stop reason missed its target too.
+    let missed = counts.missed();
+    let how: Vec<String> = missed.iter().map(|(how, n)| format!("{n} {how}")).collect();
     Some(format!(
         "{} of {} points stopped before their noise target (measure.target_rel_iqr): {}, so their intervals are wider than asked; raise {} (--set {first}=...) to measure them to the target",
-        counts.time_budget + counts.max_reps,
+        missed.iter().map(|(_, n)| n).sum::<usize>(),
         rows.len(),
         how.join(", "),
         raise.join(" or ")
@@ -867,6 +865,15 @@ mod tests {
                 "raise measure.time_budget_s or measure.max_reps (--set measure.time_budget_s=...)"
             ),
             "{warning}"
+        );
+        let unrecorded = ReportRow {
+            stop_reason: None,
+            ..met.clone()
+        };
+        let older = budget_warning(&[row(StopReason::TimeBudget), unrecorded]).expect("a warning");
+        assert!(
+            older.starts_with("2 of 2 points stopped before their noise target (measure.target_rel_iqr): 1 at the time budget, 1 with no stop reason recorded"),
+            "the count is of every point listed: {older}"
         );
         let at_max = budget_warning(&[row(StopReason::MaxReps), met]).expect("a warning");
         assert!(
