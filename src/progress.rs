@@ -56,6 +56,18 @@ fn write_left(
     };
 }
 
+/// A bar's style: `template` with its `{left}` told by `left` ([`time_left`] or
+/// [`time_left_at_mean_rate`]), drawn in one look for every bar.
+pub fn bar_style(
+    template: &str,
+    left: fn(&ProgressState, &mut dyn std::fmt::Write),
+) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .expect("a valid template")
+        .with_key("left", left)
+        .progress_chars("=> ")
+}
+
 /// A line of what runs now and its time so far ("pipes: timed run, 12s so far").
 pub fn elapsed_style() -> ProgressStyle {
     ProgressStyle::with_template("{msg}, {elapsed} so far").expect("a valid template")

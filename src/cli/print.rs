@@ -66,7 +66,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use vkerode::experiment::sweep::Verbosity;
-use vkerode::progress::elapsed_style;
+use vkerode::progress::{bar_style, elapsed_style, time_left, time_left_at_mean_rate};
 
 use vkerode::terrain::files::write_atomically;
 
@@ -130,14 +130,10 @@ pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
 /// the mean rate since it started, and no rate is shown (the recent one misleads).
 pub fn uneven_bar(len: u64, unit: &str) -> ProgressBar {
     let bar = progress_bar(len, unit);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {pos}/{len} {prefix}, {elapsed} so far, ETA {left}",
-        )
-        .expect("a valid template")
-        .with_key("left", vkerode::progress::time_left_at_mean_rate)
-        .progress_chars("=> "),
-    );
+    bar.set_style(bar_style(
+        "{msg} [{bar:30}] {pos}/{len} {prefix}, {elapsed} so far, ETA {left}",
+        time_left_at_mean_rate,
+    ));
     bar
 }
 
@@ -146,16 +142,12 @@ pub fn uneven_bar(len: u64, unit: &str) -> ProgressBar {
 fn counting_style() -> ProgressStyle {
     let template =
         "{msg} [{bar:30}] {pos}/{len} {prefix}, {rate} {prefix}/s, {elapsed} so far, ETA {left}";
-    ProgressStyle::with_template(template)
-        .expect("a valid template")
-        .with_key(
-            "rate",
-            |state: &ProgressState, out: &mut dyn std::fmt::Write| {
-                let _ = out.write_str(&rate_text(state.per_sec()));
-            },
-        )
-        .with_key("left", vkerode::progress::time_left)
-        .progress_chars("=> ")
+    bar_style(template, time_left).with_key(
+        "rate",
+        |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+            let _ = out.write_str(&rate_text(state.per_sec()));
+        },
+    )
 }
 
 /// Units per second to three figures or so; "-" before there is a rate.

@@ -122,14 +122,10 @@ impl Progress {
             })
             .collect();
         let total = lines.add(ProgressBar::new(points as u64));
-        total.set_style(
-            ProgressStyle::with_template(
-                "{prefix} [{bar:30}] {pos}/{len} points, {elapsed} so far, ETA {left}",
-            )
-            .expect("static template")
-            .with_key("left", crate::progress::time_left)
-            .progress_chars("=> "),
-        );
+        total.set_style(crate::progress::bar_style(
+            "{prefix} [{bar:30}] {pos}/{len} points, {elapsed} so far, ETA {left}",
+            crate::progress::time_left,
+        ));
         total.set_prefix(name.to_string());
         for bar in workers.iter().chain([&total]) {
             if !bar.is_hidden() {
