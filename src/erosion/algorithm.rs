@@ -5,25 +5,12 @@
 /// The enum of the registry's list.
 macro_rules! algorithm_of {
     ($($(#[$attr:meta])* $variant:ident in $folder:ident with $settings:ident;)*) => {
-        /// The strategy a run uses, as the `algorithm` setting names it.
-        #[derive(
-            Clone,
-            Copy,
-            Debug,
-            Default,
-            PartialEq,
-            Eq,
-            PartialOrd,
-            Ord,
-            Hash,
-            serde::Serialize,
-            serde::Deserialize,
-            clap::ValueEnum,
-            schemars::JsonSchema,
-        )]
-        #[serde(rename_all = "lowercase")]
-        pub enum Algorithm {
-            $($(#[$attr])* $variant,)*
+        super::choice::setting_choice! {
+            /// The strategy a run uses, as the `algorithm` setting names it.
+            #[derive(PartialOrd, Ord)]
+            pub enum Algorithm {
+                $($(#[$attr])* $variant,)*
+            }
         }
     };
 }

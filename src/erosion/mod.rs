@@ -6,6 +6,7 @@
 //! what a key is.
 
 mod algorithm;
+mod choice;
 mod dispatch;
 mod error;
 mod grid;

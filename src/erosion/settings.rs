@@ -234,21 +234,28 @@ impl<'de> Deserialize<'de> for RunSettings {
     }
 }
 
+/// The settings `vkerode erode` reads from `flags` (the program name left out).
+#[cfg(test)]
+impl RunSettings {
+    pub(crate) fn from_flags<const N: usize>(flags: [&str; N]) -> RunSettings {
+        #[derive(clap::Parser)]
+        struct Flags {
+            #[command(flatten)]
+            settings: RunSettings,
+        }
+        let program = std::iter::once("vkerode");
+        <Flags as clap::Parser>::parse_from(program.chain(flags)).settings
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::erosion::droplets::{DropletSettings, DropletShader, SpawnMode, TileOrder};
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Flags {
-        #[command(flatten)]
-        settings: RunSettings,
-    }
 
     #[test]
     fn flags_and_config_keys_have_the_same_defaults() {
-        let flags = Flags::parse_from(["vkerode"]).settings;
+        let flags = RunSettings::from_flags([]);
         let keys: RunSettings = toml::from_str("").unwrap();
         assert_eq!(flags, RunSettings::DEFAULT);
         assert_eq!(keys, RunSettings::DEFAULT);
@@ -256,8 +263,7 @@ mod tests {
 
     #[test]
     fn a_flag_and_its_key_set_the_same_job() {
-        let flags = Flags::parse_from([
-            "vkerode",
+        let flags = RunSettings::from_flags([
             "--tile-order",
             "morton",
             "--spawn",
@@ -269,8 +275,7 @@ mod tests {
             "3",
             "--pipes-steps",
             "7",
-        ])
-        .settings;
+        ]);
         let keys: RunSettings = toml::from_str(
             "tile_order = \"morton\"\nspawn = \"tiled\"\nphases = 4\nstagger = \"on\"\npasses = 3\npipes_steps = 7\n",
         )

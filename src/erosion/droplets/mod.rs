@@ -345,7 +345,7 @@ impl Prepared for DropletsPrepared<'_> {
     /// The instrumented build: it races as the timed run does but is not the same run,
     /// so its counts estimate the timed run's.
     fn record_replay(&mut self) -> Result<Option<Box<dyn Replay + '_>>, ErosionError> {
-        if DropletReplay::unavailable(&self.runner.kernel().variant()).is_some() {
+        if self.runner.kernel().variant().no_replay().is_some() {
             return Ok(None);
         }
         let replay = DropletReplay::record(&mut self.runner, self.job, self.batch)?;

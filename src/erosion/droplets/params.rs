@@ -1,35 +1,25 @@
 //! The droplet kernel's parameters, with the defaults vkerode chose (the paper gives none).
 
 use serde::Serialize;
+use crate::erosion::choice::setting_choice;
 
 use super::error::ParamError;
 use super::spawn::Spawn;
 
-/// How `modifyHeight` adds to the heightfield.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum AtomicMode {
-    /// The paper's: int32 fixed point, atomicAdd.
-    #[default]
-    Int,
-    /// float32 heights, float atomicAdd (GL_EXT_shader_atomic_float).
-    Float,
-    /// int32 fixed point, a plain read-modify-write: races lose updates.
-    Racy,
-    /// int32 fixed point; droplets read frozen heights and atomicAdd into a delta
-    /// buffer that a second kernel applies after each dispatch: bit-identical reruns.
-    Deterministic,
+setting_choice! {
+    /// How `modifyHeight` adds to the heightfield.
+    pub enum AtomicMode {
+        /// The paper's: int32 fixed point, atomicAdd.
+        #[default]
+        Int,
+        /// float32 heights, float atomicAdd (GL_EXT_shader_atomic_float).
+        Float,
+        /// int32 fixed point, a plain read-modify-write: races lose updates.
+        Racy,
+        /// int32 fixed point; droplets read frozen heights and atomicAdd into a delta
+        /// buffer that a second kernel applies after each dispatch: bit-identical reruns.
+        Deterministic,
+    }
 }
 
 impl AtomicMode {
@@ -43,18 +33,16 @@ impl AtomicMode {
     }
 }
 
-/// How a droplet's speed follows the height it drops.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum, Hash,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Physics {
-    /// The paper's `speed = sqrt(speed^2 + deltaH * g)`: with deltaH < 0 downhill, it
-    /// slows droplets going down.
-    #[default]
-    Paper,
-    /// `speed = sqrt(max(0, speed^2 - deltaH * g))`: droplets gain speed going down.
-    Corrected,
+setting_choice! {
+    /// How a droplet's speed follows the height it drops.
+    pub enum Physics {
+        /// The paper's `speed = sqrt(speed^2 + deltaH * g)`: with deltaH < 0 downhill, it
+        /// slows droplets going down.
+        #[default]
+        Paper,
+        /// `speed = sqrt(max(0, speed^2 - deltaH * g))`: droplets gain speed going down.
+        Corrected,
+    }
 }
 
 impl Physics {
@@ -74,21 +62,19 @@ impl Physics {
     }
 }
 
-/// How `modifyHeight` turns a height change into fixed point.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum, Hash,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Rounding {
-    /// The paper's `int()`: toward zero, which drops a share of every change.
-    #[default]
-    Trunc,
-    /// Half away from zero.
-    Nearest,
-    /// Away from zero with probability equal to the fraction, drawn from a hash of the
-    /// droplet's id and its rounding call (4 per step, one per corner): unbiased, and
-    /// reproducible wherever the rest of the run is.
-    Stochastic,
+setting_choice! {
+    /// How `modifyHeight` turns a height change into fixed point.
+    pub enum Rounding {
+        /// The paper's `int()`: toward zero, which drops a share of every change.
+        #[default]
+        Trunc,
+        /// Half away from zero.
+        Nearest,
+        /// Away from zero with probability equal to the fraction, drawn from a hash of the
+        /// droplet's id and its rounding call (4 per step, one per corner): unbiased, and
+        /// reproducible wherever the rest of the run is.
+        Stochastic,
+    }
 }
 
 impl Rounding {

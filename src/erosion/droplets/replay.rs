@@ -15,7 +15,6 @@ use super::kernel::{
 use super::params::DropletJob;
 use super::record::StepAddresses;
 use super::runner::{DropletRunner, ReplayRun};
-use super::variant::NoReplay;
 use crate::erosion::{ErosionError, Replay, ReplayTraffic};
 use crate::gpu::{
     shaders, Buffer, BufferKind, ComputePipeline, PipelineDesc, SpecConstant, SpecValue,
@@ -71,17 +70,6 @@ pub struct DropletReplay<'r> {
 }
 
 impl<'r> DropletReplay<'r> {
-    /// Why the build of `variant` has no replay, if it has none.
-    pub fn unavailable(variant: &super::variant::KernelVariant) -> Option<NoReplay> {
-        if variant.shader == super::variant::DropletShader::TileCache {
-            Some(NoReplay::TileCache)
-        } else if variant.lever == super::variant::Lever::Wide {
-            Some(NoReplay::Wide)
-        } else {
-            None
-        }
-    }
-
     /// Records `job`'s addresses with the counted build and uploads the record as run
     /// and shuffled.
     pub fn record(
@@ -89,7 +77,7 @@ impl<'r> DropletReplay<'r> {
         job: DropletJob,
         batch: u32,
     ) -> Result<Self, ErosionError> {
-        if let Some(reason) = Self::unavailable(&runner.kernel().variant()) {
+        if let Some(reason) = runner.kernel().variant().no_replay() {
             return Err(reason.into());
         }
         let run = runner.execute(&job, batch, super::runner::RunMode::RECORDED)?;

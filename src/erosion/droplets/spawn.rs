@@ -2,46 +2,36 @@
 //! each workgroup spawns all its droplets inside one T x T tile, optionally in
 //! checkerboard phases so that concurrently running tiles are apart.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use crate::erosion::choice::setting_choice;
 
 use super::error::ParamError;
 use crate::hash::pcg_hash;
 
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum SpawnMode {
-    /// The paper's getRandomPosition: uniform over the whole map.
-    #[default]
-    Global,
-    /// Each workgroup's droplets uniform over one tile.
-    Tiled,
+setting_choice! {
+    pub enum SpawnMode {
+        /// The paper's getRandomPosition: uniform over the whole map.
+        #[default]
+        Global,
+        /// Each workgroup's droplets uniform over one tile.
+        Tiled,
+    }
 }
 
-/// Which tile workgroup k (of a colour) gets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum TileOrder {
-    /// Row by row: consecutive workgroups in neighbouring tiles.
-    #[default]
-    Linear,
-    /// Z-order: consecutive workgroups in a compact block of tiles.
-    Morton,
-    /// Hashed: consecutive workgroups far apart.
-    Scattered,
-    /// Row by row, each tile getting a run of consecutive workgroups: the droplets in
-    /// flight sweep across the map as a narrow band, a small footprint.
-    Sweep,
+setting_choice! {
+    /// Which tile workgroup k (of a colour) gets.
+    pub enum TileOrder {
+        /// Row by row: consecutive workgroups in neighbouring tiles.
+        #[default]
+        Linear,
+        /// Z-order: consecutive workgroups in a compact block of tiles.
+        Morton,
+        /// Hashed: consecutive workgroups far apart.
+        Scattered,
+        /// Row by row, each tile getting a run of consecutive workgroups: the droplets in
+        /// flight sweep across the map as a narrow band, a small footprint.
+        Sweep,
+    }
 }
 
 impl TileOrder {

@@ -1,53 +1,43 @@
 //! Which compiled droplet kernel a run needs: the shader file and its macro variant.
 
 use serde::Serialize;
+use crate::erosion::choice::setting_choice;
 
 use super::params::{AtomicMode, DropletJob, Physics};
 use super::spawn::SpawnMode;
 use crate::gpu::{shaders, ShaderModule, Spirv};
 
-/// The droplet shader file. Users choose all but `Passes` and `Stepped`, which the
-/// paper's kernel becomes for a job with several passes or stagger, or with physics
-/// other than the paper's ([`DropletShader::for_job`]).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum DropletShader {
-    /// The paper's kernel (glsl/droplet.comp; droplet_passes.comp for passes,
-    /// droplet_stepped.comp for the corrected physics).
-    #[default]
-    Paper,
-    /// glsl/droplet_passes.comp: the same steps, state kept between passes.
-    #[value(skip)]
-    #[serde(skip_deserializing)]
-    Passes,
-    /// glsl/droplet_stepped.comp: the paper's main() around dropletStep(), whose speed
-    /// update takes the physics; droplet.comp keeps the paper's.
-    #[value(skip)]
-    #[serde(skip_deserializing)]
-    Stepped,
-    /// glsl/droplet_fast.comp: the paper's algorithm with less memory traffic (int
-    /// atomics, one pass).
-    Fast,
-    /// The fast kernel with only its first idea: no atomics for zero changes.
-    FastSkipOnly,
-    /// The fast kernel with only its second idea: corner heights reused.
-    FastReuseOnly,
-    /// The fast kernel reading each row's two corners with one aligned 16-byte load.
-    FastQuads,
-    /// glsl/droplet_tilecache.comp: the fast kernel with each workgroup's spawn tile
-    /// and a margin cached in shared memory (tiled spawning, 4 or 9 phases, int atomics).
-    TileCache,
+setting_choice! {
+    /// The droplet shader file. Users choose all but `Passes` and `Stepped`, which the
+    /// paper's kernel becomes for a job with several passes or stagger, or with physics
+    /// other than the paper's ([`DropletShader::for_job`]).
+    pub enum DropletShader {
+        /// The paper's kernel (glsl/droplet.comp; droplet_passes.comp for passes,
+        /// droplet_stepped.comp for the corrected physics).
+        #[default]
+        Paper,
+        /// glsl/droplet_passes.comp: the same steps, state kept between passes.
+        #[value(skip)]
+        #[serde(skip_deserializing)]
+        Passes,
+        /// glsl/droplet_stepped.comp: the paper's main() around dropletStep(), whose speed
+        /// update takes the physics; droplet.comp keeps the paper's.
+        #[value(skip)]
+        #[serde(skip_deserializing)]
+        Stepped,
+        /// glsl/droplet_fast.comp: the paper's algorithm with less memory traffic (int
+        /// atomics, one pass).
+        Fast,
+        /// The fast kernel with only its first idea: no atomics for zero changes.
+        FastSkipOnly,
+        /// The fast kernel with only its second idea: corner heights reused.
+        FastReuseOnly,
+        /// The fast kernel reading each row's two corners with one aligned 16-byte load.
+        FastQuads,
+        /// glsl/droplet_tilecache.comp: the fast kernel with each workgroup's spawn tile
+        /// and a margin cached in shared memory (tiled spawning, 4 or 9 phases, int atomics).
+        TileCache,
+    }
 }
 
 impl DropletShader {
@@ -141,48 +131,37 @@ pub enum CacheWindowError {
     },
 }
 
-/// A lever of the L1 experiments on how the heightfield is loaded and added to. Each
-/// keeps the kernel's arithmetic; only the path of the loads and adds, or the
-/// pipeline's declarations, change.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Lever {
-    /// As built: loads from the read-write heightfield SSBO, 4 bytes of shared memory.
-    #[default]
-    None,
-    /// No shared memory declared at all.
-    NoShared,
-    /// Loads through a second, `readonly restrict` binding of the heightfield.
-    Readonly,
-    /// Loads through a uniform texel buffer view of the heightfield (the texture path).
-    Texel,
-    /// The adds as image atomics on a storage texel view of the heightfield, so that
-    /// the shader has no SSBO atomics (int atomics only).
-    ImageAtomics,
-    /// Loads and adds both through a storage texel view (`imageLoad`,
-    /// `imageAtomicAdd`), so that all the heightfield's traffic takes one path.
-    Image,
-    /// The shader declares the Vulkan memory model (needs `vulkanMemoryModel`).
-    VulkanMemoryModel,
-    /// The pipeline's storage-buffer robustness explicitly disabled
-    /// (VK_EXT_pipeline_robustness).
-    RobustnessOff,
-    /// Loads and adds through the heightfield's buffer device address with 64-bit cell
-    /// indices (int atomics), as the grid strategy reaches its fields: maps past 2^31
-    /// cells or past maxStorageBufferRange. Chosen by itself for such maps
-    /// ([`KernelVariant::for_map`]).
-    Wide,
+setting_choice! {
+    /// A lever of the L1 experiments on how the heightfield is loaded and added to. Each
+    /// keeps the kernel's arithmetic; only the path of the loads and adds, or the
+    /// pipeline's declarations, change.
+    pub enum Lever {
+        /// As built: loads from the read-write heightfield SSBO, 4 bytes of shared memory.
+        #[default]
+        None,
+        /// No shared memory declared at all.
+        NoShared,
+        /// Loads through a second, `readonly restrict` binding of the heightfield.
+        Readonly,
+        /// Loads through a uniform texel buffer view of the heightfield (the texture path).
+        Texel,
+        /// The adds as image atomics on a storage texel view of the heightfield, so that
+        /// the shader has no SSBO atomics (int atomics only).
+        ImageAtomics,
+        /// Loads and adds both through a storage texel view (`imageLoad`,
+        /// `imageAtomicAdd`), so that all the heightfield's traffic takes one path.
+        Image,
+        /// The shader declares the Vulkan memory model (needs `vulkanMemoryModel`).
+        VulkanMemoryModel,
+        /// The pipeline's storage-buffer robustness explicitly disabled
+        /// (VK_EXT_pipeline_robustness).
+        RobustnessOff,
+        /// Loads and adds through the heightfield's buffer device address with 64-bit cell
+        /// indices (int atomics), as the grid strategy reaches its fields: maps past 2^31
+        /// cells or past maxStorageBufferRange. Chosen by itself for such maps
+        /// ([`KernelVariant::for_map`]).
+        Wide,
+    }
 }
 
 impl Lever {
@@ -228,26 +207,15 @@ impl Lever {
     }
 }
 
-/// How build.rs compiled the SPIR-V.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum SpirvBuild {
-    /// The GLSL as written, no optimisation passes.
-    #[default]
-    Verbatim,
-    /// Through shaderc's performance optimiser.
-    Optimised,
+setting_choice! {
+    /// How build.rs compiled the SPIR-V.
+    pub enum SpirvBuild {
+        /// The GLSL as written, no optimisation passes.
+        #[default]
+        Verbatim,
+        /// Through shaderc's performance optimiser.
+        Optimised,
+    }
 }
 
 /// Everything that selects a compiled droplet module.
@@ -358,6 +326,17 @@ impl KernelVariant {
         }
     }
 
+    /// Why this variant's runs cannot be recorded and replayed, if they cannot.
+    pub fn no_replay(&self) -> Option<NoReplay> {
+        if self.shader == DropletShader::TileCache {
+            Some(NoReplay::TileCache)
+        } else if self.lever == Lever::Wide {
+            Some(NoReplay::Wide)
+        } else {
+            None
+        }
+    }
+
     /// Why no module of this variant exists, if none does.
     pub fn unsupported(&self) -> Option<NoBuild> {
         let (lever, atomics) = (self.lever, self.atomics);
@@ -426,8 +405,8 @@ pub enum NoBuild {
     NoSharedReserved,
 }
 
-/// Why a droplet kernel's run cannot be recorded and replayed ([`DropletReplay::unavailable`](super::DropletReplay::unavailable); here, not
-/// beside it, so that the erosion error holding it depends on no runner).
+/// Why a droplet kernel's run cannot be recorded and replayed
+/// ([`KernelVariant::no_replay`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NoReplay {
     #[error("the tile-cache kernel's traffic is mostly to shared memory, which its record does not hold: it has no replay")]
@@ -446,6 +425,23 @@ pub fn needs_wide(cells: u64, max_storage_buffer_range: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_tile_cache_kernel_and_the_wide_build_have_no_replay() {
+        let of = |shader, lever| {
+            KernelVariant {
+                shader,
+                lever,
+                ..KernelVariant::default()
+            }
+            .no_replay()
+        };
+        assert_eq!(of(DropletShader::Paper, Lever::None), None);
+        assert_eq!(of(DropletShader::Fast, Lever::None), None);
+        let tile_cache = of(DropletShader::TileCache, Lever::None);
+        assert_eq!(tile_cache, Some(NoReplay::TileCache));
+        assert_eq!(of(DropletShader::Paper, Lever::Wide), Some(NoReplay::Wide));
+    }
 
     #[test]
     fn the_wide_build_starts_where_the_index_or_the_storage_range_ends() {

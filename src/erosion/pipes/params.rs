@@ -1,6 +1,7 @@
 //! The virtual-pipe model's parameters and their rules, its fields and their totals.
 
 use serde::Serialize;
+use crate::erosion::choice::setting_choice;
 
 use crate::erosion::keys::SettingError;
 
@@ -41,34 +42,30 @@ pub struct PipesParams {
     pub sediment_cap: Option<f32>,
 }
 
-/// What lies past the map's edges.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Boundary {
-    /// Walls: no pipe leads off the map, so water leaves only by evaporation (Mei et
-    /// al.'s).
-    #[default]
-    Closed,
-    /// A sea at the base level: each edge cell has a one-way pipe to it per side off the
-    /// map, through which water (and the sediment it carries) leaves; none comes back.
-    Open,
+setting_choice! {
+    /// What lies past the map's edges.
+    pub enum Boundary {
+        /// Walls: no pipe leads off the map, so water leaves only by evaporation (Mei et
+        /// al.'s).
+        #[default]
+        Closed,
+        /// A sea at the base level: each edge cell has a one-way pipe to it per side off the
+        /// map, through which water (and the sediment it carries) leaves; none comes back.
+        Open,
+    }
 }
 
-/// How the suspended sediment moves with the water.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Advection {
-    /// Mei et al.'s: each cell takes the sediment at the point its water came from
-    /// (bilinear, at most one cell back). It does not conserve sediment.
-    #[default]
-    SemiLagrangian,
-    /// Along the pipes' outflows, each carrying its share of its cell's sediment, before
-    /// the erosion step: what one cell sends another receives (the fused passes).
-    Upwind,
+setting_choice! {
+    /// How the suspended sediment moves with the water.
+    pub enum Advection {
+        /// Mei et al.'s: each cell takes the sediment at the point its water came from
+        /// (bilinear, at most one cell back). It does not conserve sediment.
+        #[default]
+        SemiLagrangian,
+        /// Along the pipes' outflows, each carrying its share of its cell's sediment, before
+        /// the erosion step: what one cell sends another receives (the fused passes).
+        Upwind,
+    }
 }
 
 impl PipesParams {

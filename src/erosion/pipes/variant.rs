@@ -3,8 +3,9 @@
 //! each, whether it pays or not.
 
 use std::fmt;
+use crate::erosion::choice::setting_choice;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::params::Advection;
 use crate::erosion::grid::{check_addressed, GridVariant};
@@ -12,38 +13,38 @@ use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
 
-/// How a time step is split into dispatches.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Fusion {
-    /// The model's five passes: rain, flux, water, erosion, advection.
-    #[default]
-    None,
-    /// Two passes: advection and evaporation of the previous step with rain and flux,
-    /// then water with erosion.
-    Fused,
+setting_choice! {
+    /// How a time step is split into dispatches.
+    pub enum Fusion {
+        /// The model's five passes: rain, flux, water, erosion, advection.
+        #[default]
+        None,
+        /// Two passes: advection and evaporation of the previous step with rain and flux,
+        /// then water with erosion.
+        Fused,
+    }
 }
 
-/// How the flux and velocity fields are stored.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Packing {
-    /// float32 throughout.
-    #[default]
-    F32,
-    /// Flux and velocity as half floats (8 and 4 bytes a cell, not 16 and 8).
-    Half,
+setting_choice! {
+    /// How the flux and velocity fields are stored.
+    pub enum Packing {
+        /// float32 throughout.
+        #[default]
+        F32,
+        /// Flux and velocity as half floats (8 and 4 bytes a cell, not 16 and 8).
+        Half,
+    }
 }
 
-/// Where the fused passes read their neighbours' fields from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Tiles {
-    /// Straight from the buffers, through whatever caches the driver gives them.
-    #[default]
-    None,
-    /// From a shared-memory tile of the workgroup's cells and a one-cell border.
-    Shared,
+setting_choice! {
+    /// Where the fused passes read their neighbours' fields from.
+    pub enum Tiles {
+        /// Straight from the buffers, through whatever caches the driver gives them.
+        #[default]
+        None,
+        /// From a shared-memory tile of the workgroup's cells and a one-cell border.
+        Shared,
+    }
 }
 
 /// One build of the grid kernels.

@@ -111,18 +111,10 @@ impl ThermalSettings {
 #[cfg(test)]
 mod tests {
     use crate::erosion::RunSettings;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Flags {
-        #[command(flatten)]
-        settings: RunSettings,
-    }
 
     #[test]
     fn a_flag_and_its_key_set_the_same_thermal_job() {
-        let flags = Flags::parse_from([
-            "vkerode",
+        let flags = RunSettings::from_flags([
             "--algorithm",
             "thermal",
             "--thermal-talus",
@@ -133,8 +125,7 @@ mod tests {
             "none",
             "--thermal-workgroup",
             "8x4",
-        ])
-        .settings;
+        ]);
         let keys: RunSettings = toml::from_str(
             "algorithm = \"thermal\"\nthermal_talus = 30.0\nthermal_neighbours = 4\nthermal_fusion = \"none\"\nthermal_workgroup = \"8x4\"\n",
         )

@@ -2,25 +2,27 @@
 //! so that the loops over neighbours have a fixed length) and the workgroup's shape.
 
 use std::fmt;
+use crate::erosion::choice::setting_choice;
 
 use clap::ValueEnum as _;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::erosion::grid::{check_addressed, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::{shaders, DeviceInfo, ShaderModule, Spirv};
 
-/// How a time step is split into dispatches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Fusion {
-    /// Two passes: each cell's outflows into a buffer, then each height from its own
-    /// outflows and its neighbours' toward it (in place).
-    None,
-    /// One pass: each cell recomputes its neighbours' outflows toward it from a 5x5
-    /// stencil of heights, which ping-pong between two buffers.
-    Fused,
+setting_choice! {
+    /// How a time step is split into dispatches.
+    pub enum Fusion {
+        /// Two passes: each cell's outflows into a buffer, then each height from its own
+        /// outflows and its neighbours' toward it (in place).
+        #[default]
+        None,
+        /// One pass: each cell recomputes its neighbours' outflows toward it from a 5x5
+        /// stencil of heights, which ping-pong between two buffers.
+        Fused,
+    }
 }
 
 /// One pass of a time step: its shader file, and whether its counted build sums what

@@ -523,8 +523,8 @@ mod tests {
 
     #[test]
     fn only_regular_files_that_are_the_image_their_name_says_are_embedded() {
-        let dir = std::env::temp_dir().join(format!("vkerode-pictures-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let secret = dir.join("secret.txt");
         std::fs::write(&secret, "TOKEN=hunter2").unwrap();
         std::fs::write(
@@ -534,36 +534,34 @@ mod tests {
         .unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink(&secret, dir.join("notes.svg")).unwrap();
-        let embedded = pictures(&dir).unwrap();
+        let embedded = pictures(dir).unwrap();
         let names: Vec<_> = embedded
             .iter()
             .map(|(p, _, _)| p.file_name().unwrap())
             .collect();
         assert_eq!(names, ["chart.svg"], "a link is not followed");
         std::fs::write(dir.join("fake.svg"), "TOKEN=hunter2").unwrap();
-        let refused = pictures(&dir).unwrap_err().to_string();
+        let refused = pictures(dir).unwrap_err().to_string();
         assert!(
             refused.contains("fake.svg") && refused.contains("not an SVG"),
             "{refused}"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_picture_past_the_cap_is_refused_before_it_is_read() {
-        let dir = std::env::temp_dir().join(format!("vkerode-big-picture-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         // Sparse: 1.5 GB on paper, nothing on disk. Read whole, the page once took 4x
         // the file in memory and aborted under a memory limit.
         let big = std::fs::File::create(dir.join("huge.png")).unwrap();
         std::io::Write::write_all(&mut &big, PNG_SIGNATURE).unwrap();
         big.set_len(1_500_000_000).unwrap();
-        let refused = pictures(&dir).unwrap_err().to_string();
+        let refused = pictures(dir).unwrap_err().to_string();
         assert!(
             refused.contains("huge.png") && refused.contains("more than the 67108864"),
             "{refused}"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use serde::de::DeserializeOwned;
+
 use super::schema::{owner_of, point_header};
 use super::{csv_error, io_error, ResultsError};
 use crate::erosion::{Algorithm, RunSettings, WorkUnit};
@@ -19,21 +21,7 @@ pub struct CsvText {
 impl CsvText {
     /// Every row of `path` by its header; a row with another number of fields is refused.
     pub fn read(path: &Path) -> Result<Self, ResultsError> {
-        crate::check_regular_file(path).map_err(io_error(path))?;
-        let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
-        let header: Vec<String> = reader
-            .headers()
-            .map_err(csv_error(path))?
-            .iter()
-            .map(str::to_string)
-            .collect();
-        let rows = reader
-            .records()
-            .map(|r| {
-                r.map(|record| record.iter().map(str::to_string).collect())
-                    .map_err(csv_error(path))
-            })
-            .collect::<Result<_, _>>()?;
+        let (header, rows) = read_records(path, |_| Ok(()))?;
         Ok(Self { header, rows })
     }
 
@@ -84,6 +72,28 @@ impl CsvText {
             })
             .collect()
     }
+}
+
+/// A CSV at `path` read by column name: its header, and, once `check` has passed it,
+/// every row as an `R`.
+pub fn read_records<R: DeserializeOwned>(
+    path: &Path,
+    check: impl FnOnce(&[String]) -> Result<(), ResultsError>,
+) -> Result<(Vec<String>, Vec<R>), ResultsError> {
+    crate::check_regular_file(path).map_err(io_error(path))?;
+    let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(csv_error(path))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    check(&header)?;
+    let rows = reader
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .map_err(csv_error(path))?;
+    Ok((header, rows))
 }
 
 /// points.csv with the columns this vkerode writes, whatever version wrote it.
@@ -225,6 +235,19 @@ fn renamed_from(column: &str, unit: WorkUnit) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_reads_every_field_as_text_and_refuses_a_row_of_other_length() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("t.csv");
+        std::fs::write(&path, "a,b\n1,\n\"x,y\",2\n").unwrap();
+        let table = CsvText::read(&path).unwrap();
+        assert_eq!(table.header, ["a", "b"]);
+        assert_eq!(table.rows, [vec!["1", ""], vec!["x,y", "2"]]);
+        std::fs::write(&path, "a,b\n1,2\n3\n").unwrap();
+        let refused = CsvText::read(&path).unwrap_err().to_string();
+        assert!(refused.contains("t.csv"), "{refused}");
+    }
 
     #[test]
     fn a_schema_1_row_keeps_its_own_columns_and_its_steps_go_to_its_unit() {

@@ -11,7 +11,7 @@ mod point_row;
 mod schema;
 mod store;
 
-pub use csv_text::{read_points, CsvText};
+pub use csv_text::{read_points, read_records, CsvText};
 pub use measurement::{is_time, Measurement, Sample, StopReason};
 pub use point_row::{name as point_column, PointRow};
 pub use schema::{
@@ -19,8 +19,8 @@ pub use schema::{
     SampleRow, SCHEMA_VERSION,
 };
 pub use store::{
-    config_hash_of, merge, read_records, read_rows, read_samples, Existing, Merged, Meta,
-    ResultsWriter, SweepSource, WorkerDevice,
+    config_hash_of, merge, read_rows, read_samples, Existing, Merged, Meta, ResultsWriter,
+    SweepSource, WorkerDevice,
 };
 
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::csv_text::{read_points, CsvText};
+use super::csv_text::{read_points, read_records, CsvText};
 use super::measurement::is_time;
 use super::point_row::name as point_column;
 use super::schema::{point_header, FailedRow, SampleRow, SCHEMA_VERSION};
@@ -789,28 +789,6 @@ pub fn read_rows<R: Serialize + Default + DeserializeOwned>(
     Ok(rows)
 }
 
-/// A CSV at `path` read by column name: its header, and, once `check` has passed it,
-/// every row as an `R`.
-pub fn read_records<R: DeserializeOwned>(
-    path: &Path,
-    check: impl FnOnce(&[String]) -> Result<(), ResultsError>,
-) -> Result<(Vec<String>, Vec<R>), ResultsError> {
-    crate::check_regular_file(path).map_err(io_error(path))?;
-    let mut reader = csv::Reader::from_path(path).map_err(csv_error(path))?;
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(csv_error(path))?
-        .iter()
-        .map(str::to_string)
-        .collect();
-    check(&header)?;
-    let rows = reader
-        .deserialize()
-        .collect::<Result<_, _>>()
-        .map_err(csv_error(path))?;
-    Ok((header, rows))
-}
-
 /// samples.csv by column name, whatever version wrote it, as typed rows
 /// ([`SampleRow`] says what older files lack). A missing or empty file has no rows.
 pub fn read_samples(path: &Path) -> Result<Vec<SampleRow>, ResultsError> {
@@ -1036,8 +1014,8 @@ mod tests {
     /// `worker`, and now.
     #[test]
     fn samples_of_every_version_read_by_name() {
-        let dir = std::env::temp_dir().join(format!("vkerode-samples-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let path = dir.join(SAMPLES_CSV);
         let read = |text: &str| {
             std::fs::write(&path, text).unwrap();
@@ -1063,15 +1041,14 @@ mod tests {
         assert_eq!((now[0].worker, now[0].outlier), (2, false));
         std::fs::write(&path, "experiment,point,gpu_ms,wall_ms\nwg,3,2.5,3.5\n").unwrap();
         assert!(read_samples(&path).is_err(), "a file without rep");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A row torn by a full disk (SIGXFSZ) just after the line break inside an input's
     /// quoted name: cut at the row's start, where the CSV parser sees it begin.
     #[test]
     fn a_torn_row_is_cut_where_the_csv_parser_sees_it_begin() {
-        let dir = std::env::temp_dir().join(format!("vkerode-torn-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let path = dir.join("points.csv");
         let whole = "point,input,gpu_ms\n0,\"a\nb.tif\",1.5\n";
         for torn in ["1,\"c\n", "1,\"c\nd.tif\",", "1,\"c\nd.tif\",2.5", "1"] {
@@ -1091,7 +1068,6 @@ mod tests {
             .unwrap()
             .is_some_and(|r| r.contains("header")));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Every committed meta.json of schema 2 or later hashes its config to the hash it

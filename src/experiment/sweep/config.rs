@@ -848,8 +848,8 @@ mod tests {
             base,
             hash("[fixed]\ninput = \"data/jacksboro_fault_dem.tif\"\nassume_cell_size = 74.5\n")
         );
-        let dir = std::env::temp_dir().join(format!("vkerode-input-hash-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let dem = dir.join("dem.tif");
         let original =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jacksboro_fault_dem.tif");
@@ -873,7 +873,6 @@ mod tests {
         bytes[272..276].copy_from_slice(&(first + 1.0).to_le_bytes());
         let edited = hash_of_copy(&bytes);
         assert_ne!(copy.config_hash(), edited.config_hash());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -140,21 +140,20 @@ mod tests {
 
     #[test]
     fn a_fifo_in_the_cache_is_passed_over_not_waited_on() {
-        let dir = std::env::temp_dir().join(format!("vkerode-cache-fifo-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let key = JobKey("job".into());
         let made = std::process::Command::new("mkfifo")
-            .arg(key.file(&dir, 1))
+            .arg(key.file(dir, 1))
             .status()
             .unwrap();
         assert!(made.success(), "mkfifo");
         let (sent, received) = std::sync::mpsc::channel();
-        let looked_in = dir.clone();
+        let looked_in = dir.to_path_buf();
         std::thread::spawn(move || {
             let _ = sent.send(CachedRun::find(&looked_in, &key, 1, &[]).is_none());
         });
         let passed_over = received.recv_timeout(std::time::Duration::from_secs(10));
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(
             passed_over,
             Ok(true),

@@ -602,10 +602,10 @@ mod tests {
                     .flat_map(move |seed| [None, Some(0), Some(1)].map(|level| at(a, level, seed)))
             })
             .collect();
-        let dir = std::env::temp_dir().join(format!("vkerode-dose-{}", std::process::id()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let written = draw_trajectories(&dir.join("dose"), "t", &runs, &[1.0, 2.0]).unwrap();
         let svg = std::fs::read_to_string(&written[1]).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
         let texts: Vec<&str> = svg
             .split("<text")
             .skip(1)

@@ -285,9 +285,9 @@ mod tests {
     /// for byte: every element, and a unit and a file name that need escaping.
     #[test]
     fn pam_and_vrt_files_are_written_as_before() {
-        let dir = std::env::temp_dir().join(format!("vkerode-gdal-xml-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut dem = Dem::bare(&dir, 3, 2, vec![0.0; 6]).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let mut dem = Dem::bare(dir, 3, 2, vec![0.0; 6]).unwrap();
         dem.units = "m<&>\"'".into();
         let band = Band {
             dem: &dem,
@@ -311,7 +311,7 @@ mod tests {
             "<VRTDataset rasterXSize=\"3\" rasterYSize=\"2\">\n  <VRTRasterBand dataType=\"UInt16\" band=\"1\" subClass=\"VRTRawRasterBand\">\n    <NoDataValue>-9999</NoDataValue>\n    <Offset>10.25</Offset>\n    <Scale>0.5</Scale>\n    <UnitType>m&lt;&amp;&gt;&quot;&apos;</UnitType>\n    <SourceFilename relativeToVRT=\"1\">a&amp;b&apos;c.r16</SourceFilename>\n    <ImageOffset>3112</ImageOffset>\n    <PixelOffset>2</PixelOffset>\n    <LineOffset>1620</LineOffset>\n    <ByteOrder>LSB</ByteOrder>\n  </VRTRasterBand>\n</VRTDataset>\n"
         );
         // An empty band keeps its start and end tags on lines of their own.
-        let bare = Dem::bare(&dir, 3, 2, vec![0.0; 6]).unwrap();
+        let bare = Dem::bare(dir, 3, 2, vec![0.0; 6]).unwrap();
         let band = Band {
             dem: &bare,
             sample: Sample::Float32,
@@ -323,6 +323,5 @@ mod tests {
             pam,
             "<PAMDataset>\n  <PAMRasterBand band=\"1\">\n  </PAMRasterBand>\n</PAMDataset>\n"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -166,8 +166,8 @@ mod tests {
 
     #[test]
     fn infinities_are_missing_cells_like_nan() {
-        let dir = std::env::temp_dir().join(format!("vkerode-inf-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let path = dir.join("inf.raw");
         let mut values = vec![5.0f32; 16];
         (values[3], values[7], values[9]) = (f32::INFINITY, f32::NEG_INFINITY, f32::NAN);
@@ -176,6 +176,5 @@ mod tests {
         assert_eq!(dem.missing_cells(), 3);
         let stats = dem.heights.stats();
         assert_eq!((stats.min, stats.max), (5.0, 5.0));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
