@@ -8,6 +8,7 @@ use vkerode::erosion::pipes::{
     run_pipes_on_cpu, Advection, Boundary, Fusion, Packing, PipesFields, PipesKernel, PipesParams,
     PipesRunner, PipesSettings, PipesState, PipesVariant, Tiles, WorkgroupShape,
 };
+use vkerode::erosion::GridSettings;
 
 use common::{assert_validation_clean, cpu_terrain, validated_device};
 

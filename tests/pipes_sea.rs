@@ -9,6 +9,7 @@ mod common;
 use vkerode::erosion::pipes::{
     run_pipes_on_cpu, Advection, Boundary, PipesKernel, PipesParams, PipesSettings, PipesState,
 };
+use vkerode::erosion::GridSettings;
 
 use vkerode::studies::strategy_comparison::BaseLevel;
 use vkerode::terrain::Heightmap;

@@ -12,6 +12,7 @@ use vkerode::erosion::thermal::{
     ThermalSettings, ThermalVariant, WorkgroupShape, STEEP_SLACK,
 };
 use vkerode::erosion::CpuEngine;
+use vkerode::erosion::GridSettings;
 use vkerode::gpu::Context;
 
 use common::{

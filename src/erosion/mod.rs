@@ -28,6 +28,7 @@ registry::strategy_list!(modules_of);
 pub use algorithm::Algorithm;
 pub use dispatch::{ALL_STRATEGIES, MAX_RUN_WORK};
 pub use error::ErosionError;
+pub use grid::GridSettings;
 pub use keys::SettingError;
 pub use settings::{RunSettings, TableError};
 pub use strategy::{

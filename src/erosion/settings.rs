@@ -32,6 +32,18 @@ macro_rules! run_settings_of {
             )*
         }
 
+        $(
+            impl StrategySettings for crate::erosion::$folder::$settings {
+                fn of(run: &RunSettings) -> &Self {
+                    &run.$folder
+                }
+
+                fn of_mut(run: &mut RunSettings) -> &mut Self {
+                    &mut run.$folder
+                }
+            }
+        )*
+
         impl RunSettings {
             pub const DEFAULT: RunSettings = RunSettings {
                 algorithm: Algorithm::Droplets,
@@ -66,6 +78,13 @@ macro_rules! run_settings_of {
     };
 }
 strategy_list!(run_settings_of);
+
+/// A strategy's settings struct as its part of [`RunSettings`] (the registry's list
+/// implements it for each).
+pub trait StrategySettings: Sized {
+    fn of(run: &RunSettings) -> &Self;
+    fn of_mut(run: &mut RunSettings) -> &mut Self;
+}
 
 /// The help of the `algorithm` setting: each strategy's `CHOICE`, in a sentence with no
 /// closing period (as clap writes a one-line doc comment).

@@ -14,5 +14,5 @@ mod strategy;
 pub use kernel::{numbered, GridPipelines};
 pub use model::{
     check_addressed, ms_per_step, Chunk, GridFields, GridKernel, GridModel, GridNames, GridRunner,
-    GridVariant,
+    GridSettings, GridVariant,
 };

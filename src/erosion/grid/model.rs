@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::kernel::GridPipelines;
+use crate::erosion::settings::StrategySettings;
 use crate::erosion::steps::StepClock;
 use crate::erosion::{
     Algorithm, CountedRun, CpuEngine, CpuRun, ErosionError, RunSettings, SettingError,
@@ -19,6 +20,21 @@ use crate::gpu::{Buffer, CompilerStatistic, ComputePipeline, Context, DeviceInfo
 use crate::table::Column;
 use crate::terrain::{Cells, MapInfo};
 
+/// What the grid plumbing reads of a grid model's settings.
+pub trait GridSettings: StrategySettings + Serialize + clap::Args {
+    type Variant;
+    type Params;
+    /// Its time steps, and the steps between the counted run's checks.
+    fn steps(&self) -> u32;
+    fn steps_mut(&mut self) -> &mut u32;
+    fn check_every(&self) -> u32;
+    /// The build of its kernels, and their parameters.
+    fn variant(&self) -> Self::Variant;
+    fn params(&self) -> Self::Params;
+    /// Every rule of the settings, with the map and the device where they are known.
+    fn check(&self, map: Option<MapInfo>, device: Option<&DeviceInfo>) -> Result<(), SettingError>;
+}
+
 /// A grid model (pipes, thermal): its [`Strategy`](crate::erosion::Strategy) is the
 /// grid's, built from what this trait says of it. Its dose is its time steps, its work
 /// cell-steps, its heights float32, its ceiling the copy bandwidth.
@@ -26,7 +42,7 @@ pub trait GridModel: Sync + Sized + 'static {
     const NAMES: GridNames;
 
     /// Its settings, a field of [`RunSettings`].
-    type Settings: Serialize + clap::Args;
+    type Settings: GridSettings<Variant = Self::Variant, Params = Self::Params>;
     /// One build of its kernels.
     type Variant: GridVariant;
     /// Its parameters, which its kernels hold as specialization constants.
@@ -34,21 +50,6 @@ pub trait GridModel: Sync + Sized + 'static {
     /// One map's fields on the device.
     type Fields: GridFields<Self>;
 
-    fn settings(run: &RunSettings) -> &Self::Settings;
-    fn settings_mut(run: &mut RunSettings) -> &mut Self::Settings;
-    /// Its time steps, and the steps between the counted run's checks.
-    fn steps(settings: &Self::Settings) -> u32;
-    fn steps_mut(settings: &mut Self::Settings) -> &mut u32;
-    fn check_every(settings: &Self::Settings) -> u32;
-    fn variant(settings: &Self::Settings) -> Self::Variant;
-    fn params(settings: &Self::Settings) -> Self::Params;
-
-    /// Every rule of its settings, with the map and the device where they are known.
-    fn check(
-        settings: &Self::Settings,
-        map: Option<MapInfo>,
-        device: Option<&DeviceInfo>,
-    ) -> Result<(), SettingError>;
     /// Why `variant` cannot run `params` on `device` (on any device, without one).
     fn check_variant(
         variant: Self::Variant,

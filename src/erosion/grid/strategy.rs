@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use super::model::{GridKernel, GridModel, GridRunner, GridVariant};
+use super::model::{GridKernel, GridModel, GridRunner, GridSettings, GridVariant};
 use crate::erosion::keys::columns_of;
+use crate::erosion::settings::StrategySettings;
 use crate::erosion::steps::{float_cells, float_state};
 use crate::erosion::{
     Algorithm, Ceiling, CountedRun, CpuEngine, CpuRun, ErosionError, Prepared, RunSettings,
@@ -40,12 +41,12 @@ impl<M: GridModel> Strategy for M {
     }
 
     fn dose(&self, settings: &RunSettings) -> u64 {
-        u64::from(M::steps(M::settings(settings)))
+        u64::from(M::Settings::of(settings).steps())
     }
 
     fn with_dose(&self, settings: &RunSettings, dose: u64) -> RunSettings {
         let mut s = settings.clone();
-        *M::steps_mut(M::settings_mut(&mut s)) = u32::try_from(dose).unwrap_or(u32::MAX);
+        *M::Settings::of_mut(&mut s).steps_mut() = u32::try_from(dose).unwrap_or(u32::MAX);
         s
     }
 
@@ -54,7 +55,7 @@ impl<M: GridModel> Strategy for M {
     }
 
     fn water_per_dose(&self, settings: &RunSettings, _map: MapInfo) -> Option<f64> {
-        M::water_per_step(M::settings(settings))
+        M::water_per_step(M::Settings::of(settings))
     }
 
     fn raining_within(
@@ -80,7 +81,7 @@ impl<M: GridModel> Strategy for M {
         map: Option<MapInfo>,
         device: Option<&DeviceInfo>,
     ) -> Result<(), SettingError> {
-        M::check(M::settings(settings), map, device)
+        M::Settings::of(settings).check(map, device)
     }
 
     fn missing_feature(
@@ -89,8 +90,8 @@ impl<M: GridModel> Strategy for M {
         _map: MapInfo,
         device: &DeviceInfo,
     ) -> Option<String> {
-        let s = M::settings(settings);
-        M::check_variant(M::variant(s), &M::params(s), Some(device))
+        let s = M::Settings::of(settings);
+        M::check_variant(s.variant(), &s.params(), Some(device))
             .err()
             .map(|e| e.reason)
     }
@@ -105,14 +106,14 @@ impl<M: GridModel> Strategy for M {
         settings: &RunSettings,
         initial: &'a Cells,
     ) -> Result<Box<dyn Prepared + 'a>, ErosionError> {
-        let s = M::settings(settings);
+        let s = M::Settings::of(settings);
         let heights = float_cells(initial, M::NAMES.kernels)?;
-        let kernel = GridKernel::<M>::new(ctx, M::variant(s), &M::params(s))?;
+        let kernel = GridKernel::<M>::new(ctx, s.variant(), &s.params())?;
         let runner = M::prepare(kernel, initial.width(), initial.height(), heights)?;
         Ok(Box::new(GridPrepared {
             runner,
-            steps: M::steps(s),
-            check_every: M::check_every(s),
+            steps: s.steps(),
+            check_every: s.check_every(),
         }))
     }
 
@@ -122,18 +123,18 @@ impl<M: GridModel> Strategy for M {
         settings: &RunSettings,
         initial: &Cells,
     ) -> Result<CpuRun, ErosionError> {
-        M::run_on_cpu(engine, M::settings(settings), initial)
+        M::run_on_cpu(engine, M::Settings::of(settings), initial)
     }
 
     fn ceiling(&self, settings: &RunSettings, _map: MapInfo) -> Ceiling {
-        let s = M::settings(settings);
+        let s = M::Settings::of(settings);
         Ceiling::Bandwidth {
-            bytes_per_step: M::bytes_per_cell_step(M::variant(s), &M::params(s)),
+            bytes_per_step: M::bytes_per_cell_step(s.variant(), &s.params()),
         }
     }
 
     fn plan(&self, settings: &RunSettings, _map: MapInfo, _device: &DeviceInfo) -> String {
-        M::plan(M::settings(settings))
+        M::plan(M::Settings::of(settings))
     }
 
     fn settings_columns(&self) -> Vec<Column> {
@@ -141,7 +142,7 @@ impl<M: GridModel> Strategy for M {
     }
 
     fn settings_values(&self, settings: &RunSettings, _map: MapInfo) -> Vec<String> {
-        values_of(M::settings(settings))
+        values_of(M::Settings::of(settings))
     }
 
     fn figures_columns(&self) -> Vec<Column> {

@@ -7,7 +7,7 @@ use super::params::{Boundary, Drained, PipesParams, Totals};
 use super::runner::BalanceCheck;
 use super::settings::PipesSettings;
 use super::variant::PipesVariant;
-use crate::erosion::grid::ms_per_step;
+use crate::erosion::grid::{ms_per_step, GridSettings};
 use crate::erosion::steps::cell_steps;
 use crate::erosion::{report_of, ErosionError, Figures};
 use crate::table::{values_of, Section};

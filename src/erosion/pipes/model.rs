@@ -12,14 +12,14 @@ use super::settings::PipesSettings;
 use super::variant::{PipesVariant, KERNELS};
 use super::cpu::run_pipes_on_cpu;
 use super::{Pipes, PipesKernel, PipesRunner, COMPARISON_SEDIMENT_CAP};
-use crate::erosion::grid::{GridModel, GridNames, GridPipelines};
+use crate::erosion::grid::{GridModel, GridNames, GridPipelines, GridSettings};
 use crate::erosion::steps::{cell_steps, float_cells, float_state};
 use crate::erosion::{
     Algorithm, CountedRun, CpuEngine, CpuRun, ErosionError, RunSettings, SettingError,
 };
 use crate::gpu::{Context, DeviceInfo};
 use crate::table::{Column, Section};
-use crate::terrain::{Cells, MapInfo};
+use crate::terrain::Cells;
 
 impl GridModel for Pipes {
     const NAMES: GridNames = GridNames {
@@ -37,42 +37,6 @@ impl GridModel for Pipes {
     type Variant = PipesVariant;
     type Params = PipesParams;
     type Fields = PipesBuffers;
-
-    fn settings(run: &RunSettings) -> &PipesSettings {
-        &run.pipes
-    }
-
-    fn settings_mut(run: &mut RunSettings) -> &mut PipesSettings {
-        &mut run.pipes
-    }
-
-    fn steps(settings: &PipesSettings) -> u32 {
-        settings.pipes_steps
-    }
-
-    fn steps_mut(settings: &mut PipesSettings) -> &mut u32 {
-        &mut settings.pipes_steps
-    }
-
-    fn check_every(settings: &PipesSettings) -> u32 {
-        settings.pipes_check_every
-    }
-
-    fn variant(settings: &PipesSettings) -> PipesVariant {
-        settings.variant()
-    }
-
-    fn params(settings: &PipesSettings) -> PipesParams {
-        settings.params()
-    }
-
-    fn check(
-        settings: &PipesSettings,
-        map: Option<MapInfo>,
-        device: Option<&DeviceInfo>,
-    ) -> Result<(), SettingError> {
-        settings.check(map, device)
-    }
 
     fn check_variant(
         variant: PipesVariant,

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::params::{Advection, Boundary, PipesParams};
 use super::variant::{Fusion, Packing, PipesVariant, Tiles};
+use crate::erosion::grid::GridSettings;
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::DeviceInfo;
@@ -158,9 +159,25 @@ impl PipesSettings {
         "pipes_workgroup",
         "pipes_check_every",
     ];
+}
 
-    /// The virtual-pipe model's parameters.
-    pub fn params(&self) -> PipesParams {
+impl GridSettings for PipesSettings {
+    type Variant = PipesVariant;
+    type Params = PipesParams;
+
+    fn steps(&self) -> u32 {
+        self.pipes_steps
+    }
+
+    fn steps_mut(&mut self) -> &mut u32 {
+        &mut self.pipes_steps
+    }
+
+    fn check_every(&self) -> u32 {
+        self.pipes_check_every
+    }
+
+    fn params(&self) -> PipesParams {
         PipesParams {
             dt: self.pipes_dt,
             rain: self.pipes_rain,
@@ -179,8 +196,7 @@ impl PipesSettings {
         }
     }
 
-    /// The grid kernels' build.
-    pub fn variant(&self) -> PipesVariant {
+    fn variant(&self) -> PipesVariant {
         PipesVariant {
             fusion: self.pipes_fusion,
             packing: self.pipes_packing,
@@ -191,7 +207,7 @@ impl PipesSettings {
 
     /// The model's rules, with the map's and the device's where they are known. Its
     /// fields are reached by address: no maxStorageBufferRange, no fixed point.
-    pub fn check(
+    fn check(
         &self,
         map: Option<MapInfo>,
         device: Option<&DeviceInfo>,

@@ -12,14 +12,14 @@ use super::runner::{mass_of, ThermalBuffers};
 use super::settings::ThermalSettings;
 use super::variant::{ThermalVariant, KERNELS};
 use super::{Thermal, ThermalKernel, ThermalRunner};
-use crate::erosion::grid::{GridModel, GridNames, GridPipelines};
+use crate::erosion::grid::{GridModel, GridNames, GridPipelines, GridSettings};
 use crate::erosion::steps::{cell_steps, float_cells, float_state};
 use crate::erosion::{
-    Algorithm, CountedRun, CpuEngine, CpuRun, ErosionError, RunSettings, SettingError,
+    Algorithm, CountedRun, CpuEngine, CpuRun, ErosionError, SettingError,
 };
 use crate::gpu::{Context, DeviceInfo};
 use crate::table::{Column, Section};
-use crate::terrain::{Cells, MapInfo};
+use crate::terrain::Cells;
 
 impl GridModel for Thermal {
     const NAMES: GridNames = GridNames {
@@ -37,42 +37,6 @@ impl GridModel for Thermal {
     type Variant = ThermalVariant;
     type Params = ThermalParams;
     type Fields = ThermalBuffers;
-
-    fn settings(run: &RunSettings) -> &ThermalSettings {
-        &run.thermal
-    }
-
-    fn settings_mut(run: &mut RunSettings) -> &mut ThermalSettings {
-        &mut run.thermal
-    }
-
-    fn steps(settings: &ThermalSettings) -> u32 {
-        settings.thermal_steps
-    }
-
-    fn steps_mut(settings: &mut ThermalSettings) -> &mut u32 {
-        &mut settings.thermal_steps
-    }
-
-    fn check_every(settings: &ThermalSettings) -> u32 {
-        settings.thermal_check_every
-    }
-
-    fn variant(settings: &ThermalSettings) -> ThermalVariant {
-        settings.variant()
-    }
-
-    fn params(settings: &ThermalSettings) -> ThermalParams {
-        settings.params()
-    }
-
-    fn check(
-        settings: &ThermalSettings,
-        _map: Option<MapInfo>,
-        device: Option<&DeviceInfo>,
-    ) -> Result<(), SettingError> {
-        settings.check(device)
-    }
 
     fn check_variant(
         variant: ThermalVariant,

@@ -4,9 +4,11 @@ use serde::{Deserialize, Serialize};
 
 use super::params::ThermalParams;
 use super::variant::{Fusion, ThermalVariant};
+use crate::erosion::grid::GridSettings;
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
 use crate::gpu::DeviceInfo;
+use crate::terrain::MapInfo;
 
 /// The thermal kernels' settings. Every field is an `erode` flag and a config key.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, clap::Args)]
@@ -79,9 +81,25 @@ impl ThermalSettings {
     /// and no counted run to check.
     pub const GPU_ONLY: &'static [&'static str] =
         &["thermal_fusion", "thermal_workgroup", "thermal_check_every"];
+}
 
-    /// The thermal model's parameters.
-    pub fn params(&self) -> ThermalParams {
+impl GridSettings for ThermalSettings {
+    type Variant = ThermalVariant;
+    type Params = ThermalParams;
+
+    fn steps(&self) -> u32 {
+        self.thermal_steps
+    }
+
+    fn steps_mut(&mut self) -> &mut u32 {
+        &mut self.thermal_steps
+    }
+
+    fn check_every(&self) -> u32 {
+        self.thermal_check_every
+    }
+
+    fn params(&self) -> ThermalParams {
         ThermalParams {
             talus_degrees: self.thermal_talus,
             rate: self.thermal_rate,
@@ -89,16 +107,19 @@ impl ThermalSettings {
         }
     }
 
-    /// The thermal kernels' build.
-    pub fn variant(&self) -> ThermalVariant {
+    fn variant(&self) -> ThermalVariant {
         ThermalVariant {
             fusion: self.thermal_fusion,
             workgroup: self.thermal_workgroup,
         }
     }
 
-    /// The model's rules, with the device's where there is one.
-    pub fn check(&self, device: Option<&DeviceInfo>) -> Result<(), SettingError> {
+    /// The model's rules, with the device's where there is one (none depends on the map).
+    fn check(
+        &self,
+        _map: Option<MapInfo>,
+        device: Option<&DeviceInfo>,
+    ) -> Result<(), SettingError> {
         // As pipes_steps: no steps, no rate to record.
         if self.thermal_steps == 0 {
             return Err(SettingError::new("thermal_steps", "must be at least 1"));
@@ -110,6 +131,7 @@ impl ThermalSettings {
 
 #[cfg(test)]
 mod tests {
+    use crate::erosion::grid::GridSettings;
     use crate::erosion::RunSettings;
 
     #[test]
