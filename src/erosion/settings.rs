@@ -253,17 +253,18 @@ impl<'de> Deserialize<'de> for RunSettings {
     }
 }
 
-/// The settings `vkerode erode` reads from `flags` (the program name left out).
 #[cfg(test)]
 impl RunSettings {
-    pub(crate) fn from_flags<const N: usize>(flags: [&str; N]) -> RunSettings {
+    /// The settings these flags give (the program name left out), as `erode` parses its
+    /// settings' flags.
+    pub(crate) fn from_flags(flags: &[&str]) -> RunSettings {
         #[derive(clap::Parser)]
         struct Flags {
             #[command(flatten)]
             settings: RunSettings,
         }
         let program = std::iter::once("vkerode");
-        <Flags as clap::Parser>::parse_from(program.chain(flags)).settings
+        <Flags as clap::Parser>::parse_from(program.chain(flags.iter().copied())).settings
     }
 }
 
@@ -274,7 +275,7 @@ mod tests {
 
     #[test]
     fn flags_and_config_keys_have_the_same_defaults() {
-        let flags = RunSettings::from_flags([]);
+        let flags = RunSettings::from_flags(&[]);
         let keys: RunSettings = toml::from_str("").unwrap();
         assert_eq!(flags, RunSettings::DEFAULT);
         assert_eq!(keys, RunSettings::DEFAULT);
@@ -282,7 +283,7 @@ mod tests {
 
     #[test]
     fn a_flag_and_its_key_set_the_same_job() {
-        let flags = RunSettings::from_flags([
+        let flags = RunSettings::from_flags(&[
             "--tile-order",
             "morton",
             "--spawn",

@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn a_flag_and_its_key_set_the_same_thermal_job() {
-        let flags = RunSettings::from_flags([
+        let flags = RunSettings::from_flags(&[
             "--algorithm",
             "thermal",
             "--thermal-talus",

@@ -1,6 +1,7 @@
-//! points.csv read by column name, as a table of text fields, and older files mapped
-//! onto the columns this vkerode writes: `compare`, `plot`, `report`, `merge` and
-//! `--resume` read the committed results of every earlier version.
+//! CSVs read by column name (`read_records`: samples.csv, runs.csv, any serde rows), and
+//! points.csv as a table of text fields with older files mapped onto the columns this
+//! vkerode writes: `compare`, `plot`, `report`, `merge` and `--resume` read the committed
+//! results of every earlier version.
 
 use std::path::Path;
 
@@ -245,8 +246,14 @@ mod tests {
         assert_eq!(table.header, ["a", "b"]);
         assert_eq!(table.rows, [vec!["1", ""], vec!["x,y", "2"]]);
         std::fs::write(&path, "a,b\n1,2\n3\n").unwrap();
-        let refused = CsvText::read(&path).unwrap_err().to_string();
-        assert!(refused.contains("t.csv"), "{refused}");
+        let refused = CsvText::read(&path).unwrap_err();
+        let ResultsError::Csv { source, .. } = &refused else {
+            panic!("refused for another reason: {refused}");
+        };
+        assert!(
+            matches!(source.kind(), csv::ErrorKind::UnequalLengths { .. }),
+            "{refused}"
+        );
     }
 
     #[test]
