@@ -1,10 +1,10 @@
 //! The droplet kernel's parameters, with the defaults vkerode chose (the paper gives none).
 
 use serde::Serialize;
-use crate::erosion::choice::setting_choice;
 
 use super::error::ParamError;
 use super::spawn::Spawn;
+use crate::erosion::choice::setting_choice;
 
 setting_choice! {
     /// How `modifyHeight` adds to the heightfield.

@@ -3,9 +3,9 @@
 //! checkerboard phases so that concurrently running tiles are apart.
 
 use serde::Serialize;
-use crate::erosion::choice::setting_choice;
 
 use super::error::ParamError;
+use crate::erosion::choice::setting_choice;
 use crate::hash::pcg_hash;
 
 setting_choice! {

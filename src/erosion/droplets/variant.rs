@@ -1,10 +1,10 @@
 //! Which compiled droplet kernel a run needs: the shader file and its macro variant.
 
 use serde::Serialize;
-use crate::erosion::choice::setting_choice;
 
 use super::params::{AtomicMode, DropletJob, Physics};
 use super::spawn::SpawnMode;
+use crate::erosion::choice::setting_choice;
 use crate::gpu::{shaders, ShaderModule, Spirv};
 
 setting_choice! {

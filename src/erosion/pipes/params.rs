@@ -1,8 +1,8 @@
 //! The virtual-pipe model's parameters and their rules, its fields and their totals.
 
 use serde::Serialize;
-use crate::erosion::choice::setting_choice;
 
+use crate::erosion::choice::setting_choice;
 use crate::erosion::keys::SettingError;
 
 /// The model's parameters; the defaults are the working values of open implementations

@@ -3,11 +3,11 @@
 //! each, whether it pays or not.
 
 use std::fmt;
-use crate::erosion::choice::setting_choice;
 
 use serde::Serialize;
 
 use super::params::Advection;
+use crate::erosion::choice::setting_choice;
 use crate::erosion::grid::{check_addressed, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;

@@ -2,11 +2,11 @@
 //! so that the loops over neighbours have a fixed length) and the workgroup's shape.
 
 use std::fmt;
-use crate::erosion::choice::setting_choice;
 
 use clap::ValueEnum as _;
 use serde::Serialize;
 
+use crate::erosion::choice::setting_choice;
 use crate::erosion::grid::{check_addressed, GridVariant};
 use crate::erosion::keys::SettingError;
 use crate::erosion::workgroup::WorkgroupShape;
