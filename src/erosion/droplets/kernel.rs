@@ -228,11 +228,6 @@ impl DropletKernel {
             });
         }
         let build = |shader: Spirv| droplet_pipeline(ctx, &variant, shader, &spec);
-        let module = |counted| {
-            variant.module(counted).ok_or_else(|| {
-                ErosionError::NoModule(variant.module_name())
-            })
-        };
         let apply = if variant.atomics == AtomicMode::Deterministic {
             Some(ComputePipeline::new(
                 ctx,
@@ -248,8 +243,8 @@ impl DropletKernel {
         };
         Ok(Self {
             ctx: Arc::clone(ctx),
-            timed: build(module(false)?)?,
-            counted: build(module(true)?)?,
+            timed: build(compiled_module(&variant, false)?)?,
+            counted: build(compiled_module(&variant, true)?)?,
             recording: std::sync::OnceLock::new(),
             spec,
             apply,
@@ -309,8 +304,7 @@ impl DropletKernel {
     }
 
     fn build_recording(&self) -> Result<ComputePipeline, ErosionError> {
-        let module = (self.variant.module(true))
-            .ok_or_else(|| ErosionError::NoModule(self.variant.module_name()))?;
+        let module = compiled_module(&self.variant, true)?;
         let mut spec = self.spec.clone();
         spec.push(SpecConstant {
             id: RECORDS_ADDRESSES_ID,
@@ -323,6 +317,14 @@ impl DropletKernel {
     pub(super) fn apply(&self) -> Option<&ComputePipeline> {
         self.apply.as_ref()
     }
+}
+
+/// The compiled module of `variant` (its counted build if `counted`); a missing one is
+/// a gap between build.rs and the variants.
+fn compiled_module(variant: &KernelVariant, counted: bool) -> Result<Spirv, ErosionError> {
+    variant
+        .module(counted)
+        .ok_or_else(|| ErosionError::NoModule(variant.module_name()))
 }
 
 /// A droplet module's pipeline, with the variant's texel binding and robustness.
