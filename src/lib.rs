@@ -45,6 +45,25 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
     line
 }
 
+/// An I/O error with the path it happened at: how every layer's error names a file.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", path.display())]
+pub struct PathIoError {
+    pub path: std::path::PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl PathIoError {
+    /// For `map_err`: the failure of an operation on `path`.
+    pub fn at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| Self {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 /// Refuses `path` unless it is a regular file (after symlinks), before anything opens
 /// it: a FIFO would block the read forever, and a device such as /dev/zero would be
 /// read until memory runs out. The error goes where a failed read's would.

@@ -20,14 +20,6 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::erosion::{ErosionError, SettingError};
-use crate::gpu::GpuError;
-use crate::probes::ProbeError;
-use crate::terrain::files::WriteError;
-use crate::terrain::formats::FormatError;
-use crate::terrain::output::OutputError;
-use crate::terrain::{HeightmapError, TerrainError};
-
 /// A config problem: the file, the key and the reason.
 #[derive(Debug, Error)]
 #[error("{}: {key}: {reason}", file.display())]
@@ -35,46 +27,4 @@ pub struct ConfigError {
     pub file: PathBuf,
     pub key: String,
     pub reason: String,
-}
-
-#[derive(Debug, Error)]
-pub enum ExperimentError {
-    #[error(transparent)]
-    Erosion(#[from] ErosionError),
-    #[error(transparent)]
-    Terrain(#[from] TerrainError),
-    #[error(transparent)]
-    Heightmap(#[from] HeightmapError),
-    #[error(transparent)]
-    Gpu(#[from] GpuError),
-    #[error(transparent)]
-    Write(#[from] WriteError),
-    #[error(transparent)]
-    Format(#[from] FormatError),
-    #[error(transparent)]
-    Output(#[from] OutputError),
-    #[error(transparent)]
-    Results(#[from] results::ResultsError),
-    #[error(transparent)]
-    Setting(#[from] SettingError),
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    #[error(transparent)]
-    Probe(#[from] ProbeError),
-    #[error(transparent)]
-    Plot(#[from] report::plot::PlotError),
-    #[error(transparent)]
-    Html(#[from] report::HtmlError),
-    #[error(transparent)]
-    Sweep(#[from] sweep::SweepError),
-    #[error(transparent)]
-    Invariant(#[from] run::InvariantError),
-    #[error("the GPU engine needs a Vulkan device")]
-    NoDeviceForGpuEngine,
-    #[error("{}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
 }

@@ -19,6 +19,7 @@ use crate::gpu::{Context, DeviceInfo};
 use crate::progress::Progress;
 use crate::terrain::files::write_atomically;
 use crate::terrain::output::slug;
+use crate::PathIoError;
 
 /// Walk steps per walker, as the paper's lifetime.
 const WALK_STEPS: u32 = 30;
@@ -489,10 +490,7 @@ pub fn load_cached(info: &DeviceInfo) -> Option<PeakTable> {
 pub fn save_cached(info: &DeviceInfo, table: &PeakTable) -> Result<PathBuf, ProbeError> {
     let path = cache_path(info);
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| ProbeError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        std::fs::create_dir_all(dir).map_err(PathIoError::at(dir))?;
     }
     write_atomically(&path, |out| {
         serde_json::to_writer_pretty(&mut *out, table).map_err(std::io::Error::other)

@@ -9,13 +9,12 @@ pub mod ceilings;
 pub mod gpu_state;
 pub mod kernels;
 
-use std::path::PathBuf;
-
 use thiserror::Error;
 
 use crate::erosion::ErosionError;
 use crate::gpu::GpuError;
 use crate::terrain::files::WriteError;
+use crate::PathIoError;
 
 #[derive(Debug, Error)]
 pub enum ProbeError {
@@ -29,10 +28,6 @@ pub enum ProbeError {
     Erosion(#[from] ErosionError),
     #[error(transparent)]
     Write(#[from] WriteError),
-    #[error("{}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
 }

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::terrain::output::{OutputError, MARKER};
+use crate::PathIoError;
 
 pub const POINTS_CSV: &str = "points.csv";
 pub const SAMPLES_CSV: &str = "samples.csv";
@@ -57,12 +58,8 @@ pub fn set_files(set: &Path) -> Vec<PathBuf> {
 
 #[derive(Debug, Error)]
 pub enum ResultsError {
-    #[error("{}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Io(#[from] PathIoError),
     #[error("{}", path.display())]
     Csv {
         path: PathBuf,
@@ -76,10 +73,7 @@ pub enum ResultsError {
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
-    move |source| ResultsError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| PathIoError::at(path)(source).into()
 }
 
 fn csv_error(path: &Path) -> impl FnOnce(csv::Error) -> ResultsError + '_ {

@@ -24,6 +24,7 @@ use crate::terrain::output::{
     check_replaceable, remove_dead_leftovers, resolved, FolderLock, OutputError, StagedFolder,
     MARKER,
 };
+use crate::PathIoError;
 
 /// Where a results set came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -324,10 +325,7 @@ impl Meta {
         write_atomically(&path, |out| {
             serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)
         })
-        .map_err(|e| ResultsError::Io {
-            path: path.clone(),
-            source: e.source,
-        })
+        .map_err(|e| PathIoError::at(&path)(e.source).into())
     }
 }
 

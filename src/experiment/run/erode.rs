@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::super::ExperimentError;
 use super::figures::{gpm_counters, CeilingShare, ChangeFigures, RunFigures, TimeSource};
 use super::invariant::InvariantError;
 use super::provenance::Provenance;
 use super::terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};
+use super::RunError;
 use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
 use crate::gpu::{CompilerStatistic, Context};
 use crate::probes::ceilings::Ceilings;
@@ -25,6 +25,7 @@ use crate::terrain::pictures::{
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
 use crate::terrain::{Cells, Change, Heightmap};
+use crate::PathIoError;
 
 /// What runs the strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum, schemars::JsonSchema)]
@@ -224,7 +225,7 @@ fn run_on_gpu(
     settings: &RunSettings,
     initial: &Cells,
     tell: Tell,
-) -> Result<EngineRun, ExperimentError> {
+) -> Result<EngineRun, RunError> {
     let strategy = settings.strategy();
     let algorithm = settings.algorithm.as_str();
     tell(Progress::Stage(format!(
@@ -280,7 +281,7 @@ fn run_on_cpu(
     engine: CpuEngine,
     settings: &RunSettings,
     initial: &Cells,
-) -> Result<EngineRun, ExperimentError> {
+) -> Result<EngineRun, RunError> {
     let strategy = settings.strategy();
     let run = strategy.run_on_cpu(engine, settings, initial)?;
     Ok(EngineRun {
@@ -309,11 +310,11 @@ pub fn run_erosion(
     ctx: Option<&Arc<Context>>,
     request: &ErodeRequest,
     tell: Tell,
-) -> Result<ErodeOutcome, ExperimentError> {
+) -> Result<ErodeOutcome, RunError> {
     let settings = &request.settings;
     let strategy = settings.strategy();
     let gpu = match request.engine.cpu() {
-        None => Some(ctx.ok_or(ExperimentError::NoDeviceForGpuEngine)?),
+        None => Some(ctx.ok_or(RunError::NoDeviceForGpuEngine)?),
         Some(_) => None,
     };
     let device = gpu.map(|ctx| ctx.info());
@@ -345,7 +346,7 @@ pub fn run_erosion(
             run_on_cpu(engine, settings, &initial)?
         }
         (None, Some(ctx)) => run_on_gpu(ctx, settings, &initial, tell)?,
-        (None, None) => return Err(ExperimentError::NoDeviceForGpuEngine),
+        (None, None) => return Err(RunError::NoDeviceForGpuEngine),
     };
     let mut warnings = Vec::new();
     let ceiling = match (gpu, run.run.gpu_ms) {
@@ -433,11 +434,8 @@ pub fn write_outcome(
     dir: &Path,
     outcome: &mut ErodeOutcome,
     options: OutputOptions,
-) -> Result<(Vec<PathBuf>, Vec<String>), ExperimentError> {
-    std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+) -> Result<(Vec<PathBuf>, Vec<String>), RunError> {
+    std::fs::create_dir_all(dir).map_err(PathIoError::at(dir))?;
     let before = outcome.exported(&outcome.before.heightmap());
     let after = outcome.exported(&outcome.after.heightmap());
     outcome

@@ -4,6 +4,7 @@
 //! whatever its settings (`invariant.rs`).
 
 mod erode;
+mod error;
 mod figures;
 mod invariant;
 mod provenance;
@@ -14,6 +15,7 @@ pub use erode::{
     run_erosion, write_outcome, Engine, ErodeOutcome, ErodeReport, ErodeRequest, LandformChange,
     OutputOptions,
 };
+pub use error::RunError;
 pub use figures::{gpm_counters, CeilingShare, ChangeFigures, RunFigures, TimeSource, CEILING};
 pub use invariant::InvariantError;
 pub use provenance::Provenance;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use thiserror::Error;
 
-use super::super::ExperimentError;
+use super::RunError;
 use crate::erosion::SettingError;
 use crate::gpu::Context;
 use crate::hash::fnv1a64;
@@ -195,7 +195,7 @@ pub fn prepare_terrain(
     source: &TerrainSource,
     spec: &TerrainSpec,
     gpu: Option<&Arc<Context>>,
-) -> Result<PreparedTerrain, ExperimentError> {
+) -> Result<PreparedTerrain, RunError> {
     match source {
         TerrainSource::Noise => {
             let heights = match gpu {

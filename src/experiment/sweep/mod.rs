@@ -25,7 +25,6 @@ use point::PointContext;
 use workers::{WorkQueues, WorkerPool};
 
 use super::results::{read_points, Meta, ResultsWriter, SweepSource, WorkerDevice, POINTS_CSV};
-use super::ExperimentError;
 use crate::gpu::{Context, DeviceInfo};
 use crate::probes::gpu_state::GpuMonitor;
 use crate::terrain::output::slug;
@@ -54,9 +53,9 @@ pub fn run_sweep(
     contexts: &[Arc<Context>],
     experiment: &Experiment,
     options: &SweepOptions,
-) -> Result<SweepSummary, ExperimentError> {
+) -> Result<SweepSummary, SweepError> {
     let Some(first) = contexts.first() else {
-        return Err(SweepError::NoDevice.into());
+        return Err(SweepError::NoDevice);
     };
     let infos: Vec<&DeviceInfo> = contexts.iter().map(|c| c.info()).collect();
     let dir = results_dir(experiment, &first.info().name, options);
@@ -67,8 +66,7 @@ pub fn run_sweep(
             let Some(monitor) = monitor.as_mut() else {
                 return Err(SweepError::NoNvml {
                     device: info.name.clone(),
-                }
-                .into());
+                });
             };
             monitor.lock_sm_clock(mhz).map_err(SweepError::ClockLock)?;
         }
@@ -121,7 +119,7 @@ pub fn run_sweep(
                 w.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
-            .collect::<Result<Vec<()>, ExperimentError>>()
+            .collect::<Result<Vec<()>, SweepError>>()
     })?;
     let mut summary = pool.finish(dir, mine.len() * work.copies())?;
     if options.replicate {

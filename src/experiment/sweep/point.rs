@@ -10,13 +10,14 @@ use std::sync::{Arc, Mutex};
 
 use super::config::{Experiment, MeasureSettings, Point};
 use super::measure::measure_runs;
+use super::SweepError;
 use crate::erosion::{ErosionError, Prepared, ReplayTraffic};
 use crate::experiment::results::{point_row, InputRecord, PointValues, ResultsWriter, SampleRow};
-use crate::experiment::run::{gpm_counters, CeilingShare, InvariantError, TimeSplit};
-use crate::experiment::ExperimentError;
+use crate::experiment::run::{gpm_counters, CeilingShare, InvariantError, RunError, TimeSplit};
 use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
 use crate::probes::gpu_state::GpuMonitor;
+use crate::table::Row;
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
@@ -32,11 +33,7 @@ pub(super) struct TerrainCache {
 
 impl TerrainCache {
     /// The erosion noise of `spec`, in height units.
-    fn heights(
-        &mut self,
-        ctx: &Arc<Context>,
-        spec: TerrainSpec,
-    ) -> Result<&Heightmap, ExperimentError> {
+    fn heights(&mut self, ctx: &Arc<Context>, spec: TerrainSpec) -> Result<&Heightmap, RunError> {
         if self.heights.as_ref().is_none_or(|(s, _)| *s != spec) {
             self.heights = Some((spec, generate_on_gpu(ctx, &spec)?));
         }
@@ -66,11 +63,11 @@ pub(super) struct PointContext<'a> {
     pub(super) worker: usize,
 }
 
-fn read_back(cells: Option<Cells>) -> Result<Cells, ExperimentError> {
+fn read_back(cells: Option<Cells>) -> Result<Cells, RunError> {
     Ok(cells.ok_or(InvariantError::NoHeightsBack)?)
 }
 
-fn change(before: &Cells, after: &Cells) -> Result<Change, ExperimentError> {
+fn change(before: &Cells, after: &Cells) -> Result<Change, RunError> {
     Ok(Change::between(before, after).ok_or(InvariantError::ShapeOrArithmeticChanged)?)
 }
 
@@ -82,7 +79,21 @@ impl PointContext<'_> {
         terrain: &mut TerrainCache,
         ceilings: &mut Ceilings,
         writer: &Mutex<ResultsWriter>,
-    ) -> Result<String, ExperimentError> {
+    ) -> Result<String, SweepError> {
+        let (row, samples, line) = self.run(point, terrain, ceilings, &writer_commit(writer))?;
+        let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
+        writer.record((point.index, self.worker), &row, &samples)?;
+        Ok(line)
+    }
+
+    /// The point's runs: its row, its samples and what `--verbose` tells of it.
+    fn run(
+        &self,
+        point: &Point,
+        terrain: &mut TerrainCache,
+        ceilings: &mut Ceilings,
+        commit: &str,
+    ) -> Result<(Row, Vec<SampleRow>, String), RunError> {
         let (ctx, s) = (self.ctx, &point.settings);
         let judge = self.experiment.config.measure.judge;
         let strategy = s.strategy();
@@ -125,7 +136,7 @@ impl PointContext<'_> {
         let rate = counted.work as f64 / (measurement.gpu_ms.median / 1e3);
         let values = PointValues {
             experiment: &self.experiment.config.name,
-            commit: &writer_commit(writer),
+            commit,
             point: point.index,
             worker: self.worker,
             device: ctx.info(),
@@ -174,15 +185,13 @@ impl PointContext<'_> {
                 outlier: sample.outlier,
             })
             .collect();
-        let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
-        writer.record((point.index, self.worker), &row, &samples)?;
-        // What `--verbose` tells of the point.
-        Ok(format!(
+        let line = format!(
             "{} repetitions ({}), median GPU time {:.3} ms",
             measurement.samples.len(),
             measurement.stop.as_str(),
             measurement.gpu_ms.median
-        ))
+        );
+        Ok((row, samples, line))
     }
 }
 

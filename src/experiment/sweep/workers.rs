@@ -13,13 +13,10 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::config::Point;
 use super::options::{OnPointError, SweepOptions, SweepSummary, Verbosity};
 use super::point::{PointContext, TerrainCache};
-use crate::erosion::ErosionError;
+use super::SweepError;
 use crate::experiment::results::{point_column, CsvText, FailedRow, ResultsWriter};
-use crate::experiment::ExperimentError;
-use crate::gpu::{Context, GpuError};
+use crate::gpu::Context;
 use crate::probes::ceilings::Ceilings;
-use crate::probes::ProbeError;
-use crate::terrain::TerrainError;
 
 /// The points left to measure: one queue all workers share, or with `--replicate` one
 /// per worker holding every point it has not recorded yet.
@@ -164,17 +161,6 @@ impl Progress {
     }
 }
 
-/// The sweep's own failures (its files, its settings) end it; the GPU's end the point.
-fn gpu_failure(error: &ExperimentError) -> Option<&GpuError> {
-    match error {
-        ExperimentError::Gpu(e)
-        | ExperimentError::Erosion(ErosionError::Gpu(e))
-        | ExperimentError::Terrain(TerrainError::Gpu(e))
-        | ExperimentError::Probe(ProbeError::Gpu(e)) => Some(e),
-        _ => None,
-    }
-}
-
 impl<'a, 'p> WorkerPool<'a, 'p> {
     pub(super) fn new(
         writer: ResultsWriter,
@@ -202,7 +188,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
         &self,
         point_context: &PointContext,
         on_error: OnPointError,
-    ) -> Result<(), ExperimentError> {
+    ) -> Result<(), SweepError> {
         let worker = point_context.worker;
         let line = &self.progress.workers[worker];
         let mut terrain = TerrainCache::default();
@@ -237,7 +223,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
                 }
                 Err(error) => error,
             };
-            let Some(gpu) = gpu_failure(&error) else {
+            let Some(gpu) = error.gpu_failure() else {
                 self.stop_all.store(true, Ordering::Relaxed);
                 return Err(error);
             };
@@ -280,7 +266,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
     /// The tally, once every worker is done (`mine`: the point measurements this run
     /// was given, recorded earlier or not), with the writer to fill in what needs all
     /// of them.
-    pub(super) fn finish(self, dir: PathBuf, mine: usize) -> Result<Finished, ExperimentError> {
+    pub(super) fn finish(self, dir: PathBuf, mine: usize) -> Result<Finished, SweepError> {
         self.progress.total.finish_and_clear();
         for line in &self.progress.workers {
             line.finish_and_clear();
@@ -311,13 +297,13 @@ pub(super) struct Finished {
 
 impl Finished {
     /// failed.csv and meta.json's missing points without the points recorded since.
-    pub(super) fn prune_missing(&mut self) -> Result<(), ExperimentError> {
+    pub(super) fn prune_missing(&mut self) -> Result<(), SweepError> {
         Ok(self.writer.prune_missing()?)
     }
 
     /// `--replicate`: each point's spread of the median GPU time over the devices, in
     /// every row of a point that every device has measured.
-    pub(super) fn fill_device_spread(&mut self) -> Result<(), ExperimentError> {
+    pub(super) fn fill_device_spread(&mut self) -> Result<(), SweepError> {
         let devices = self.writer.meta().devices.len().max(1);
         self.writer
             .rewrite_points(|table| fill_device_spread(table, devices))?;

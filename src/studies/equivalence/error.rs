@@ -4,8 +4,8 @@ use thiserror::Error;
 
 use super::plan::PlanError;
 use crate::erosion::{ErosionError, TableError};
-use crate::experiment::run::InvariantError;
-use crate::experiment::{ConfigError, ExperimentError};
+use crate::experiment::run::{InvariantError, RunError};
+use crate::experiment::ConfigError;
 use crate::terrain::files::WriteError;
 
 #[derive(Debug, Error)]
@@ -15,7 +15,7 @@ pub enum EquivalenceError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
-    Experiment(#[from] ExperimentError),
+    Run(#[from] RunError),
     #[error(transparent)]
     Erosion(#[from] ErosionError),
     #[error(transparent)]

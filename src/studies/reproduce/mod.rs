@@ -15,6 +15,7 @@
 //! (`summary.rs`).
 
 mod budget;
+mod error;
 mod evidence;
 mod judge;
 mod outcome;
@@ -22,6 +23,7 @@ mod suite;
 mod summary;
 
 pub use budget::{Calibration, Line};
+pub use error::ReproduceError;
 pub use judge::{FRAGILITY_DRAWS, FRAGILITY_MIN_SEEDS};
 pub use outcome::{
     Beside, ClaimResult, ClaimVerdict, Effect, ErosionCheck, ReferenceBundle, Reproduction,
@@ -42,9 +44,9 @@ use crate::experiment::report::Threshold;
 use crate::experiment::results::{Existing, ResultsError, POINTS_CSV};
 use crate::experiment::sweep::config::Experiment;
 use crate::experiment::sweep::{run_sweep, OnPointError, SweepError, SweepOptions, Verbosity};
-use crate::experiment::ExperimentError;
 use crate::gpu::{Context, DeviceInfo};
 use crate::terrain::files::write_atomically;
+use crate::PathIoError;
 use budget::{choose_scale, Costs, Plan, Unit};
 use evidence::{folders_holding, StepFiles};
 use judge::Evidence;
@@ -115,7 +117,7 @@ impl Layout<'_> {
         reps: &Reps,
         root: &Path,
         say: &mut dyn FnMut(String),
-    ) -> Result<PathBuf, ExperimentError> {
+    ) -> Result<PathBuf, ReproduceError> {
         match unit.step {
             Step::Sweep(plan) => {
                 let text = plan.config_toml(&unit.scale, &unit.seeds, reps, unit.extra);
@@ -149,10 +151,7 @@ impl Layout<'_> {
             }
             Step::Grid => {
                 let folder = root.join(unit.folder());
-                std::fs::create_dir_all(&folder).map_err(|source| ExperimentError::Io {
-                    path: folder.clone(),
-                    source,
-                })?;
+                std::fs::create_dir_all(&folder).map_err(PathIoError::at(&folder))?;
                 let text = grid_toml(&unit.scale, &unit.seeds, reps);
                 let strategies = Strategies::parse(Path::new("reproduce-grid.toml"), &text, &[])?;
                 // Each run's line stays with its time moving: a grid seed runs for
@@ -171,7 +170,7 @@ impl Layout<'_> {
     }
 
     /// Every step's files so far.
-    fn evidence(&self, threshold: f64) -> Result<Evidence, ExperimentError> {
+    fn evidence(&self, threshold: f64) -> Result<Evidence, ReproduceError> {
         let mut steps = BTreeMap::new();
         for step in STEPS {
             let files = match step {
@@ -216,7 +215,7 @@ fn calibrate(
     reps: Reps,
     layout: &Layout,
     say: &mut dyn FnMut(String),
-) -> Result<Calibrated, ExperimentError> {
+) -> Result<Calibrated, ReproduceError> {
     const POINT: SweepPlan = SweepPlan {
         name: "calibration",
         description: "The paper's kernel at workgroups 64 and 128, one seed.",
@@ -374,7 +373,7 @@ pub fn run_reproduce(
     options: &ReproduceOptions,
     dir: &Path,
     say: &mut dyn FnMut(String),
-) -> Result<(Reproduction, Vec<PathBuf>), ExperimentError> {
+) -> Result<(Reproduction, Vec<PathBuf>), ReproduceError> {
     let started = Instant::now();
     let elapsed = || started.elapsed().as_secs_f64();
     let info = ctx.info();
@@ -419,10 +418,7 @@ pub fn run_reproduce(
         let reused = layout.grid().join(first.folder());
         std::fs::create_dir_all(layout.grid())
             .and_then(|()| std::fs::rename(folder, &reused))
-            .map_err(|source| ExperimentError::Io {
-                path: reused.clone(),
-                source,
-            })?;
+            .map_err(PathIoError::at(&reused))?;
         plan.take(&first);
         begun.insert(Step::Grid.name());
     }
@@ -461,7 +457,7 @@ pub fn run_reproduce(
         layout.run(ctx, unit, reps, &root, say)?;
         let taken_s = at.elapsed().as_secs_f64();
         costs.observe(unit, reps, taken_s);
-        Ok::<UnitRun, ExperimentError>(UnitRun {
+        Ok::<UnitRun, ReproduceError>(UnitRun {
             step: unit.step.name().into(),
             seeds: unit.seeds.clone(),
             size: unit.scale.size,
@@ -594,8 +590,8 @@ fn write_outcome(
     evidence: &Evidence,
     reference: Option<&ReferenceBundle>,
     reference_dir: Option<&Path>,
-) -> Result<Vec<PathBuf>, ExperimentError> {
-    let write = |name: &str, text: &str| -> Result<PathBuf, ExperimentError> {
+) -> Result<Vec<PathBuf>, ReproduceError> {
+    let write = |name: &str, text: &str| -> Result<PathBuf, ReproduceError> {
         let path = layout.dir.join(name);
         write_atomically(&path, |out| std::io::Write::write_all(out, text.as_bytes()))?;
         Ok(path)
@@ -627,18 +623,15 @@ pub fn rejudge(
     dir: &Path,
     reference: Option<&ReferenceBundle>,
     reference_dir: Option<&Path>,
-) -> Result<(Reproduction, Vec<PathBuf>), ExperimentError> {
+) -> Result<(Reproduction, Vec<PathBuf>), ReproduceError> {
     let path = dir.join(JSON_FILE);
     let bad = |reason: String| {
-        ExperimentError::from(ResultsError::Mismatch {
+        ReproduceError::from(ResultsError::Mismatch {
             path: path.clone(),
             reason,
         })
     };
-    let text = crate::read_input_text(&path).map_err(|source| ExperimentError::Io {
-        path: path.clone(),
-        source,
-    })?;
+    let text = crate::read_input_text(&path).map_err(PathIoError::at(&path))?;
     let mut recorded: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
     // The claims are judged anew: only each one's id and scale are read back.
@@ -652,7 +645,7 @@ pub fn rejudge(
                 serde_json::from_value(c["scale"].clone()).map_err(|e| bad(e.to_string()))?;
             Ok((id, scale))
         })
-        .collect::<Result<_, ExperimentError>>()?;
+        .collect::<Result<_, ReproduceError>>()?;
     recorded["claims"] = serde_json::Value::Array(Vec::new());
     let mut outcome: Reproduction =
         serde_json::from_value(recorded).map_err(|e| bad(e.to_string()))?;
@@ -668,7 +661,7 @@ pub fn rejudge(
                 suite::claim(id).ok_or_else(|| bad(format!("no claim {id:?} in this build")))?;
             Ok(evidence.result(claim, *scale))
         })
-        .collect::<Result<_, ExperimentError>>()?;
+        .collect::<Result<_, ReproduceError>>()?;
     let written = write_outcome(&layout, &outcome, &evidence, reference, reference_dir)?;
     Ok((outcome, written))
 }

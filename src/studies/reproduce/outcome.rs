@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Calibration;
 use super::suite::{Better, ClaimKind, Reps, Scale};
+use super::ReproduceError;
 use crate::experiment::results::ResultsError;
-use crate::experiment::ExperimentError;
-use crate::readable_number;
 use crate::stats::{Band, Verdict};
+use crate::{readable_number, PathIoError};
 
 /// The verdicts and everything they rest on.
 pub const JSON_FILE: &str = "reproduce.json";
@@ -217,13 +217,10 @@ pub struct Reproduction {
 
 impl Reproduction {
     /// Reads a reproduce.json; a path that is not a regular file is refused.
-    pub fn read(path: &Path) -> Result<Self, ExperimentError> {
-        let io = |source| ExperimentError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let text = crate::read_input_text(path).map_err(io)?;
-        serde_json::from_str(&text).map_err(|e| io(std::io::Error::other(e)))
+    pub fn read(path: &Path) -> Result<Self, ReproduceError> {
+        let text = crate::read_input_text(path).map_err(PathIoError::at(path))?;
+        Ok(serde_json::from_str(&text)
+            .map_err(|e| PathIoError::at(path)(std::io::Error::other(e)))?)
     }
 }
 
@@ -252,7 +249,7 @@ pub struct ReferenceBundle {
 impl ReferenceBundle {
     /// The bundle in `dir`: its reproduce.json, or one in each of its folders (one per
     /// scale); `None` where there is none.
-    pub fn read(dir: &Path) -> Result<Option<Self>, ExperimentError> {
+    pub fn read(dir: &Path) -> Result<Option<Self>, ReproduceError> {
         let mut files = vec![dir.join(JSON_FILE)];
         if let Ok(entries) = std::fs::read_dir(dir) {
             let mut folders: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();

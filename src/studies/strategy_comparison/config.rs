@@ -8,9 +8,10 @@ use serde::Deserialize;
 
 use crate::erosion::settings::NoiseSettings;
 use crate::erosion::{Algorithm, RunSettings, SettingError, TableError, ALL_STRATEGIES};
+use crate::experiment::run::RunError;
 use crate::experiment::run::{prepare_terrain, InputError, InputUnits, TerrainSource};
 use crate::experiment::sweep::config::{apply_override, MeasureSettings, DOSE_AXIS_KEY};
-use crate::experiment::{ConfigError, ExperimentError};
+use crate::experiment::ConfigError;
 use crate::terrain::image::CellSize;
 use crate::terrain::output::default_out;
 use crate::terrain::{Heightmap, MapInfo};
@@ -567,7 +568,7 @@ impl StrategyTerrain {
 
     /// The map of a file's terrain in kernel units, as the strategies will see it;
     /// `None` for noise, whose map the settings give.
-    fn map(&self, source: &TerrainSource) -> Result<Option<MapInfo>, ExperimentError> {
+    fn map(&self, source: &TerrainSource) -> Result<Option<MapInfo>, RunError> {
         match source {
             TerrainSource::Noise => Ok(None),
             TerrainSource::File { .. } => {

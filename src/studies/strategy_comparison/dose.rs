@@ -11,7 +11,6 @@ use crate::experiment::report::plot::PlotError;
 use crate::experiment::report::{write_charts, Chart, PlotPoint, Series};
 use crate::experiment::results::columns::{ALGORITHM, HEIGHT_UNIT};
 use crate::experiment::run::ChangeFigures;
-use crate::experiment::ExperimentError;
 use crate::stats::Moments;
 use crate::studies::equivalence::landform_figures;
 use crate::table::{Column, Section};
@@ -313,7 +312,7 @@ pub fn draw_trajectories(
     terrain: &str,
     runs: &[DoseRun],
     water_per_cell: &[f64],
-) -> Result<Vec<PathBuf>, ExperimentError> {
+) -> Result<Vec<PathBuf>, PlotError> {
     draw_points(stem, terrain, &points(runs, water_per_cell))
 }
 
@@ -347,7 +346,7 @@ impl DoseRow {
 }
 
 /// The rows of `dose.csv` at `path`.
-fn read_dose_csv(path: &Path) -> Result<Vec<DoseRow>, ExperimentError> {
+fn read_dose_csv(path: &Path) -> Result<Vec<DoseRow>, PlotError> {
     let bad = |reason: String| PlotError::Input {
         path: path.to_path_buf(),
         reason,
@@ -413,7 +412,7 @@ fn read_dose_csv(path: &Path) -> Result<Vec<DoseRow>, ExperimentError> {
 
 /// Every terrain's trajectories drawn again from a `dose.csv`, into
 /// `<dir>/<terrain>/dose.png` and .svg, as `vkerode strategies` draws them.
-pub fn redraw_dose_csv(dose_csv: &Path, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
+pub fn redraw_dose_csv(dose_csv: &Path, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let rows = read_dose_csv(dose_csv)?;
     let points: Vec<DosePoint> = rows.iter().map(DoseRow::point).collect();
     let mut terrains: Vec<&str> = Vec::new();
@@ -430,11 +429,7 @@ pub fn redraw_dose_csv(dose_csv: &Path, dir: &Path) -> Result<Vec<PathBuf>, Expe
     Ok(written)
 }
 
-fn draw_points(
-    stem: &Path,
-    terrain: &str,
-    all: &[DosePoint],
-) -> Result<Vec<PathBuf>, ExperimentError> {
+fn draw_points(stem: &Path, terrain: &str, all: &[DosePoint]) -> Result<Vec<PathBuf>, PlotError> {
     let mine: Vec<&DosePoint> = all.iter().filter(|p| p.terrain == terrain).collect();
     let columns: Vec<Column> = quantities(None, false)
         .into_iter()
@@ -444,7 +439,7 @@ fn draw_points(
     let erosion = at(EROSION).ok_or(PlotError::MissingColumn(EROSION))?;
     let water = at(WATER).ok_or(PlotError::MissingColumn(WATER))?;
     let Some(first) = mine.first() else {
-        return Err(PlotError::NoRuns(terrain.to_string()).into());
+        return Err(PlotError::NoRuns(terrain.to_string()));
     };
     let label = |c: &Column| {
         let (words, unit) = in_words(c, first.height_unit, first.length_unit);
@@ -511,7 +506,7 @@ fn draw_points(
                 _ => panel(q, erosion),
             }),
     );
-    Ok(write_charts(stem, &charts, 4, (640, 440))?)
+    write_charts(stem, &charts, 4, (640, 440))
 }
 
 #[cfg(test)]

@@ -11,10 +11,12 @@
 
 mod config;
 mod dose;
+mod error;
 mod runs;
 
 pub use config::{BaseLevel, Strategies, StrategyPlan, StrategyTerrain, TerrainPlan, WaterTiming};
 pub use dose::{dose_columns, redraw_dose_csv, DOSE_CHART, INTERVAL_LEVEL};
+pub use error::ComparisonError;
 pub use runs::{records_base_level, strategies_columns, RunRecord, RunRecords};
 
 use std::path::{Path, PathBuf};
@@ -28,10 +30,10 @@ use crate::experiment::run::{
 };
 use crate::experiment::sweep::config::MeasureSettings;
 use crate::experiment::sweep::measure_runs;
-use crate::experiment::ExperimentError;
 use crate::gpu::Context;
 use crate::terrain::files::write_atomically;
 use crate::terrain::pictures::{drawn, erosion_maps_side_by_side, ErosionChange};
+use crate::PathIoError;
 use dose::{draw_trajectories, DoseRun};
 use runs::{describe, Measured, RunAt};
 
@@ -44,7 +46,7 @@ fn write_csv(
     path: &Path,
     header: Vec<String>,
     rows: &[Vec<String>],
-) -> Result<(), ExperimentError> {
+) -> Result<(), ComparisonError> {
     write_atomically(path, |out| {
         let mut csv = csv::Writer::from_writer(out);
         csv.write_record(&header).map_err(std::io::Error::other)?;
@@ -63,7 +65,7 @@ fn erode_and_time(
     terrain: &TerrainSource,
     settings: &RunSettings,
     measure: &MeasureSettings,
-) -> Result<(ErodeOutcome, Measurement), ExperimentError> {
+) -> Result<(ErodeOutcome, Measurement), ComparisonError> {
     let request = ErodeRequest {
         terrain: terrain.clone(),
         settings: settings.clone(),
@@ -73,9 +75,7 @@ fn erode_and_time(
     };
     let outcome = run_erosion(Some(ctx), &request, &mut |_| {})?;
     if outcome.report.figures.gpu_ms.is_none() {
-        return Err(ExperimentError::Erosion(ErosionError::Unsupported(
-            "GPU timestamps, which the cost axis needs",
-        )));
+        return Err(ComparisonError::NoTimestamps);
     }
     let mut prepared = settings
         .strategy()
@@ -94,7 +94,7 @@ fn sea_of(
     strategies: &Strategies,
     plan: &TerrainPlan,
     seed: u32,
-) -> Result<f32, ExperimentError> {
+) -> Result<f32, ComparisonError> {
     let Some(first) = plan.strategies.first() else {
         return Ok(0.0);
     };
@@ -119,7 +119,7 @@ pub fn run_strategies(
     strategies: &Strategies,
     dir: &Path,
     mut say: impl FnMut(String),
-) -> Result<(Vec<String>, Vec<PathBuf>), ExperimentError> {
+) -> Result<(Vec<String>, Vec<PathBuf>), ComparisonError> {
     let mut rows = Vec::new();
     let mut dose_runs = Vec::new();
     let mut lines = Vec::new();
@@ -131,10 +131,7 @@ pub fn run_strategies(
     for plan in &strategies.plans {
         let terrain = plan.terrain.name.as_str();
         let folder = dir.join(terrain);
-        std::fs::create_dir_all(&folder).map_err(|source| ExperimentError::Io {
-            path: folder.clone(),
-            source,
-        })?;
+        std::fs::create_dir_all(&folder).map_err(PathIoError::at(&folder))?;
         let mut maps = Vec::new();
         for (s, &seed) in strategies.seeds.iter().enumerate() {
             let sea = sea_of(ctx, strategies, plan, seed)?;
