@@ -41,8 +41,7 @@ pub enum RunError {
 }
 
 impl RunError {
-    /// The device's failure behind this error, if it is one: a sweep ends the point on
-    /// it, where its own failures (files, settings) end the sweep.
+    /// The device's failure behind this error, if it is one.
     pub fn gpu_failure(&self) -> Option<&GpuError> {
         match self {
             Self::Gpu(e)

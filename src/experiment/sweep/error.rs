@@ -32,8 +32,7 @@ pub enum SweepError {
 }
 
 impl SweepError {
-    /// The device's failure behind a point's error, which ends the point; the sweep's
-    /// own failures (its files, its settings) end the sweep.
+    /// The device's failure behind this error, if it is one.
     pub fn gpu_failure(&self) -> Option<&GpuError> {
         match self {
             Self::Run(run) => run.gpu_failure(),
