@@ -55,12 +55,16 @@ pub struct PathIoError {
 }
 
 impl PathIoError {
-    /// For `map_err`: the failure of an operation on `path`.
-    pub fn at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
-        move |source| Self {
+    pub fn new(path: &std::path::Path, source: std::io::Error) -> Self {
+        Self {
             path: path.to_path_buf(),
             source,
         }
+    }
+
+    /// For `map_err`: the failure of an operation on `path`.
+    pub fn at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| Self::new(path, source)
     }
 }
 

@@ -30,8 +30,9 @@ pub(super) fn in_bounds_offsets(
         .enumerate()
         .filter_map(move |(k, &(dx, dy))| {
             let (nx, ny) = (x + dx, y + dy);
+            // Lazily: off the map the index would overflow.
             (nx >= 0 && ny >= 0 && nx < w as isize && ny < h as isize)
-                .then_some((k, ny as usize * w + nx as usize))
+                .then(|| (k, ny as usize * w + nx as usize))
         })
 }
 

@@ -15,6 +15,7 @@ use crate::experiment::results::{
 };
 use crate::terrain::files::write_atomically;
 use crate::terrain::output::{OutputError, StagedFolder};
+use crate::PathIoError;
 
 /// Where named baselines live unless `--baselines` says otherwise: beside the sweeps'
 /// default `results/`.
@@ -36,12 +37,8 @@ pub enum BaselineError {
         dir: PathBuf,
         known: String,
     },
-    #[error("{}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Read(#[from] PathIoError),
     #[error(transparent)]
     Results(#[from] ResultsError),
     #[error(transparent)]
@@ -138,12 +135,8 @@ impl PendingBaseline {
             if name != POINTS_CSV && !from.is_file() {
                 continue;
             }
-            let read = |source| BaselineError::Read {
-                path: from.clone(),
-                source,
-            };
-            crate::check_regular_file(&from).map_err(read)?;
-            let bytes = std::fs::read(&from).map_err(read)?;
+            crate::check_regular_file(&from).map_err(PathIoError::at(&from))?;
+            let bytes = std::fs::read(&from).map_err(PathIoError::at(&from))?;
             let to = self.staged.path().join(name);
             write_atomically(&to, |out| std::io::Write::write_all(out, &bytes))
                 .map_err(OutputError::from)?;

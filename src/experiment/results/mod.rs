@@ -73,7 +73,7 @@ pub enum ResultsError {
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
-    move |source| PathIoError::at(path)(source).into()
+    move |source| PathIoError::new(path, source).into()
 }
 
 fn csv_error(path: &Path) -> impl FnOnce(csv::Error) -> ResultsError + '_ {

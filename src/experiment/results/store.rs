@@ -325,7 +325,7 @@ impl Meta {
         write_atomically(&path, |out| {
             serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)
         })
-        .map_err(|e| PathIoError::at(&path)(e.source).into())
+        .map_err(|e| PathIoError::new(&path, e.source).into())
     }
 }
 

@@ -2,7 +2,6 @@
 
 use crate::experiment::results::ResultsError;
 use crate::experiment::run::RunError;
-use crate::experiment::ConfigError;
 use crate::gpu::GpuError;
 use crate::probes::gpu_state::ClockLockError;
 
@@ -27,8 +26,6 @@ pub enum SweepError {
     Run(#[from] RunError),
     #[error(transparent)]
     Results(#[from] ResultsError),
-    #[error(transparent)]
-    Config(#[from] ConfigError),
 }
 
 impl SweepError {

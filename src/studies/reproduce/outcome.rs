@@ -219,8 +219,8 @@ impl Reproduction {
     /// Reads a reproduce.json; a path that is not a regular file is refused.
     pub fn read(path: &Path) -> Result<Self, ReproduceError> {
         let text = crate::read_input_text(path).map_err(PathIoError::at(path))?;
-        Ok(serde_json::from_str(&text)
-            .map_err(|e| PathIoError::at(path)(std::io::Error::other(e)))?)
+        serde_json::from_str(&text)
+            .map_err(|e| PathIoError::new(path, std::io::Error::other(e)).into())
     }
 }
 
