@@ -15,7 +15,7 @@ use super::pairing::Pairing;
 use super::plot::{chart_svg, throughput_chart, PlotError};
 use crate::experiment::results::{set_file, set_files, Meta, ResultsError, META_JSON, POINTS_CSV};
 use crate::stats::Verdict;
-use crate::terrain::files::write_atomically;
+use crate::terrain::files::{write_atomically, WriteError};
 
 /// Each chart's size in pixels, as `vkerode plot` draws it.
 const PANEL: (u32, u32) = (960, 600);
@@ -37,12 +37,8 @@ pub enum HtmlError {
     Picture { path: PathBuf, reason: String },
     #[error("{}: is a folder; --html names the file to write", path.display())]
     Folder { path: PathBuf },
-    #[error("writing {}", path.display())]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] WriteError),
 }
 
 // Kept (no maud or askama): pages are fixed text with escape()d values, and maud leaves ' bare where this writes &#39;, so committed pages would change.
@@ -159,12 +155,8 @@ pub fn write_html(path: &Path, html: &str) -> Result<(), HtmlError> {
             path: path.to_path_buf(),
         });
     }
-    write_atomically(path, |out| std::io::Write::write_all(out, html.as_bytes())).map_err(|e| {
-        HtmlError::Write {
-            path: e.path,
-            source: e.source,
-        }
-    })
+    write_atomically(path, |out| std::io::Write::write_all(out, html.as_bytes()))?;
+    Ok(())
 }
 
 /// What `report` reads, the output files it may not replace: the set's files, its

@@ -167,12 +167,6 @@ pub enum PlotError {
     Output(#[from] WriteError),
     #[error("drawing the chart: {0}")]
     Draw(DrawError),
-    #[error("writing {}", path.display())]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
 }
 
 /// What plotters reported while drawing, in its words: its error's type differs by
@@ -1203,7 +1197,7 @@ pub fn plot(request: &PlotRequest) -> Result<Plotted, PlotError> {
         check_overwrite(&chart, request.overwrite)?;
     }
     let chart = read_chart(request)?;
-    std::fs::create_dir_all(folder).map_err(|source| PlotError::Write {
+    std::fs::create_dir_all(folder).map_err(|source| WriteError {
         path: folder.to_path_buf(),
         source,
     })?;
@@ -1250,7 +1244,7 @@ pub fn write_charts(
     .map_err(PlotError::Draw)?;
     let svg = chart_svg(charts, columns, panel)?;
     if let Some(dir) = png_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| PlotError::Write {
+        std::fs::create_dir_all(dir).map_err(|source| WriteError {
             path: dir.to_path_buf(),
             source,
         })?;
@@ -1262,17 +1256,9 @@ pub fn write_charts(
         png::ColorType::Rgb,
         png::BitDepth::Eight,
         &pixels,
-    )
-    .map_err(|e| PlotError::Write {
-        path: e.path,
-        source: e.source,
-    })?;
+    )?;
     write_atomically(&svg_path, |out| {
         std::io::Write::write_all(out, svg.as_bytes())
-    })
-    .map_err(|e| PlotError::Write {
-        path: e.path,
-        source: e.source,
     })?;
     Ok(vec![png_path, svg_path])
 }
