@@ -15,8 +15,8 @@ use std::time::Instant;
 use common::{assert_clean_success, browse, probe, scratch, stderr, vkerode, Schemas};
 use vkerode::stats::Verdict;
 use vkerode::studies::reproduce::{
-    Calibration, ClaimKind, ClaimResult, ClaimVerdict, Line, Reproduction, Reps, Scale, CLAIMS,
-    FRAGILE_SHARE, JSON_FILE, REPORT_HTML, SUMMARY_MD,
+    Calibration, ClaimKind, ClaimResult, ClaimVerdict, Reproduction, Reps, Scale, BUDGET_FLOOR_S,
+    CLAIMS, FRAGILE_SHARE, JSON_FILE, REPORT_HTML, SUMMARY_MD,
 };
 
 /// The suites of this file one at a time: the budget test's clock must not share the
@@ -55,10 +55,6 @@ fn reference(dir: &Path) {
                 method: String::new(),
             })
             .collect();
-        let none = Line {
-            fixed_s: 0.0,
-            per_cell_s: 0.0,
-        };
         let planted = Reproduction {
             device: "Planted GPU".into(),
             driver: "none".into(),
@@ -67,13 +63,9 @@ fn reference(dir: &Path) {
             budget_s: 1.0,
             predicted_s: 1.0,
             elapsed_s: 1.0,
-            calibration: Calibration {
-                droplet_point: none,
-                grid_seed: none,
-                runs: Vec::new(),
-                reps: Reps::for_budget(1.0),
-            },
+            calibration: Calibration::of_runs(Vec::new(), Reps::for_budget(1.0), String::new()),
             scale: Scale::at(size),
+            scale_choice: None,
             reps: Reps::for_budget(1.0),
             cuts: Vec::new(),
             units: Vec::new(),
@@ -130,6 +122,23 @@ fn a_minutes_budget_is_kept_and_every_claim_is_read_beside_the_reference() {
     );
     assert!(outcome.predicted_s > 0.0);
     assert!(!outcome.calibration.runs.is_empty());
+    // The calibration says why it measured no larger side, and the scale why it was
+    // chosen, on the console and in reproduce.json: among the sides measured and the one
+    // past them.
+    assert!(!outcome.calibration.stopped.is_empty());
+    let choice = outcome.scale_choice.as_ref().expect("the scale's choice");
+    let largest_measured = outcome.calibration.runs.iter().map(|r| r.1).max().unwrap();
+    let considered: Vec<u32> = choice.predicted.iter().map(|&(side, _)| side).collect();
+    assert!(considered.contains(&outcome.scale.size), "{choice:?}");
+    assert!(
+        considered.iter().all(|&side| side <= 2 * largest_measured),
+        "{choice:?}"
+    );
+    let said = format!(
+        "budget 60 s buys {}² ({} droplets a run): {}",
+        outcome.scale.size, outcome.scale.droplets, choice.why
+    );
+    assert!(stderr(&run).contains(&said), "{said}\n{}", stderr(&run));
     // Every unit run is recorded with its prediction and its time, and they add up to
     // no more than the whole.
     assert!(!outcome.units.is_empty());
@@ -200,6 +209,7 @@ fn a_minutes_budget_is_kept_and_every_claim_is_read_beside_the_reference() {
     let summary = std::fs::read_to_string(out.join(SUMMARY_MD)).unwrap();
     assert!(summary.contains("Reference: Planted GPU"), "{summary}");
     assert!(summary.contains("of a 60 s budget"), "{summary}");
+    assert!(summary.contains(&choice.why), "{summary}");
     for claim in &outcome.claims {
         let row = summary
             .lines()
@@ -313,10 +323,12 @@ fn only_the_claims_asked_for_run() {
     let _one = ONE_SUITE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("reproduce", "claims");
     let out = dir.join("out");
+    // The least budget the suite takes.
+    let floor = format!("{BUDGET_FLOOR_S}s");
     let run = vkerode(&[
         "reproduce",
         "--budget",
-        "15s",
+        &floor,
         "--claims",
         "stagger-speed",
         "--no-reference",
@@ -348,6 +360,18 @@ fn bad_input_is_refused_before_any_work_and_nothing_is_written() {
         assert!(stderr(&run).contains(names), "{args:?}: {}", stderr(&run));
         assert!(!out.exists(), "{args:?} wrote {}", out.display());
     };
+    // Below the suite's floor: refused before the device is opened (one that does not
+    // exist is never looked for), naming the floor.
+    let floor = format!(
+        "the suite's floor of {} s",
+        vkerode::readable_number(BUDGET_FLOOR_S)
+    );
+    refused(&["--budget", "1s", "--device", "no-such-device"], &floor);
+    let just_below = format!("{}", BUDGET_FLOOR_S - 0.5);
+    refused(
+        &["--budget", &just_below, "--device", "no-such-device"],
+        &floor,
+    );
     refused(&["--budget", "0"], "--budget");
     refused(&["--budget", "ten minutes"], "--budget");
     refused(&["--budget", "1e308h"], "--budget");

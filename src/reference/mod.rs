@@ -112,18 +112,10 @@ pub fn man_pages(cli: &clap::Command) -> Vec<GeneratedFile> {
 pub fn reproduce_reference() -> String {
     use crate::stats::bootstrap::MIN_SAMPLES;
     use crate::studies::reproduce::{
-        ClaimKind, Step, BELOW_LADDER, CALIBRATION_SHARE, CLAIMS, COUNT_MARGIN, FINISH_SHARE,
-        FRAGILE_SHARE, FRAGILITY_DRAWS, FRAGILITY_MIN_SEEDS, GRID_WATER_PER_CELL, LADDER,
-        SEED_BATCH, SEED_CAP,
+        ClaimKind, Step, CLAIMS, COUNT_MARGIN, FRAGILE_SHARE, FRAGILITY_DRAWS, FRAGILITY_MIN_SEEDS,
+        GRID_WATER_PER_CELL, SEED_BATCH, SEED_CAP,
     };
     let percent = |share: f64| crate::readable_number(share * 100.0);
-    let sides = |sizes: &[u32]| {
-        sizes
-            .iter()
-            .map(|s| format!("{s}²"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let mut out = String::from(GENERATED);
     out += "# `vkerode reproduce`: the paper's claims, as judged
 
@@ -136,29 +128,7 @@ pub fn reproduce_reference() -> String {
          is shown as **context**, with its effect and no verdict. Each result sits beside the \
          committed reference bundle, the H200's (`results/reproduce/nvidia-h200/`, one folder \
          per scale, made by the same command), at its own scale, in `summary.md`, \
-         `report.html` and `reproduce.json`.\n\n\
-         **The budget.** A calibration times two droplet points of one job (the paper's \
-         kernel at workgroups 64 and 128, which share the CPU reference as the suite's \
-         points do) and one seed of the grid claim at 64², 128² and larger sides, each kind \
-         at 64² always and further while its next run keeps the calibration within {}% of \
-         the budget (the grid's seed at the side the suite runs is its first), and fits a line \
-         of wall time against cells to each (least squares; where noise makes it fall, or \
-         there is one run, all of the largest run's time counts per cell). The suite then \
-         runs each step's seeds 1 and 2, then each step's seed 3. Before every unit it \
-         predicts what is left, from the lines corrected by what the step's units run so \
-         far took against them (or its latest unit, where that ran slower: a device slowing \
-         under other load is followed at once), and where that would overrun the budget \
-         (less {}% of it, at least 2 s, kept for the verdicts and the files; a unit of \
-         more seeds also keeps back what the last judgement of the evidence took) it cuts, in this order: fewer repetitions (half the time \
-         and at most half the repetitions a point, never under {MIN_SAMPLES}); the third \
-         seed, the last step's first; the next smaller side for a step not yet begun; such a \
-         step whole (its claims \"not measured\"). reproduce.json records the prediction, \
-         the time taken and every cut.\n\n\
-         **The scale.** The ladder is {}. The suite takes the largest side of it whose three \
-         seeds the calibration predicts to fit, a side the reference holds where one fits; \
-         where none fits (a CPU device), the largest of {} that does, set beside no \
-         reference. `--size` chooses one instead. Droplets are one per four cells (the \
-         paper's density at 4096²), lifetime 30, on erosion-noise terrain.\n\n\
+         `report.html` and `reproduce.json`.\n\n{}\
          **Seeds.** The claims over seeds (stagger's collisions, the racy loss, the grid's \
          cost) get {SEED_BATCH} seeds more at a time, up to {SEED_CAP}, while their interval \
          reaches both within and beyond their band or their verdict is fragile, and while \
@@ -187,10 +157,7 @@ pub fn reproduce_reference() -> String {
          both; measured another way (the grid's claim since issue 40: `{}`) it is \
          \"not comparable\" too; where the reference's own verdicts differ between sides, \
          the summary says that the claim depends on scale.\n\n",
-        percent(CALIBRATION_SHARE),
-        percent(FINISH_SHARE),
-        sides(&LADDER),
-        sides(&BELOW_LADDER),
+        crate::studies::reproduce::budget_reference(),
         percent(FRAGILE_SHARE),
         percent(COUNT_MARGIN),
         crate::studies::reproduce::GRID_METHOD,

@@ -18,9 +18,10 @@ use vkerode::terrain::output::{default_out, StagedFolder};
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// How long the whole suite may take: seconds, or with a unit ("90s", "10m").
-    /// Default: 10 minutes on a GPU, 2 on a CPU device (lavapipe).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    /// How long the whole suite may take: seconds, or with a unit ("90s", "10m"), at
+    /// least the suite's floor (docs/reproduce.md). Default: 10 minutes on a GPU, 2 on a
+    /// CPU device (lavapipe).
+    #[arg(long, value_name = "DURATION", value_parser = parse_budget)]
     pub budget: Option<f64>,
     /// Only these claims, by id (comma-separated): their steps alone run. Default: every
     /// claim (docs/reproduce.md lists the ids).
@@ -76,6 +77,13 @@ fn parse_side(text: &str) -> Result<u32> {
             let listed: Vec<String> = sides.iter().map(u32::to_string).collect();
             anyhow!("{text:?} is not a side of the suite: {}", listed.join(", "))
         })
+}
+
+/// A budget: a duration the suite can keep, refused below its floor before any work.
+fn parse_budget(text: &str) -> Result<f64> {
+    let seconds = parse_duration(text)?;
+    reproduce::check_budget(seconds)?;
+    Ok(seconds)
 }
 
 /// A duration in seconds: a number of seconds, or humantime's ("90s", "10m", "1h 30m").

@@ -22,7 +22,10 @@ mod outcome;
 mod suite;
 mod summary;
 
-pub use budget::{Calibration, Line};
+pub use budget::{
+    budget_reference, check_budget, reserve_s, Calibration, Line, ScaleChoice, BUDGET_FLOOR_S,
+    CALIBRATION_SHARE, FINISH_LEAST_S, FINISH_SHARE,
+};
 pub use error::ReproduceError;
 pub use judge::{FRAGILITY_DRAWS, FRAGILITY_MIN_SEEDS};
 pub use outcome::{
@@ -45,6 +48,7 @@ use crate::experiment::results::{Existing, ResultsError, POINTS_CSV};
 use crate::experiment::sweep::config::Experiment;
 use crate::experiment::sweep::{run_sweep, OnPointError, SweepError, SweepOptions, Verbosity};
 use crate::gpu::{Context, DeviceInfo};
+use crate::readable_number;
 use crate::terrain::files::write_atomically;
 use crate::PathIoError;
 use budget::{choose_scale, Costs, Plan, Unit};
@@ -60,12 +64,6 @@ pub const CPU_BUDGET_S: f64 = 120.0;
 pub const REFERENCE_DIR: &str = "results/reproduce/nvidia-h200";
 pub const SUMMARY_MD: &str = "summary.md";
 pub const REPORT_HTML: &str = "report.html";
-/// The share of the budget the calibration may spend.
-pub const CALIBRATION_SHARE: f64 = 0.1;
-/// The share of the budget kept at the end, at least 2 s, for the verdicts (their
-/// bootstrap draws) and the files.
-pub const FINISH_SHARE: f64 = 0.02;
-
 /// The budget for `device` when none is given.
 pub fn default_budget_s(device: &DeviceInfo) -> f64 {
     match device.is_cpu() {
@@ -205,49 +203,40 @@ struct Calibrated {
 
 /// Times two droplet points of one job (the paper's kernel at workgroups 64 and 128,
 /// seed 1: the CPU reference of a job is computed once for the points that share it, as
-/// in the suite's sweeps) and one grid seed at growing sides, from the smallest, each
-/// kind while its next run would keep the calibration within [`CALIBRATION_SHARE`] of
-/// the budget.
+/// in the suite's sweeps) and one grid seed, at 64² and then at each next side while
+/// [`budget::climb_to`] finds it worth measuring.
 fn calibrate(
     ctx: &Arc<Context>,
     steps: &[Step],
-    budget_s: f64,
+    options: &ReproduceOptions,
     reps: Reps,
     layout: &Layout,
     say: &mut dyn FnMut(String),
 ) -> Result<Calibrated, ReproduceError> {
-    const POINT: SweepPlan = SweepPlan {
-        name: "calibration",
-        description: "The paper's kernel at workgroups 64 and 128, one seed.",
-        axes: "workgroup = [64, 128]",
-        extension_axes: None,
-    };
     let started = Instant::now();
-    let share = CALIBRATION_SHARE * budget_s;
-    let kinds = [
-        (
-            Step::Sweep(&POINT),
-            steps.iter().any(|s| matches!(s, Step::Sweep(_))),
-        ),
-        (Step::Grid, steps.contains(&Step::Grid)),
-    ];
-    let mut walls: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
-    let mut runs = Vec::new();
+    let mut runs: Vec<(String, u32, f64)> = Vec::new();
     let mut grid_folders = Vec::new();
-    let mut going = kinds.map(|(_, wanted)| wanted);
+    let mut stopped = String::new();
     for size in sizes() {
+        if !runs.is_empty() {
+            let so_far = Costs::new(Calibration::of_runs(runs.clone(), reps, String::new()));
+            let spent_s = started.elapsed().as_secs_f64();
+            if let budget::Climb::Stop(why) = budget::climb_to(
+                &so_far,
+                steps,
+                size,
+                spent_s,
+                options.budget_s,
+                options.size,
+            ) {
+                stopped = why;
+                break;
+            }
+        }
         let scale = Scale::at(size);
-        for (k, (step, _)) in kinds.iter().enumerate() {
-            if !going[k] {
-                continue;
-            }
-            let predicted = budget::Line::fit(&walls[k]).map_or(0.0, |l| l.at(scale.cells()));
-            if !walls[k].is_empty() && started.elapsed().as_secs_f64() + predicted > share {
-                going[k] = false;
-                continue;
-            }
+        for step in budget::calibration_steps(steps) {
             let unit = Unit {
-                step: *step,
+                step,
                 seeds: vec![1],
                 scale,
                 extra: false,
@@ -257,41 +246,50 @@ fn calibrate(
             let folder = layout.run(ctx, &unit, &reps, &root, say)?;
             let wall = at.elapsed().as_secs_f64();
             // A droplet point's time: the mean of the two.
-            let per_unit = match step {
-                Step::Sweep(_) => wall / POINT.points_per_seed(false) as f64,
-                Step::Grid => wall,
+            let (kind, per_run) = match step {
+                Step::Sweep(plan) => (
+                    budget::DROPLET_POINT,
+                    wall / plan.points_per_seed(false) as f64,
+                ),
+                Step::Grid => (budget::GRID_SEED, wall),
             };
-            walls[k].push((scale.cells(), per_unit));
-            let kind = match step {
-                Step::Sweep(_) => "droplet point",
-                Step::Grid => "grid seed",
-            };
-            runs.push((kind.to_string(), size, per_unit));
-            if *step == Step::Grid {
+            runs.push((kind.to_string(), size, per_run));
+            if step == Step::Grid {
                 grid_folders.push((size, folder));
             }
         }
-        if going.iter().all(|g| !g) {
-            break;
-        }
     }
-    let none = budget::Line {
-        fixed_s: 0.0,
-        per_cell_s: 0.0,
-    };
-    // A kind timed at one side only counts all its time per cell, an overestimate of
-    // larger maps: on lavapipe a grid seed grows 11× from 64² to 256², a droplet
-    // point 1.3×, so one kind's shape says nothing of the other's.
-    let [droplet, grid] = walls.map(|w| budget::Line::fit(&w).unwrap_or(none));
     Ok(Calibrated {
-        calibration: Calibration {
-            droplet_point: droplet,
-            grid_seed: grid,
-            runs,
-            reps,
-        },
+        calibration: Calibration::of_runs(runs, reps, stopped),
         grid_folders,
     })
+}
+
+/// "0.94 s + 0.48 µs a cell".
+fn line_text(line: &Line) -> String {
+    format!(
+        "{} s + {} µs a cell",
+        readable_number(line.fixed_s),
+        readable_number(line.per_cell_s * 1e6)
+    )
+}
+
+/// What the calibration measured, in one line: each kind's line, the sides, and why it
+/// stopped where it did.
+fn calibration_text(calibration: &Calibration, steps: &[Step]) -> String {
+    let kinds: Vec<String> = budget::calibration_steps(steps)
+        .into_iter()
+        .map(|step| match step {
+            Step::Sweep(_) => format!("a droplet point {}", line_text(&calibration.droplet_point)),
+            Step::Grid => format!("a grid seed {}", line_text(&calibration.grid_seed)),
+        })
+        .collect();
+    format!(
+        "{}, measured at {}; no larger side: {}",
+        kinds.join(", "),
+        calibration.sides_text(),
+        calibration.stopped
+    )
 }
 
 /// Every file under `dir`.
@@ -385,20 +383,44 @@ pub fn run_reproduce(
         .into_iter()
         .filter(|s| options.claims.iter().any(|c| c.step == *s))
         .collect();
-    let reserve = (FINISH_SHARE * options.budget_s).max(2.0);
+    check_budget(options.budget_s)?;
+    let reserve = reserve_s(options.budget_s);
     let full_reps = Reps::for_budget(options.budget_s);
     say(format!(
-        "calibrating: two droplet points and one grid seed at 64², 128² and larger, within {}% of the budget",
-        CALIBRATION_SHARE * 100.0
+        "calibrating: two droplet points and one grid seed at 64², then at each larger side while it may buy a larger suite, within {}% of the budget",
+        readable_number(CALIBRATION_SHARE * 100.0)
     ));
-    let calibrated = calibrate(ctx, &steps, options.budget_s, full_reps, &layout, say)?;
+    let calibrated = calibrate(ctx, &steps, options, full_reps, &layout, say)?;
+    say(format!(
+        "calibration ({:.0} s): {}",
+        elapsed(),
+        calibration_text(&calibrated.calibration, &steps)
+    ));
     let mut costs = Costs::new(calibrated.calibration.clone());
     let left = options.budget_s - elapsed() - reserve;
     let reference_sizes = options.reference.as_ref().map_or(Vec::new(), |r| r.sizes());
-    let scale = match options.size {
-        Some(size) => Scale::at(size),
-        None => choose_scale(&costs, &steps, full_reps, left, &reference_sizes).0,
+    let (scale, scale_choice) = match options.size {
+        Some(size) => {
+            let predicted = Plan::new(&steps, Scale::at(size), full_reps, true).predicted(&costs);
+            let choice = ScaleChoice {
+                left_s: left,
+                predicted: vec![(size, predicted)],
+                why: format!(
+                    "--size chose it; the suite predicts {predicted:.0} s there, of the {:.0} s left",
+                    left.max(0.0)
+                ),
+            };
+            (Scale::at(size), choice)
+        }
+        None => choose_scale(&costs, &steps, full_reps, left, &reference_sizes),
     };
+    say(format!(
+        "budget {} s buys {}² ({} droplets a run): {}",
+        readable_number(options.budget_s),
+        scale.size,
+        scale.droplets,
+        scale_choice.why
+    ));
     let mut plan = Plan::new(&steps, scale, full_reps, options.size.is_some());
     let mut begun: BTreeSet<&str> = BTreeSet::new();
     let mut scales: BTreeMap<&str, Scale> = steps.iter().map(|s| (s.name(), scale)).collect();
@@ -423,20 +445,7 @@ pub fn run_reproduce(
         begun.insert(Step::Grid.name());
     }
     let _ = std::fs::remove_dir_all(layout.calibration());
-    let whole = plan.predicted(&costs);
     let predicted_s = elapsed() + plan.trimmed(&costs, left, &begun).predicted(&costs);
-    say(format!(
-        "the suite: {}² ({} droplets a run), about {:.0} s of the {:.0} s left{}",
-        scale.size,
-        scale.droplets,
-        whole,
-        left.max(0.0),
-        if whole > left {
-            " (more than is left: the budget cuts it as it runs)"
-        } else {
-            ""
-        }
-    ));
 
     let run = |unit: &Unit, reps: &Reps, costs: &mut Costs, say: &mut dyn FnMut(String)| {
         let predicted_s = costs.predict(unit, reps);
@@ -543,6 +552,7 @@ pub fn run_reproduce(
         elapsed_s: 0.0,
         calibration: calibrated.calibration,
         scale,
+        scale_choice: Some(scale_choice),
         reps,
         cuts: cuts_made(&plan, &ran, scale, &short),
         units: ran,
@@ -710,6 +720,15 @@ mod tests {
         // Only the claims that add seeds do.
         let speed = claim("stagger-speed").unwrap();
         assert_eq!(more_seeds_for(speed, &unclear, scale), None);
+    }
+
+    #[test]
+    fn a_budget_below_the_floor_is_refused_and_names_it() {
+        assert!(check_budget(BUDGET_FLOOR_S).is_ok());
+        assert!(check_budget(GPU_BUDGET_S).is_ok() && check_budget(CPU_BUDGET_S).is_ok());
+        let refused = check_budget(BUDGET_FLOOR_S - 0.5).unwrap_err().to_string();
+        let floor = format!("floor of {} s", readable_number(BUDGET_FLOOR_S));
+        assert!(refused.contains(&floor), "{refused}");
     }
 
     #[test]

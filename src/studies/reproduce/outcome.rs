@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::budget::Calibration;
+use super::budget::{Calibration, ScaleChoice};
 use super::suite::{Better, ClaimKind, Reps, Scale};
 use super::ReproduceError;
 use crate::experiment::results::ResultsError;
@@ -201,6 +201,9 @@ pub struct Reproduction {
     pub calibration: Calibration,
     /// The scale chosen (a step the budget cut runs smaller: its claims say).
     pub scale: Scale,
+    /// How it was chosen (none in a bundle made before it was recorded).
+    #[serde(default)]
+    pub scale_choice: Option<ScaleChoice>,
     /// The repetitions the last step ran with.
     pub reps: Reps,
     /// What the budget cut, in order.
@@ -406,19 +409,13 @@ mod tests {
                     budget_s: 1.0,
                     predicted_s: 1.0,
                     elapsed_s: 1.0,
-                    calibration: Calibration {
-                        droplet_point: super::super::Line {
-                            fixed_s: 0.0,
-                            per_cell_s: 0.0,
-                        },
-                        grid_seed: super::super::Line {
-                            fixed_s: 0.0,
-                            per_cell_s: 0.0,
-                        },
-                        runs: Vec::new(),
-                        reps: Reps::for_budget(1.0),
-                    },
+                    calibration: Calibration::of_runs(
+                        Vec::new(),
+                        Reps::for_budget(1.0),
+                        String::new(),
+                    ),
                     scale: c.scale,
+                    scale_choice: None,
                     reps: Reps::for_budget(1.0),
                     cuts: Vec::new(),
                     units: Vec::new(),

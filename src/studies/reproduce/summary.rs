@@ -105,8 +105,13 @@ fn provenance(
             if s.on_ladder() { "" } else { " (below the ladder of 1024², 2048² and 4096² that a reference holds)" },
             s.droplets
         ),
+    ];
+    if let Some(choice) = &outcome.scale_choice {
+        lines.push(format!("Why {}²: {}.", s.size, choice.why));
+    }
+    lines.extend([
         format!(
-            "Time: {:.0} s of a {:.0} s budget ({:.0}%), {:.0} s predicted by the calibration (a droplet point {:.3} s + {:.3} µs a cell, a grid seed {:.3} s + {:.3} µs a cell){}.",
+            "Time: {:.0} s of a {:.0} s budget ({:.0}%), {:.0} s predicted by the calibration (a droplet point {:.3} s + {:.3} µs a cell, a grid seed {:.3} s + {:.3} µs a cell{}){}.",
             outcome.elapsed_s,
             outcome.budget_s,
             kept * 100.0,
@@ -115,6 +120,10 @@ fn provenance(
             c.droplet_point.per_cell_s * 1e6,
             c.grid_seed.fixed_s,
             c.grid_seed.per_cell_s * 1e6,
+            match c.stopped.is_empty() {
+                true => String::new(),
+                false => format!(", measured at {}; no larger side: {}", c.sides_text(), c.stopped),
+            },
             if kept > 1.1 { "; the budget was overrun by more than 10%" } else { "" }
         ),
         match outcome.cuts.is_empty() {
@@ -126,7 +135,7 @@ fn provenance(
             outcome.threshold_source,
             readable_number(FRAGILE_SHARE * 100.0)
         ),
-    ];
+    ]);
     lines.push(match reference {
         Some(r) => format!(
             "Reference: {} ({}) at {}; each claim is set beside it at its own scale only.",
