@@ -14,7 +14,7 @@ DEMO_SIZE ?= 512
 DEMO_DROPLETS ?= 300000
 DEMO_OUT ?= out/demo
 
-.PHONY: all deps test-deps apt-install build demo test lint docs gpu-loader-debs clean
+.PHONY: all deps test-deps apt-install build demo test lint docs gpu-loader-debs gpu-binary clean
 
 all: build
 
@@ -72,6 +72,15 @@ gpu-loader-debs:
 	chmod a+rwx .gl
 	cd .gl && apt-get -oAPT::Architecture=amd64 -oDir::State::Lists=$(GPU_LOADER_LISTS) download $(GPU_LOADER_PACKAGES)
 	ls -1 .gl
+
+# The release build stripped and xz-compressed (about 4 MiB against 28), to carry to a
+# GPU machine whose carry limit the working tree and the binary together would pass;
+# tools/use-gpu-loader.sh unpacks it there.
+gpu-binary: build
+	strip -o target/vkerode.stripped $(BIN)
+	xz -T0 -6 -c target/vkerode.stripped > target/vkerode.xz
+	rm target/vkerode.stripped
+	ls -l target/vkerode.xz
 
 clean:
 	$(CARGO) clean

@@ -492,7 +492,13 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
         serde_json::from_str(&std::fs::read_to_string(newer.join("meta.json")).unwrap()).unwrap();
     meta["schema_version"] = serde_json::json!(999);
     std::fs::write(newer.join("meta.json"), meta.to_string()).unwrap();
-    merge_refused(&newer, "schema_version 999 is newer than this vkerode's 2");
+    merge_refused(
+        &newer,
+        &format!(
+            "schema_version 999 is newer than this vkerode's {}",
+            vkerode::experiment::results::SCHEMA_VERSION
+        ),
+    );
 
     // A kill between a point's samples and its row: the samples are dropped, said so.
     let orphans = copy("orphans");

@@ -7,7 +7,9 @@
 // Macros: COUNT_STEPS counts the steps that reach the four adds (as vkerode's counted
 // build does); SKIP_ZERO issues no atomicAdd for a change that truncates to zero (as
 // vkerode's fast-skip-only); LOAD_CG reads the heightfield with ld.global.cg, which
-// bypasses the L1.
+// bypasses the L1; WIDE addresses cells with 64-bit indices ((long long)y * width + x),
+// for maps past 2^31 cells (65536^2 is 2^32: 16 GiB of int32), as vkerode's wide build
+// does (glsl/include/cell_index.glsl). Without WIDE the index is the int it always was.
 
 __device__ __forceinline__ unsigned pcgHash(unsigned v) {
     unsigned state = v * 747796405u + 2891336453u;
@@ -29,7 +31,22 @@ struct Params {
     unsigned droplets;
 };
 
-__device__ __forceinline__ int loadCell(const int* heights, int index) {
+#ifdef WIDE
+typedef long long CellIndex;
+#else
+typedef int CellIndex;
+#endif
+
+// The index of cell (x, y) in the row-major heightfield.
+__device__ __forceinline__ CellIndex cellIndex(const Params& p, int x, int y) {
+#ifdef WIDE
+    return (long long)y * p.width + x;
+#else
+    return y * p.width + x;
+#endif
+}
+
+__device__ __forceinline__ int loadCell(const int* heights, CellIndex index) {
 #ifdef LOAD_CG
     return __ldcg(heights + index);
 #else
@@ -38,7 +55,7 @@ __device__ __forceinline__ int loadCell(const int* heights, int index) {
 }
 
 __device__ __forceinline__ float cellHeight(const int* heights, const Params& p, int x, int y) {
-    return (float)loadCell(heights, y * p.width + x) / p.scale;
+    return (float)loadCell(heights, cellIndex(p, x, y)) / p.scale;
 }
 
 // Bilinear height and gradient at pos: .x = dh/dx, .y = dh/dy, .z = h.
@@ -65,7 +82,7 @@ __device__ __forceinline__ void modifyHeight(int* heights, const Params& p, int 
         return;
     }
 #endif
-    atomicAdd(heights + y * p.width + x, fixedDelta);
+    atomicAdd(heights + cellIndex(p, x, y), fixedDelta);
 }
 
 extern "C" __global__ void droplet(int* heights, int width, int height, int lifetime,

@@ -5,6 +5,7 @@ use clap::Args;
 
 use vkerode::experiment::report::noise::{DEFAULT_THRESHOLD, RERUN_NOISE_FILE};
 use vkerode::gpu::{ContextOptions, DEFAULT_MAX_SUBMISSION_MS};
+use vkerode::probes::ceilings::vkerode_cache_dir;
 use vkerode::terrain::formats::{read_dem, Dem};
 use vkerode::terrain::image::CellSize;
 
@@ -33,6 +34,7 @@ impl GpuArgs {
             device: self.device.clone(),
             validation: self.validate,
             max_submission_ms: Some(self.max_submission_ms),
+            pipeline_cache: Some(vkerode_cache_dir()),
         }
     }
 }

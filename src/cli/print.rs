@@ -357,24 +357,31 @@ pub fn print_outcome(outcome: &ErodeOutcome) {
         eprintln!("warning: {warning}");
     }
     let c = &r.change;
+    let u = heights.height_label();
+    let channels = match (c.channel_mean_change, c.hillslope_mean_change) {
+        (Some(channel), Some(hillslope)) => {
+            format!("; mean over channels {channel:+.4} {u} vs hillslopes {hillslope:+.4} {u}")
+        }
+        _ => String::new(),
+    };
     say!(
-        "height change summed over cells: total {:.1} {v} (eroded {:.1} {v}, deposited {:.1} {v}), cells changed {:.1}%; mean over channels {:+.4} {u} vs hillslopes {:+.4} {u}",
+        "height change summed over cells: total {:.1} {v} (eroded {:.1} {v}, deposited {:.1} {v}), cells changed {:.1}%{channels}",
         c.total_change,
         c.eroded,
         c.deposited,
         c.changed_cells_share * 100.0,
-        c.channel_mean_change,
-        c.hillslope_mean_change,
-        u = heights.height_label(),
         v = heights.sum_label()
     );
+    let incision = match (c.channel_incision_before, c.channel_incision_after) {
+        (Some(before), Some(after)) => {
+            format!("channel incision: {before:.4} {u} before, {after:.4} {u} after; ")
+        }
+        _ => String::new(),
+    };
     say!(
-        "channel incision: {:.4} {u} before, {:.4} {u} after; heights after from {:.3} {u} to {:.3} {u}",
-        c.channel_incision_before,
-        c.channel_incision_after,
+        "{incision}heights after from {:.3} {u} to {:.3} {u}",
         c.min_after,
         c.max_after,
-        u = heights.height_label()
     );
     if let Some(i) = &r.instrumented_run {
         say!(

@@ -64,6 +64,28 @@ impl BufferKind {
     }
 }
 
+/// How a buffer's memory is allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryScheme {
+    /// [`Dedicated`](Self::Dedicated) where the driver prefers or requires it
+    /// (`VkMemoryDedicatedRequirements`) or the buffer is at least
+    /// [`DEDICATED_FROM_BYTES`]; else [`Pooled`](Self::Pooled).
+    Automatic,
+    /// A share of one of gpu-allocator's blocks, or a block of its own for a buffer
+    /// past the block size, allocated without naming the buffer.
+    Pooled,
+    /// One `VkDeviceMemory` for this buffer alone, allocated with
+    /// `VkMemoryDedicatedAllocateInfo` naming it.
+    Dedicated,
+}
+
+/// Device-local buffers from this size up get a dedicated allocation. A buffer past
+/// gpu-allocator's 256 MiB device block has a memory of its own anyway; without the
+/// dedicated info, NVIDIA's driver maps it so that random atomics run 2x slower at
+/// 4 GiB and 150x at 16 GiB (an H100, docs/findings/allocation.md; `vkerode peak
+/// --footprint` measures both schemes against size).
+pub const DEDICATED_FROM_BYTES: u64 = 256 << 20;
+
 /// Not `Sync`: the host reads a mapped buffer only on the thread that waited for the
 /// work writing it.
 pub struct Buffer {
@@ -75,11 +97,23 @@ pub struct Buffer {
     name: String,
     /// The device address of an `Addressed` buffer, 0 for the others.
     address: u64,
+    dedicated: bool,
     _not_sync: PhantomData<Cell<()>>,
 }
 
 impl Buffer {
     pub fn new(ctx: &Arc<Context>, name: &str, size: u64, kind: BufferKind) -> GpuResult<Self> {
+        Self::allocated(ctx, name, size, kind, MemoryScheme::Automatic)
+    }
+
+    /// A buffer whose memory is allocated by `scheme`: for probes that compare the two.
+    pub fn allocated(
+        ctx: &Arc<Context>,
+        name: &str,
+        size: u64,
+        kind: BufferKind,
+        scheme: MemoryScheme,
+    ) -> GpuResult<Self> {
         if kind == BufferKind::Storage && size > ctx.info().max_storage_buffer_range {
             return Err(GpuError::LimitExceeded {
                 what: format!("storage buffer {name:?} ({size} bytes)"),
@@ -101,8 +135,23 @@ impl Buffer {
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         // SAFETY: valid create info on a live device.
         let raw = unsafe { ctx.create_buffer(&info, None) }.during("vkCreateBuffer")?;
-        // SAFETY: raw was just created on this device.
-        let requirements = unsafe { ctx.get_buffer_memory_requirements(raw) };
+        let mut dedicated_needs = vk::MemoryDedicatedRequirements::default();
+        let mut needs = vk::MemoryRequirements2::default().push_next(&mut dedicated_needs);
+        let query = vk::BufferMemoryRequirementsInfo2::default().buffer(raw);
+        // SAFETY: raw was just created on this device, which is Vulkan 1.2 or later
+        // (vkGetBufferMemoryRequirements2 is core from 1.1).
+        unsafe { ctx.get_buffer_memory_requirements2(&query, &mut needs) };
+        let requirements = needs.memory_requirements;
+        let dedicated = match scheme {
+            MemoryScheme::Pooled => dedicated_needs.requires_dedicated_allocation == vk::TRUE,
+            MemoryScheme::Dedicated => true,
+            MemoryScheme::Automatic => {
+                dedicated_needs.requires_dedicated_allocation == vk::TRUE
+                    || dedicated_needs.prefers_dedicated_allocation == vk::TRUE
+                    || (kind.location() == MemoryLocation::GpuOnly
+                        && requirements.size >= DEDICATED_FROM_BYTES)
+            }
+        };
         let allocated = if ctx.faults().fails_allocation(name) {
             Err(AllocationError::OutOfMemory)
         } else {
@@ -111,7 +160,10 @@ impl Buffer {
                 requirements,
                 location: kind.location(),
                 linear: true,
-                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                allocation_scheme: match dedicated {
+                    true => AllocationScheme::DedicatedBuffer(raw),
+                    false => AllocationScheme::GpuAllocatorManaged,
+                },
             })
         };
         let allocation = match allocated {
@@ -134,6 +186,7 @@ impl Buffer {
             kind,
             name: name.to_string(),
             address: 0,
+            dedicated,
             _not_sync: PhantomData,
         };
         bound?;
@@ -178,6 +231,11 @@ impl Buffer {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Whether its memory is a dedicated allocation ([`MemoryScheme::Dedicated`]).
+    pub fn dedicated(&self) -> bool {
+        self.dedicated
     }
 
     /// The contents of a host-visible buffer, as `T`s. Call after the work that

@@ -4,6 +4,7 @@
 
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use ash::vk;
@@ -12,6 +13,7 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use super::device_info::{rank_devices, DeviceInfo};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::faults::FaultPlan;
+use super::pipeline_cache::PipelineCache;
 use super::validation::{DebugMessenger, ValidationLog, ValidationRequest, LAYER_NAME};
 
 /// How to pick and set up the device.
@@ -25,6 +27,9 @@ pub struct ContextOptions {
     /// The longest a single submission is expected to run; work is split into more
     /// submissions to stay under it. `None`: [`DEFAULT_MAX_SUBMISSION_MS`].
     pub max_submission_ms: Option<u32>,
+    /// The folder where the pipeline cache of each device and driver is kept between
+    /// runs; `None`: pipelines are compiled afresh by every context.
+    pub pipeline_cache: Option<PathBuf>,
 }
 
 /// What [`Context::observe_submissions`] hears as each submission of a recording
@@ -173,6 +178,7 @@ pub struct Context {
     info: DeviceInfo,
     memory: vk::PhysicalDeviceMemoryProperties,
     allocator: ManuallyDrop<Mutex<Allocator>>,
+    pipeline_cache: PipelineCache,
     faults: FaultPlan,
     max_submission: std::time::Duration,
     /// Told as each submission of a split recording completes ([`Context::observe_submissions`]).
@@ -221,6 +227,17 @@ impl Context {
             }
         };
 
+        let pipeline_cache =
+            match PipelineCache::open(&device, &info, options.pipeline_cache.as_deref()) {
+                Ok(cache) => cache,
+                Err(e) => {
+                    drop(allocator);
+                    // SAFETY: the allocator, which held the only objects made from this
+                    // device, is gone.
+                    unsafe { device.destroy_device(None) };
+                    return Err(e);
+                }
+            };
         let executables = info.pipeline_statistics.then(|| {
             ash::khr::pipeline_executable_properties::Device::new(&owner.instance, &device)
         });
@@ -232,6 +249,7 @@ impl Context {
             info,
             memory,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            pipeline_cache,
             faults,
             max_submission: std::time::Duration::from_millis(u64::from(
                 options
@@ -245,6 +263,10 @@ impl Context {
 
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    pub(crate) fn pipeline_cache(&self) -> vk::PipelineCache {
+        self.pipeline_cache.raw
     }
 
     pub fn queue_family(&self) -> u32 {
@@ -299,6 +321,11 @@ impl Context {
     }
 
     /// Size of the largest heap with the given property, for out-of-memory reports.
+    /// The size of the largest device-local memory heap, in bytes.
+    pub fn device_local_bytes(&self) -> u64 {
+        self.largest_heap(vk::MemoryPropertyFlags::DEVICE_LOCAL)
+    }
+
     pub(crate) fn largest_heap(&self, flags: vk::MemoryPropertyFlags) -> u64 {
         let types = &self.memory.memory_types[..self.memory.memory_type_count as usize];
         types
@@ -346,6 +373,7 @@ impl Drop for Context {
         // blocks are freed before the device that owns them.
         unsafe {
             ManuallyDrop::drop(&mut self.allocator);
+            self.pipeline_cache.save_and_destroy(&self.device);
             self.device.destroy_device(None);
         }
     }

@@ -29,6 +29,11 @@ pub struct DeviceInfo {
     /// VkPhysicalDeviceIDProperties::deviceUUID: the same UUID NVML knows the GPU by.
     /// 16 bytes.
     pub uuid: [u8; 16],
+    /// VkPhysicalDeviceProperties::pipelineCacheUUID: pipeline cache data of another
+    /// UUID does not load.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) pipeline_cache_uuid: [u8; 16],
     /// "major.minor.patch" of the Vulkan API the device supports.
     pub api_version: String,
     /// The driver's name.
@@ -198,6 +203,7 @@ impl DeviceInfo {
             raw_api_version: v,
             raw_type: props.device_type,
             uuid: ids.device_uuid,
+            pipeline_cache_uuid: props.pipeline_cache_uuid,
         }
     }
 

@@ -14,6 +14,7 @@ mod device_info;
 mod error;
 mod faults;
 mod pipeline;
+mod pipeline_cache;
 mod reflect;
 mod statistics;
 mod timing;
@@ -21,7 +22,9 @@ mod transfer;
 mod validation;
 
 pub use barriers::Hazard;
-pub use buffer::{Buffer, BufferKind, TexelFormat, TexelKind, TexelView};
+pub use buffer::{
+    Buffer, BufferKind, MemoryScheme, TexelFormat, TexelKind, TexelView, DEDICATED_FROM_BYTES,
+};
 pub use commands::{CommandStream, Recorder, SUBMISSION_TIMEOUT};
 pub use context::{
     list_devices, Context, ContextOptions, SubmissionDone, SubmissionObserver,

@@ -233,9 +233,10 @@ impl ComputePipeline {
             info = info.push_next(&mut robustness);
         }
         let info = [info];
-        // SAFETY: the module, layout and every chained struct are alive for the call.
-        let created =
-            unsafe { ctx.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+        // SAFETY: the module, layout and every chained struct are alive for the call;
+        // the context's pipeline cache is internally synchronized (Vulkan 1.0's rule for
+        // caches created without EXTERNALLY_SYNCHRONIZED).
+        let created = unsafe { ctx.create_compute_pipelines(ctx.pipeline_cache(), &info, None) };
         // SAFETY: a module may be destroyed once pipelines are created from it.
         unsafe { ctx.destroy_shader_module(module, None) };
         partial.pipeline = created

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::ProbeError;
 use crate::gpu::{
     shaders, Buffer, BufferKind, CommandStream, ComputePipeline, Context, DescriptorSet, Hazard,
-    PipelineDesc, Recorder, SpecConstant, SpecValue, Spirv, TimestampQueries,
+    MemoryScheme, PipelineDesc, Recorder, SpecConstant, SpecValue, Spirv, TimestampQueries,
 };
 
 #[repr(C)]
@@ -29,6 +29,17 @@ struct RandomPushConstants {
     adds: u32,
     invocations: u32,
     seed: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct FootprintPushConstants {
+    footprint_mask: u64,
+    adds: u32,
+    invocations: u32,
+    seed: u32,
+    /// The block's size rounds up to its 8-byte alignment.
+    _end: u32,
 }
 
 /// A command stream with a pair of timestamps (where the device has them), for
@@ -211,6 +222,114 @@ impl AtomicProbe {
             gpu_ms: median * 1e3,
             atomics_per_s: atomics as f64 / median.max(f64::MIN_POSITIVE),
         })
+    }
+}
+
+/// Invocations of the footprint probe's workgroups.
+const FOOTPRINT_WORKGROUP: u32 = 256;
+
+/// The footprint probe (glsl/peak_footprint.comp): random atomics over a map reached
+/// by address, of any size the device's memory holds, allocated by a chosen scheme.
+pub struct FootprintProbe {
+    ctx: Arc<Context>,
+    pipeline: ComputePipeline,
+    workgroup: u32,
+}
+
+impl FootprintProbe {
+    pub fn new(ctx: &Arc<Context>) -> Result<Self, ProbeError> {
+        let workgroup = FOOTPRINT_WORKGROUP.min(ctx.info().max_workgroup_x());
+        let spec = [SpecConstant {
+            id: 1,
+            value: SpecValue::U32(workgroup),
+        }];
+        let desc = PipelineDesc::addressed(
+            shaders::PEAK_FOOTPRINT,
+            &spec,
+            1,
+            std::mem::size_of::<FootprintPushConstants>() as u32,
+        );
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            pipeline: ComputePipeline::new(ctx, &desc)?,
+            workgroup,
+        })
+    }
+
+    /// `invocations` x `adds` atomics on random cells of a map of `cells` ints (a power
+    /// of two) whose memory `scheme` allocated, `reps` times after a warm-up: the median
+    /// rate, and whether the allocation came out dedicated.
+    pub fn measure(
+        &self,
+        cells: u64,
+        scheme: MemoryScheme,
+        invocations: u32,
+        adds: u32,
+        reps: u32,
+    ) -> Result<(ProbeRate, bool), ProbeError> {
+        assert!(
+            cells.is_power_of_two(),
+            "the map's cells are a power of two"
+        );
+        let ctx = &self.ctx;
+        let map = Buffer::allocated(
+            ctx,
+            "footprint map",
+            cells * 4,
+            BufferKind::Addressed,
+            scheme,
+        )?;
+        let push = FootprintPushConstants {
+            footprint_mask: cells - 1,
+            adds,
+            invocations,
+            seed: 1,
+            _end: 0,
+        };
+        let mut stream = TimedStream::new(ctx)?;
+        stream.submit(|rec| {
+            rec.barrier(Hazard::EarlierWorkToTransfer);
+            rec.fill_zero(&map);
+            rec.barrier(Hazard::TransferToCompute);
+        })?;
+        let groups = invocations.div_ceil(self.workgroup);
+        let median = median_dispatch_time(&mut stream, reps, groups, |rec| {
+            rec.barrier(Hazard::ComputeToCompute);
+            rec.bind_addressed(&self.pipeline, &[&map], &push);
+        })?
+        .as_secs_f64();
+        let atomics = u64::from(invocations) * u64::from(adds);
+        let rate = ProbeRate {
+            gpu_ms: median * 1e3,
+            atomics_per_s: atomics as f64 / median.max(f64::MIN_POSITIVE),
+        };
+        Ok((rate, map.dedicated()))
+    }
+
+    /// The adds one run leaves in each of `cells` (a power of two), read back: what
+    /// the probe times, for checking it.
+    pub fn counts(&self, cells: u64, invocations: u32, adds: u32) -> Result<Vec<i32>, ProbeError> {
+        assert!(
+            cells.is_power_of_two(),
+            "the map's cells are a power of two"
+        );
+        let ctx = &self.ctx;
+        let map = Buffer::new(ctx, "footprint map", cells * 4, BufferKind::Addressed)?;
+        let push = FootprintPushConstants {
+            footprint_mask: cells - 1,
+            adds,
+            invocations,
+            seed: 1,
+            _end: 0,
+        };
+        let mut stream = CommandStream::new(ctx)?;
+        stream.submit(|rec| {
+            rec.fill_zero(&map);
+            rec.barrier(Hazard::TransferToCompute);
+            rec.bind_addressed(&self.pipeline, &[&map], &push);
+            rec.dispatch(invocations.div_ceil(self.workgroup), 1, 1);
+        })?;
+        Ok(crate::gpu::download(ctx, &map, cells as usize)?)
     }
 }
 

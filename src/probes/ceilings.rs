@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::{AtomicProbe, CopyProbe, CopyRate};
+use super::atomic::{AtomicProbe, CopyProbe, CopyRate, FootprintProbe};
 use super::cache::{
     BandwidthPoint, CacheProbe, CacheProbeSize, ChasePath, LatencyPoint, StreamScope,
 };
 use super::gpu_state::GpuMonitor;
 use super::ProbeError;
 use crate::erosion::droplets::ATOMICS_PER_STEP;
-use crate::gpu::{Context, DeviceInfo};
+use crate::gpu::{Context, DeviceInfo, MemoryScheme};
 use crate::progress::Progress;
 use crate::terrain::files::write_atomically;
 use crate::terrain::output::slug;
@@ -74,6 +74,19 @@ pub struct RandomPeak {
     pub gpu_ms: f64,
 }
 
+/// Random atomics over a map of `footprint_bytes`, its memory allocated one way.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FootprintPeak {
+    pub footprint_bytes: u64,
+    /// `pooled` (gpu-allocator's own blocks) or `dedicated` (one allocation naming the
+    /// buffer): the schemes of `MemoryScheme`.
+    pub allocation: String,
+    pub invocations: u32,
+    pub adds_per_invocation: u32,
+    pub atomics_per_s: f64,
+    pub gpu_ms: f64,
+}
+
 /// Every probe measured on one device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PeakTable {
@@ -92,10 +105,32 @@ pub struct PeakTable {
     /// kernels.
     #[serde(default)]
     pub copy: Option<CopyRate>,
+    /// Random atomics against footprint to the device's memory, each size allocated
+    /// both ways.
+    #[serde(default)]
+    pub footprint: Vec<FootprintPeak>,
 }
 
 /// Random-probe footprints: one address to 64M (256 MiB, past any L2).
 pub const RANDOM_FOOTPRINTS: [u32; 8] = [1, 32, 1024, 1 << 16, 1 << 20, 1 << 22, 1 << 24, 1 << 26];
+/// Adds per invocation of the footprint probe (4M invocations on a GPU): at the 0.05 G
+/// atomics/s of a 32 GiB pooled map on the H100, a run takes 1.3 s.
+const FOOTPRINT_ADDS: u32 = 16;
+
+/// The footprint probe's map sizes, in bytes: on a GPU 256 MiB (gpu-allocator's
+/// device block) doubling while a map stays within 45% of the largest device-local
+/// heap, so that one map at a time leaves room for the rest; on a CPU device 1 MiB to
+/// 64 MiB, past its caches.
+pub fn footprint_sizes(info: &DeviceInfo, device_local_bytes: u64) -> Vec<u64> {
+    let (first, last) = match info.is_cpu() {
+        true => (1 << 20, 64 << 20),
+        false => (256 << 20, device_local_bytes / 20 * 9),
+    };
+    std::iter::successors(Some(first), |b: &u64| b.checked_mul(2))
+        .take_while(|&b| b <= last)
+        .collect()
+}
+
 /// Walk-probe map sides: 4 MiB to 256 MiB heightmaps.
 pub const WALK_SIDES: [u32; 4] = [1024, 2048, 4096, 8192];
 
@@ -120,6 +155,7 @@ impl PeakTable {
             cache_latency: Vec::new(),
             cache_bandwidth: Vec::new(),
             copy: None,
+            footprint: Vec::new(),
         }
     }
 
@@ -142,6 +178,7 @@ impl PeakTable {
             &self.cache_bandwidth,
         )?);
         written.extend(write_rows(&dir.join("copy.csv"), self.copy.as_slice())?);
+        written.extend(write_rows(&dir.join("footprint.csv"), &self.footprint)?);
         Ok(written)
     }
 
@@ -357,6 +394,7 @@ pub fn cache_report(
 
 fn human_bytes(bytes: u64) -> String {
     match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
         b if b >= 1 << 20 => format!("{} MiB", b >> 20),
         b => format!("{} KiB", b >> 10),
     }
@@ -372,9 +410,10 @@ pub fn measure_peaks(
     mut tell: impl FnMut(Progress),
 ) -> Result<(PeakTable, Result<PathBuf, ProbeError>), ProbeError> {
     let info = ctx.info();
+    let footprints = footprint_sizes(info, ctx.device_local_bytes());
     let atomic_probes = match cache_only {
         true => 0,
-        false => RANDOM_FOOTPRINTS.len() + WALK_SIDES.len(),
+        false => RANDOM_FOOTPRINTS.len() + WALK_SIDES.len() + footprints.len(),
     };
     let mut teller = Teller {
         tell: &mut tell,
@@ -384,7 +423,9 @@ pub fn measure_peaks(
     let mut table = if cache_only {
         load_cached(info).unwrap_or_else(|| PeakTable::empty(info))
     } else {
-        atomic_peaks(ctx, &mut teller)?
+        let mut table = atomic_peaks(ctx, &mut teller)?;
+        table.footprint = footprint_peaks(ctx, &footprints, &mut teller)?;
+        table
     };
     let copy = measure_copy(ctx)?;
     teller.line(format!(
@@ -462,12 +503,76 @@ fn atomic_peaks(ctx: &Arc<Context>, teller: &mut Teller) -> Result<PeakTable, Pr
     Ok(table)
 }
 
+/// Random atomics against footprint, each size allocated pooled then dedicated.
+fn footprint_peaks(
+    ctx: &Arc<Context>,
+    sizes: &[u64],
+    teller: &mut Teller,
+) -> Result<Vec<FootprintPeak>, ProbeError> {
+    if !ctx.info().buffer_device_address {
+        teller.line("footprint probe: skipped, the device has no bufferDeviceAddress".into());
+        return Ok(Vec::new());
+    }
+    let probe = FootprintProbe::new(ctx)?;
+    let size = ProbeSize::for_device(ctx.info());
+    teller.line(format!(
+        "random-address atomicAdd (int) against footprint, by allocation ({FOOTPRINT_ADDS} adds per invocation, 64-bit indices):"
+    ));
+    teller.line(format!(
+        "  {:>12} {:>16} {:>16} {:>18}",
+        "map", "pooled G/s", "dedicated G/s", "dedicated/pooled"
+    ));
+    let mut rows = Vec::new();
+    for &bytes in sizes {
+        let mut rates = [0.0; 2];
+        for (rate, scheme) in rates
+            .iter_mut()
+            .zip([MemoryScheme::Pooled, MemoryScheme::Dedicated])
+        {
+            let (measured, dedicated) = probe.measure(
+                bytes / 4,
+                scheme,
+                size.invocations,
+                FOOTPRINT_ADDS,
+                size.reps,
+            )?;
+            *rate = measured.atomics_per_s;
+            rows.push(FootprintPeak {
+                footprint_bytes: bytes,
+                allocation: match dedicated {
+                    true => "dedicated",
+                    false => "pooled",
+                }
+                .into(),
+                invocations: size.invocations,
+                adds_per_invocation: FOOTPRINT_ADDS,
+                atomics_per_s: measured.atomics_per_s,
+                gpu_ms: measured.gpu_ms,
+            });
+        }
+        teller.step();
+        teller.line(format!(
+            "  {:>12} {:>16.2} {:>16.2} {:>18.2}",
+            human_bytes(bytes),
+            rates[0] / 1e9,
+            rates[1] / 1e9,
+            rates[1] / rates[0]
+        ));
+    }
+    Ok(rows)
+}
+
 /// Where a device's peak table is cached: `$VKERODE_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/vkerode`, else `~/.cache/vkerode`.
 pub fn cache_path(info: &DeviceInfo) -> PathBuf {
     let driver = slug(&info.driver_info);
+    vkerode_cache_dir().join(format!("peak-{}-{driver}.json", slug(&info.name)))
+}
+
+/// vkerode's cache folder, of the peak tables and the pipeline caches:
+/// `$VKERODE_CACHE_DIR`, else `$XDG_CACHE_HOME/vkerode`, else `~/.cache/vkerode`.
+pub fn vkerode_cache_dir() -> PathBuf {
     cache_dir(|name| std::env::var_os(name))
-        .join(format!("peak-{}-{driver}.json", slug(&info.name)))
 }
 
 /// The cache folder from the variables `var` reads. An empty variable counts as unset
@@ -588,6 +693,7 @@ mod tests {
             cache_latency: Vec::new(),
             cache_bandwidth: Vec::new(),
             copy: None,
+            footprint: Vec::new(),
         };
         assert!(with_rate(1e9).rates_are_sound());
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {

@@ -83,7 +83,8 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("run.json", "ceiling.peak_copy_bytes_per_s", "bytes/s", "streaming-copy: the copy's bytes read and written per second"),
     field("run.json", "ceiling.peak_steps_per_s", "figures.unit per s", "the ceiling in the strategy's own unit: the walk's rate, or the copy's bandwidth over bytes_per_cell_step"),
     field("run.json", "ceiling.percent_of_peak", "%", "the rate over the ceiling"),
-    field("run.json", "gpm", "object", "NVML GPM's counters over at least 500 ms of timed runs after the timed run (NVIDIA Hopper and newer); null elsewhere"),
+    field("run.json", "gpm", "object", "NVML GPM's counters over a window of back-to-back timed runs after the timed run (NVIDIA Hopper and newer); null elsewhere"),
+    field("run.json", "landform", "object", "the landform figures before and after the run (below); null on a map past the cells they are computed for (2^24, 4096²: they take minutes a map past it), which warnings[] then says"),
     field("run.json", "gpm.sm_occupancy_percent", "%", "resident warps over the SMs' maximum, averaged over the SMs"),
     field("run.json", "gpm.sm_util_percent", "%", "time each SM had a warp, averaged over the SMs"),
     field("run.json", "gpm.integer_util_percent", "%", "time the SMs issued integer instructions"),
@@ -98,7 +99,7 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("run.json", "change.changed_cells_share", "share", "cells whose height changed"),
     field("run.json", "change.deepest_erosion", DEEPEST_EROSION.1, DEEPEST_EROSION.2),
     field("run.json", "change.highest_deposition", "height units", "the most positive change of one cell"),
-    field("run.json", "change.channel_mean_change", "height units", "mean change over the initial terrain's channel cells (D8, top 5% area)"),
+    field("run.json", "change.channel_mean_change", "height units", "mean change over the initial terrain's channel cells (D8, top 5% area); this and the three below need the maps' drainage and are null past the cells the landform is computed for"),
     field("run.json", "change.hillslope_mean_change", "height units", "mean change over all other cells"),
     field("run.json", "change.channel_incision_before", "height units", "channel incision of the initial terrain"),
     field("run.json", "change.channel_incision_after", "height units", "channel incision after the run (its own channels)"),
@@ -250,6 +251,12 @@ const COMMON_FIELDS: &[JsonField] = &[
     field("peak.json", "copy.buffer_bytes", "bytes", "the streaming copy: bytes of each of its two buffers"),
     field("peak.json", "copy.bytes_per_s", "bytes/s", "bytes read plus bytes written per second: the grid strategies' ceiling"),
     field("peak.json", "copy.gpu_ms", "ms", "median GPU time of a copy"),
+    field("peak.json", "footprint[].footprint_bytes", "bytes", "the footprint probe: random int atomicAdd over a map of this size, reached by address with 64-bit indices (256 MiB doubling to 45% of the device's memory on a GPU)"),
+    field("peak.json", "footprint[].allocation", "text", "how the map's memory was allocated: pooled (gpu-allocator's blocks) or dedicated (an allocation naming the buffer); each size is measured both ways (docs/findings/allocation.md)"),
+    field("peak.json", "footprint[].invocations", "count", "invocations of one run"),
+    field("peak.json", "footprint[].adds_per_invocation", "count", "atomic adds of each invocation, each at a hashed cell"),
+    field("peak.json", "footprint[].atomics_per_s", "atomic adds/s", "over the median GPU time"),
+    field("peak.json", "footprint[].gpu_ms", "ms", "median GPU time of a run"),
 ];
 
 /// The landform figures before and after, from their one list (`Landform::COLUMNS`).
@@ -346,4 +353,20 @@ pub fn leaf_paths(value: &serde_json::Value) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::terrain::metrics::LANDFORM_MAX_CELLS;
+
+    #[test]
+    fn the_landform_field_names_the_bound_the_code_holds() {
+        let side = (LANDFORM_MAX_CELLS as f64).sqrt() as u64;
+        let bound = format!("2^{}, {side}²", LANDFORM_MAX_CELLS.trailing_zeros());
+        let field = super::json_fields()
+            .into_iter()
+            .find(|f| f.file == "run.json" && f.path == "landform")
+            .expect("run.json's landform is documented");
+        assert!(field.meaning.contains(&bound), "{}", field.meaning);
+    }
 }

@@ -93,6 +93,14 @@ impl Cells {
         }
     }
 
+    /// The height of cell `i` in height units, as [`Cells::heightmap`] gives it.
+    pub fn height_at(&self, i: usize) -> f32 {
+        match &self.values {
+            Values::Fixed { cells, scale } => cells[i] as f32 / scale,
+            Values::Float(cells) => cells[i],
+        }
+    }
+
     /// The heights in height units.
     pub fn heightmap(&self) -> Heightmap {
         let data = match &self.values {

@@ -3,9 +3,15 @@
 //! Fixed-point states are summed as integers and scaled once, so their figures are
 //! exact; float states are summed in f64.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::cells::{Cells, Values};
+
+/// Cells per piece of a parallel pass over fixed-point differences: integer sums are
+/// exact in any order, so the pieces add up to the sequential pass's figures bit for
+/// bit (float differences are summed in one pass, in order).
+const PIECE: usize = 1 << 20;
 
 /// The change from one state of a map to another, in height units, summed or taken
 /// over its cells.
@@ -91,6 +97,28 @@ impl<T: Sum> Sums<T> {
         self.changed += usize::from(d != zero);
     }
 
+    /// The sums of two groups of cells.
+    fn merged(self, other: Self) -> Self {
+        Self {
+            cells: self.cells + other.cells,
+            total: self.total + other.total,
+            squares: self.squares + other.squares,
+            lowered: self.lowered + other.lowered,
+            raised: self.raised + other.raised,
+            deepest: if other.deepest < self.deepest {
+                other.deepest
+            } else {
+                self.deepest
+            },
+            highest: if other.highest > self.highest {
+                other.highest
+            } else {
+                self.highest
+            },
+            changed: self.changed + other.changed,
+        }
+    }
+
     /// The change, with each sum over `scale` (difference units per height unit).
     fn change(&self, scale: f64) -> Change {
         let n = self.cells.max(1) as f64;
@@ -138,17 +166,19 @@ impl Change {
     }
 
     /// The change over the cells outside `mask`, inside it, and over all of them, in one
-    /// pass; the cells `left_out` says (a DEM's missing ones; empty: none) in none.
+    /// pass; the cells `left_out` says (a DEM's missing ones; empty: none) in none. An
+    /// empty `mask` splits nothing: the first two are of no cells.
     pub fn split(
         before: &Cells,
         after: &Cells,
         mask: &[bool],
         left_out: &[bool],
     ) -> Option<[Self; 3]> {
-        if mask.len() != before.len() || !(left_out.is_empty() || left_out.len() == mask.len()) {
+        let fits = |cells: &[bool]| cells.is_empty() || cells.len() == before.len();
+        if !(fits(mask) && fits(left_out)) {
             return None;
         }
-        Self::grouped(before, after, Some(mask), left_out)
+        Self::grouped(before, after, (!mask.is_empty()).then_some(mask), left_out)
     }
 
     fn grouped(
@@ -164,12 +194,24 @@ impl Change {
             (Values::Fixed { cells: b, scale }, Values::Fixed { cells: a, scale: s })
                 if scale == s =>
             {
-                let differences = b
-                    .iter()
-                    .zip(a)
-                    .map(|(&b, &a)| i128::from(a) - i128::from(b));
+                let piece = |k: usize, (b, a): (&[i32], &[i32])| {
+                    let cells = k * PIECE..k * PIECE + b.len();
+                    let differences = b
+                        .iter()
+                        .zip(a)
+                        .map(|(&b, &a)| i128::from(a) - i128::from(b));
+                    let left_out = left_out.get(cells.clone()).unwrap_or(&[]);
+                    grouped(differences, mask.map(|m| &m[cells]), left_out)
+                };
+                let sums = (b.par_chunks(PIECE).zip(a.par_chunks(PIECE)))
+                    .enumerate()
+                    .map(|(k, pieces)| piece(k, pieces))
+                    .reduce(
+                        || [Sums::default(); 3],
+                        |x, y| [0, 1, 2].map(|g| x[g].merged(y[g])),
+                    );
                 let scale = f64::from(*scale);
-                Some(grouped(differences, mask, left_out).map(|s| s.change(scale)))
+                Some(sums.map(|s| s.change(scale)))
             }
             (Values::Float(b), Values::Float(a)) => {
                 let differences = b.iter().zip(a).map(|(&b, &a)| f64::from(a) - f64::from(b));

@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use super::files::{write_atomically, WriteError};
 use super::heightmap::Heightmap;
 
@@ -83,19 +85,21 @@ pub fn hillshade(map: &Heightmap, cell: CellSize) -> Vec<f32> {
     let azimuth = (360.0 - SUN_AZIMUTH_DEG + 90.0)
         .rem_euclid(360.0)
         .to_radians();
-    let mut shade = Vec::with_capacity(w * h);
-    for y in 0..h {
-        for x in 0..w {
-            let (dzdx, dzdy) = horn_gradient(map, x, y, cell);
-            let (dzdx, dzdy) = (dzdx as f32, dzdy as f32);
-            let slope = (dzdx * dzdx + dzdy * dzdy).sqrt().atan();
-            let aspect = dzdy.atan2(-dzdx);
-            let lit =
-                zenith.cos() * slope.cos() + zenith.sin() * slope.sin() * (azimuth - aspect).cos();
-            shade.push(lit.clamp(0.0, 1.0));
-        }
-    }
-    shade
+    // Row by row on every core: a 16384^2 map is 268M cells.
+    (0..h)
+        .into_par_iter()
+        .flat_map_iter(|y| {
+            (0..w).map(move |x| {
+                let (dzdx, dzdy) = horn_gradient(map, x, y, cell);
+                let (dzdx, dzdy) = (dzdx as f32, dzdy as f32);
+                let slope = (dzdx * dzdx + dzdy * dzdy).sqrt().atan();
+                let aspect = dzdy.atan2(-dzdx);
+                let lit = zenith.cos() * slope.cos()
+                    + zenith.sin() * slope.sin() * (azimuth - aspect).cos();
+                lit.clamp(0.0, 1.0)
+            })
+        })
+        .collect()
 }
 
 /// Hypsometric colours from low to high ground.
@@ -128,17 +132,16 @@ pub(crate) fn tint_rgb(t: f32) -> [u8; 3] {
 pub fn shaded_relief_rgb(map: &Heightmap, cell: CellSize, range: (f32, f32)) -> Vec<u8> {
     let shade = hillshade(map, cell);
     let span = (range.1 - range.0).max(f32::EPSILON);
-    let mut rgb = Vec::with_capacity(shade.len() * 3);
-    for (&h, &s) in map.data().iter().zip(&shade) {
-        if !(h.is_finite() && s.is_finite()) {
-            rgb.extend([150, 150, 150]);
-            continue;
-        }
-        let colour = tint((h - range.0) / span);
-        let light = 0.25 + 0.75 * s;
-        rgb.extend(colour.map(|c| (c * light * 255.0).round().clamp(0.0, 255.0) as u8));
-    }
-    rgb
+    (map.data().par_iter().zip(&shade))
+        .flat_map_iter(|(&h, &s)| {
+            if !(h.is_finite() && s.is_finite()) {
+                return [150, 150, 150];
+            }
+            let colour = tint((h - range.0) / span);
+            let light = 0.25 + 0.75 * s;
+            colour.map(|c| (c * light * 255.0).round().clamp(0.0, 255.0) as u8)
+        })
+        .collect()
 }
 
 pub fn write_png(

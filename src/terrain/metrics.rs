@@ -21,12 +21,12 @@ pub const INCISION_RADIUS: usize = 3;
 const BINS_PER_DECADE: f64 = 10.0;
 const MIN_CELLS_PER_BIN: usize = 5;
 
-/// The most cells whose landform a sweep point computes: 2^28 (16384^2). Above it the
-/// figures are left empty, never estimated: the CPU's passes (drainage by priority
-/// flood, depression filling, an 8-byte index per interior cell) take minutes per map
-/// there, longer than a point's GPU work, and at 65536^2 (2^32 cells) their index
-/// alone is 32 GiB beside the five 16 GiB maps a point already holds on the host.
-pub const LANDFORM_MAX_CELLS: u64 = 1 << 28;
+/// The most cells whose landform a sweep point or `erode` computes: 2^24 (4096^2).
+/// Above it the figures are left empty, never estimated: the CPU's passes (drainage by
+/// priority flood, depression filling, an 8-byte index per interior cell) took 0.6 µs
+/// a cell on one core (2 cores of this project's CI: 9.7 s a map at 4096^2, so about 40
+/// s at 8192^2 and minutes at 16384^2), where a point's GPU work takes a second.
+pub const LANDFORM_MAX_CELLS: u64 = 1 << 24;
 
 /// The angle of repose of loose rock, in degrees: a slope past it stands only in
 /// bedrock, so a grid that cuts steeper is reported (`steep_share`); thermal erosion's

@@ -188,7 +188,10 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     }
     let eroded = run_erosion(ctx.as_ref(), &request, &mut |event| {
         match event {
-            Progress::Stage(_) => detail_counted(&bar, &submissions),
+            Progress::Stage(_) => {
+                detail_counted(&bar, &submissions);
+                detail_elapsed(&bar);
+            }
             Progress::Work { .. } => submissions.store(0, Ordering::Relaxed),
             _ => {}
         }
@@ -199,6 +202,7 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     }
     if eroded.is_ok() {
         detail_counted(&bar, &submissions);
+        detail_elapsed(&bar);
     }
     bar.finish_and_clear();
     let mut outcome = eroded.with_context(|| match &args.input {
@@ -209,7 +213,16 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
         format: args.format,
         images: !args.no_images,
     };
-    let (files, not_drawn) = write_outcome(staged.path(), &mut outcome, output)?;
+    let bar = progress_bar(0, "");
+    let written = write_outcome(staged.path(), &mut outcome, output, &mut |event| {
+        if let Progress::Stage(_) = event {
+            detail_elapsed(&bar);
+        }
+        show_progress(&bar, event)
+    });
+    detail_elapsed(&bar);
+    bar.finish_and_clear();
+    let (files, not_drawn) = written?;
     for warning in not_drawn {
         eprintln!("warning: {warning}");
     }
@@ -221,6 +234,18 @@ pub fn run(options: &ContextOptions, args: &ErodeArgs) -> Result<()> {
     }
     say_wrote(files);
     Ok(())
+}
+
+/// Under --verbose, how long the stage on `bar` took, as it ends: "writing the
+/// heightmaps: 1.2 s". Every stage is told, so that a slow one is seen.
+fn detail_elapsed(bar: &ProgressBar) {
+    let stage = bar.message();
+    if verbosity() == Verbosity::Verbose && !stage.is_empty() && bar.length() == Some(0) {
+        bar_line(
+            bar,
+            &format!("{stage}: {:.1} s", bar.elapsed().as_secs_f64()),
+        );
+    }
 }
 
 /// Under --verbose, what the stage on `bar` counted, where it counted its work: "pipes:

@@ -18,6 +18,7 @@ use vkerode::experiment::sweep::{
 };
 use vkerode::gpu::{list_devices, Context, ContextOptions};
 use vkerode::terrain::files::{check_apart, check_output_file, Overwrite};
+use vkerode::terrain::metrics::{Landform, LANDFORM_MAX_CELLS};
 
 #[derive(Args)]
 pub struct SweepArgs {
@@ -197,12 +198,44 @@ pub fn run(options: &ContextOptions, args: &SweepArgs, verbosity: Verbosity) -> 
         experiment.points.len(),
         shard.unwrap_or_default()
     );
+    let measure = &experiment.config.measure;
+    let past: Vec<String> = (experiment.points.iter())
+        .filter(|p| !Landform::feasible(p.map().cells()))
+        .map(|p| p.index.to_string())
+        .collect();
+    if measure.judge && measure.landform && !past.is_empty() {
+        note!(
+            "points {} get no landform figures: their maps are past the {LANDFORM_MAX_CELLS} cells the figures are computed for (they take minutes a map on the CPU)",
+            past.join(", ")
+        );
+    }
     let summary = run_sweep(&contexts, &experiment, &sweep)?;
     note!(
         "measured {} points ({} already recorded) into {}",
         summary.measured,
         summary.skipped,
         summary.dir.display()
+    );
+    if let Some(share) = summary.gpu_busy_share() {
+        // lavapipe's "GPU time" is its CPU cores' time.
+        let device = match contexts.iter().all(|c| c.info().is_cpu()) {
+            true => "device",
+            false => "GPU",
+        };
+        note!(
+            "{device} busy {:.0}% of {} (the warm-ups' and timed repetitions' {device} time, {:.2} s, over the sweep's wall time)",
+            100.0 * share,
+            rounded_duration(summary.wall_s),
+            summary.gpu_s
+        );
+    }
+    let stages: Vec<String> = (summary.stages_s.iter())
+        .filter(|(_, seconds)| *seconds > 0.0)
+        .map(|(stage, seconds)| format!("{stage} {seconds:.1} s"))
+        .collect();
+    detail!(
+        "the points' stages, added up (the CPU's judge and landform run beside the GPU): {}",
+        stages.join(", ")
     );
     let table = report(&summary.dir)?;
     let rows = report_rows(&summary.dir)?;
@@ -238,4 +271,9 @@ pub fn run(options: &ContextOptions, args: &SweepArgs, verbosity: Verbosity) -> 
         );
     }
     Ok(())
+}
+
+/// Seconds as `2m 10s`, to the second (`0s` under half a second).
+fn rounded_duration(seconds: f64) -> humantime::FormattedDuration {
+    humantime::format_duration(std::time::Duration::from_secs(seconds.round() as u64))
 }

@@ -594,9 +594,8 @@ impl Figures for DropletFigures {
     /// concurrency error.
     fn judge_reruns(&mut self, initial: &Cells, counted: &Cells, timed: &[&Cells]) {
         let Some(job) = &self.job else { return };
-        // Left unjudged past the landform's bound, for the same reasons: a sequential
-        // CPU run on a copy of the map, kept in the references' cache.
-        if !crate::terrain::metrics::Landform::feasible(initial.len() as u64) {
+        // A sequential CPU run on a copy of the map, kept in the references' cache.
+        if initial.len() as u64 > stability::REFERENCE_MAX_CELLS {
             return;
         }
         let Some(reference) = cached_reference(initial, job) else {

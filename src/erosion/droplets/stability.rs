@@ -103,6 +103,11 @@ pub fn reference(initial: &Cells, job: &DropletJob) -> Option<Reference> {
     })
 }
 
+/// The most cells of a map a sweep point judges against the CPU reference: 2^28
+/// (16384^2). Past it the reference's copies of the map (16 GiB at 65536^2) join the
+/// five maps a point already holds on the host.
+pub const REFERENCE_MAX_CELLS: u64 = 1 << 28;
+
 /// The reference of `job` on `initial`, computed once for the points that share them
 /// (a sweep's workgroup, batch or variant axis, say): it is the most costly part of a
 /// point's CPU share. Workers of several devices share the cache and never wait on each

@@ -45,9 +45,23 @@ impl StopReason {
     }
 }
 
+/// The warm-up runs before the timed repetitions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct WarmUp {
+    pub runs: u32,
+    /// Their GPU-timestamp time (wall time where there are no timestamps), in seconds.
+    pub gpu_s: f64,
+    /// Host time from the first run's submission to the last one's end, in seconds.
+    pub wall_s: f64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Measurement {
+    pub warmup: WarmUp,
     pub samples: Vec<Sample>,
+    /// Host time of the timed repetitions, from the first one's submission to the last
+    /// one's end, in seconds.
+    pub timed_wall_s: f64,
     pub stop: StopReason,
     pub gpu_ms: Quartiles,
     /// 95% confidence interval of the median GPU time; `None` for one repetition.
@@ -58,6 +72,7 @@ pub struct Measurement {
 impl Measurement {
     /// Summarises the samples and marks the outliers among their GPU times.
     pub fn of(mut samples: Vec<Sample>, stop: StopReason) -> Self {
+        let timed_wall_s = samples.iter().map(|s| s.wall_ms / 1e3).sum();
         let gpu_ms: Vec<f64> = samples.iter().map(|s| s.gpu_ms).collect();
         let wall: Vec<f64> = samples.iter().map(|s| s.wall_ms).collect();
         let summary = Quartiles::of(&gpu_ms);
@@ -65,12 +80,21 @@ impl Measurement {
             sample.outlier = summary.is_outlier(sample.gpu_ms);
         }
         Self {
+            warmup: WarmUp::default(),
+            timed_wall_s,
             gpu_ms: summary,
             gpu_ms_ci: median_interval(&gpu_ms),
             wall_ms: Quartiles::of(&wall),
             samples,
             stop,
         }
+    }
+
+    /// GPU-timestamp seconds of the runs the statistics rest on: the warm-up and the
+    /// timed repetitions.
+    pub fn gpu_s(&self) -> f64 {
+        let timed: f64 = self.samples.iter().map(|s| s.gpu_ms / 1e3).sum();
+        self.warmup.gpu_s + timed
     }
 
     /// Repetitions whose GPU time lies beyond 1.5 IQR of the quartiles.

@@ -12,11 +12,11 @@ mod schema;
 mod store;
 
 pub use csv_text::{read_points, read_records, CsvText};
-pub use measurement::{is_time, Measurement, Sample, StopReason};
+pub use measurement::{is_time, Measurement, Sample, StopReason, WarmUp};
 pub use point_row::{name as point_column, PointRow};
 pub use schema::{
     owner_of, point_columns, point_header, point_row, FailedRow, InputRecord, PointValues,
-    SampleRow, SCHEMA_VERSION,
+    SampleRow, StageTimes, SCHEMA_VERSION,
 };
 pub use store::{
     config_hash_of, merge, read_rows, read_samples, Existing, Merged, Meta, ResultsWriter,

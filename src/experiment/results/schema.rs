@@ -25,7 +25,9 @@ use crate::terrain::MapInfo;
 /// The version of the columns of points.csv (and meta.json's fields) this vkerode
 /// writes; meta.json records it. Files without one are version 1: one `steps` column
 /// for every strategy's unit, and defaults in the columns of other strategies.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version 3 adds a point's stage times (`point_gpu_s`, `stage_*_s`), empty in rows of
+/// older files.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Which point of which sweep, measured where.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -257,8 +259,61 @@ impl Section for GpmColumns {
         ("gpm_integer_util_percent", "%", "NVML GPM: time the SMs issued integer instructions"),
         ("gpm_fp32_util_percent", "%", "NVML GPM: time the SMs issued FP32 instructions"),
         ("gpm_dram_bandwidth_percent", "%", "NVML GPM: DRAM bandwidth used over its peak"),
-        ("gpm_window_ms", "ms", "wall time between GPM's two samples: at least 500 ms of runs"),
+        ("gpm_window_ms", "ms", "wall time between GPM's two samples, over back-to-back runs"),
         ("gpm_busy_percent", "%", "GPU time of the runs over the window: the counters are averages over the window, diluted by the rest"),
+    ];
+}
+
+/// Where a point's time went: the GPU time its statistics rest on, and the wall time
+/// of each of its stages in the order they run. The CPU's share (`judge`, `landform`)
+/// runs on other cores while the GPU measures the next point, so the stages of a
+/// sweep add up to more than its wall time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StageTimes {
+    pub point_gpu_s: f64,
+    pub stage_terrain_s: f64,
+    pub stage_prepare_s: f64,
+    pub stage_warmup_s: f64,
+    pub stage_timed_s: f64,
+    pub stage_gpm_s: f64,
+    pub stage_replay_s: f64,
+    pub stage_counted_s: f64,
+    pub stage_reruns_s: f64,
+    pub stage_judge_s: f64,
+    pub stage_landform_s: f64,
+}
+
+impl StageTimes {
+    /// Each stage's name (its column's, less `stage_` and `_s`) and wall seconds.
+    pub fn stages(&self) -> [(&'static str, f64); 10] {
+        [
+            ("terrain", self.stage_terrain_s),
+            ("prepare", self.stage_prepare_s),
+            ("warmup", self.stage_warmup_s),
+            ("timed", self.stage_timed_s),
+            ("gpm", self.stage_gpm_s),
+            ("replay", self.stage_replay_s),
+            ("counted", self.stage_counted_s),
+            ("reruns", self.stage_reruns_s),
+            ("judge", self.stage_judge_s),
+            ("landform", self.stage_landform_s),
+        ]
+    }
+}
+
+impl Section for StageTimes {
+    const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("point_gpu_s", "s", "GPU-timestamp time of the runs the statistics rest on: the warm-up and the timed repetitions (the GPU's busy time of the point)"),
+        ("stage_terrain_s", "s", "wall time making the point's terrain (0 where an earlier point's is reused)"),
+        ("stage_prepare_s", "s", "wall time building its pipelines (from the pipeline cache where it holds them) and uploading its map"),
+        ("stage_warmup_s", "s", "wall time of the warm-up runs"),
+        ("stage_timed_s", "s", "wall time of the timed repetitions"),
+        ("stage_gpm_s", "s", "wall time of NVML GPM's window (0 without GPM)"),
+        ("stage_replay_s", "s", "wall time recording and timing the replays of the time split (0 without measure.replay)"),
+        ("stage_counted_s", "s", "wall time of the counted (instrumented) run and its read-back"),
+        ("stage_reruns_s", "s", "wall time of the two timed reruns and their read-backs"),
+        ("stage_judge_s", "s", "wall time of the strategy's judgement of the reruns against its CPU reference (on other cores while the GPU measures the next point)"),
+        ("stage_landform_s", "s", "wall time of the landform figures (on other cores while the GPU measures the next point)"),
     ];
 }
 
@@ -349,6 +404,7 @@ pub struct PointValues<'a> {
     pub gpu_before: Option<GpuState>,
     pub gpu_after: Option<GpuState>,
     pub gpm: Option<GpmCounters>,
+    pub stages: &'a StageTimes,
 }
 
 /// The row of a measured point, or with `None` the columns alone.
@@ -480,6 +536,7 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
             .map(GpmColumns::of)
             .as_ref(),
     );
+    row.push(point.map(|p| p.stages));
     row
 }
 

@@ -20,12 +20,14 @@ use crate::terrain::files::write_atomically;
 use crate::terrain::formats::{export_warning, write_dem, Dem, HeightFormat};
 use crate::terrain::metrics::Landform;
 use crate::terrain::pictures::{
-    before_after, drawn, erosion_map, relief_with_legend, shaded_relief, MapUnits, RgbImage,
+    before_after, drawn, erosion_map_of_change, relief_with_legend, shaded_relief, MapUnits,
+    RgbImage,
 };
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
 use crate::terrain::{Cells, Change, Heightmap};
 use crate::PathIoError;
+use rayon::prelude::*;
 
 /// What runs the strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum, schemars::JsonSchema)]
@@ -68,12 +70,14 @@ pub struct LandformChange {
 
 impl LandformChange {
     /// Of maps in kernel units, taken in the DEM's own: heights back in metres on its
-    /// grid of metres (cells on cells for generated terrain).
+    /// grid of metres (cells on cells for generated terrain). The two maps' figures are
+    /// computed side by side.
     pub fn between(before: &Heightmap, after: &Heightmap, units: &GridUnits) -> Self {
-        Self {
-            before: Landform::of_kernel(before, units),
-            after: Landform::of_kernel(after, units),
-        }
+        let (before, after) = rayon::join(
+            || Landform::of_kernel(before, units),
+            || Landform::of_kernel(after, units),
+        );
+        Self { before, after }
     }
 }
 
@@ -138,12 +142,13 @@ pub struct ErodeReport {
     pub figures: RunFigures,
     /// The throughput against the strategy's ceiling (GPU runs with timestamps).
     pub ceiling: Option<CeilingShare>,
-    /// NVML GPM's hardware counters over at least half a second of timed runs after the
+    /// NVML GPM's hardware counters over a window of timed runs after the
     /// timed run (NVIDIA Hopper and newer; absent elsewhere).
     pub gpm: Option<GpmCounters>,
     /// Landform metrics of the terrain before and after, in the exported units (metres
-    /// for a DEM, cells for generated terrain).
-    pub landform: LandformChange,
+    /// for a DEM, cells for generated terrain); null past 2^24 cells (4096²), which
+    /// `warnings` says.
+    pub landform: Option<LandformChange>,
     pub change: ChangeFigures,
     /// Why a figure is missing or a cache was not written, if one is or was not.
     pub warnings: Vec<String>,
@@ -171,20 +176,7 @@ pub struct ErodeOutcome {
 impl ErodeOutcome {
     /// `map` in export units, with the missing cells missing again.
     pub fn exported(&self, map: &Heightmap) -> Dem {
-        let t = &self.terrain;
-        let mut heights = map.map(|h| t.from_kernel(h));
-        for (h, &missing) in heights.data_mut().iter_mut().zip(&t.missing) {
-            if missing {
-                *h = f32::NAN;
-            }
-        }
-        Dem {
-            heights,
-            nodata: t.nodata,
-            units: t.export_units.clone(),
-            cell_size: Some(t.units.cell_size),
-            geo: t.geo.clone(),
-        }
+        export(&self.terrain, map)
     }
 
     pub fn units(&self) -> &GridUnits {
@@ -198,6 +190,25 @@ impl ErodeOutcome {
             cell: self.units().cell_size,
             length: self.units().length_unit,
         }
+    }
+}
+
+/// `map` in `t`'s export units, with the missing cells missing again.
+fn export(t: &PreparedTerrain, map: &Heightmap) -> Dem {
+    let mut heights = map.clone();
+    let missing = |i: usize| t.missing.get(i) == Some(&true);
+    (heights.data_mut().par_iter_mut().enumerate()).for_each(|(i, h)| {
+        *h = match missing(i) {
+            true => f32::NAN,
+            false => t.from_kernel(*h),
+        };
+    });
+    Dem {
+        heights,
+        nodata: t.nodata,
+        units: t.export_units.clone(),
+        cell_size: Some(t.units.cell_size),
+        geo: t.geo.clone(),
     }
 }
 
@@ -348,6 +359,10 @@ pub fn run_erosion(
         (None, Some(ctx)) => run_on_gpu(ctx, settings, &initial, tell)?,
         (None, None) => return Err(RunError::NoDeviceForGpuEngine),
     };
+    tell(Progress::Stage(format!(
+        "{}: figures (the ceiling, the change, the landform)",
+        settings.algorithm.as_str()
+    )));
     let mut warnings = Vec::new();
     let ceiling = match (gpu, run.run.gpu_ms) {
         (Some(ctx), Some(_)) => {
@@ -376,7 +391,16 @@ pub fn run_erosion(
         }
         (None, _) => None,
     };
-    let (before_map, after_map) = (initial.heightmap(), run.after.heightmap());
+    let landform = Landform::feasible(initial.len() as u64).then(|| {
+        LandformChange::between(&initial.heightmap(), &run.after.heightmap(), &terrain.units)
+    });
+    if landform.is_none() {
+        warnings.push(format!(
+            "no landform figures: the map's {} cells are past the {} they are computed for (they take minutes a map on the CPU)",
+            initial.len(),
+            crate::terrain::metrics::LANDFORM_MAX_CELLS
+        ));
+    }
     let height_unit = terrain.height_unit();
     let mut strategy_report = run.figures.report();
     height_unit.convert_report(strategy.report_fields(), &mut strategy_report);
@@ -392,7 +416,7 @@ pub fn run_erosion(
         figures: run.run,
         ceiling,
         gpm: run.gpm,
-        landform: LandformChange::between(&before_map, &after_map, &terrain.units),
+        landform,
         change: ChangeFigures::between(
             &initial,
             &run.after,
@@ -429,31 +453,55 @@ pub struct OutputOptions {
 /// Writes the heightmaps before and after (in export units, nodata restored), the
 /// change as data, `run.json`, then the pictures; returns the files written, and a
 /// warning for each picture that could not be drawn. What the heightmaps' format
-/// leaves out joins the report's warnings.
+/// leaves out joins the report's warnings. One map in export units is held at a time
+/// (each is 16 GiB at 65536²), with what the pictures need of it: its relief, at most
+/// a thousand pixels a side.
 pub fn write_outcome(
     dir: &Path,
     outcome: &mut ErodeOutcome,
     options: OutputOptions,
+    tell: Tell,
 ) -> Result<(Vec<PathBuf>, Vec<String>), RunError> {
     std::fs::create_dir_all(dir).map_err(PathIoError::at(dir))?;
-    let before = outcome.exported(&outcome.before.heightmap());
-    let after = outcome.exported(&outcome.after.heightmap());
-    outcome
-        .report
-        .warnings
-        .extend(export_warning(&before, options.format));
+    tell(Progress::Stage("writing the heightmaps".into()));
+    let terrain = &outcome.terrain;
+    let path = |name: &str| dir.join(format!("{name}.{}", options.format.extension()));
+    let (cell, units) = (outcome.units().cell_size, outcome.map_units());
     let mut written = Vec::new();
-    for (name, dem) in [("before", &before), ("after", &after)] {
-        let path = dir.join(format!("{name}.{}", options.format.extension()));
-        written.extend(write_dem(&path, options.format, dem)?);
-    }
-    // The change as data: after minus before, in the exported units, placed as the input.
-    let change = Dem {
-        heights: after.heights.zip_map(&before.heights, |a, b| a - b),
-        ..after.clone()
+    let before = export(terrain, &outcome.before.heightmap());
+    let export_warnings = export_warning(&before, options.format);
+    let stats = before.heights.stats();
+    let range = (stats.min, stats.max);
+    let width = before.heights.width();
+    written.extend(write_dem(&path("before"), options.format, &before)?);
+    let relief = |dem: &Dem| {
+        options
+            .images
+            .then(|| shaded_relief(&dem.heights, cell, range))
     };
-    let change_path = dir.join("erosion.tif");
-    written.extend(write_dem(&change_path, HeightFormat::Tif, &change)?);
+    let before_relief = relief(&before);
+    drop(before);
+    let after = export(terrain, &outcome.after.heightmap());
+    written.extend(write_dem(&path("after"), options.format, &after)?);
+    let after_relief = relief(&after);
+    // The change as data: after minus before, in the exported units, placed as the input.
+    let mut change = after;
+    let missing = |i: usize| terrain.missing.get(i) == Some(&true);
+    (change.heights.data_mut().par_iter_mut().enumerate()).for_each(|(i, h)| {
+        *h = match missing(i) {
+            true => f32::NAN,
+            false => {
+                terrain.from_kernel(outcome.after.height_at(i))
+                    - terrain.from_kernel(outcome.before.height_at(i))
+            }
+        };
+    });
+    written.extend(write_dem(
+        &dir.join("erosion.tif"),
+        HeightFormat::Tif,
+        &change,
+    )?);
+    outcome.report.warnings.extend(export_warnings);
     let report_path = dir.join("run.json");
     write_atomically(&report_path, |out| {
         serde_json::to_writer_pretty(&mut *out, &outcome.report).map_err(std::io::Error::other)
@@ -461,21 +509,15 @@ pub fn write_outcome(
     written.push(report_path);
     // The pictures last, each on its own: one that cannot be drawn is a warning.
     let mut warnings = Vec::new();
-    if options.images {
-        let stats = before.heights.stats();
-        let range = (stats.min, stats.max);
-        let cell = outcome.units().cell_size;
-        let before_relief = shaded_relief(&before.heights, cell, range);
-        let after_relief = shaded_relief(&after.heights, cell, range);
-        let units = outcome.map_units();
-        let width = before.heights.width();
+    if let (Some(before_relief), Some(after_relief)) = (before_relief, after_relief) {
+        tell(Progress::Stage("drawing the pictures".into()));
         let legend = |relief: &RgbImage| relief_with_legend(relief, range, &units, width);
         let figures = [
             ("before_relief.png", legend(&before_relief)),
             ("after_relief.png", legend(&after_relief)),
             (
                 "erosion.png",
-                erosion_map(&before.heights, &after.heights, units.clone()),
+                erosion_map_of_change(&change.heights, units.clone()),
             ),
             (
                 "before_after.png",

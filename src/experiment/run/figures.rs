@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use rayon::prelude::*;
+
 use serde::Serialize;
 
 use crate::erosion::{Ceiling, ErosionError, Figures, Prepared, WorkUnit};
@@ -11,9 +13,9 @@ use crate::probes::gpu_state::{GpmCounters, GpuMonitor};
 use crate::probes::ProbeError;
 use crate::table::Section;
 use crate::terrain::drainage::{channel_incision, channel_mask, Drainage};
-use crate::terrain::metrics::{INCISION_RADIUS, INCISION_SHARE};
+use crate::terrain::metrics::{Landform, INCISION_RADIUS, INCISION_SHARE};
 use crate::terrain::units::HeightUnit;
-use crate::terrain::{Cells, Change};
+use crate::terrain::{Cells, Change, Heightmap};
 
 /// Which clock the throughput figures are divided by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -181,14 +183,15 @@ pub struct ChangeFigures {
     pub deepest_erosion: f64,
     pub highest_deposition: f64,
     /// Mean change over the channel cells of the initial terrain (D8 on the filled map,
-    /// top 5% area).
-    pub channel_mean_change: f64,
+    /// top 5% area); this and the three below need the maps' drainage, and are `None`
+    /// past [`crate::terrain::metrics::LANDFORM_MAX_CELLS`], as the landform is.
+    pub channel_mean_change: Option<f64>,
     /// Mean change over all other cells.
-    pub hillslope_mean_change: f64,
+    pub hillslope_mean_change: Option<f64>,
     /// How far channels on dry ground lie below their 7x7 surroundings, before and
     /// after (each map's own channels; a filled depression's cells left out).
-    pub channel_incision_before: f64,
-    pub channel_incision_after: f64,
+    pub channel_incision_before: Option<f64>,
+    pub channel_incision_after: Option<f64>,
     pub min_after: f64,
     pub max_after: f64,
 }
@@ -204,25 +207,45 @@ impl ChangeFigures {
         unit: &HeightUnit,
         missing: &[bool],
     ) -> Option<Self> {
-        let (before_map, after_map) = (before.heightmap(), after.heightmap());
-        let (drainage_before, drainage_after) = (
-            Drainage::of(&before_map, spacing),
-            Drainage::of(&after_map, spacing),
-        );
-        let channels = channel_mask(&drainage_before.area, INCISION_SHARE);
+        // The two maps' drainage side by side, on maps whose landform is computed.
+        let routed = Landform::feasible(before.len() as u64).then(|| {
+            let (before_map, after_map) = (before.heightmap(), after.heightmap());
+            let (before_drainage, after_drainage) = rayon::join(
+                || Drainage::of(&before_map, spacing),
+                || Drainage::of(&after_map, spacing),
+            );
+            ((before_map, before_drainage), (after_map, after_drainage))
+        });
+        let channels = match &routed {
+            Some(((_, before), _)) => channel_mask(&before.area, INCISION_SHARE),
+            None => Vec::new(),
+        };
         let [hillslopes, channel, all] = Change::split(before, after, &channels, missing)?;
         // Over the cells the map has: a DEM's missing cells were filled to erode it.
-        let heights = after_map
-            .data()
-            .iter()
-            .zip(missing.iter().chain(std::iter::repeat(&false)));
-        let (min, max) = heights
-            .filter(|(_, &left_out)| !left_out)
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), (&h, _)| {
-                (lo.min(h), hi.max(h))
-            });
+        let kept = |i: &usize| missing.get(*i) != Some(&true);
+        let (min, max) = (0..after.len())
+            .into_par_iter()
+            .filter(kept)
+            .map(|i| after.height_at(i))
+            .fold(
+                || (f32::INFINITY, f32::NEG_INFINITY),
+                |(lo, hi), h| (lo.min(h), hi.max(h)),
+            )
+            .reduce(
+                || (f32::INFINITY, f32::NEG_INFINITY),
+                |(a, b), (c, d)| (a.min(c), b.max(d)),
+            );
         let share = |n: usize| n as f64 / all.cells.max(1) as f64;
         let of = |kernel: f64| unit.of(kernel);
+        let incision = |(map, drainage): &(Heightmap, Drainage)| {
+            of(channel_incision(
+                map,
+                drainage,
+                INCISION_SHARE,
+                INCISION_RADIUS,
+            ))
+        };
+        let routed = routed.as_ref();
         Some(Self {
             total_change: of(all.total),
             eroded: of(all.eroded),
@@ -231,20 +254,10 @@ impl ChangeFigures {
             changed_cells_share: share(all.changed),
             deepest_erosion: of(all.deepest),
             highest_deposition: of(all.highest),
-            channel_mean_change: of(channel.mean()),
-            hillslope_mean_change: of(hillslopes.mean()),
-            channel_incision_before: of(channel_incision(
-                &before_map,
-                &drainage_before,
-                INCISION_SHARE,
-                INCISION_RADIUS,
-            )),
-            channel_incision_after: of(channel_incision(
-                &after_map,
-                &drainage_after,
-                INCISION_SHARE,
-                INCISION_RADIUS,
-            )),
+            channel_mean_change: routed.map(|_| of(channel.mean())),
+            hillslope_mean_change: routed.map(|_| of(hillslopes.mean())),
+            channel_incision_before: routed.map(|(before, _)| incision(before)),
+            channel_incision_after: routed.map(|(_, after)| incision(after)),
             min_after: of(f64::from(min)),
             max_after: of(f64::from(max)),
         })

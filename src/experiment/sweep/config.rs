@@ -123,7 +123,7 @@ impl crate::table::Section for MeasureSettings {
         ("time_budget_s", "s", "seconds of repetitions per point at most (warm-up and counting excluded), once min_reps ran"),
         ("replay", "switch", "record each point's addresses and measure its replays as its repetitions are (docs/results.md, the time split); off by default: a recording holds 16 bytes per droplet-step"),
         ("judge", "switch", "judge each point on the CPU: its landform (depressions filled) and the strategy's own verdicts (droplets: stability and concurrency error against the CPU reference of the same job); off leaves those columns empty, for throughput sweeps whose maps would make the CPU's share dominate; on by default"),
-        ("landform", "switch", "with judge, the landform figures of each point too (the costliest part of the CPU's share: 5 of a 4096² point's 8 s on the H200); off leaves them empty but keeps the strategy's own verdicts; on by default"),
+        ("landform", "switch", "with judge, the landform figures of each point too, on maps up to 4096² (the costliest part of the CPU's share: 5 of a 4096² point's 8 s on the H200; on a GPU it runs on other cores while the GPU measures the next points); off leaves them empty but keeps the strategy's own verdicts; on by default"),
     ];
 }
 

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::config::MeasureSettings;
-use crate::experiment::results::{Measurement, Sample, StopReason};
+use crate::experiment::results::{Measurement, Sample, StopReason, WarmUp};
 use crate::stats::Quartiles;
 
 /// The stopping rule, apart from the GPU: given the samples so far and the time spent,
@@ -47,10 +47,10 @@ const MAX_WARMUP_WALL: Duration = Duration::from_secs(5);
 /// over 2% faster than the one before (up to [`EXTRA_WARMUP`] more) and until the
 /// warm-up has spent [`MIN_WARMUP_S`] of GPU time (up to [`MAX_WARMUP_RUNS`] runs or
 /// [`MAX_WARMUP_WALL`] of host time): timed
-/// repetitions start on a settled GPU. Returns the runs made.
-fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Result<u32, E> {
+/// repetitions start on a settled GPU. Returns the runs made and their summed times.
+fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Result<(u32, f64), E> {
     if configured == 0 {
-        return Ok(0);
+        return Ok((0, 0.0));
     }
     let mut previous: Option<f64> = None;
     let (mut runs, mut total) = (0, 0.0);
@@ -66,7 +66,7 @@ fn warm_up<E>(configured: u32, mut run: impl FnMut() -> Result<f64, E>) -> Resul
             break;
         }
     }
-    Ok(runs)
+    Ok((runs, total))
 }
 
 /// Warm-up runs, then timed repetitions of `run`, which returns its GPU time (`None`
@@ -75,10 +75,16 @@ pub fn measure_runs<E>(
     settings: &MeasureSettings,
     mut run: impl FnMut() -> Result<(Option<Duration>, Duration), E>,
 ) -> Result<Measurement, E> {
-    warm_up(settings.warmup, || {
+    let warming = Instant::now();
+    let (runs, gpu_s) = warm_up(settings.warmup, || {
         let (gpu, wall) = run()?;
         Ok::<f64, E>(gpu.unwrap_or(wall).as_secs_f64())
     })?;
+    let warmup = WarmUp {
+        runs,
+        gpu_s,
+        wall_s: warming.elapsed().as_secs_f64(),
+    };
     let started = Instant::now();
     let mut samples = Vec::new();
     let mut gpu_ms = Vec::new();
@@ -95,7 +101,11 @@ pub fn measure_runs<E>(
             break reason;
         }
     };
-    Ok(Measurement::of(samples, stop))
+    Ok(Measurement {
+        warmup,
+        timed_wall_s: started.elapsed().as_secs_f64(),
+        ..Measurement::of(samples, stop)
+    })
 }
 
 #[cfg(test)]
@@ -108,26 +118,32 @@ mod tests {
             let mut it = list.iter().copied();
             move || Ok(it.next().unwrap_or(1.0))
         }
+        let runs = |made: Result<(u32, f64), ()>| made.map(|(runs, _)| runs);
         // Clocks rising from idle: 40, 30, 22, 20 ms, then settled at 19.9 (runs of
         // 100 ms, so the minimum warm-up time is spent by then).
         let rising = [0.40, 0.30, 0.22, 0.20, 0.199, 0.20];
-        assert_eq!(warm_up(2, times(&rising)), Ok(5));
+        assert_eq!(runs(warm_up(2, times(&rising))), Ok(5));
+        let (_, seconds) = warm_up(2, times(&rising)).unwrap();
+        assert!((seconds - 1.319).abs() < 1e-12, "the runs' times add up");
         // A settled GPU stops at the configured count once the minimum time is spent.
-        assert_eq!(warm_up(3, times(&[0.2, 0.2, 0.2, 0.2])), Ok(3));
+        assert_eq!(runs(warm_up(3, times(&[0.2, 0.2, 0.2, 0.2]))), Ok(3));
         // Short runs at the same slow time go on until the minimum time: 15 of 20 ms,
         // and past the extra runs for runs of a tenth of a millisecond (0.3 s of 1/8192 s).
-        assert_eq!(warm_up(2, times(&[0.02; 40])), Ok(15));
-        assert_eq!(warm_up(2, times(&[1.0 / 8192.0; 4000])), Ok(2458));
+        assert_eq!(runs(warm_up(2, times(&[0.02; 40]))), Ok(15));
+        assert_eq!(runs(warm_up(2, times(&[1.0 / 8192.0; 4000]))), Ok(2458));
         // Runs too short to reach it stop at the most runs.
-        assert_eq!(warm_up(2, times(&[1e-9; 30_000])), Ok(MAX_WARMUP_RUNS));
         assert_eq!(
-            warm_up(0, times(&[0.04])),
+            runs(warm_up(2, times(&[1e-9; 30_000]))),
+            Ok(MAX_WARMUP_RUNS)
+        );
+        assert_eq!(
+            runs(warm_up(0, times(&[0.04]))),
             Ok(0),
             "no warm-up asked, none made"
         );
         // Never settling stops after the extra runs.
         let falling: Vec<f64> = (0..40).map(|i| 1.0 / f64::from(i + 1)).collect();
-        assert_eq!(warm_up(2, times(&falling)), Ok(2 + EXTRA_WARMUP));
+        assert_eq!(runs(warm_up(2, times(&falling))), Ok(2 + EXTRA_WARMUP));
     }
 
     fn settings(target: f64, max_reps: u32, budget: f64) -> MeasureSettings {

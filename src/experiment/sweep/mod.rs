@@ -54,6 +54,7 @@ pub fn run_sweep(
     experiment: &Experiment,
     options: &SweepOptions,
 ) -> Result<SweepSummary, SweepError> {
+    let started = std::time::Instant::now();
     let Some(first) = contexts.first() else {
         return Err(SweepError::NoDevice);
     };
@@ -126,6 +127,7 @@ pub fn run_sweep(
         summary.fill_device_spread()?;
     }
     summary.prune_missing()?;
+    summary.summary.wall_s = started.elapsed().as_secs_f64();
     Ok(summary.summary)
 }
 

@@ -122,6 +122,22 @@ pub struct SweepSummary {
     pub never_ran: usize,
     /// Why the sweep stopped before its last point, if it did.
     pub stopped: Option<String>,
+    /// GPU-timestamp seconds of the runs the recorded points' statistics rest on
+    /// (warm-ups and timed repetitions).
+    pub gpu_s: f64,
+    /// Wall seconds of each stage of a point, added over the recorded points, in the
+    /// order they run (`record`: writing the row); the CPU's share overlaps the GPU's.
+    pub stages_s: Vec<(&'static str, f64)>,
+    /// Wall seconds of the sweep, from opening its results folder to its last row.
+    pub wall_s: f64,
+}
+
+impl SweepSummary {
+    /// The share of the sweep's wall time the GPU spent on the runs its statistics rest
+    /// on; `None` before any time has passed.
+    pub fn gpu_busy_share(&self) -> Option<f64> {
+        (self.wall_s > 0.0).then(|| self.gpu_s / self.wall_s)
+    }
 }
 
 #[cfg(test)]

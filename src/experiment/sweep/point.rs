@@ -1,34 +1,35 @@
-//! One point of a sweep, measured the same way whatever its strategy: timed
-//! repetitions between two reads of the GPU's state, GPM's counters over a window of
-//! further runs, the replays of the time split where `measure.replay` asks, the
-//! instrumented run, two timed reruns, then the CPU's share where `measure.judge` asks
-//! (the strategy's own judgement of the reruns, and the landform unless
-//! `measure.landform` is off), and the point's samples
-//! and row recorded.
+//! One point of a sweep, measured the same way whatever its strategy. Its GPU share:
+//! timed repetitions between two reads of the GPU's state, GPM's counters over a window
+//! of further runs, the replays of the time split where `measure.replay` asks, the
+//! instrumented run and two timed reruns. Then its CPU share where `measure.judge`
+//! asks (the strategy's own judgement of the reruns, and the landform unless
+//! `measure.landform` is off), and its samples and row recorded. On a GPU the CPU share
+//! of one point runs on another core while the GPU measures the next (`workers.rs`).
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::config::{Experiment, MeasureSettings, Point};
 use super::measure::measure_runs;
 use super::SweepError;
-use crate::erosion::{ErosionError, Prepared, ReplayTraffic};
-use crate::experiment::results::{point_row, InputRecord, PointValues, ResultsWriter, SampleRow};
+use crate::erosion::{CountedRun, ErosionError, Prepared, ReplayTraffic};
+use crate::experiment::results::{
+    point_row, InputRecord, Measurement, PointValues, ResultsWriter, SampleRow, StageTimes,
+};
 use crate::experiment::run::{gpm_counters, CeilingShare, InvariantError, RunError, TimeSplit};
-use crate::gpu::Context;
+use crate::gpu::{CompilerStatistic, Context};
 use crate::probes::ceilings::Ceilings;
-use crate::probes::gpu_state::GpuMonitor;
+use crate::probes::gpu_state::{GpmCounters, GpuMonitor, GpuState};
 use crate::table::Row;
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
 use crate::terrain::{generate_on_gpu, Cells, Change, Heightmap, TerrainSpec};
 
-/// The initial terrain of the last point and the landform of the last initial state,
-/// reused while points share them.
+/// The initial terrain of the last point, reused while points share it.
 #[derive(Default)]
 pub(super) struct TerrainCache {
     heights: Option<(TerrainSpec, Heightmap)>,
-    landform: Option<(u64, Landform)>,
 }
 
 impl TerrainCache {
@@ -39,15 +40,23 @@ impl TerrainCache {
         }
         Ok(&self.heights.as_ref().expect("generated above").1)
     }
+}
 
+/// The landform of the last initial state, reused while points share it; the threads
+/// that finish points share it, and one computes it while the others wait.
+#[derive(Default)]
+pub(super) struct LandformCache(Mutex<Option<(u64, Landform)>>);
+
+impl LandformCache {
     /// The landform of `initial` (kernel units), in the map's units.
-    fn landform(&mut self, initial: &Cells, units: &GridUnits) -> Landform {
+    fn of(&self, initial: &Cells, units: &GridUnits) -> Landform {
         let key = initial.checksum();
-        match self.landform {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match *kept {
             Some((k, landform)) if k == key => landform,
             _ => {
                 let landform = Landform::of_kernel(&initial.heightmap(), units);
-                self.landform = Some((key, landform));
+                *kept = Some((key, landform));
                 landform
             }
         }
@@ -63,6 +72,42 @@ pub(super) struct PointContext<'a> {
     pub(super) worker: usize,
 }
 
+/// A point whose GPU share is done: what its CPU share and its row need.
+pub(super) struct MeasuredPoint<'p> {
+    pub(super) point: &'p Point,
+    map: MapInfo,
+    units: GridUnits,
+    height_unit: HeightUnit,
+    initial: Cells,
+    counted: CountedRun,
+    reruns: [Cells; 2],
+    kernel: String,
+    statistics: Vec<CompilerStatistic>,
+    dispatches: usize,
+    measurement: Measurement,
+    ceiling: Option<CeilingShare>,
+    split: Option<TimeSplit>,
+    gpu_before: Option<GpuState>,
+    gpu_after: Option<GpuState>,
+    gpm: Option<GpmCounters>,
+    stages: StageTimes,
+}
+
+impl MeasuredPoint<'_> {
+    /// Cells of its map.
+    pub(super) fn cells(&self) -> u64 {
+        self.initial.len() as u64
+    }
+}
+
+/// A point's row, its samples, what `--verbose` tells of it, and its stage times.
+pub(super) struct FinishedPoint {
+    row: Row,
+    samples: Vec<SampleRow>,
+    pub(super) line: String,
+    pub(super) stages: StageTimes,
+}
+
 fn read_back(cells: Option<Cells>) -> Result<Cells, RunError> {
     Ok(cells.ok_or(InvariantError::NoHeightsBack)?)
 }
@@ -71,32 +116,27 @@ fn change(before: &Cells, after: &Cells) -> Result<Change, RunError> {
     Ok(Change::between(before, after).ok_or(InvariantError::ShapeOrArithmeticChanged)?)
 }
 
-impl PointContext<'_> {
-    /// Measures one point and records its samples and row.
-    pub(super) fn measure(
-        &self,
-        point: &Point,
-        terrain: &mut TerrainCache,
-        ceilings: &mut Ceilings,
-        writer: &Mutex<ResultsWriter>,
-    ) -> Result<String, SweepError> {
-        let (row, samples, line) = self.run(point, terrain, ceilings, &writer_commit(writer))?;
-        let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
-        writer.record((point.index, self.worker), &row, &samples)?;
-        Ok(line)
-    }
+/// Seconds since `*clock`, which moves on to now: the stage just ended.
+fn lap(clock: &mut Instant) -> f64 {
+    let now = Instant::now();
+    let seconds = (now - *clock).as_secs_f64();
+    *clock = now;
+    seconds
+}
 
-    /// The point's runs: its row, its samples and what `--verbose` tells of it.
-    fn run(
+impl PointContext<'_> {
+    /// The point's GPU share: every run on the device, and the figures that need it.
+    pub(super) fn measure_on_gpu<'p>(
         &self,
-        point: &Point,
+        point: &'p Point,
         terrain: &mut TerrainCache,
         ceilings: &mut Ceilings,
-        commit: &str,
-    ) -> Result<(Row, Vec<SampleRow>, String), RunError> {
+    ) -> Result<MeasuredPoint<'p>, RunError> {
         let (ctx, s) = (self.ctx, &point.settings);
-        let judge = self.experiment.config.measure.judge;
+        let measure = &self.experiment.config.measure;
         let strategy = s.strategy();
+        let mut stages = StageTimes::default();
+        let mut clock = Instant::now();
         let heights = match &point.input {
             // Read and prepared at load, for every point that shares it.
             Some(input) => &input.heights,
@@ -108,67 +148,124 @@ impl PointContext<'_> {
             None => (GridUnits::default(), HeightUnit::cells()),
         };
         let initial = strategy.initial(s, heights)?;
+        stages.stage_terrain_s = lap(&mut clock);
         let mut prepared = strategy.prepare(ctx, s, &initial)?;
+        stages.stage_prepare_s = lap(&mut clock);
         let gpu_before = self.monitor.and_then(GpuMonitor::read);
-        let measurement = measure_runs(&self.experiment.config.measure, || {
+        let measurement = measure_runs(measure, || {
             let run = prepared.run_timed(false)?;
             Ok::<_, ErosionError>((run.gpu_time, run.wall_time))
         })?;
         let gpu_after = self.monitor.and_then(GpuMonitor::read);
+        stages.point_gpu_s = measurement.gpu_s();
+        stages.stage_warmup_s = measurement.warmup.wall_s;
+        stages.stage_timed_s = lap(&mut clock) - measurement.warmup.wall_s;
         let gpm = match self.monitor {
             Some(monitor) => gpm_counters(monitor, prepared.as_mut())?,
             None => None,
         };
-        let run_ms = measurement.gpu_ms.median;
-        let split = match self.experiment.config.measure.replay {
-            true => time_split(prepared.as_mut(), run_ms, &self.experiment.config.measure)?,
+        stages.stage_gpm_s = lap(&mut clock);
+        let split = match measure.replay {
+            true => time_split(prepared.as_mut(), measurement.gpu_ms.median, measure)?,
             false => None,
         };
-        let mut counted = prepared.run_counted()?;
+        stages.stage_replay_s = lap(&mut clock);
+        let counted = prepared.run_counted()?;
+        stages.stage_counted_s = lap(&mut clock);
         let first = read_back(prepared.run_timed(true)?.cells)?;
         let second = read_back(prepared.run_timed(true)?.cells)?;
-        // The CPU's share last: the GPU work above runs without pauses.
-        if judge {
+        stages.stage_reruns_s = lap(&mut clock);
+        let rate = counted.work as f64 / (measurement.gpu_ms.median / 1e3);
+        let (kernel, statistics, dispatches) = (
+            prepared.kernel(),
+            prepared.statistics().to_vec(),
+            prepared.dispatches(),
+        );
+        // The map's buffers go before its CPU share is handed on.
+        drop(prepared);
+        Ok(MeasuredPoint {
+            point,
+            map,
+            units,
+            height_unit,
+            ceiling: CeilingShare::of(strategy.ceiling(s, map), rate, ceilings)?,
+            initial,
+            counted,
+            reruns: [first, second],
+            kernel,
+            statistics,
+            dispatches,
+            measurement,
+            split,
+            gpu_before,
+            gpu_after,
+            gpm,
+            stages,
+        })
+    }
+
+    /// The point's CPU share, where `measure.judge` asks, then its row.
+    pub(super) fn finish(
+        &self,
+        measured: MeasuredPoint,
+        landforms: &LandformCache,
+        commit: &str,
+    ) -> Result<FinishedPoint, RunError> {
+        let MeasuredPoint {
+            point,
+            initial,
+            mut counted,
+            reruns: [first, second],
+            measurement,
+            mut stages,
+            ..
+        } = measured;
+        let measure = &self.experiment.config.measure;
+        let mut clock = Instant::now();
+        if measure.judge {
             counted
                 .figures
                 .judge_reruns(&initial, &counted.cells, &[&first, &second]);
         }
-        let rate = counted.work as f64 / (measurement.gpu_ms.median / 1e3);
+        stages.stage_judge_s = lap(&mut clock);
+        let landform = (measure.judge
+            && measure.landform
+            && Landform::feasible(initial.len() as u64))
+        .then(|| {
+            (
+                landforms.of(&initial, &measured.units),
+                Landform::of_kernel(&counted.cells.heightmap(), &measured.units),
+            )
+        });
+        stages.stage_landform_s = lap(&mut clock);
         let values = PointValues {
             experiment: &self.experiment.config.name,
             commit,
             point: point.index,
             worker: self.worker,
-            device: ctx.info(),
-            settings: s,
+            device: self.ctx.info(),
+            settings: &point.settings,
             input: point.input.as_ref().map(|input| InputRecord {
                 path: &input.written,
                 hash: &input.hash,
             }),
-            map,
-            kernel: prepared.kernel(),
-            compiler_statistics: prepared.statistics(),
-            dispatches: prepared.dispatches(),
+            map: measured.map,
+            kernel: measured.kernel,
+            compiler_statistics: &measured.statistics,
+            dispatches: measured.dispatches,
             measurement: &measurement,
             work: counted.work,
-            ceiling: CeilingShare::of(strategy.ceiling(s, map), rate, ceilings)?,
-            split,
+            ceiling: measured.ceiling,
+            split: measured.split,
             figures: counted.figures.as_ref(),
             change: change(&initial, &counted.cells)?,
             rerun: change(&first, &second)?,
-            height_unit,
-            landform: (judge
-                && self.experiment.config.measure.landform
-                && Landform::feasible(initial.len() as u64))
-            .then(|| {
-                (
-                    terrain.landform(&initial, &units),
-                    Landform::of_kernel(&counted.cells.heightmap(), &units),
-                )
-            }),
-            gpu_before,
-            gpu_after,
-            gpm,
+            height_unit: measured.height_unit,
+            landform,
+            gpu_before: measured.gpu_before,
+            gpu_after: measured.gpu_after,
+            gpm: measured.gpm,
+            stages: &stages,
         };
         let row = point_row(Some(&values));
         let samples: Vec<SampleRow> = measurement
@@ -191,7 +288,24 @@ impl PointContext<'_> {
             measurement.stop.as_str(),
             measurement.gpu_ms.median
         );
-        Ok((row, samples, line))
+        Ok(FinishedPoint {
+            row,
+            samples,
+            line,
+            stages,
+        })
+    }
+
+    /// Records a finished point's samples and row.
+    pub(super) fn record(
+        &self,
+        point: &Point,
+        finished: &FinishedPoint,
+        writer: &Mutex<ResultsWriter>,
+    ) -> Result<(), SweepError> {
+        let mut writer = writer.lock().unwrap_or_else(|e| e.into_inner());
+        writer.record((point.index, self.worker), &finished.row, &finished.samples)?;
+        Ok(())
     }
 }
 
@@ -213,7 +327,7 @@ fn time_split(
 }
 
 /// The commit the results set records, which every row repeats.
-fn writer_commit(writer: &Mutex<ResultsWriter>) -> String {
+pub(super) fn writer_commit(writer: &Mutex<ResultsWriter>) -> String {
     let writer = writer.lock().unwrap_or_else(|e| e.into_inner());
     writer.meta().git_commit.clone()
 }

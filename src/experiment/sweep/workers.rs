@@ -12,10 +12,13 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::config::Point;
 use super::options::{OnPointError, SweepOptions, SweepSummary, Verbosity};
-use super::point::{PointContext, TerrainCache};
+use super::point::{
+    writer_commit, FinishedPoint, LandformCache, MeasuredPoint, PointContext, TerrainCache,
+};
 use super::SweepError;
-use crate::experiment::results::{point_column, CsvText, FailedRow, ResultsWriter};
-use crate::gpu::Context;
+use crate::experiment::results::{point_column, CsvText, FailedRow, ResultsWriter, StageTimes};
+use crate::experiment::run::RunError;
+use crate::gpu::{Context, DeviceInfo};
 use crate::probes::ceilings::Ceilings;
 
 /// The points left to measure: one queue all workers share, or with `--replicate` one
@@ -86,6 +89,68 @@ pub(super) struct WorkerPool<'a, 'p> {
     /// alone while others are left).
     stopped: Mutex<Option<String>>,
     stop_all: AtomicBool,
+    time_spent: Mutex<TimeSpent>,
+}
+
+/// The most cells of a map whose point's CPU share runs beside the GPU's next point:
+/// 8192² (four maps of 256 MiB a point). Past 4096² no landform is computed
+/// ([`crate::terrain::metrics::LANDFORM_MAX_CELLS`]), so what waits is the judgement
+/// and the changes, short beside holding another point's maps.
+const POOLED_MAX_CELLS: u64 = 1 << 26;
+
+/// Threads for the CPU shares of a GPU's points: every core but the one that drives
+/// the GPU, at most 8 (each holds one point's maps and its landform's working set,
+/// about 1.5 GiB at 4096²); none on a CPU device.
+fn cpu_share_threads(device: &DeviceInfo) -> usize {
+    match device.is_cpu() {
+        true => 0,
+        false => std::thread::available_parallelism()
+            .map_or(1, |n| n.get().saturating_sub(1))
+            .clamp(1, 8),
+    }
+}
+
+/// Finished points waiting for their turn to be recorded.
+#[derive(Default)]
+struct InOrder<'p> {
+    next: usize,
+    finished: BTreeMap<usize, (&'p Point, Result<FinishedPoint, RunError>)>,
+}
+
+impl<'p> InOrder<'p> {
+    fn take_next(&mut self) -> Option<(&'p Point, Result<FinishedPoint, RunError>)> {
+        let next = self.finished.remove(&self.next)?;
+        self.next += 1;
+        Some(next)
+    }
+}
+
+/// Whether a worker goes on to its next point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Next,
+    Stop,
+}
+
+/// The recorded points' GPU time and stage times, added up.
+#[derive(Default)]
+struct TimeSpent {
+    gpu_s: f64,
+    stages: Vec<(&'static str, f64)>,
+}
+
+impl TimeSpent {
+    fn add(&mut self, point: &StageTimes, record_s: f64) {
+        self.gpu_s += point.point_gpu_s;
+        let stages = point.stages().into_iter().chain([("record", record_s)]);
+        if self.stages.is_empty() {
+            self.stages = stages.collect();
+        } else {
+            for ((_, total), (_, seconds)) in self.stages.iter_mut().zip(stages) {
+                *total += seconds;
+            }
+        }
+    }
 }
 
 /// The progress display: one line per worker above a bar of all points.
@@ -179,25 +244,101 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
             failed: Mutex::new(Vec::new()),
             stopped: Mutex::new(None),
             stop_all: AtomicBool::new(false),
+            time_spent: Mutex::new(TimeSpent::default()),
         }
     }
 
     /// One worker's loop: the next point until none is left, the sweep stops, or its
-    /// device is lost (its failed point is recorded, and the others go on).
+    /// device is lost (its failed point is recorded, and the others go on). On a GPU
+    /// the points' CPU shares run on other cores while the GPU measures the next
+    /// points ([`cpu_share_threads`]); on a CPU device they would take the device's own
+    /// cores from the measurement, so each runs in turn. Rows are recorded in the order
+    /// the points were measured.
     pub(super) fn run_worker(
         &self,
         point_context: &PointContext,
         on_error: OnPointError,
     ) -> Result<(), SweepError> {
+        let commit = writer_commit(&self.writer);
+        let landforms = LandformCache::default();
+        let in_order = Mutex::new(InOrder::default());
+        let fatal: Mutex<Option<SweepError>> = Mutex::new(None);
+        let worker_stopped = AtomicBool::new(false);
+        // Finishes point number `turn` of this worker, then records every finished
+        // point whose turn has come.
+        let finish = |turn: usize, measured: MeasuredPoint<'p>| {
+            let point = measured.point;
+            let finished = point_context.finish(measured, &landforms, &commit);
+            let mut in_order = lock(&in_order);
+            in_order.finished.insert(turn, (point, finished));
+            while let Some((point, finished)) = in_order.take_next() {
+                if lock(&fatal).is_some() {
+                    continue;
+                }
+                match self.record_point(point_context, point, finished, on_error) {
+                    Ok(Flow::Next) => {}
+                    Ok(Flow::Stop) => worker_stopped.store(true, Ordering::Relaxed),
+                    Err(error) => {
+                        worker_stopped.store(true, Ordering::Relaxed);
+                        lock(&fatal).get_or_insert(error);
+                    }
+                }
+            }
+        };
+        let threads = cpu_share_threads(point_context.ctx.info());
+        let (hand, handed) = std::sync::mpsc::sync_channel::<(usize, MeasuredPoint)>(0);
+        let handed = Mutex::new(handed);
+        let measured = std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    // The lock is held while waiting: one thread waits for the next point.
+                    while let Ok((turn, measured)) = lock(&handed).recv() {
+                        finish(turn, measured);
+                    }
+                });
+            }
+            let mut turns = 0..;
+            let measured =
+                self.measure_points(point_context, on_error, &worker_stopped, |measured| {
+                    let turn = turns.next().expect("an endless range");
+                    // A large map's CPU share runs here, in turn: its maps are too many bytes
+                    // to hold a second point's beside them.
+                    if threads == 0 || measured.cells() > POOLED_MAX_CELLS {
+                        finish(turn, measured);
+                    } else if let Err(returned) = hand.send((turn, measured)) {
+                        finish(turn, returned.0 .1);
+                    }
+                });
+            drop(hand);
+            measured
+        });
+        if let Some(error) = fatal.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(error);
+        }
+        measured?;
+        let line = &self.progress.workers[point_context.worker];
+        if !worker_stopped.load(Ordering::Relaxed) {
+            line.set_message("done");
+        }
+        Ok(())
+    }
+
+    /// The GPU's share of each point, handed to `finish` as it is measured.
+    fn measure_points(
+        &self,
+        point_context: &PointContext,
+        on_error: OnPointError,
+        worker_stopped: &AtomicBool,
+        mut finish: impl FnMut(MeasuredPoint<'p>),
+    ) -> Result<(), SweepError> {
         let worker = point_context.worker;
         let line = &self.progress.workers[worker];
         let mut terrain = TerrainCache::default();
         let mut ceilings = Ceilings::new(point_context.ctx);
-        while !self.stop_all.load(Ordering::Relaxed) {
+        while !self.stop_all.load(Ordering::Relaxed) && !worker_stopped.load(Ordering::Relaxed) {
             let Some(point) = self.work.next(worker) else {
                 break;
             };
-            let label = point.label();
             if let Some(reason) = &point.unsupported {
                 self.progress
                     .note(format!("note: skipping point {}: {reason}", point.index));
@@ -206,61 +347,101 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
                 continue;
             }
             line.reset_elapsed();
-            line.set_message(format!("point {}: {label}", point.index));
-            let measured = point_context.measure(point, &mut terrain, &mut ceilings, &self.writer);
+            line.set_message(format!("point {}: {}", point.index, point.label()));
+            let measured = point_context.measure_on_gpu(point, &mut terrain, &mut ceilings);
             if let Some(warning) = ceilings.warning.take() {
                 self.progress.say(format!("warning: {warning}"));
             }
-            self.progress.total.inc(1);
-            let error = match measured {
-                Ok(line) => {
-                    self.progress.detail(format!(
-                        "point {} ({label}) on worker {worker}: {line}",
-                        point.index
-                    ));
-                    self.measured.fetch_add(1, Ordering::Relaxed);
-                    continue;
+            match measured {
+                Ok(measured) => finish(measured),
+                Err(error) => {
+                    if self.failed(point_context, point, error.into(), on_error)? == Flow::Stop {
+                        worker_stopped.store(true, Ordering::Relaxed);
+                    }
                 }
-                Err(error) => error,
-            };
-            let Some(gpu) = error.gpu_failure() else {
-                self.stop_all.store(true, Ordering::Relaxed);
-                return Err(error);
-            };
-            let row = FailedRow {
-                experiment: point_context.experiment.config.name.clone(),
-                point: point.index,
-                worker,
-                settings: label.clone(),
-                error: crate::error_chain(&error),
-                device_lost: gpu.is_device_lost(),
-            };
-            lock(&self.writer).record_failure(&row)?;
-            self.progress.say(format!(
-                "point {} ({label}) failed on worker {worker}: {}",
-                point.index, row.error
-            ));
-            let stop_device = row.device_lost;
-            let stop_sweep =
-                on_error == OnPointError::Stop || (stop_device && self.progress.workers.len() == 1);
-            if stop_sweep {
-                let why = format!(
-                    "point {} ({label}) on worker {worker}: {}",
-                    point.index, row.error
-                );
-                lock(&self.stopped).get_or_insert(why);
-            }
-            lock(&self.failed).push(row);
-            if stop_sweep {
-                self.stop_all.store(true, Ordering::Relaxed);
-            }
-            if stop_device {
-                line.set_message("stopped: its device was lost");
-                return Ok(());
             }
         }
-        line.set_message("done");
         Ok(())
+    }
+
+    /// A finished point's row recorded, or its failure.
+    fn record_point(
+        &self,
+        point_context: &PointContext,
+        point: &Point,
+        finished: Result<FinishedPoint, RunError>,
+        on_error: OnPointError,
+    ) -> Result<Flow, SweepError> {
+        let recorded = finished.map_err(SweepError::from).and_then(|finished| {
+            let started = std::time::Instant::now();
+            point_context.record(point, &finished, &self.writer)?;
+            Ok((finished, started.elapsed().as_secs_f64()))
+        });
+        let (finished, record_s) = match recorded {
+            Ok(done) => done,
+            Err(error) => return self.failed(point_context, point, error, on_error),
+        };
+        self.progress.total.inc(1);
+        self.progress.detail(format!(
+            "point {} ({}) on worker {}: {}",
+            point.index,
+            point.label(),
+            point_context.worker,
+            finished.line
+        ));
+        self.measured.fetch_add(1, Ordering::Relaxed);
+        lock(&self.time_spent).add(&finished.stages, record_s);
+        Ok(Flow::Next)
+    }
+
+    /// A point that failed: recorded in failed.csv where its device failed (the sweep
+    /// goes on, or this worker stops where the device is lost), else the sweep's end.
+    fn failed(
+        &self,
+        point_context: &PointContext,
+        point: &Point,
+        error: SweepError,
+        on_error: OnPointError,
+    ) -> Result<Flow, SweepError> {
+        let worker = point_context.worker;
+        let label = point.label();
+        self.progress.total.inc(1);
+        let Some(gpu) = error.gpu_failure() else {
+            self.stop_all.store(true, Ordering::Relaxed);
+            return Err(error);
+        };
+        let row = FailedRow {
+            experiment: point_context.experiment.config.name.clone(),
+            point: point.index,
+            worker,
+            settings: label.clone(),
+            error: crate::error_chain(&error),
+            device_lost: gpu.is_device_lost(),
+        };
+        lock(&self.writer).record_failure(&row)?;
+        self.progress.say(format!(
+            "point {} ({label}) failed on worker {worker}: {}",
+            point.index, row.error
+        ));
+        let stop_device = row.device_lost;
+        let stop_sweep =
+            on_error == OnPointError::Stop || (stop_device && self.progress.workers.len() == 1);
+        if stop_sweep {
+            let why = format!(
+                "point {} ({label}) on worker {worker}: {}",
+                point.index, row.error
+            );
+            lock(&self.stopped).get_or_insert(why);
+        }
+        lock(&self.failed).push(row);
+        if stop_sweep {
+            self.stop_all.store(true, Ordering::Relaxed);
+        }
+        if stop_device {
+            self.progress.workers[worker].set_message("stopped: its device was lost");
+            return Ok(Flow::Stop);
+        }
+        Ok(Flow::Next)
     }
 
     /// The tally, once every worker is done (`mine`: the point measurements this run
@@ -275,6 +456,10 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
         let unsupported = self.unsupported.into_inner();
         let pending = self.work.pending();
         let failed = self.failed.into_inner().unwrap_or_else(|e| e.into_inner());
+        let spent = self
+            .time_spent
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
         Ok(Finished {
             summary: SweepSummary {
                 dir,
@@ -283,6 +468,9 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
                 failed,
                 never_ran: pending,
                 stopped: self.stopped.into_inner().unwrap_or_else(|e| e.into_inner()),
+                gpu_s: spent.gpu_s,
+                stages_s: spent.stages,
+                wall_s: 0.0,
             },
             writer: self.writer.into_inner().unwrap_or_else(|e| e.into_inner()),
         })

@@ -65,10 +65,9 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
             done(run.map(Measured::gpu_ms)),
         ),
     ];
-    let landform = run.map(|m| {
-        let l = &m.outcome.report.landform;
-        landform_figures(if before { &l.before } else { &l.after })
-    });
+    let landform = run
+        .and_then(|m| m.outcome.report.landform.as_ref())
+        .map(|l| landform_figures(if before { &l.before } else { &l.after }));
     for &(name, unit, meaning) in Landform::COLUMNS.iter().filter(|c| c.0 != LEFT_OUT) {
         let value = landform
             .as_ref()
@@ -80,12 +79,12 @@ pub fn quantities(run: Option<&Measured>, before: bool) -> Vec<(Column, Option<f
         (
             "channel_mean_change",
             "mean change of the initial terrain's channels (D8 on the filled map, top 5% area)",
-            change.map(|c| c.channel_mean_change),
+            change.and_then(|c| c.channel_mean_change),
         ),
         (
             "hillslope_mean_change",
             "mean change of every other cell",
-            change.map(|c| c.hillslope_mean_change),
+            change.and_then(|c| c.hillslope_mean_change),
         ),
     ];
     for (name, meaning, value) in split {

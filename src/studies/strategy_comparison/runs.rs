@@ -13,7 +13,6 @@ use crate::experiment::results::columns::{
 use crate::experiment::results::{read_records, Measurement, ResultsError};
 use crate::experiment::run::ErodeOutcome;
 use crate::table::{Column, Row, Section};
-use crate::terrain::metrics::Landform;
 
 /// Where a run sits in the comparison.
 #[derive(Clone, Copy, Debug)]
@@ -184,7 +183,7 @@ pub fn row(run: Option<&Measured>) -> Row {
         }
     });
     row.push(common.as_ref());
-    let landform = run.map(|m| m.outcome.report.landform);
+    let landform = run.and_then(|m| m.outcome.report.landform);
     row.push_suffixed(
         landform.as_ref().map(|l| &l.before),
         "_before",
@@ -221,11 +220,19 @@ pub fn strategies_columns() -> Vec<Column> {
 pub fn describe(m: &Measured) -> String {
     let (at, settings, gpu_ms) = (m.at, m.settings, m.gpu_ms());
     let r = &m.outcome.report;
-    let (before, after): (&Landform, &Landform) = (&r.landform.before, &r.landform.after);
+    let incision = match &r.landform {
+        Some(l) => format!(
+            "channel incision {:.3} -> {:.3} {}",
+            l.before.channel_incision,
+            l.after.channel_incision,
+            r.height_unit.height_label()
+        ),
+        None => "no landform figures".into(),
+    };
     let strategy = settings.strategy();
-    let (volume, height) = (r.height_unit.sum_label(), r.height_unit.height_label());
+    let volume = r.height_unit.sum_label();
     format!(
-        "{} seed {} {}: water {:.3} per cell, {} {} in {gpu_ms:.1} ms, {:.3e} {}/s; eroded {:.1} {volume}, deposited {:.1} {volume}; channel incision {:.3} -> {:.3} {height}",
+        "{} seed {} {}: water {:.3} per cell, {} {} in {gpu_ms:.1} ms, {:.3e} {}/s; eroded {:.1} {volume}, deposited {:.1} {volume}; {incision}",
         at.terrain,
         at.seed,
         settings.algorithm.as_str(),
@@ -236,8 +243,6 @@ pub fn describe(m: &Measured) -> String {
         r.figures.unit.name(),
         r.change.eroded,
         r.change.deposited,
-        before.channel_incision,
-        after.channel_incision,
     )
 }
 
