@@ -44,11 +44,12 @@ else
     map=()
     erode=(--size 16384)
 fi
+# erode first: the shortest, so that a call's time limit leaves it whole.
+timed erode-16384 "$bin" erode "${erode[@]}" --out "$out/erode-16384" --force --verbose
 timed yardstick "$bin" sweep experiments/cuda-yardstick.toml --out "$out/yardstick" --force \
     --verbose "${yard[@]}"
 timed mapsize "$bin" sweep experiments/mapsize.toml --out "$out/mapsize" --force --verbose \
     --set "$sizes" "${map[@]}"
-timed erode-16384 "$bin" erode "${erode[@]}" --out "$out/erode-16384" --force --verbose
 
 python3 - "$out" <<'PY'
 import csv, json, sys
@@ -57,6 +58,9 @@ out = Path(sys.argv[1])
 walls = {r["job"]: r for r in csv.DictReader(open(out / "walls.csv"))}
 rows = []
 for job in ["yardstick", "mapsize", "erode-16384"]:
+    if job not in walls or walls[job]["exit"] != "0":
+        print(f"{job}: not finished, left out of summary.csv", file=sys.stderr)
+        continue
     wall = float(walls[job]["wall_s"])
     if job == "erode-16384":
         report = json.load(open(out / job / "run.json"))

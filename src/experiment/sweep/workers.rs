@@ -291,8 +291,12 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
         let measured = std::thread::scope(|scope| {
             for _ in 0..threads {
                 scope.spawn(|| {
-                    // The lock is held while waiting: one thread waits for the next point.
-                    while let Ok((turn, measured)) = lock(&handed).recv() {
+                    // One thread at a time waits for the next point, holding the lock;
+                    // it lets go before finishing the point (a guard in the `while let`
+                    // would live through the body and finish the points one by one).
+                    loop {
+                        let next = lock(&handed).recv();
+                        let Ok((turn, measured)) = next else { break };
                         finish(turn, measured);
                     }
                 });
