@@ -250,3 +250,52 @@ fn the_footprint_probe_adds_each_atomic_once_over_the_whole_map_and_times_both_s
     }
     assert_validation_clean(&ctx);
 }
+
+#[test]
+fn the_pipeline_cache_is_saved_per_device_as_the_context_closes_and_a_damaged_file_is_replaced() {
+    let dir = common::scratch("gpu_api", "pipeline-cache");
+    let open = || {
+        vkerode::gpu::Context::new(&vkerode::gpu::ContextOptions {
+            validation: true,
+            pipeline_cache: Some(dir.clone()),
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let build = |ctx: &Arc<vkerode::gpu::Context>| {
+        let desc = PipelineDesc::storage(shaders::PEAK_RANDOM, &[], 1, 16);
+        ComputePipeline::new(ctx, &desc).unwrap();
+        assert_validation_clean(ctx);
+    };
+    let saved = || -> Vec<u8> {
+        let files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "one cache for one device: {files:?}");
+        std::fs::read(&files[0]).unwrap()
+    };
+    let vendor = {
+        let ctx = open();
+        build(&ctx);
+        ctx.info().vendor_id
+    };
+    // Saved as the context closed: a header naming this device (Vulkan's version one).
+    let header = saved();
+    let word =
+        |bytes: &[u8], i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!(
+        (word(&header, 0), word(&header, 1), word(&header, 2)),
+        (32, 1, vendor)
+    );
+    // A damaged file does not stop the next context, and its close replaces the file.
+    let damaged = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(&damaged, b"not a pipeline cache").unwrap();
+    build(&open());
+    assert_eq!(word(&saved(), 2), vendor);
+}

@@ -1274,3 +1274,78 @@ fn a_sweep_neither_takes_a_foreign_folder_nor_resumes_what_it_cannot_trust() {
         "has samples but the set has no points.csv",
     );
 }
+
+#[test]
+fn each_point_records_its_stages_and_threads_beside_the_device_finish_the_same_rows_in_order() {
+    let dir = scratch("stages");
+    let path = dir.join("stages.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"stages\"\ndescription = \"test\"\n[fixed]\nsize = 64\ndroplets = 3000\n\
+             deterministic = true\n[axes]\nworkgroup = [16, 32, 64, 128, 256]\n[measure]\n{QUICK}\n"
+        ),
+    )
+    .unwrap();
+    let run = |threads: &str| {
+        let root = dir.join(format!("threads-{threads}"));
+        let out = common::sweep_out(&root);
+        let result = vkerode_command(&["sweep", path.to_str().unwrap(), "--out", &out])
+            .env(
+                vkerode::experiment::sweep::CPU_SHARE_THREADS_VARIABLE,
+                threads,
+            )
+            .output()
+            .unwrap();
+        assert_clean_success(&result);
+        let said = common::stderr(&result) + &String::from_utf8_lossy(&result.stdout);
+        assert!(said.contains("device busy "), "{said}");
+        let results = results_dir(&root, "stages");
+        let (_, rows) = read_csv(&results.join("points.csv"));
+        let (_, samples) = read_csv(&results.join("samples.csv"));
+        (rows, samples)
+    };
+    let (in_turn, samples) = run("0");
+    let (beside, _) = run("3");
+    let number = |row: &BTreeMap<String, String>, column: &str| -> f64 {
+        row[column]
+            .parse()
+            .unwrap_or_else(|_| panic!("{column} = {:?}", row[column]))
+    };
+    for rows in [&in_turn, &beside] {
+        assert_eq!(
+            point_indices(rows),
+            vec![0, 1, 2, 3, 4],
+            "recorded in order"
+        );
+        for row in rows.iter() {
+            for column in point_header().iter().filter(|c| c.starts_with("stage_")) {
+                assert!(number(row, column) >= 0.0, "{column}");
+            }
+            for stage in ["stage_timed_s", "stage_counted_s", "stage_landform_s"] {
+                assert!(number(row, stage) > 0.0, "{stage} took no time");
+            }
+        }
+    }
+    for row in &in_turn {
+        // The warm-up's GPU time comes on top of the repetitions'.
+        let point = &row["point"];
+        let repetitions: f64 = (samples.iter())
+            .filter(|s| &s["point"] == point)
+            .map(|s| number(s, "gpu_ms") / 1e3)
+            .sum();
+        assert!(number(row, "point_gpu_s") > repetitions, "point {point}");
+    }
+    // Deterministic runs: the CPU's figures of each point are the same whichever thread
+    // finished it.
+    let figures = |row: &BTreeMap<String, String>| -> Vec<String> {
+        (row.iter())
+            .filter(|(c, _)| c.ends_with("_after") || c.as_str() == "total_height_change")
+            .map(|(c, v)| format!("{c}={v}"))
+            .collect()
+    };
+    for (a, b) in in_turn.iter().zip(&beside) {
+        assert!(figures(a).len() > 5, "{:?}", figures(a));
+        assert_eq!(figures(a), figures(b));
+    }
+}

@@ -66,20 +66,27 @@ fn file_name(info: &DeviceInfo) -> String {
     )
 }
 
-/// Whether `data` starts with a version-one header naming this device and its
-/// pipeline cache UUID.
+/// The version-one header that the driver writes first in this device's cache data.
+fn header_of(vendor_id: u32, device_id: u32, pipeline_cache_uuid: &[u8; 16]) -> [u8; HEADER_BYTES] {
+    let mut header = [0; HEADER_BYTES];
+    let version = vk::PipelineCacheHeaderVersion::ONE.as_raw() as u32;
+    for (i, word) in [HEADER_BYTES as u32, version, vendor_id, device_id]
+        .iter()
+        .enumerate()
+    {
+        header[4 * i..4 * i + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    header[16..].copy_from_slice(pipeline_cache_uuid);
+    header
+}
+
+/// Whether `data` starts with the header of this device and its pipeline cache UUID.
 fn matches_device(data: &[u8], info: &DeviceInfo) -> bool {
-    let word = |i: usize| {
-        data.get(4 * i..4 * i + 4)
-            .and_then(|b| b.try_into().ok())
-            .map(u32::from_le_bytes)
-    };
-    data.len() >= HEADER_BYTES
-        && word(0) == Some(HEADER_BYTES as u32)
-        && word(1) == Some(vk::PipelineCacheHeaderVersion::ONE.as_raw() as u32)
-        && word(2) == Some(info.vendor_id)
-        && word(3) == Some(info.device_id)
-        && data[16..32] == info.pipeline_cache_uuid
+    data.starts_with(&header_of(
+        info.vendor_id,
+        info.device_id,
+        &info.pipeline_cache_uuid,
+    ))
 }
 
 fn write_by_rename(file: &Path, data: &[u8]) -> std::io::Result<()> {
@@ -89,4 +96,23 @@ fn write_by_rename(file: &Path, data: &[u8]) -> std::io::Result<()> {
     std::io::Write::write_all(&mut temporary, data)?;
     temporary.persist(file).map_err(|e| e.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_data_behind_this_devices_header_is_handed_to_the_driver() {
+        let uuid = [7; 16];
+        let header = header_of(0x10de, 0x2330, &uuid);
+        let data = [&header[..], b"compiled pipelines"].concat();
+        let starts = |d: &[u8], h: &[u8; HEADER_BYTES]| d.starts_with(h);
+        assert!(starts(&data, &header));
+        assert_eq!(&header[..8], &[32, 0, 0, 0, 1, 0, 0, 0]);
+        assert!(!starts(b"not a pipeline cache", &header));
+        assert!(!starts(&data[..HEADER_BYTES - 1], &header));
+        assert!(!starts(&data, &header_of(0x10de, 0x2331, &uuid)));
+        assert!(!starts(&data, &header_of(0x10de, 0x2330, &[8; 16])));
+    }
 }

@@ -15,6 +15,7 @@ pub use measure::{measure_runs, should_stop};
 pub use options::{
     parse_out, OnPointError, OptionError, Shard, SweepOptions, SweepSummary, Verbosity, DEFAULT_OUT,
 };
+pub use workers::CPU_SHARE_THREADS_VARIABLE;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -100,8 +100,13 @@ const POOLED_MAX_CELLS: u64 = 1 << 26;
 
 /// Threads for the CPU shares of a GPU's points: every core but the one that drives
 /// the GPU, at most 8 (each holds one point's maps and its landform's working set,
-/// about 1.5 GiB at 4096²); none on a CPU device.
+/// about 1.5 GiB at 4096²); none on a CPU device. [`CPU_SHARE_THREADS_VARIABLE`] sets
+/// the count instead (0: each point's CPU share in turn).
 fn cpu_share_threads(device: &DeviceInfo) -> usize {
+    let set = std::env::var(CPU_SHARE_THREADS_VARIABLE).ok();
+    if let Some(threads) = set.and_then(|v| v.trim().parse::<usize>().ok()) {
+        return threads.min(64);
+    }
     match device.is_cpu() {
         true => 0,
         false => std::thread::available_parallelism()
@@ -110,20 +115,37 @@ fn cpu_share_threads(device: &DeviceInfo) -> usize {
     }
 }
 
-/// Finished points waiting for their turn to be recorded.
-#[derive(Default)]
-struct InOrder<'p> {
+/// The environment variable that sets how many threads finish a sweep's points beside
+/// the GPU (a whole number, at most 64; anything else leaves the default): so that the
+/// tests run the threads on lavapipe, where by default none runs.
+pub const CPU_SHARE_THREADS_VARIABLE: &str = "VKERODE_CPU_SHARE_THREADS";
+
+/// Finished points waiting for their turn to be recorded: each is inserted under its
+/// turn (0, 1, ...), and taken once every earlier turn has been.
+struct InOrder<T> {
     next: usize,
-    finished: BTreeMap<usize, (&'p Point, Result<FinishedPoint, RunError>)>,
+    finished: BTreeMap<usize, T>,
 }
 
-impl<'p> InOrder<'p> {
-    fn take_next(&mut self) -> Option<(&'p Point, Result<FinishedPoint, RunError>)> {
+impl<T> Default for InOrder<T> {
+    fn default() -> Self {
+        Self {
+            next: 0,
+            finished: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T> InOrder<T> {
+    fn take_next(&mut self) -> Option<T> {
         let next = self.finished.remove(&self.next)?;
         self.next += 1;
         Some(next)
     }
 }
+
+/// A point's turn's outcome: its row's makings, or why it has none.
+type PointOutcome<'p> = (&'p Point, Result<FinishedPoint, RunError>);
 
 /// Whether a worker goes on to its next point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,7 +283,7 @@ impl<'a, 'p> WorkerPool<'a, 'p> {
     ) -> Result<(), SweepError> {
         let commit = writer_commit(&self.writer);
         let landforms = LandformCache::default();
-        let in_order = Mutex::new(InOrder::default());
+        let in_order: Mutex<InOrder<PointOutcome>> = Mutex::new(InOrder::default());
         let fatal: Mutex<Option<SweepError>> = Mutex::new(None);
         let worker_stopped = AtomicBool::new(false);
         // Finishes point number `turn` of this worker, then records every finished
@@ -536,6 +558,19 @@ pub fn fill_device_spread(table: &mut CsvText, devices: usize) {
 mod tests {
     use super::*;
     use crate::experiment::results::point_header;
+
+    #[test]
+    fn finished_points_are_taken_in_their_turns_whatever_order_they_finish_in() {
+        let mut in_order = InOrder::default();
+        in_order.finished.insert(2, "c");
+        in_order.finished.insert(1, "b");
+        assert_eq!(in_order.take_next(), None, "turn 0 is not in yet");
+        in_order.finished.insert(0, "a");
+        let taken: Vec<&str> = std::iter::from_fn(|| in_order.take_next()).collect();
+        assert_eq!(taken, ["a", "b", "c"]);
+        in_order.finished.insert(4, "e");
+        assert_eq!(in_order.take_next(), None, "turn 3 is not in yet");
+    }
 
     #[test]
     fn the_spread_is_over_the_devices_of_each_point_and_waits_for_all_of_them() {
