@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use vkerode::erosion::droplets::DropletSettings;
 use vkerode::erosion::settings::NoiseSettings;
-use vkerode::erosion::{CpuEngine, RunSettings};
+use vkerode::erosion::{initial_cells, CpuEngine, RunSettings};
 
 use common::{
     assert_only_its_own_columns_are_filled, cpu_terrain, results_dir, scratch, sweep_into,
@@ -46,7 +46,7 @@ fn the_sequential_cpu_reference_against_itself_has_no_concurrency_error_and_the_
     let s = settings(64, 2000);
     let strategy = s.strategy();
     let terrain = cpu_terrain(64, 3);
-    let initial = strategy.initial(&s, &terrain).unwrap();
+    let initial = initial_cells(&terrain, strategy.arithmetic(&s)).unwrap();
     let mut run = strategy
         .run_on_cpu(CpuEngine::Sequential, &s, &initial)
         .unwrap();

@@ -1349,3 +1349,53 @@ fn each_point_records_its_stages_and_threads_beside_the_device_finish_the_same_r
         assert_eq!(figures(a), figures(b));
     }
 }
+
+/// The sweep keeps the last initial state (`TerrainCache`): points in another
+/// arithmetic must get their own, and the answer of a point that reuses one must be the
+/// answer it gets alone.
+#[test]
+fn points_that_share_a_terrain_share_its_initial_state_and_each_gets_its_own_answer() {
+    let dir = scratch("initial");
+    let sweep = |name: &str, axes: &str| {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "name = \"{name}\"\ndescription = \"test\"\n[fixed]\nsize = 64\ndroplets = 3000\n\
+                 deterministic = true\n[axes]\n{axes}\n[measure]\n{QUICK}\njudge = false\n"
+            ),
+        )
+        .unwrap();
+        let out = common::sweep_out(&dir.join(name));
+        let result = vkerode_command(&["sweep", path.to_str().unwrap(), "--out", &out])
+            .output()
+            .unwrap();
+        assert_clean_success(&result);
+        read_csv(&results_dir(&dir.join(name), name).join("points.csv")).1
+    };
+    let answer = |row: &BTreeMap<String, String>| {
+        (
+            row["scale"].clone(),
+            row["workgroup"].clone(),
+            row["total_height_change"].clone(),
+        )
+    };
+    // Scale changes the fixed point the initial state is kept in.
+    let both = sweep("both", "scale = [1000, 4000]\nworkgroup = [32, 64]");
+    let alone = sweep("alone", "scale = [4000]\nworkgroup = [64, 32]");
+    assert_eq!(both.len(), 4);
+    for row in &alone {
+        let twin = (both.iter())
+            .find(|b| b["scale"] == row["scale"] && b["workgroup"] == row["workgroup"])
+            .expect("the same point in both sweeps");
+        assert_eq!(answer(twin), answer(row));
+    }
+    let changes: std::collections::BTreeSet<_> = both
+        .iter()
+        .map(|r| r["total_height_change"].clone())
+        .collect();
+    assert!(
+        changes.len() > 1,
+        "every point the same answer: {changes:?}"
+    );
+}

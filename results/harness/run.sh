@@ -9,6 +9,7 @@
 # timed repetitions (points.csv's point_gpu_s), erode's timed run (run.json's
 # figures.gpu_ms). --small shrinks every job to what lavapipe takes, to try the script.
 # Each job's console output is kept in OUT/<job>.log; its results folder is OUT/<job>/.
+# JOB_TIMEOUT_S (default none) stops a job that runs longer; it is then left out.
 set -uo pipefail
 bin=${VKERODE:-./target/release/vkerode}
 out=$1
@@ -24,7 +25,7 @@ timed() {
     shift
     local start end rc
     start=$EPOCHREALTIME
-    "$@" > "$out/$job.log" 2>&1
+    timeout "${JOB_TIMEOUT_S:-0}" "$@" > "$out/$job.log" 2>&1
     rc=$?
     end=$EPOCHREALTIME
     echo "$job,$rc,$(awk "BEGIN { print $end - $start }")" >> "$out/walls.csv"

@@ -32,7 +32,7 @@ pub use grid::GridSettings;
 pub use keys::SettingError;
 pub use settings::{RunSettings, TableError};
 pub use strategy::{
-    report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, Prepared, Replay, ReplayTraffic,
-    Strategy, TimedRun, WorkUnit,
+    initial_cells, report_of, Ceiling, CountedRun, CpuEngine, CpuRun, Figures, Prepared, Replay,
+    ReplayTraffic, Strategy, TimedRun, WorkUnit,
 };
 pub use workgroup::{WorkgroupShape, WorkgroupShapeError};

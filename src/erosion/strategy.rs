@@ -16,7 +16,7 @@ use super::settings::RunSettings;
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::Column;
 use crate::terrain::units::HeightUnit;
-use crate::terrain::{Cells, Heightmap, MapInfo};
+use crate::terrain::{Arithmetic, Cells, Heightmap, MapInfo};
 
 /// What a strategy counts as one unit of work.
 #[derive(
@@ -197,8 +197,9 @@ pub trait Strategy: Sync {
         device: &DeviceInfo,
     ) -> Option<String>;
 
-    /// The terrain in the strategy's arithmetic, refused where it cannot hold it.
-    fn initial(&self, settings: &RunSettings, terrain: &Heightmap) -> Result<Cells, ErosionError>;
+    /// The arithmetic its kernels keep the heights in: [`initial_cells`] makes the
+    /// initial state in it, so that points that share it share one conversion.
+    fn arithmetic(&self, settings: &RunSettings) -> Arithmetic;
 
     /// Its pipelines and the map's buffers on `ctx`; each run starts from `initial`.
     fn prepare<'a>(
@@ -234,6 +235,30 @@ pub trait Strategy: Sync {
     /// (objects joined by `.`, arrays as `[]`), unit, meaning; a test holds them to
     /// real files.
     fn report_fields(&self) -> &'static [(&'static str, &'static str, &'static str)];
+}
+
+/// The initial state of a run: `terrain` in `arithmetic`, refused where it cannot hold
+/// it, or where its relief rounds away in fixed point (a tiny vertical scale): the
+/// kernels would erode a flat plane.
+pub fn initial_cells(terrain: &Heightmap, arithmetic: Arithmetic) -> Result<Cells, ErosionError> {
+    let cells = Cells::in_arithmetic(terrain, arithmetic)?;
+    if let Some((fixed, _)) = cells.fixed() {
+        let stats = terrain.stats();
+        let (low, high) = fixed
+            .iter()
+            .fold((i32::MAX, i32::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        if stats.max > stats.min && low == high {
+            return Err(SettingError::new(
+                "vertical_scale",
+                format!(
+                    "the relief of {} kernel height units vanishes in the fixed point (every cell is {low}); raise --vertical-scale or --scale",
+                    crate::readable_number(f64::from(stats.max - stats.min))
+                ),
+            )
+            .into());
+        }
+    }
+    Ok(cells)
 }
 
 /// A strategy's pipelines with one map's buffers, ready to run many times.

@@ -21,7 +21,26 @@ pub enum Values {
     Float(Vec<f32>),
 }
 
+/// The arithmetic a strategy keeps its heights in: what [`Cells::in_arithmetic`] needs
+/// to make its initial state from a heightmap.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arithmetic {
+    /// `int(h * scale)` per cell.
+    Fixed {
+        scale: f32,
+    },
+    Float,
+}
+
 impl Cells {
+    /// `map` in `arithmetic`, refused where a height does not fit.
+    pub fn in_arithmetic(map: &Heightmap, arithmetic: Arithmetic) -> Result<Self, HeightmapError> {
+        match arithmetic {
+            Arithmetic::Fixed { scale } => Self::fixed_from(map, scale),
+            Arithmetic::Float => Ok(Self::float_from(map)),
+        }
+    }
+
     pub fn new(width: usize, height: usize, values: Values) -> Result<Self, HeightmapError> {
         let actual = match &values {
             Values::Fixed { cells, .. } => cells.len(),

@@ -18,7 +18,7 @@ pub mod output;
 pub mod pictures;
 pub mod units;
 
-pub use cells::{Cells, Values};
+pub use cells::{Arithmetic, Cells, Values};
 pub use change::Change;
 pub use generate::{
     generate_on_cpu, generate_on_gpu, TerrainError, TerrainSpec, DEFAULT_RELIEF_PER_SIDE, MIN_SIZE,

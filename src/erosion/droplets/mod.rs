@@ -55,7 +55,7 @@ use crate::erosion::{
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column, Section};
 use crate::terrain::units::HeightUnit;
-use crate::terrain::{Cells, Heightmap, MapInfo, Values};
+use crate::terrain::{Arithmetic, Cells, MapInfo, Values};
 use stability::{
     cached_reference, concurrency_error, judge, ChangeSpread, ConcurrencyError, Judgement,
 };
@@ -136,26 +136,10 @@ impl Strategy for Droplets {
         settings.droplets.missing_feature(map, device)
     }
 
-    /// The terrain in fixed point, refused where its relief rounds away (a tiny vertical
-    /// scale): the kernel would erode a flat plane.
-    fn initial(&self, settings: &RunSettings, terrain: &Heightmap) -> Result<Cells, ErosionError> {
-        let cells = Cells::fixed_from(terrain, settings.droplets.scale)?;
-        let stats = terrain.stats();
-        let (fixed, _) = cells.fixed().expect("made in fixed point");
-        let (low, high) = fixed
-            .iter()
-            .fold((i32::MAX, i32::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
-        if stats.max > stats.min && low == high {
-            return Err(SettingError::new(
-                "vertical_scale",
-                format!(
-                    "the relief of {} kernel height units vanishes in the fixed point (every cell is {low}); raise --vertical-scale or --scale",
-                    crate::readable_number(f64::from(stats.max - stats.min))
-                ),
-            )
-            .into());
+    fn arithmetic(&self, settings: &RunSettings) -> Arithmetic {
+        Arithmetic::Fixed {
+            scale: settings.droplets.scale,
         }
-        Ok(cells)
     }
 
     fn prepare<'a>(

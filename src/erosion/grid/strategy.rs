@@ -13,7 +13,7 @@ use crate::erosion::{
 };
 use crate::gpu::{CompilerStatistic, Context, DeviceInfo};
 use crate::table::{values_of, Column};
-use crate::terrain::{Cells, Heightmap, MapInfo};
+use crate::terrain::{Arithmetic, Cells, MapInfo};
 
 impl<M: GridModel> Strategy for M {
     fn algorithm(&self) -> Algorithm {
@@ -96,8 +96,8 @@ impl<M: GridModel> Strategy for M {
             .map(|e| e.reason)
     }
 
-    fn initial(&self, _settings: &RunSettings, terrain: &Heightmap) -> Result<Cells, ErosionError> {
-        Ok(Cells::float_from(terrain))
+    fn arithmetic(&self, _settings: &RunSettings) -> Arithmetic {
+        Arithmetic::Float
     }
 
     fn prepare<'a>(

@@ -11,7 +11,7 @@ use super::invariant::InvariantError;
 use super::provenance::Provenance;
 use super::terrain::{prepare_terrain, PreparedTerrain, TerrainReport, TerrainSource};
 use super::RunError;
-use crate::erosion::{Algorithm, CpuEngine, Figures, RunSettings};
+use crate::erosion::{initial_cells, Algorithm, CpuEngine, Figures, RunSettings};
 use crate::gpu::{CompilerStatistic, Context};
 use crate::probes::ceilings::Ceilings;
 use crate::probes::gpu_state::{GpmCounters, GpuMonitor};
@@ -345,7 +345,7 @@ pub fn run_erosion(
         settings.check_map(map, device)?;
     }
     settings.check_run_length(map, request.allow_long)?;
-    let initial = strategy.initial(settings, &terrain.heights)?;
+    let initial = initial_cells(&terrain.heights, strategy.arithmetic(settings))?;
     let run = match (request.engine.cpu(), gpu) {
         (Some(engine), _) => {
             let name = clap::ValueEnum::to_possible_value(&request.engine);

@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::config::{Experiment, MeasureSettings, Point};
+use super::input::PointInput;
 use super::measure::measure_runs;
 use super::SweepError;
-use crate::erosion::{CountedRun, ErosionError, Prepared, ReplayTraffic};
+use crate::erosion::{initial_cells, CountedRun, ErosionError, Prepared, ReplayTraffic};
 use crate::experiment::results::{
     point_row, InputRecord, Measurement, PointValues, ResultsWriter, SampleRow, StageTimes,
 };
@@ -24,15 +25,66 @@ use crate::table::Row;
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::{GridUnits, HeightUnit};
 use crate::terrain::MapInfo;
-use crate::terrain::{generate_on_gpu, Cells, Change, Heightmap, TerrainSpec};
+use crate::terrain::{generate_on_gpu, Arithmetic, Cells, Change, Heightmap, TerrainSpec};
 
-/// The initial terrain of the last point, reused while points share it.
+/// The initial terrain of the last points: its heights, and its initial state in the
+/// last arithmetic asked for, reused while points share them (a 4096² map's conversion
+/// took a quarter of a second a point, in the GPU's share).
 #[derive(Default)]
 pub(super) struct TerrainCache {
     heights: Option<(TerrainSpec, Heightmap)>,
+    initial: Option<KeptInitial>,
+}
+
+struct KeptInitial {
+    source: MapSource,
+    arithmetic: Arithmetic,
+    map: MapInfo,
+    cells: Arc<Cells>,
+}
+
+/// The map a point starts from: erosion noise, or an input loaded once for every point
+/// that names it.
+#[derive(Clone, Copy, PartialEq)]
+enum MapSource {
+    Noise(TerrainSpec),
+    Input(*const PointInput),
 }
 
 impl TerrainCache {
+    /// The initial state of `point` in `arithmetic`, and its map.
+    fn initial(
+        &mut self,
+        ctx: &Arc<Context>,
+        point: &Point,
+        arithmetic: Arithmetic,
+    ) -> Result<(Arc<Cells>, MapInfo), RunError> {
+        let source = match &point.input {
+            Some(input) => MapSource::Input(Arc::as_ptr(input)),
+            None => MapSource::Noise(point.settings.terrain()),
+        };
+        if let Some(kept) = &self.initial {
+            if kept.source == source && kept.arithmetic == arithmetic {
+                return Ok((kept.cells.clone(), kept.map));
+            }
+        }
+        self.initial = None;
+        let heights = match &point.input {
+            // Read and prepared at load, for every point that shares it.
+            Some(input) => &input.heights,
+            None => self.heights(ctx, point.settings.terrain())?,
+        };
+        let map = MapInfo::of(heights);
+        let cells = Arc::new(initial_cells(heights, arithmetic)?);
+        self.initial = Some(KeptInitial {
+            source,
+            arithmetic,
+            map,
+            cells: cells.clone(),
+        });
+        Ok((cells, map))
+    }
+
     /// The erosion noise of `spec`, in height units.
     fn heights(&mut self, ctx: &Arc<Context>, spec: TerrainSpec) -> Result<&Heightmap, RunError> {
         if self.heights.as_ref().is_none_or(|(s, _)| *s != spec) {
@@ -78,7 +130,7 @@ pub(super) struct MeasuredPoint<'p> {
     map: MapInfo,
     units: GridUnits,
     height_unit: HeightUnit,
-    initial: Cells,
+    initial: Arc<Cells>,
     counted: CountedRun,
     reruns: [Cells; 2],
     kernel: String,
@@ -137,17 +189,11 @@ impl PointContext<'_> {
         let strategy = s.strategy();
         let mut stages = StageTimes::default();
         let mut clock = Instant::now();
-        let heights = match &point.input {
-            // Read and prepared at load, for every point that shares it.
-            Some(input) => &input.heights,
-            None => terrain.heights(ctx, s.terrain())?,
-        };
-        let map = MapInfo::of(heights);
+        let (initial, map) = terrain.initial(ctx, point, strategy.arithmetic(s))?;
         let (units, height_unit) = match &point.input {
             Some(input) => (input.units, input.height_unit.clone()),
             None => (GridUnits::default(), HeightUnit::cells()),
         };
-        let initial = strategy.initial(s, heights)?;
         stages.stage_terrain_s = lap(&mut clock);
         let mut prepared = strategy.prepare(ctx, s, &initial)?;
         stages.stage_prepare_s = lap(&mut clock);

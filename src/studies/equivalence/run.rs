@@ -13,7 +13,7 @@ use super::cache::{CachedRun, JobKey, CACHE_FOLDER};
 use super::error::{EquivalenceError, ReferenceError, RunFailure};
 use super::figures::{figure_names, figures_of, Figures, SmoothedMap};
 use super::plan::{table_of, with, Plan, Variant, SEED_KEY};
-use crate::erosion::{CpuEngine, RunSettings};
+use crate::erosion::{initial_cells, CpuEngine, RunSettings};
 use crate::experiment::run::{prepare_terrain, InvariantError, TerrainSource};
 use crate::experiment::Provenance;
 use crate::gpu::Context;
@@ -439,7 +439,7 @@ fn gpu_runs(
         let prepared = prepare_terrain(&TerrainSource::Noise, &reference.terrain(), Some(ctx))?;
         let strategy = reference.strategy();
         let terrain = Arc::new(Terrain {
-            initial: strategy.initial(&reference, &prepared.heights)?,
+            initial: initial_cells(&prepared.heights, strategy.arithmetic(&reference))?,
             units: prepared.units,
             unit: prepared.height_unit(),
         });
