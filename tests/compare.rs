@@ -170,6 +170,61 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
     assert!(meta["command_line"].as_str().unwrap().contains("sweep"));
 }
 
+/// Every row of a sweep carries its answer against the CPU reference; a row made to
+/// compute twelve times the reference's net change (the image lever's on an H100) is
+/// marked a wrong answer in the table and in `--json`, and no other row is.
+#[test]
+fn a_speed_whose_answer_is_far_from_its_reference_is_marked_a_wrong_answer() {
+    let (_, results) = swept("answers");
+    let (out, _, code) = run(&["report", s(&results)]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("| net change vs reference (ratio) |"), "{out}");
+    let rows = answer_rows(&out);
+    assert_eq!(rows.len(), 4, "{out}");
+    // On lavapipe the races are few: every point's answer is checked and right.
+    for row in &rows {
+        let ratio: f64 = row
+            .split('|')
+            .nth(5)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("no net change in {row}"));
+        assert!((ratio - 1.0).abs() < 0.25, "{row}");
+    }
+    assert!(!out.contains("wrong answer"), "{out}");
+
+    let planted = results.parent().unwrap().join("wrong");
+    with_values(
+        &results,
+        &planted,
+        "net_change_vs_sequential",
+        &[(2, "12.43")],
+    );
+    for file in ["meta.json", "samples.csv"] {
+        std::fs::copy(results.join(file), planted.join(file)).unwrap();
+    }
+    let (out, _, code) = run(&["report", s(&planted)]);
+    assert_eq!(code, Some(0));
+    let marked: Vec<usize> = (answer_rows(&out).iter().enumerate())
+        .filter(|(_, row)| row.contains("**12.430: wrong answer**"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(marked, vec![2], "{out}");
+    assert!(out.contains("its speed is not a result"), "{out}");
+    let (json, _, code) = run(&["report", s(&planted), "--json"]);
+    assert_eq!(code, Some(0));
+    let points: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let answers: Vec<&str> = (points.as_array().unwrap().iter())
+        .map(|p| p["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        answers,
+        ["checked", "checked", "wrong-answer", "checked"],
+        "{json}"
+    );
+}
+
 /// A copy of `points.csv` at `to` with `column` set to `value` in the rows `rows`.
 fn with_values(from: &Path, to: &Path, column: &str, values: &[(usize, &str)]) -> PathBuf {
     std::fs::create_dir_all(to).unwrap();
@@ -820,6 +875,13 @@ fn samples_that_disagree_with_points_csv_are_refused_naming_the_file() {
 }
 
 /// The table's rows, without the lines that name the sets.
+/// The rows of `report`'s table.
+fn answer_rows(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| l.starts_with("| variant="))
+        .collect()
+}
+
 fn table_rows(out: &str) -> Vec<&str> {
     out.lines()
         .filter(|l| l.starts_with("| workgroup="))

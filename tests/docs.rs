@@ -315,3 +315,17 @@ fn the_reliability_page_states_the_bounds_the_code_enforces() {
         );
     }
 }
+
+#[test]
+fn the_experiments_guide_states_the_wrong_answer_margin_the_code_marks_by() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/experiments-guide.md"),
+    )
+    .unwrap();
+    let margin = vkerode::experiment::report::compare::WRONG_ANSWER_MARGIN;
+    let stated = format!("more than {:.0}% (`WRONG_ANSWER_MARGIN`)", 100.0 * margin);
+    assert!(
+        text.contains(&stated),
+        "docs/experiments-guide.md says {stated:?}"
+    );
+}

@@ -4,6 +4,7 @@
 
 mod common;
 
+use vkerode::erosion::droplets::cpu::erode_sequential;
 use vkerode::erosion::droplets::{
     AtomicMode, DropletKernel, DropletShader, FixedHeightfield, KernelVariant, Lever, NoBuild,
     SpawnMode,
@@ -313,4 +314,49 @@ fn levers_without_a_build_or_a_device_feature_are_refused_by_name() {
             .expect("robustness-off needs VK_EXT_pipeline_robustness");
         assert!(error.to_string().contains("VK_EXT_pipeline_robustness"));
     }
+}
+
+/// The net change of many droplets in flight at once, against the sequential CPU
+/// reference: a lever changes how loads and adds reach memory, not what is computed, so
+/// no lever or kernel may move the erosion beyond what the races of concurrent droplets
+/// move it (on lavapipe, whose few threads race little, within `NET_CHANGE_MARGIN`).
+#[test]
+fn every_lever_and_kernel_erodes_as_the_sequential_reference_with_many_droplets_in_flight() {
+    const NET_CHANGE_MARGIN: f64 = 0.05;
+    let ctx = validated_device();
+    let initial = fixed_terrain(SIZE, 23);
+    let map = FixedHeightfield::new(SIZE, SIZE, &initial);
+    let job = default_job(30_000, 7);
+    let net = |cells: &[i32]| -> i64 {
+        cells
+            .iter()
+            .zip(&initial)
+            .map(|(&a, &b)| i64::from(a - b))
+            .sum()
+    };
+    let mut reference = initial.clone();
+    erode_sequential(&mut reference, SIZE as usize, SIZE as usize, &job);
+    let expected = net(&reference) as f64;
+    assert!(
+        expected.abs() > 1e5,
+        "the reference barely erodes: {expected}"
+    );
+    let mut variants = new_variants();
+    variants.push(KernelVariant::paper(AtomicMode::Int, SpawnMode::Global));
+    for variant in variants {
+        if variant.lever == Lever::VulkanMemoryModel && !ctx.info().vulkan_memory_model {
+            continue;
+        }
+        let kernel = DropletKernel::new(&ctx, 8, SCALE, variant).unwrap();
+        // One dispatch: every droplet may be in flight at once.
+        let run = kernel.run(&map, &job, job.droplets).unwrap();
+        let ratio = net(&run.cells) as f64 / expected;
+        println!("{}: {ratio:.4}", variant.module_name());
+        assert!(
+            (ratio - 1.0).abs() <= NET_CHANGE_MARGIN,
+            "{}: net change {ratio:.4} x the sequential reference's",
+            variant.module_name()
+        );
+    }
+    assert_validation_clean(&ctx);
 }

@@ -435,6 +435,14 @@ struct DropletColumns {
     shared_kib_chosen: Option<u32>,
 }
 
+/// A point's answer against its CPU reference, as points.csv names it: `report` and a
+/// sweep's table mark the rows beyond their margin by it.
+pub const NET_CHANGE_VS_REFERENCE: (&str, &str, &str) = (
+    "net_change_vs_sequential",
+    "ratio",
+    "the net change (sum of after - before) of the point's two timed runs, their mean, over concurrency_reference's: the concurrency error of the kernel as timed (the counted build, another program, races otherwise and is left out); empty where the reference's is zero",
+);
+
 /// Whether a point ran unstable, as points.csv names it (readers judge by it).
 pub const UNSTABLE: (&str, &str, &str) = (
     "unstable",
@@ -473,11 +481,7 @@ impl Section for DropletColumns {
             "text",
             "the CPU reference of the same job (terrain, droplets, seed, parameters) the *_vs_sequential columns are against, whatever their name says: cpu-sequential (--engine cpu-sequential) up to 50M droplet-steps (SEQUENTIAL_STEPS), past them cpu-parallel (--engine cpu, every core: a handful of droplets in flight on a map that size; checked on the H200 at 4096^2, seed 1: its net change 0.28% from the sequential one's); the stability judge's reference, computed once per job and terrain in a sweep",
         ),
-        (
-            "net_change_vs_sequential",
-            "ratio",
-            "the net change (sum of after - before) of the point's two timed runs, their mean, over concurrency_reference's: the concurrency error of the kernel as timed (the counted build, another program, races otherwise and is left out); empty where the reference's is zero",
-        ),
+        NET_CHANGE_VS_REFERENCE,
         (
             "eroded_vs_sequential",
             "ratio",

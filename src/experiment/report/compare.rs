@@ -740,6 +740,49 @@ pub struct ReportRow {
     /// Stop reason and slowed as the file says; none where empty.
     pub stop_reason: Option<String>,
     pub slowed: Option<String>,
+    /// Its net change over its CPU reference's (a ratio), where its strategy checked it.
+    pub net_change_vs_sequential: Option<f64>,
+    /// Whether that answer lies within [`WRONG_ANSWER_MARGIN`] of the reference's.
+    pub answer: Answer,
+}
+
+/// How far a point's net change may lie from its CPU reference's (as a share of the
+/// reference's) before its speed is marked a wrong answer: past what the races of
+/// concurrent droplets moved the paper's own kernel (up to 13% at workgroup 64, 4M
+/// droplets in one dispatch, on an H100), so that what it marks is a kernel computing
+/// something else (the image lever's 12x at workgroup 8 there, issue 56).
+pub const WRONG_ANSWER_MARGIN: f64 = 0.25;
+
+/// A point's answer against its CPU reference.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Answer {
+    /// Its net change within [`WRONG_ANSWER_MARGIN`] of the reference's.
+    Checked,
+    /// Beyond it (or not a number): its speed is not a result.
+    WrongAnswer,
+    /// No reference: a strategy without one, a map past the reference's size, or
+    /// `measure.judge` off.
+    Unchecked,
+}
+
+impl Answer {
+    pub fn of(net_change_vs_reference: Option<f64>) -> Self {
+        match net_change_vs_reference {
+            None => Answer::Unchecked,
+            Some(ratio) if (ratio - 1.0).abs() <= WRONG_ANSWER_MARGIN => Answer::Checked,
+            Some(_) => Answer::WrongAnswer,
+        }
+    }
+
+    /// The ratio as a table shows it, the wrong answers marked.
+    pub fn shown(self, ratio: Option<f64>) -> String {
+        match (self, ratio) {
+            (Answer::WrongAnswer, Some(r)) => format!("**{r:.3}: wrong answer**"),
+            (_, Some(r)) => format!("{r:.3}"),
+            (_, None) => "-".into(),
+        }
+    }
 }
 
 /// What `sweep --json` prints: the sweep's summary, and its points as `report` shows
@@ -794,21 +837,26 @@ pub fn report_rows(results: &Path) -> Result<Vec<ReportRow>, ResultsError> {
             outliers: filled(&p.outliers).and_then(|count| count.parse().ok()),
             stop_reason: filled(&p.stop_reason),
             slowed: filled(&p.slowed),
+            net_change_vs_sequential: p.net_change_vs_reference,
+            answer: Answer::of(p.net_change_vs_reference),
         })
         .collect())
 }
 
 /// One sweep's points as a markdown table: the settings that vary, the median GPU time
-/// with its spread, throughput, outliers, why the repetitions stopped, and whether the
-/// GPU was slowed (where NVML said).
+/// with its spread, throughput, its answer against its CPU reference (wrong answers
+/// marked), outliers, why the repetitions stopped, and whether the GPU was slowed
+/// (where NVML said).
 pub fn report(results: &Path) -> Result<String, ResultsError> {
     let mut out = String::from(
-        "| point | GPU ms (median) | interval (ms) | throughput (G per s) | outliers (count) | stopped by | slowed |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        "| point | GPU ms (median) | interval (ms) | throughput (G per s) | net change vs reference (ratio) | outliers (count) | stopped by | slowed |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
     );
-    for row in report_rows(results)? {
+    let rows = report_rows(results)?;
+    let wrong = rows.iter().any(|r| r.answer == Answer::WrongAnswer);
+    for row in rows {
         let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         out += &format!(
-            "| {} | {:.4} | {:.4} to {:.4} | {} | {} | {} | {} |\n",
+            "| {} | {:.4} | {:.4} to {:.4} | {} | {} | {} | {} | {} |\n",
             row.label,
             row.median_ms,
             row.spread_ms.0,
@@ -818,9 +866,16 @@ pub fn report(results: &Path) -> Result<String, ResultsError> {
                 .map_or("-".into(), |(v, unit)| {
                     format!("{:.3} G {unit}", v / 1e9)
                 }),
+            row.answer.shown(row.net_change_vs_sequential),
             row.outliers.map_or("-".into(), |count| count.to_string()),
             dash(&row.stop_reason),
             dash(&row.slowed),
+        );
+    }
+    if wrong {
+        out += &format!(
+            "\n**wrong answer**: a net change more than {:.0}% from its CPU reference's; its speed is not a result.\n",
+            100.0 * WRONG_ANSWER_MARGIN
         );
     }
     Ok(out)
@@ -830,6 +885,24 @@ pub fn report(results: &Path) -> Result<String, ResultsError> {
 mod tests {
     use super::super::points::point;
     use super::*;
+
+    #[test]
+    fn an_answer_past_its_margin_is_wrong_and_none_is_unchecked() {
+        assert_eq!(Answer::of(None), Answer::Unchecked);
+        assert_eq!(Answer::of(Some(1.0)), Answer::Checked);
+        assert_eq!(Answer::of(Some(1.0 + WRONG_ANSWER_MARGIN)), Answer::Checked);
+        assert_eq!(Answer::of(Some(1.0 - WRONG_ANSWER_MARGIN)), Answer::Checked);
+        assert_eq!(Answer::of(Some(1.26)), Answer::WrongAnswer);
+        assert_eq!(Answer::of(Some(12.43)), Answer::WrongAnswer);
+        assert_eq!(Answer::of(Some(0.7)), Answer::WrongAnswer);
+        assert_eq!(Answer::of(Some(f64::NAN)), Answer::WrongAnswer);
+        assert_eq!(
+            Answer::WrongAnswer.shown(Some(12.43)),
+            "**12.430: wrong answer**"
+        );
+        assert_eq!(Answer::Checked.shown(Some(1.0214)), "1.021");
+        assert_eq!(Answer::Unchecked.shown(None), "-");
+    }
 
     #[test]
     fn a_sweep_warns_of_every_point_short_of_its_noise_target_and_what_to_raise() {
@@ -842,6 +915,8 @@ mod tests {
             outliers: None,
             stop_reason: Some(reason.as_str().into()),
             slowed: None,
+            net_change_vs_sequential: None,
+            answer: Answer::Unchecked,
         };
         let met = row(StopReason::NoiseTarget);
         assert_eq!(budget_warning(&[met.clone(), met.clone()]), None);

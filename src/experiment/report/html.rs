@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::compare::{compare, report_rows, CompareError, CompareReport};
+use super::compare::{
+    compare, report_rows, Answer, CompareError, CompareReport, WRONG_ANSWER_MARGIN,
+};
 use super::pairing::Pairing;
 use super::plot::{chart_svg, throughput_chart, PlotError};
 use crate::experiment::results::{set_file, set_files, Meta, ResultsError, META_JSON, POINTS_CSV};
@@ -334,13 +336,20 @@ fn provenance(meta: Option<&Meta>) -> String {
 
 fn points_table(rows: &[super::compare::ReportRow]) -> String {
     let mut out = String::from(
-        "<h2>Points</h2>\n<table>\n<tr><th>point</th><th>GPU ms (median)</th><th>interval (ms)</th><th>throughput</th><th>outliers</th><th>stopped by</th><th>slowed</th></tr>\n",
+        "<h2>Points</h2>\n<table>\n<tr><th>point</th><th>GPU ms (median)</th><th>interval (ms)</th><th>throughput</th><th>net change vs reference</th><th>outliers</th><th>stopped by</th><th>slowed</th></tr>\n",
     );
     let cell = |v: &Option<String>| match v {
         Some(text) => format!("<td>{}</td>", escape(text)),
         None => "<td class=\"none\">-</td>".into(),
     };
     for row in rows {
+        let answer = match (row.answer, row.net_change_vs_sequential) {
+            (Answer::WrongAnswer, Some(r)) => {
+                format!("<td class=\"n wrong\">{r:.3}: <strong>wrong answer</strong></td>")
+            }
+            (_, Some(r)) => format!("<td class=\"n\">{r:.3}</td>"),
+            (_, None) => cell(&None),
+        };
         let rate = row
             .rate
             .zip(row.rate_unit.as_ref())
@@ -349,7 +358,7 @@ fn points_table(rows: &[super::compare::ReportRow]) -> String {
             });
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4} to {:.4}</td><td class=\"n\">{rate}</td>{}{}{}</tr>",
+            "<tr><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4} to {:.4}</td><td class=\"n\">{rate}</td>{answer}{}{}{}</tr>",
             escape(&row.label),
             row.median_ms,
             row.spread_ms.0,
@@ -359,7 +368,7 @@ fn points_table(rows: &[super::compare::ReportRow]) -> String {
             cell(&row.slowed),
         );
     }
-    out + "</table>\n<p class=\"note\">The interval is the median's 95% confidence interval (the quartiles for files that have none); throughput is in each strategy's own unit.</p>\n"
+    out + &format!("</table>\n<p class=\"note\">The interval is the median's 95% confidence interval (the quartiles for files that have none); throughput is in each strategy's own unit; a net change more than {:.0}% from its CPU reference's marks a wrong answer, whose speed is not a result.</p>\n", 100.0 * WRONG_ANSWER_MARGIN)
 }
 
 /// A rate with a power-of-1000 prefix and four significant digits: a CPU device's

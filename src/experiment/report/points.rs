@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use crate::erosion::droplets::NET_CHANGE_VS_REFERENCE;
 use crate::erosion::{RunSettings, WorkUnit};
 use crate::experiment::results::{
     is_time, point_column, read_points, read_samples, set_file, ResultsError, POINTS_CSV,
@@ -53,6 +54,8 @@ pub(super) struct PointTimes {
     pub(super) outliers: Option<String>,
     pub(super) stop_reason: Option<String>,
     pub(super) slowed: Option<String>,
+    /// Its net change over its CPU reference's, where its strategy checked it.
+    pub(super) net_change_vs_reference: Option<f64>,
     /// Why `compare` cannot weigh this point's times (one is not a finite time above
     /// 0), naming the point, its line and the column; none where they are sound.
     pub(super) fault: Option<String>,
@@ -148,6 +151,7 @@ pub(super) fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
                 outliers: row.outliers().map(str::to_string),
                 stop_reason: row.stop_reason().map(str::to_string),
                 slowed: row.slowed().map(str::to_string),
+                net_change_vs_reference: row.setting_number(NET_CHANGE_VS_REFERENCE.0),
                 fault,
                 samples: Vec::new(),
             })
@@ -304,6 +308,7 @@ pub(super) fn point(settings: &[(&str, &str)]) -> PointTimes {
         outliers: None,
         stop_reason: Some("noise-target".into()),
         slowed: None,
+        net_change_vs_reference: None,
         fault: None,
         samples: Vec::new(),
     }
