@@ -48,6 +48,7 @@ struct KeptInitial {
 #[derive(Clone, Copy, PartialEq)]
 enum MapSource {
     Noise(TerrainSpec),
+    /// Which loaded input, by its address: compared, never read.
     Input(*const PointInput),
 }
 
