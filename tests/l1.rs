@@ -319,11 +319,16 @@ fn levers_without_a_build_or_a_device_feature_are_refused_by_name() {
 /// The net change of many droplets in flight at once, against the sequential CPU
 /// reference: a lever changes how loads and adds reach memory, not what is computed, so
 /// no lever or kernel may move the erosion beyond what the races of concurrent droplets
-/// move it (on lavapipe, whose few threads race little, within `NET_CHANGE_MARGIN`).
+/// move it. On lavapipe, whose few threads race little, within 5% (they moved it by up
+/// to 4%); on a GPU, whose races move it up to 20%, within the sweep's wrong-answer
+/// margin.
 #[test]
 fn every_lever_and_kernel_erodes_as_the_sequential_reference_with_many_droplets_in_flight() {
-    const NET_CHANGE_MARGIN: f64 = 0.05;
     let ctx = validated_device();
+    let margin = match ctx.info().is_cpu() {
+        true => 0.05,
+        false => vkerode::experiment::report::compare::WRONG_ANSWER_MARGIN,
+    };
     let initial = fixed_terrain(SIZE, 23);
     let map = FixedHeightfield::new(SIZE, SIZE, &initial);
     let job = default_job(30_000, 7);
@@ -331,7 +336,7 @@ fn every_lever_and_kernel_erodes_as_the_sequential_reference_with_many_droplets_
         cells
             .iter()
             .zip(&initial)
-            .map(|(&a, &b)| i64::from(a - b))
+            .map(|(&a, &b)| i64::from(a) - i64::from(b))
             .sum()
     };
     let mut reference = initial.clone();
@@ -341,8 +346,15 @@ fn every_lever_and_kernel_erodes_as_the_sequential_reference_with_many_droplets_
         expected.abs() > 1e5,
         "the reference barely erodes: {expected}"
     );
+    let paper = KernelVariant::paper(AtomicMode::Int, SpawnMode::Global);
     let mut variants = new_variants();
-    variants.push(KernelVariant::paper(AtomicMode::Int, SpawnMode::Global));
+    for shader in [
+        DropletShader::Paper,
+        DropletShader::Fast,
+        DropletShader::FastSkipOnly,
+    ] {
+        variants.push(KernelVariant { shader, ..paper });
+    }
     for variant in variants {
         if variant.lever == Lever::VulkanMemoryModel && !ctx.info().vulkan_memory_model {
             continue;
@@ -353,7 +365,7 @@ fn every_lever_and_kernel_erodes_as_the_sequential_reference_with_many_droplets_
         let ratio = net(&run.cells) as f64 / expected;
         println!("{}: {ratio:.4}", variant.module_name());
         assert!(
-            (ratio - 1.0).abs() <= NET_CHANGE_MARGIN,
+            (ratio - 1.0).abs() <= margin,
             "{}: net change {ratio:.4} x the sequential reference's",
             variant.module_name()
         );

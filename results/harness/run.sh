@@ -72,6 +72,8 @@ for job in ["yardstick", "mapsize", "erode-16384"]:
         points, gpu_s = len(table), sum(float(r["point_gpu_s"]) for r in table)
     rows.append(dict(job=job, points=points, gpu_s=round(gpu_s, 4), wall_s=round(wall, 2),
                      gpu_busy_share=round(gpu_s / wall, 4)))
+if not rows:
+    sys.exit("no job finished: no summary.csv")
 with open(out / "summary.csv", "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0]))
     w.writeheader()

@@ -132,7 +132,7 @@ impl Heightmap {
     /// `int(h * scale)` per cell, as the kernel stores it, after checking that every
     /// cell is finite and fits with headroom.
     pub fn to_fixed(&self, scale: f32) -> Result<Vec<i32>, HeightmapError> {
-        // On every core: a sweep converts each point's map (16M cells at 4096²).
+        // On every core: a 4096² map is 16M cells, a 65536² one 4G.
         if let Some(i) = self.data.par_iter().position_first(|h| !h.is_finite()) {
             return Err(HeightmapError::NotFinite {
                 x: i % self.width,

@@ -72,7 +72,7 @@ table{border-collapse:collapse;margin:.5em 0;font-size:.9em}\
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}\
 th{background:#f2f2f2;white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 .slower{background:#fdd}.faster{background:#dfd}.holds{background:#dfd}.does-not-hold{background:#fdd}.inconclusive{background:#ffd}.same{background:#eef}.unclear{background:#ffd}\
-.none{color:#777}.note{color:#555;font-size:.9em}\
+.none{color:#777}.note{color:#555;font-size:.9em}.wrong{background:#fdd;color:#900}\
 figure{margin:1em 0}svg,img{max-width:100%;height:auto;border:1px solid #ddd}\
 pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:.85em}";
 

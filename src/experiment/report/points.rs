@@ -55,7 +55,7 @@ pub(super) struct PointTimes {
     pub(super) stop_reason: Option<String>,
     pub(super) slowed: Option<String>,
     /// Its net change over its CPU reference's, where its strategy checked it.
-    pub(super) net_change_vs_reference: Option<f64>,
+    pub(super) net_change_vs_sequential: Option<f64>,
     /// Why `compare` cannot weigh this point's times (one is not a finite time above
     /// 0), naming the point, its line and the column; none where they are sound.
     pub(super) fault: Option<String>,
@@ -151,7 +151,7 @@ pub(super) fn read_times(path: &Path) -> Result<Vec<PointTimes>, ResultsError> {
                 outliers: row.outliers().map(str::to_string),
                 stop_reason: row.stop_reason().map(str::to_string),
                 slowed: row.slowed().map(str::to_string),
-                net_change_vs_reference: row.setting_number(NET_CHANGE_VS_REFERENCE.0),
+                net_change_vs_sequential: row.setting_number(NET_CHANGE_VS_REFERENCE.0),
                 fault,
                 samples: Vec::new(),
             })
@@ -308,7 +308,7 @@ pub(super) fn point(settings: &[(&str, &str)]) -> PointTimes {
         outliers: None,
         stop_reason: Some("noise-target".into()),
         slowed: None,
-        net_change_vs_reference: None,
+        net_change_vs_sequential: None,
         fault: None,
         samples: Vec::new(),
     }

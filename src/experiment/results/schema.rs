@@ -304,7 +304,7 @@ impl StageTimes {
 impl Section for StageTimes {
     const COLUMNS: &'static [(&'static str, &'static str, &'static str)] = &[
         ("point_gpu_s", "s", "GPU-timestamp time of the runs the statistics rest on: the warm-up and the timed repetitions (the GPU's busy time of the point)"),
-        ("stage_terrain_s", "s", "wall time making the point's terrain (0 where an earlier point's is reused)"),
+        ("stage_terrain_s", "s", "wall time making the point's terrain and its initial state in the strategy's arithmetic (near 0 where an earlier point's are reused)"),
         ("stage_prepare_s", "s", "wall time building its pipelines (from the pipeline cache where it holds them) and uploading its map"),
         ("stage_warmup_s", "s", "wall time of the warm-up runs"),
         ("stage_timed_s", "s", "wall time of the timed repetitions"),

@@ -44,12 +44,21 @@ struct KeptInitial {
 }
 
 /// The map a point starts from: erosion noise, or an input loaded once for every point
-/// that names it.
-#[derive(Clone, Copy, PartialEq)]
+/// that names it (the same load is the same `Arc`).
+#[derive(Clone)]
 enum MapSource {
     Noise(TerrainSpec),
-    /// Which loaded input, by its address: compared, never read.
-    Input(*const PointInput),
+    Input(Arc<PointInput>),
+}
+
+impl PartialEq for MapSource {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (MapSource::Noise(a), MapSource::Noise(b)) => a == b,
+            (MapSource::Input(a), MapSource::Input(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 impl TerrainCache {
@@ -61,7 +70,7 @@ impl TerrainCache {
         arithmetic: Arithmetic,
     ) -> Result<(Arc<Cells>, MapInfo), RunError> {
         let source = match &point.input {
-            Some(input) => MapSource::Input(Arc::as_ptr(input)),
+            Some(input) => MapSource::Input(Arc::clone(input)),
             None => MapSource::Noise(point.settings.terrain()),
         };
         if let Some(kept) = &self.initial {
