@@ -173,7 +173,8 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
 
 /// Every row of a sweep carries its answer against the CPU reference; a row made to
 /// compute twelve times the reference's net change (the image lever's on an H100) is
-/// marked a wrong answer in the table and in `--json`, and no other row is.
+/// marked a wrong answer in `report`'s table and `--json`, and no other row is; `compare`
+/// gives its pair no verdict and says why, and its chart crosses it.
 #[test]
 fn a_speed_whose_answer_is_far_from_its_reference_is_marked_a_wrong_answer() {
     let (_, results) = swept("answers");
@@ -224,6 +225,59 @@ fn a_speed_whose_answer_is_far_from_its_reference_is_marked_a_wrong_answer() {
         ["checked", "checked", "wrong-answer", "checked"],
         "{json}"
     );
+
+    // compare gives the wrong answer's pair no verdict, and says why.
+    let (json, _, code) = run(&["compare", s(&results), s(&planted), "--json"]);
+    assert_eq!(code, Some(0));
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let reasons: Vec<&str> = (report["points"].as_array().unwrap().iter())
+        .map(|p| {
+            p["judgement"]["no_verdict"]["reason"]
+                .as_str()
+                .unwrap_or("-")
+        })
+        .collect();
+    assert_eq!(reasons[2], "wrong-answer", "{json}");
+    assert!(
+        (reasons.iter().enumerate()).all(|(i, r)| i == 2 || *r != "wrong-answer"),
+        "{json}"
+    );
+    assert_eq!(report["counts"]["no_verdict"]["wrong_answer"], 1, "{json}");
+    let (out, _, code) = run(&["compare", s(&results), s(&planted)]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("new's net change is 12.430 times its CPU reference's, a wrong answer"),
+        "{out}"
+    );
+    assert!(out.contains("1 with a wrong answer"), "{out}");
+
+    // The chart crosses the wrong answer's point, and says what a cross is.
+    let crosses = |set: &Path, name: &str| -> (usize, bool) {
+        let folder = set.parent().unwrap().join(name);
+        let csv = set.join("points.csv");
+        let (_, err, code) = run(&[
+            "plot",
+            s(&csv),
+            "--x",
+            "workgroup",
+            "--series",
+            "variant",
+            "--out",
+            s(&folder),
+            "--name",
+            "chart",
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        let svg = std::fs::read_to_string(folder.join("chart.svg")).unwrap();
+        // A cross is two black strokes 3 px wide, which nothing else in a chart is.
+        let strokes = svg
+            .matches(r##"stroke="#000000" stroke-width="3""##)
+            .count();
+        (strokes / 2, svg.contains("cross: wrong answer"))
+    };
+    assert_eq!(crosses(&results, "chart-right"), (0, false));
+    // One on the point, one in the legend.
+    assert_eq!(crosses(&planted, "chart-wrong"), (2, true));
 }
 
 /// A copy of `points.csv` at `to` with `column` set to `value` in the rows `rows`.

@@ -319,14 +319,16 @@ fn levers_without_a_build_or_a_device_feature_are_refused_by_name() {
 /// The net change of many droplets in flight at once, against the sequential CPU
 /// reference: a lever changes how loads and adds reach memory, not what is computed, so
 /// no lever or kernel may move the erosion beyond what the races of concurrent droplets
-/// move it. On lavapipe, whose few threads race little, within 5% (they moved it by up
-/// to 4%); on a GPU, whose races move it up to 20%, within the sweep's wrong-answer
-/// margin.
+/// move it. On lavapipe, whose few threads race little, within 10%: its races, which
+/// vary with the load beside the test, moved the unbroken kernels from 0.96 to 1.05
+/// (1.051 in CI), and the image lever broken on purpose (its loads 10% steeper) came
+/// out at 1.23. On a GPU, whose races move it up to 20%, within the sweep's
+/// wrong-answer margin.
 #[test]
 fn every_lever_and_kernel_erodes_as_the_sequential_reference_with_many_droplets_in_flight() {
     let ctx = validated_device();
     let margin = match ctx.info().is_cpu() {
-        true => 0.05,
+        true => 0.10,
         false => vkerode::experiment::report::compare::WRONG_ANSWER_MARGIN,
     };
     let initial = fixed_terrain(SIZE, 23);

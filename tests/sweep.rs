@@ -1351,17 +1351,17 @@ fn each_point_records_its_stages_and_threads_beside_the_device_finish_the_same_r
 }
 
 /// The sweep keeps the last initial state (`TerrainCache`): points in another
-/// arithmetic must get their own, and the answer of a point that reuses one must be the
-/// answer it gets alone.
+/// arithmetic, or on another reading of a DEM, must get their own, and the answer of a
+/// point that reuses one must be the answer it gets alone.
 #[test]
 fn points_that_share_a_terrain_share_its_initial_state_and_each_gets_its_own_answer() {
     let dir = scratch("initial");
-    let sweep = |name: &str, axes: &str| {
+    let sweep = |name: &str, fixed: &str, axes: &str| {
         let path = dir.join(format!("{name}.toml"));
         std::fs::write(
             &path,
             format!(
-                "name = \"{name}\"\ndescription = \"test\"\n[fixed]\nsize = 64\ndroplets = 3000\n\
+                "name = \"{name}\"\ndescription = \"test\"\n[fixed]\n{fixed}\ndroplets = 3000\n\
                  deterministic = true\n[axes]\n{axes}\n[measure]\n{QUICK}\njudge = false\n"
             ),
         )
@@ -1373,29 +1373,58 @@ fn points_that_share_a_terrain_share_its_initial_state_and_each_gets_its_own_ans
         assert_clean_success(&result);
         read_csv(&results_dir(&dir.join(name), name).join("points.csv")).1
     };
-    let answer = |row: &BTreeMap<String, String>| {
-        (
-            row["scale"].clone(),
-            row["workgroup"].clone(),
-            row["total_height_change"].clone(),
-        )
-    };
-    // Scale changes the fixed point the initial state is kept in.
-    let both = sweep("both", "scale = [1000, 4000]\nworkgroup = [32, 64]");
-    let alone = sweep("alone", "scale = [4000]\nworkgroup = [64, 32]");
-    assert_eq!(both.len(), 4);
-    for row in &alone {
-        let twin = (both.iter())
-            .find(|b| b["scale"] == row["scale"] && b["workgroup"] == row["workgroup"])
-            .expect("the same point in both sweeps");
-        assert_eq!(answer(twin), answer(row));
-    }
-    let changes: std::collections::BTreeSet<_> = both
-        .iter()
-        .map(|r| r["total_height_change"].clone())
-        .collect();
-    assert!(
-        changes.len() > 1,
-        "every point the same answer: {changes:?}"
+    let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jacksboro_fault_dem.tif");
+    let dem = format!(
+        "input = {:?}\ncell_size = [74.5, 92.6]",
+        dem.to_str().unwrap()
     );
+    // Scale changes the fixed point the initial state is kept in; a DEM's vertical scale
+    // its heights.
+    for (varied, fixed, both_axes, alone_axes) in [
+        (
+            "scale",
+            "size = 64",
+            "scale = [1000, 4000]",
+            "scale = [4000]",
+        ),
+        (
+            "vertical_scale",
+            dem.as_str(),
+            "vertical_scale = [1.0, 10.0]",
+            "vertical_scale = [10.0]",
+        ),
+    ] {
+        let answer = |row: &BTreeMap<String, String>| {
+            (
+                row[varied].clone(),
+                row["workgroup"].clone(),
+                row["total_height_change"].clone(),
+            )
+        };
+        let both = sweep(
+            &format!("{varied}-both"),
+            fixed,
+            &format!("{both_axes}\nworkgroup = [32, 64]"),
+        );
+        let alone = sweep(
+            &format!("{varied}-alone"),
+            fixed,
+            &format!("{alone_axes}\nworkgroup = [64, 32]"),
+        );
+        assert_eq!(both.len(), 4);
+        for row in &alone {
+            let twin = (both.iter())
+                .find(|b| b[varied] == row[varied] && b["workgroup"] == row["workgroup"])
+                .expect("the same point in both sweeps");
+            assert_eq!(answer(twin), answer(row));
+        }
+        let changes: std::collections::BTreeSet<_> = both
+            .iter()
+            .map(|r| r["total_height_change"].clone())
+            .collect();
+        assert!(
+            changes.len() > 1,
+            "every point the same answer: {changes:?}"
+        );
+    }
 }

@@ -3,8 +3,9 @@
 //! compare across it; `pairing.rs`), each pair judged by an interval of the ratio of
 //! its median GPU times (bootstrapped from both points' repetitions in samples.csv)
 //! against a noise threshold (the spread measured between reruns on the device,
-//! `noise.rs`); a pair with a side that missed its noise target or has fewer than
-//! [`MIN_SAMPLES`] repetitions gets no verdict. And `vkerode report DIR`: one sweep's
+//! `noise.rs`); a pair with a side whose answer is wrong (its net change beyond
+//! [`WRONG_ANSWER_MARGIN`] from its CPU reference's), that missed its noise target or has
+//! fewer than [`MIN_SAMPLES`] repetitions gets no verdict. And `vkerode report DIR`: one sweep's
 //! points as a table. Files are read by column name (`points.rs`), so results from
 //! older vkerode versions (quartiles, no intervals) compare too.
 
@@ -36,6 +37,9 @@ pub enum CompareError {
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum NoVerdictReason {
+    /// A side's net change lies more than [`WRONG_ANSWER_MARGIN`] from its CPU
+    /// reference's: its speed is not a result.
+    WrongAnswer,
     /// A side stopped before its noise target (the time budget or max_reps), or records
     /// no stop reason.
     MissedNoiseTarget,
@@ -48,7 +52,8 @@ pub enum NoVerdictReason {
 }
 
 impl NoVerdictReason {
-    pub const ALL: [NoVerdictReason; 4] = [
+    pub const ALL: [NoVerdictReason; 5] = [
+        NoVerdictReason::WrongAnswer,
         NoVerdictReason::MissedNoiseTarget,
         NoVerdictReason::OneRepetition,
         NoVerdictReason::TooFewRepetitions,
@@ -58,6 +63,7 @@ impl NoVerdictReason {
     /// As the summary counts it: "2 too few repetitions".
     fn counted(self) -> &'static str {
         match self {
+            NoVerdictReason::WrongAnswer => "with a wrong answer",
             NoVerdictReason::MissedNoiseTarget => "missed the noise target",
             NoVerdictReason::OneRepetition => "one repetition",
             NoVerdictReason::TooFewRepetitions => "too few repetitions",
@@ -157,6 +163,8 @@ pub struct Counts {
 /// first reason of that list that holds).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct NoVerdictCounts {
+    /// A side's answer is wrong.
+    pub wrong_answer: usize,
     /// A side stopped before its noise target.
     pub missed_noise_target: usize,
     /// A side has one repetition.
@@ -170,6 +178,7 @@ pub struct NoVerdictCounts {
 impl NoVerdictCounts {
     fn of(&self, reason: NoVerdictReason) -> usize {
         match reason {
+            NoVerdictReason::WrongAnswer => self.wrong_answer,
             NoVerdictReason::MissedNoiseTarget => self.missed_noise_target,
             NoVerdictReason::OneRepetition => self.one_repetition,
             NoVerdictReason::TooFewRepetitions => self.too_few_repetitions,
@@ -203,6 +212,7 @@ impl Counts {
             // A ratio's interval is never "different" (`Verdict::of`).
             unclear: verdicts(Verdict::Unclear),
             no_verdict: NoVerdictCounts {
+                wrong_answer: without(NoVerdictReason::WrongAnswer),
                 missed_noise_target: without(NoVerdictReason::MissedNoiseTarget),
                 one_repetition: without(NoVerdictReason::OneRepetition),
                 too_few_repetitions: without(NoVerdictReason::TooFewRepetitions),
@@ -482,6 +492,16 @@ fn missed_target(p: &PointTimes) -> Option<String> {
 /// [`NoVerdictReason`]'s order that holds on either side.
 fn unjudged(b: &PointTimes, n: &PointTimes) -> Option<(NoVerdictReason, String)> {
     let sides = [(Side::Base, b), (Side::New, n)];
+    let wrong = sides.iter().find_map(|(side, p)| {
+        let ratio = p.net_change_vs_sequential?;
+        (Answer::of(Some(ratio)) == Answer::WrongAnswer).then(|| {
+            format!(
+                "{}'s net change is {ratio:.3} times its CPU reference's, a wrong answer (beyond {:.0}%)",
+                side.as_str(),
+                100.0 * WRONG_ANSWER_MARGIN
+            )
+        })
+    });
     let missed = sides.iter().find_map(|(side, p)| {
         let why = missed_target(p)?;
         Some(format!("{} missed its noise target ({why})", side.as_str()))
@@ -502,6 +522,7 @@ fn unjudged(b: &PointTimes, n: &PointTimes) -> Option<(NoVerdictReason, String)>
         Some(_) => None,
     });
     [
+        (NoVerdictReason::WrongAnswer, wrong),
         (NoVerdictReason::MissedNoiseTarget, missed),
         (NoVerdictReason::OneRepetition, one),
         (NoVerdictReason::TooFewRepetitions, few),
@@ -592,7 +613,8 @@ fn judge(
 /// by default) and judges each pair by the interval of its ratio of medians against the
 /// noise threshold: `threshold` (relative) where given, else the rerun spread recorded
 /// for the devices that measured the sets (`noise.rs`). A pair gets no verdict where a
-/// side missed its noise target or has fewer than [`MIN_SAMPLES`] repetitions. Refused
+/// side's answer is wrong, missed its noise target or has fewer than [`MIN_SAMPLES`]
+/// repetitions. Refused
 /// where a point's median, interval or a sample is not a finite time above 0, where
 /// samples.csv does not hold a point's repetitions, where no point matches (naming the
 /// settings that differ), and where a point has two different matches.

@@ -2,7 +2,8 @@
 //! PNG and SVG. One
 //! series per value of a chosen column and per device; error bars of the median's 95%
 //! confidence interval (quartiles for older files); a ring on points with outlying
-//! repetitions; a log-2 x axis when every x is a power of two.
+//! repetitions; a cross on wrong answers (a net change beyond [`WRONG_ANSWER_MARGIN`]
+//! from its CPU reference's); a log-2 x axis when every x is a power of two.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -13,6 +14,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use thiserror::Error;
 
+use super::compare::{Answer, WRONG_ANSWER_MARGIN};
+use crate::erosion::droplets::NET_CHANGE_VS_REFERENCE;
 use crate::erosion::{Ceiling, WorkUnit};
 use crate::experiment::results::{point_columns, read_points, CsvText, Meta};
 use crate::table::Column;
@@ -200,7 +203,8 @@ pub struct PlotRequest {
 }
 
 /// One point of a series, with its error bars: for points.csv the median's confidence
-/// interval (else the quartiles) in y; a ring where it had outlying repetitions.
+/// interval (else the quartiles) in y; a ring where it had outlying repetitions; a
+/// cross where its answer is wrong.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlotPoint {
     pub x: f64,
@@ -208,6 +212,7 @@ pub struct PlotPoint {
     pub y_bar: Option<(f64, f64)>,
     pub x_bar: Option<(f64, f64)>,
     pub ringed: bool,
+    pub wrong_answer: bool,
 }
 
 impl PlotPoint {
@@ -218,6 +223,7 @@ impl PlotPoint {
             y_bar: None,
             x_bar: None,
             ringed: false,
+            wrong_answer: false,
         }
     }
 }
@@ -538,6 +544,7 @@ impl Gathered {
             let bar = bar.map(|(bar, _)| bar);
             let row = table.point_row(r);
             let outliers = row.outlier_count().is_some_and(|n| n > 0.0);
+            let answer = Answer::of(row.setting_number(NET_CHANGE_VS_REFERENCE.0));
             self.units.extend(unit.map(str::to_string));
             self.ceilings.extend(
                 Some(row.ceiling().unwrap_or_default().to_string()).filter(|c| !c.is_empty()),
@@ -569,6 +576,7 @@ impl Gathered {
                 .push(PlotPoint {
                     y_bar: bar,
                     ringed: outliers,
+                    wrong_answer: answer == Answer::WrongAnswer,
                     ..PlotPoint::at(x, y)
                 });
         }
@@ -761,6 +769,19 @@ const INTERVAL_BARS: &str = "bar: 95% interval of the median";
 const QUARTILE_BARS: &str = "bar: quartiles of the repetitions";
 /// The legend's words for the rings.
 const RING: &str = "ring: some repetitions were outliers";
+
+/// The legend's words for the crosses.
+fn wrong_answer_legend() -> String {
+    format!(
+        "cross: wrong answer, net change > {:.0}% from its CPU reference's",
+        100.0 * WRONG_ANSWER_MARGIN
+    )
+}
+
+/// A wrong answer's cross: black over any series' colour, larger than its dot.
+fn wrong_answer_cross<C>(at: C) -> Cross<C, i32> {
+    Cross::new(at, 9, BLACK.stroke_width(3))
+}
 
 /// The y axis' title for values shown in units of `prefix` (a power of 1000): the unit
 /// with its prefix, "G droplet-steps/s" for a rate, the power of ten inside the unit's
@@ -1074,6 +1095,14 @@ where
                 .map(|p| Circle::new((p.x, p.y / unit), 8, colour.stroke_width(2))),
         )
         .map_err(|e| err(&e))?;
+        ctx.draw_series(
+            series
+                .points
+                .iter()
+                .filter(|p| p.wrong_answer)
+                .map(|p| wrong_answer_cross((p.x, p.y / unit))),
+        )
+        .map_err(|e| err(&e))?;
         ctx.draw_series(series.points.iter().filter_map(|p| {
             p.y_bar.map(|(lo, hi)| {
                 let (lo, hi) = (lo.min(hi) / unit, lo.max(hi) / unit);
@@ -1105,6 +1134,17 @@ where
             .map_err(|e| err(&e))?
             .label(RING)
             .legend(|(x, y)| Circle::new((x + 10, y), 7, GREY.stroke_width(2)));
+    }
+    if chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|p| p.wrong_answer)
+    {
+        ctx.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(|e| err(&e))?
+            .label(wrong_answer_legend())
+            .legend(|(x, y)| wrong_answer_cross((x + 10, y)));
     }
     ctx.configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)

@@ -22,10 +22,10 @@ pub(super) fn key_names(point: Option<&PointTimes>) -> Vec<String> {
 }
 
 /// What sets a point apart, as compare matches and labels it: every settings key and
-/// the heightmap it eroded (by name and content), in alphabetical order.
+/// the heightmap it eroded (by name, content and vertical scale), in alphabetical order.
 pub(super) fn point_keys() -> Vec<String> {
     let mut keys = RunSettings::keys();
-    keys.extend(["input".into(), "input_hash".into()]);
+    keys.extend(["input", "input_hash", "vertical_scale"].map(String::from));
     keys.sort();
     keys
 }

@@ -81,6 +81,7 @@ struct MapColumns {
     height: u32,
     input: String,
     input_hash: String,
+    vertical_scale: Option<f32>,
 }
 
 impl Section for MapColumns {
@@ -97,6 +98,11 @@ impl Section for MapColumns {
             "FNV-1a hex",
             "the file's shape, elevations and stated cell size, hashed (as meta.json's config.input_hashes); empty for noise",
         ),
+        (
+            "vertical_scale",
+            "factor",
+            "what the input's elevations were multiplied by (the config's vertical_scale); empty for noise",
+        ),
     ];
 }
 
@@ -105,6 +111,7 @@ pub struct InputRecord<'a> {
     /// As the config wrote it.
     pub path: &'a str,
     pub hash: &'a str,
+    pub vertical_scale: f32,
 }
 
 /// The timed repetitions.
@@ -440,6 +447,7 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
                 height: p.map.height,
                 input: p.input.as_ref().map(|i| i.path.into()).unwrap_or_default(),
                 input_hash: p.input.as_ref().map(|i| i.hash.into()).unwrap_or_default(),
+                vertical_scale: p.input.as_ref().map(|i| i.vertical_scale),
             })
             .as_ref(),
     );

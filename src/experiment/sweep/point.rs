@@ -304,6 +304,7 @@ impl PointContext<'_> {
             input: point.input.as_ref().map(|input| InputRecord {
                 path: &input.written,
                 hash: &input.hash,
+                vertical_scale: input.units.vertical_scale,
             }),
             map: measured.map,
             kernel: measured.kernel,
