@@ -174,7 +174,8 @@ fn report_charts_and_resume_keep_the_sweep_honest() {
 /// Every row of a sweep carries its answer against the CPU reference; a row made to
 /// compute twelve times the reference's net change (the image lever's on an H100) is
 /// marked a wrong answer in `report`'s table and `--json`, and no other row is; `compare`
-/// gives its pair no verdict and says why, and its chart crosses it.
+/// gives its pair no verdict and says why, `--fail-slower` fails when the new side turned
+/// wrong, and its chart crosses it.
 #[test]
 fn a_speed_whose_answer_is_far_from_its_reference_is_marked_a_wrong_answer() {
     let (_, results) = swept("answers");
@@ -250,6 +251,17 @@ fn a_speed_whose_answer_is_far_from_its_reference_is_marked_a_wrong_answer() {
         "{out}"
     );
     assert!(out.contains("1 with a wrong answer"), "{out}");
+    // --fail-slower fails on an answer that turned wrong, whatever its speed; a change
+    // that makes a wrong answer right passes, and the pair still says which side was.
+    let (_, err, code) = run(&["compare", s(&results), s(&planted), "--fail-slower", "10"]);
+    assert_eq!(code, Some(4), "{err}");
+    assert!(
+        err.contains("1 point(s) whose answer turned wrong"),
+        "{err}"
+    );
+    let (out, err, code) = run(&["compare", s(&planted), s(&results), "--fail-slower", "10"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("base's net change is 12.430 times"), "{out}");
 
     // The chart crosses the wrong answer's point, and says what a cross is.
     let crosses = |set: &Path, name: &str| -> (usize, bool) {

@@ -12,6 +12,7 @@ use crate::cli::ExitStatus;
 use vkerode::experiment::report::baseline::{
     self, check_name as check_baseline_name, PendingBaseline, BASELINES_DIR,
 };
+use vkerode::experiment::report::compare::WRONG_ANSWER_MARGIN;
 use vkerode::experiment::report::{compare, Intervals, Pairing};
 use vkerode::experiment::results::set_files;
 use vkerode::stats::bootstrap::MIN_SAMPLES;
@@ -45,7 +46,9 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE.md")]
     pub markdown: Option<PathBuf>,
     /// Exit with status 3 when a point is "slower" and its whole interval lies more than
-    /// PERCENT above 1 too (at or below the threshold: any "slower" point).
+    /// PERCENT above 1 too (at or below the threshold: any "slower" point); with status 4
+    /// when a point's answer turned wrong (new's net change beyond the wrong-answer margin
+    /// from its CPU reference's, base's not), whatever its speed.
     #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
     pub fail_slower: Option<f64>,
     /// Match points on these settings keys alone (comma-separated, or the flag repeated),
@@ -68,7 +71,8 @@ pub struct CompareArgs {
 /// `compare`'s description, with the fewest repetitions a verdict needs.
 pub fn about() -> String {
     format!(
-        "Match the points of two sweeps (results folders or points.csv files) by their settings (all of them, or as --pair-by and --ignore say) and say, for each, whether NEW is faster, slower or the same as BASE, or unclear: by a bootstrap interval of the ratio of medians from both sets' samples.csv, against a noise threshold (by default the spread measured between reruns on the device). A pair gets no verdict where a side has fewer than {MIN_SAMPLES} repetitions or missed its noise target; no match at all is an error that names the settings that differ. Named baselines: --save-baseline and --baseline"
+        "Match the points of two sweeps (results folders or points.csv files) by their settings (all of them, or as --pair-by and --ignore say) and say, for each, whether NEW is faster, slower or the same as BASE, or unclear: by a bootstrap interval of the ratio of medians from both sets' samples.csv, against a noise threshold (by default the spread measured between reruns on the device). A pair gets no verdict where a side's answer is wrong (its net change more than {:.0}% from its CPU reference's), has fewer than {MIN_SAMPLES} repetitions or missed its noise target; no match at all is an error that names the settings that differ. Named baselines: --save-baseline and --baseline",
+        100.0 * WRONG_ANSWER_MARGIN
     )
 }
 
@@ -91,6 +95,8 @@ fn parse_percent(text: &str) -> Result<f64> {
 
 /// The exit status of `--fail-slower` when a point is slower.
 const SLOWER: u8 = 3;
+/// The exit status of `--fail-slower` when a point's answer turned wrong.
+const TURNED_WRONG: u8 = 4;
 /// The exit status of a command line that cannot be run, as clap's own.
 const USAGE: u8 = 2;
 
@@ -170,6 +176,22 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             say!("{table}");
         }
         write_text(args.markdown.as_deref(), &table)?;
+        if args.fail_slower.is_some() {
+            let wrong = compared.turned_wrong();
+            if !wrong.is_empty() {
+                let labels: Vec<&str> = wrong.iter().map(|c| c.label.as_str()).collect();
+                return Err(ExitStatus {
+                    code: TURNED_WRONG,
+                    message: format!(
+                        "{} point(s) whose answer turned wrong (net change more than {:.0}% from the CPU reference's): {}",
+                        wrong.len(),
+                        100.0 * WRONG_ANSWER_MARGIN,
+                        labels.join("; ")
+                    ),
+                }
+                .into());
+            }
+        }
         if let Some(percent) = args.fail_slower {
             let slower = compared.slower_than(percent);
             if !slower.is_empty() {

@@ -121,6 +121,9 @@ pub struct Comparison {
     pub interval: Option<(f64, f64)>,
     /// Its verdict, or why it has none.
     pub judgement: Judgement,
+    /// Each side's answer against its CPU reference.
+    pub base_answer: Answer,
+    pub new_answer: Answer,
 }
 
 /// How the intervals of a comparison were made.
@@ -355,6 +358,15 @@ impl CompareReport {
                 c.interval
                     .is_some_and(|(low, _)| low > 1.0 + percent / 100.0)
             })
+            .collect()
+    }
+
+    /// The points whose answer the new set got wrong where the base got it right (or
+    /// did not check it): a regression whatever their speed.
+    pub fn turned_wrong(&self) -> Vec<&Comparison> {
+        self.points
+            .iter()
+            .filter(|c| c.new_answer == Answer::WrongAnswer && c.base_answer != Answer::WrongAnswer)
             .collect()
     }
 
@@ -606,6 +618,8 @@ fn judge(
         time_ratio: n.median_ms / b.median_ms,
         interval: interval.ok(),
         judgement,
+        base_answer: Answer::of(b.net_change_vs_sequential),
+        new_answer: Answer::of(n.net_change_vs_sequential),
     }
 }
 

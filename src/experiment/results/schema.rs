@@ -26,8 +26,9 @@ use crate::terrain::MapInfo;
 /// writes; meta.json records it. Files without one are version 1: one `steps` column
 /// for every strategy's unit, and defaults in the columns of other strategies.
 /// Version 3 adds a point's stage times (`point_gpu_s`, `stage_*_s`), empty in rows of
-/// older files.
-pub const SCHEMA_VERSION: u32 = 3;
+/// older files; version 4 an input's `vertical_scale`, which older files left unsaid
+/// (read as empty: the sets then tell a DEM's scales apart by nothing but their answers).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Which point of which sweep, measured where.
 #[derive(Clone, Debug, Default, Serialize)]
