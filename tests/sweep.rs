@@ -1373,13 +1373,11 @@ fn points_that_share_a_terrain_share_its_initial_state_and_each_gets_its_own_ans
         assert_clean_success(&result);
         read_csv(&results_dir(&dir.join(name), name).join("points.csv")).1
     };
-    let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jacksboro_fault_dem.tif");
-    let dem = format!(
-        "input = {:?}\ncell_size = [74.5, 92.6]",
-        dem.to_str().unwrap()
-    );
+    let dem = std::fs::canonicalize(JACKSBORO).unwrap();
+    let input = format!("input = {:?}", dem.to_str().unwrap());
+    let dem = format!("{input}\ncell_size = [74.5, 92.6]");
     // Scale changes the fixed point the initial state is kept in; a DEM's vertical scale
-    // its heights.
+    // and cell size its heights in kernel units.
     for (varied, fixed, both_axes, alone_axes) in [
         (
             "scale",
@@ -1392,6 +1390,12 @@ fn points_that_share_a_terrain_share_its_initial_state_and_each_gets_its_own_ans
             dem.as_str(),
             "vertical_scale = [1.0, 10.0]",
             "vertical_scale = [10.0]",
+        ),
+        (
+            "cell_size_x",
+            input.as_str(),
+            "cell_size = [[74.5, 92.6], [7.45, 9.26]]",
+            "cell_size = [[7.45, 9.26]]",
         ),
     ] {
         let answer = |row: &BTreeMap<String, String>| {

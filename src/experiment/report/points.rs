@@ -22,10 +22,20 @@ pub(super) fn key_names(point: Option<&PointTimes>) -> Vec<String> {
 }
 
 /// What sets a point apart, as compare matches and labels it: every settings key and
-/// the heightmap it eroded (by name, content and vertical scale), in alphabetical order.
+/// the heightmap it eroded (by name and content, and the cell size and vertical scale
+/// that made its kernel units), in alphabetical order.
 pub(super) fn point_keys() -> Vec<String> {
     let mut keys = RunSettings::keys();
-    keys.extend(["input", "input_hash", "vertical_scale"].map(String::from));
+    keys.extend(
+        [
+            "input",
+            "input_hash",
+            "cell_size_x",
+            "cell_size_y",
+            "vertical_scale",
+        ]
+        .map(String::from),
+    );
     keys.sort();
     keys
 }

@@ -17,6 +17,7 @@ use crate::experiment::run::{CeilingShare, TimeSplit};
 use crate::gpu::{statistics_summary, CompilerStatistic, DeviceInfo};
 use crate::probes::gpu_state::{slowed, GpmCounters, GpuState};
 use crate::table::{Column, Row, Section};
+use crate::terrain::image::CellSize;
 use crate::terrain::metrics::Landform;
 use crate::terrain::units::HeightUnit;
 use crate::terrain::Change;
@@ -26,8 +27,9 @@ use crate::terrain::MapInfo;
 /// writes; meta.json records it. Files without one are version 1: one `steps` column
 /// for every strategy's unit, and defaults in the columns of other strategies.
 /// Version 3 adds a point's stage times (`point_gpu_s`, `stage_*_s`), empty in rows of
-/// older files; version 4 an input's `vertical_scale`, which older files left unsaid
-/// (read as empty: the sets then tell a DEM's scales apart by nothing but their answers).
+/// older files; version 4 an input's cell size and vertical scale (`cell_size_x`,
+/// `cell_size_y`, `vertical_scale`), which older files left unsaid: read as empty, so
+/// their rows tell a DEM's scales apart by nothing but their answers.
 pub const SCHEMA_VERSION: u32 = 4;
 
 /// Which point of which sweep, measured where.
@@ -82,6 +84,8 @@ struct MapColumns {
     height: u32,
     input: String,
     input_hash: String,
+    cell_size_x: Option<f32>,
+    cell_size_y: Option<f32>,
     vertical_scale: Option<f32>,
 }
 
@@ -100,6 +104,12 @@ impl Section for MapColumns {
             "the file's shape, elevations and stated cell size, hashed (as meta.json's config.input_hashes); empty for noise",
         ),
         (
+            "cell_size_x",
+            "m",
+            "the input's cell width east-west as the point used it (the config's cell_size or assume_cell_size, else the file's); empty for noise",
+        ),
+        ("cell_size_y", "m", "its cell height north-south; empty for noise"),
+        (
             "vertical_scale",
             "factor",
             "what the input's elevations were multiplied by (the config's vertical_scale); empty for noise",
@@ -112,6 +122,7 @@ pub struct InputRecord<'a> {
     /// As the config wrote it.
     pub path: &'a str,
     pub hash: &'a str,
+    pub cell_size: CellSize,
     pub vertical_scale: f32,
 }
 
@@ -448,6 +459,8 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
                 height: p.map.height,
                 input: p.input.as_ref().map(|i| i.path.into()).unwrap_or_default(),
                 input_hash: p.input.as_ref().map(|i| i.hash.into()).unwrap_or_default(),
+                cell_size_x: p.input.as_ref().map(|i| i.cell_size.x),
+                cell_size_y: p.input.as_ref().map(|i| i.cell_size.y),
                 vertical_scale: p.input.as_ref().map(|i| i.vertical_scale),
             })
             .as_ref(),

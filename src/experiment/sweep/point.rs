@@ -304,6 +304,7 @@ impl PointContext<'_> {
             input: point.input.as_ref().map(|input| InputRecord {
                 path: &input.written,
                 hash: &input.hash,
+                cell_size: input.units.cell_size,
                 vertical_scale: input.units.vertical_scale,
             }),
             map: measured.map,
