@@ -176,7 +176,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             say!("{table}");
         }
         write_text(args.markdown.as_deref(), &table)?;
-        if args.fail_slower.is_some() {
+        // Each failure returns before the baseline is saved: a failing gate keeps the old one.
+        if let Some(percent) = args.fail_slower {
             let wrong = compared.turned_wrong();
             if !wrong.is_empty() {
                 let labels: Vec<&str> = wrong.iter().map(|c| c.label.as_str()).collect();
@@ -191,12 +192,9 @@ pub fn run(args: &CompareArgs) -> Result<()> {
                 }
                 .into());
             }
-        }
-        if let Some(percent) = args.fail_slower {
             let slower = compared.slower_than(percent);
             if !slower.is_empty() {
                 let labels: Vec<&str> = slower.iter().map(|c| c.label.as_str()).collect();
-                // Returned before the baseline is saved: a failing gate keeps the old one.
                 return Err(ExitStatus {
                     code: SLOWER,
                     message: format!(

@@ -8,8 +8,8 @@ use std::path::Path;
 use crate::erosion::droplets::NET_CHANGE_VS_REFERENCE;
 use crate::erosion::{RunSettings, WorkUnit};
 use crate::experiment::results::{
-    is_time, point_column, read_points, read_samples, set_file, ResultsError, POINTS_CSV,
-    SAMPLES_CSV,
+    input_columns, is_time, point_column, read_points, read_samples, set_file, ResultsError,
+    POINTS_CSV, SAMPLES_CSV,
 };
 #[cfg(test)]
 use crate::stats::bootstrap::MIN_SAMPLES;
@@ -26,16 +26,7 @@ pub(super) fn key_names(point: Option<&PointTimes>) -> Vec<String> {
 /// that made its kernel units), in alphabetical order.
 pub(super) fn point_keys() -> Vec<String> {
     let mut keys = RunSettings::keys();
-    keys.extend(
-        [
-            "input",
-            "input_hash",
-            "cell_size_x",
-            "cell_size_y",
-            "vertical_scale",
-        ]
-        .map(String::from),
-    );
+    keys.extend(input_columns().map(String::from));
     keys.sort();
     keys
 }

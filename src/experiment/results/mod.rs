@@ -15,8 +15,8 @@ pub use csv_text::{read_points, read_records, CsvText};
 pub use measurement::{is_time, Measurement, Sample, StopReason, WarmUp};
 pub use point_row::{name as point_column, PointRow};
 pub use schema::{
-    owner_of, point_columns, point_header, point_row, FailedRow, InputRecord, PointValues,
-    SampleRow, StageTimes, SCHEMA_VERSION,
+    input_columns, owner_of, point_columns, point_header, point_row, FailedRow, InputRecord,
+    PointValues, SampleRow, StageTimes, SCHEMA_VERSION,
 };
 pub use store::{
     config_hash_of, merge, read_rows, read_samples, Existing, Merged, Meta, ResultsWriter,

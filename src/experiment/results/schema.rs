@@ -562,6 +562,15 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
     row
 }
 
+/// The columns that say which heightmap file a point eroded and how it was read (not
+/// its shape, which follows from them): empty for noise.
+pub fn input_columns() -> impl Iterator<Item = &'static str> {
+    MapColumns::COLUMNS
+        .iter()
+        .map(|(name, ..)| *name)
+        .filter(|name| !["width", "height"].contains(name))
+}
+
 /// The columns of points.csv, with their units and meanings.
 pub fn point_columns() -> Vec<Column> {
     point_row(None).columns
