@@ -293,15 +293,159 @@ fn a_speed_whose_answer_is_far_from_its_reference_is_marked_a_wrong_answer() {
 }
 
 /// A copy of `points.csv` at `to` with `column` set to `value` in the rows `rows`.
+/// `report --over droplet_seed` gathers the points that differ in their seed alone:
+/// each group's mean net change with Student's 95% interval over its seeds (checked
+/// here by hand), settled only where that whole interval lies within the margin, and
+/// the fastest settled group at its noise target named as the headline.
+#[test]
+fn report_over_seeds_settles_a_group_only_when_its_whole_interval_lies_within_the_margin() {
+    let dir = common::scratch("compare", "over-seeds");
+    let config = dir.join("seeds.toml");
+    std::fs::write(
+        &config,
+        CONFIG.replace("workgroup = [32, 64]", "droplet_seed = [1, 2, 3]"),
+    )
+    .unwrap();
+    let root = dir.join("results");
+    sweep_into(&config, &root, &[]);
+    let results = results_dir(&root, "pair");
+    let mut reader = csv::Reader::from_path(results.join("points.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let at = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let variant_of: Vec<String> = rows.iter().map(|r| r[at("variant")].to_string()).collect();
+
+    let over = |set: &Path, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["report", s(set), "--over", "droplet_seed", "--json"];
+        args.extend_from_slice(extra);
+        let (out, err, code) = run(&args);
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let report = over(&results, &[]);
+    let groups = report["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{report}");
+    for group in groups {
+        let variant = group["label"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("variant=");
+        let ratios: Vec<f64> = (rows.iter().zip(&variant_of))
+            .filter(|(_, v)| *v == variant)
+            .map(|(r, _)| r[at("net_change_vs_sequential")].parse().unwrap())
+            .collect();
+        assert_eq!(ratios.len(), 3, "{group}");
+        assert_eq!(
+            group["values"],
+            serde_json::json!(["1", "2", "3"]),
+            "{group}"
+        );
+        let mean = ratios.iter().sum::<f64>() / 3.0;
+        let sd = (ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        // scipy.stats.t.ppf(0.975, 2)
+        let half = 4.302652729749464 * sd / 3f64.sqrt();
+        let interval = &group["net_change_interval"];
+        assert!(
+            (group["net_change_mean"].as_f64().unwrap() - mean).abs() < 1e-12,
+            "{group}"
+        );
+        assert!(
+            (interval[0].as_f64().unwrap() - (mean - half)).abs() < 1e-9,
+            "{group}"
+        );
+        assert!(
+            (interval[1].as_f64().unwrap() - (mean + half)).abs() < 1e-9,
+            "{group}"
+        );
+    }
+
+    // Planted: paper's seeds agree within 0.3% of the reference, fast's 5 to 7%
+    // beyond it, every point at its noise target.
+    let ratio_of = |variant: &str, i: usize| match variant {
+        "paper" => ["1.001", "1.002", "1.003"][i],
+        _ => ["1.05", "1.07", "1.06"][i],
+    };
+    let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+    let planted_ratios: Vec<(usize, &str)> = (variant_of.iter().enumerate())
+        .map(|(row, variant)| {
+            let n = seen.entry(variant).or_default();
+            *n += 1;
+            (row, ratio_of(variant, *n - 1))
+        })
+        .collect();
+    let planted = dir.join("planted");
+    with_values(
+        &results,
+        &planted,
+        "net_change_vs_sequential",
+        &planted_ratios,
+    );
+    let all_at_target: Vec<(usize, &str)> = (0..rows.len()).map(|r| (r, "noise-target")).collect();
+    with_values(&planted, &planted, "stop_reason", &all_at_target);
+    for file in ["meta.json", "samples.csv"] {
+        std::fs::copy(results.join(file), planted.join(file)).unwrap();
+    }
+    let settled = |report: &serde_json::Value| -> Vec<String> {
+        (report["groups"].as_array().unwrap().iter())
+            .map(|g| {
+                format!(
+                    "{} {}",
+                    g["label"].as_str().unwrap(),
+                    g["settled"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    let report = over(&planted, &[]);
+    assert_eq!(
+        settled(&report),
+        ["variant=paper within", "variant=fast beyond"],
+        "{report}"
+    );
+    assert_eq!(report["fastest_settled"], 0, "{report}");
+    // Paper's interval, 1.002 ± 0.0025, straddles a margin of 0.4%.
+    let report = over(&planted, &["--margin", "0.4"]);
+    assert_eq!(
+        settled(&report),
+        ["variant=paper unsettled", "variant=fast beyond"],
+        "{report}"
+    );
+    assert!(report["fastest_settled"].is_null(), "{report}");
+    let (out, _, _) = run(&["report", s(&planted), "--over", "droplet_seed"]);
+    assert!(
+        out.contains("Fastest settled group at its noise target: variant=paper on "),
+        "{out}"
+    );
+
+    // A point short of its noise target leaves its group out of the headline.
+    let paper_row = variant_of.iter().position(|v| v == "paper").unwrap();
+    with_values(
+        &planted,
+        &planted,
+        "stop_reason",
+        &[(paper_row, "time-budget")],
+    );
+    assert!(over(&planted, &[])["fastest_settled"].is_null());
+
+    let (_, err, code) = run(&["report", s(&results), "--over", "droplet_seeds"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("--over droplet_seeds: not a setting of a point"),
+        "{err}"
+    );
+}
+
 fn with_values(from: &Path, to: &Path, column: &str, values: &[(usize, &str)]) -> PathBuf {
     std::fs::create_dir_all(to).unwrap();
     let mut reader = csv::Reader::from_path(from.join("points.csv")).unwrap();
     let headers = reader.headers().unwrap().clone();
     let at = headers.iter().position(|h| h == column).unwrap();
+    // Read whole first: `to` may be `from`.
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     let mut writer = csv::Writer::from_path(to.join("points.csv")).unwrap();
     writer.write_record(&headers).unwrap();
-    for (row, record) in reader.records().enumerate() {
-        let mut fields: Vec<String> = record.unwrap().iter().map(str::to_string).collect();
+    for (row, record) in records.iter().enumerate() {
+        let mut fields: Vec<String> = record.iter().map(str::to_string).collect();
         if let Some((_, value)) = values.iter().find(|(r, _)| *r == row) {
             fields[at] = value.to_string();
         }

@@ -97,6 +97,16 @@ pub fn parse_threshold(text: &str) -> Result<f64> {
     }
 }
 
+/// `report --margin`: a percentage above 0 and below 100, as a fraction.
+pub fn parse_margin(text: &str) -> Result<f64> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v < 100.0 => Ok(v / 100.0),
+        _ => Err(anyhow!(
+            "{text:?} is not a percentage above 0 and below 100 (2 settles a net change within 2% of its reference's)"
+        )),
+    }
+}
+
 /// A cell side in metres, by [`CellSize::check_side`].
 pub fn parse_cell_side(text: &str) -> Result<f32> {
     match text.trim().parse::<f32>() {

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
 use super::json::json_fields;
-use crate::experiment::report::{CompareReport, ReportRow, SweepReport};
+use crate::experiment::report::{CompareReport, OverReport, ReportRow, SweepReport};
 use crate::experiment::results::Meta;
 use crate::experiment::ErodeReport;
 use crate::gpu::DeviceInfo;
@@ -43,6 +43,7 @@ pub fn json_schemas() -> Vec<JsonSchemaDoc> {
         output_schema::<Vec<KernelStatistics>>("kernels", "what `kernels --json` prints"),
         output_schema::<CompareReport>("compare", "what `compare --json` prints"),
         output_schema::<Vec<ReportRow>>("report", "what `report --json` prints"),
+        output_schema::<OverReport>("report-over", "what `report --over KEY --json` prints"),
         output_schema::<SweepReport>("sweep", "what `sweep --json` prints"),
         output_schema::<Reproduction>(
             "reproduce",

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod html;
 pub mod intervals;
 pub mod noise;
+mod over;
 pub mod pairing;
 pub mod plot;
 mod points;
@@ -20,6 +21,10 @@ pub use compare::{
 };
 pub use html::{html_report, report_inputs, write_html, HtmlError};
 pub use noise::{Threshold, ThresholdSource};
+pub use over::{
+    over_report, over_table, OverError, OverGroup, OverReport, Settled, FRONTIER_MARGIN,
+    MIN_OVER_VALUES,
+};
 pub use pairing::{DifferingKey, Pairing, PairingError, SettingChange, Side};
 pub use plot::{chart_svg, throughput_chart, write_charts, Chart, PlotPoint, Series};
 pub use points::check_set;
