@@ -2,13 +2,14 @@
 //! stochastic) in every kernel against the CPU reference, and the closed mass balance
 //! of the counted build. The paper's kernel runs the corrected physics as
 //! glsl/droplet_stepped.comp (glsl/droplet.comp keeps the paper's speed update), the
-//! module that `DropletShader::for_job` picks. On the default device under validation.
+//! module that `DropletShader::for_job` picks. On the default device under validation;
+//! and, analytically, the two speed updates of a lone droplet on an inclined plane.
 
 mod common;
 
 use std::collections::HashMap;
 
-use vkerode::erosion::droplets::cpu::erode_sequential;
+use vkerode::erosion::droplets::cpu::{erode_sequential, lone_droplet_speeds};
 use vkerode::erosion::droplets::{
     AtomicMode, DropletJob, DropletKernel, DropletSettings, DropletShader, FixedHeightfield,
     KernelParams, KernelVariant, Passes, Physics, Rounding, SpawnMode,
@@ -199,4 +200,51 @@ fn the_mass_balance_closes_and_stochastic_rounding_keeps_what_truncation_drops()
         );
     }
     assert_validation_clean(&ctx);
+}
+
+/// A lone droplet on a plane that rises `DROP` height units a cell along x, with erosion
+/// off so that the plane stays a plane: it runs straight down the slope one cell a step,
+/// each step drops it exactly `DROP`, and so after n steps its speed is
+/// sqrt(1 + n g DROP) in the corrected physics (it gains speed going down) and
+/// sqrt(max(0, 1 - n g DROP)) in the paper's (it loses it). Analytic, in f64, against
+/// the CPU reference, which the tests above hold every kernel to.
+#[test]
+fn a_lone_droplet_on_an_inclined_plane_follows_each_physics_speed_update() {
+    const DROP: f64 = 0.01;
+    const G: f64 = 9.81;
+    let scale = f64::from(KernelParams::default().fixed_point_scale);
+    let plane: Vec<i32> = (0..SIZE * SIZE)
+        .map(|i| (f64::from(i % SIZE) * DROP * scale).round() as i32)
+        .collect();
+    // A seed whose droplet starts far up the slope, so that it lives its whole life.
+    let seed = (1..)
+        .find(|&seed| vkerode::erosion::droplets::droplet_start(0, seed, SIZE, SIZE).0 > 60.0)
+        .unwrap();
+    for (physics, expected) in [
+        (
+            Physics::Corrected,
+            (|n: f64| (1.0 + n * G * DROP).sqrt()) as fn(f64) -> f64,
+        ),
+        (Physics::Paper, |n: f64| {
+            (1.0 - n * G * DROP).max(0.0).sqrt()
+        }),
+    ] {
+        let mut job = job_with(1, seed, physics, Rounding::Nearest);
+        job.params.erosion = 0.0;
+        job.params.deposition = 0.0;
+        let speeds = lone_droplet_speeds(&plane, SIZE as usize, SIZE as usize, &job, 0);
+        assert_eq!(
+            speeds.len(),
+            job.params.lifetime as usize,
+            "{physics:?}: {speeds:?}"
+        );
+        for (n, &speed) in speeds.iter().enumerate() {
+            let want = expected(n as f64 + 1.0);
+            assert!(
+                (f64::from(speed) - want).abs() < 1e-4 * want.max(1.0),
+                "{physics:?}, step {}: speed {speed}, the update gives {want}",
+                n + 1
+            );
+        }
+    }
 }

@@ -85,15 +85,17 @@ fn fract(x: f32) -> f32 {
     x - x.floor()
 }
 
+/// What a traced droplet's life records: each step's addresses, as the recording build
+/// writes them, and its speed after each step that reached `modifyHeight`.
+#[derive(Default)]
+struct Trace {
+    addresses: Vec<StepAddresses>,
+    speeds: Vec<f32>,
+}
+
 /// One droplet's life, as `main()` of the paper's kernel. Returns the steps it took
-/// (iterations that reached `modifyHeight`); with a `trace`, the addresses of each step,
-/// as the recording build writes them.
-fn run_droplet(
-    grid: &Grid,
-    job: &DropletJob,
-    id: u32,
-    mut trace: Option<&mut Vec<StepAddresses>>,
-) -> u32 {
+/// (iterations that reached `modifyHeight`), recording them in `trace` where given.
+fn run_droplet(grid: &Grid, job: &DropletJob, id: u32, mut trace: Option<&mut Trace>) -> u32 {
     let cell = |(x, y): (i32, i32)| (y * grid.width + x) as u32;
     let p = &job.params;
     let mut pos = droplet_start(id, job.seed, grid.width as u32, grid.height as u32);
@@ -127,7 +129,7 @@ fn run_droplet(
         let len = (dir.0 * dir.0 + dir.1 * dir.1).sqrt();
         if len == 0.0 {
             if let Some(t) = trace.as_deref_mut() {
-                t.push(addresses);
+                t.addresses.push(addresses);
             }
             break;
         }
@@ -138,7 +140,7 @@ fn run_droplet(
         addresses.samples[1] = cell((new_pos.0 as i32, new_pos.1 as i32));
         addresses.made |= StepAddresses::SAMPLED_AT_NEW_POS | (0xF << StepAddresses::ADDS_SHIFT);
         if let Some(t) = trace.as_deref_mut() {
-            t.push(addresses);
+            t.addresses.push(addresses);
         }
         let delta_h = h_new - h_old;
 
@@ -162,6 +164,9 @@ fn run_droplet(
         speed = (speed * speed + p.physics.sign() * delta_h * 9.81)
             .max(0.0)
             .sqrt();
+        if let Some(t) = trace.as_deref_mut() {
+            t.speeds.push(speed);
+        }
         water *= 1.0 - p.evaporation;
         pos = new_pos;
 
@@ -241,7 +246,22 @@ pub fn lone_droplet_addresses(
     job: &DropletJob,
     id: u32,
 ) -> Vec<StepAddresses> {
-    let mut trace = Vec::new();
+    lone_droplet(cells, width, height, job, id).addresses
+}
+
+/// Droplet `id` of `job` alone on the map: its speed after each of its steps.
+pub fn lone_droplet_speeds(
+    cells: &[i32],
+    width: usize,
+    height: usize,
+    job: &DropletJob,
+    id: u32,
+) -> Vec<f32> {
+    lone_droplet(cells, width, height, job, id).speeds
+}
+
+fn lone_droplet(cells: &[i32], width: usize, height: usize, job: &DropletJob, id: u32) -> Trace {
+    let mut trace = Trace::default();
     erode_with(&mut cells.to_vec(), width, height, job, |grid| {
         u64::from(run_droplet(grid, job, id, Some(&mut trace)))
     });
