@@ -29,8 +29,14 @@ use crate::terrain::MapInfo;
 /// Version 3 adds a point's stage times (`point_gpu_s`, `stage_*_s`), empty in rows of
 /// older files; version 4 an input's cell size and vertical scale (`cell_size_x`,
 /// `cell_size_y`, `vertical_scale`), which older files left unsaid: read as empty, so
-/// their rows tell a DEM's scales apart by nothing but their answers.
-pub const SCHEMA_VERSION: u32 = 4;
+/// their rows tell a DEM's scales apart by nothing but their answers. Version 5 takes
+/// `total_height_change`, `max_cell_change` and the landform from the first timed
+/// rerun, where older files took them from the counted run, which keeps
+/// `counted_height_change` (empty in older rows).
+pub const SCHEMA_VERSION: u32 = 5;
+/// The first version whose height change and landform are a timed run's: an older set
+/// is not resumed, so that no set holds rows of both kinds.
+pub const TIMED_CHANGE_SINCE: u32 = 5;
 
 /// Which point of which sweep, measured where.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -166,7 +172,8 @@ impl Section for Timing {
     ];
 }
 
-/// The change the counted run made, and how two timed reruns differ.
+/// The change a timed run made, how two timed reruns differ, and the counted run's
+/// net change.
 #[derive(Clone, Debug, Default, Serialize)]
 struct ChangeColumns {
     height_unit: String,
@@ -174,13 +181,14 @@ struct ChangeColumns {
     max_cell_change: f64,
     rerun_cells_differing: usize,
     rerun_max_difference: f64,
+    counted_height_change: f64,
 }
 
-/// The net change of a point's counted run, and its reruns' differing cells.
+/// The net change of a point's first timed rerun, and its reruns' differing cells.
 pub const TOTAL_HEIGHT_CHANGE: ColumnDeclaration = (
     "total_height_change",
     "height units x cells",
-    "sum of (after - before) over the cells, in the counted run",
+    "sum of (after - before) over the cells, in the first of two timed reruns: the program the times are of",
 );
 pub const RERUN_CELLS_DIFFERING: ColumnDeclaration = (
     "rerun_cells_differing",
@@ -195,13 +203,18 @@ impl Section for ChangeColumns {
         (
             "max_cell_change",
             "height units",
-            "the largest |after - before| of one cell in the counted run",
+            "the largest |after - before| of one cell in that run",
         ),
         RERUN_CELLS_DIFFERING,
         (
             "rerun_max_difference",
             "height units",
             "the largest difference of one cell between them",
+        ),
+        (
+            "counted_height_change",
+            "height units x cells",
+            "sum of (after - before) in the counted run: the instrumented build, another program, whose run the work count and the strategy's own figures (mass_*, hits_*, contention) are of",
         ),
     ];
 }
@@ -411,12 +424,14 @@ pub struct PointValues<'a> {
     /// Its time against its replays' (`measure.replay`).
     pub split: Option<TimeSplit>,
     pub figures: &'a dyn Figures,
-    /// The counted run's change, and the difference of two timed reruns, in kernel
-    /// height units; reported in `height_unit`.
+    /// The change of the first timed rerun (the program the times are of), the
+    /// difference of two timed reruns, and the counted (instrumented) run's net change,
+    /// in kernel height units; reported in `height_unit`.
     pub change: Change,
     pub rerun: Change,
+    pub counted_total: f64,
     pub height_unit: HeightUnit,
-    /// The terrain's landform before and after the counted run; `None` (empty columns)
+    /// The terrain's landform before and after the first timed rerun; `None` (empty columns)
     /// past [`crate::terrain::metrics::LANDFORM_MAX_CELLS`].
     pub landform: Option<(Landform, Landform)>,
     /// NVML's reads around the timed repetitions, where there is NVML.
@@ -521,6 +536,7 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
                 max_cell_change: p.height_unit.of(p.change.max_abs()),
                 rerun_cells_differing: p.rerun.changed,
                 rerun_max_difference: p.height_unit.of(p.rerun.max_abs()),
+                counted_height_change: p.height_unit.of(p.counted_total),
             })
             .as_ref(),
     );
@@ -533,7 +549,7 @@ pub fn point_row(point: Option<&PointValues>) -> Row {
     row.push_suffixed(
         landform.as_ref().map(|l| &l.1),
         "_after",
-        "after the counted run",
+        "after the first timed rerun",
     );
     row.push(
         point

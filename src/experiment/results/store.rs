@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::csv_text::{read_points, read_records, CsvText};
 use super::measurement::is_time;
 use super::point_row::name as point_column;
-use super::schema::{point_header, FailedRow, SampleRow, SCHEMA_VERSION};
+use super::schema::{point_header, FailedRow, SampleRow, SCHEMA_VERSION, TIMED_CHANGE_SINCE};
 use super::{csv_error, io_error, ResultsError, FAILED_CSV, META_JSON, POINTS_CSV, SAMPLES_CSV};
 use crate::experiment::run::Provenance;
 use crate::gpu::DeviceInfo;
@@ -183,6 +183,12 @@ impl Meta {
     /// Why a run described by `new` may not add to this set, if it may not: another
     /// config, device, driver, shard, or validation on one side only.
     pub fn refuses_to_continue_with(&self, new: &Meta) -> Option<String> {
+        if self.schema_version < TIMED_CHANGE_SINCE {
+            return Some(format!(
+                "its rows take total_height_change, max_cell_change and the landform from the counted run (schema_version {}), this vkerode's from the first timed rerun (version {TIMED_CHANGE_SINCE} on): finish it with the vkerode that wrote it, or pass --force to start afresh",
+                self.schema_version
+            ));
+        }
         let differs = |what: &str, old: String, now: String| {
             (old != now).then(|| format!("was made with {what} {old}; this run has {now}"))
         };

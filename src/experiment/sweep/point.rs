@@ -290,7 +290,7 @@ impl PointContext<'_> {
         .then(|| {
             (
                 landforms.of(&initial, &measured.units),
-                Landform::of_kernel(&counted.cells.heightmap(), &measured.units),
+                Landform::of_kernel(&first.heightmap(), &measured.units),
             )
         });
         stages.stage_landform_s = lap(&mut clock);
@@ -316,8 +316,9 @@ impl PointContext<'_> {
             ceiling: measured.ceiling,
             split: measured.split,
             figures: counted.figures.as_ref(),
-            change: change(&initial, &counted.cells)?,
+            change: change(&initial, &first)?,
             rerun: change(&first, &second)?,
+            counted_total: change(&initial, &counted.cells)?.total,
             height_unit: measured.height_unit,
             landform,
             gpu_before: measured.gpu_before,
