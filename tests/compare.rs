@@ -292,7 +292,6 @@ fn a_speed_whose_answer_is_far_from_its_reference_is_marked_a_wrong_answer() {
     assert_eq!(crosses(&planted, "chart-wrong"), (2, true));
 }
 
-/// A copy of `points.csv` at `to` with `column` set to `value` in the rows `rows`.
 /// `report --over droplet_seed` gathers the points that differ in their seed alone:
 /// each group's mean net change with Student's 95% interval over its seeds (checked
 /// here by hand), settled only where that whole interval lies within the margin, and
@@ -435,6 +434,7 @@ fn report_over_seeds_settles_a_group_only_when_its_whole_interval_lies_within_th
     );
 }
 
+/// A copy of `points.csv` at `to` with `column` set to `value` in the rows `rows`.
 fn with_values(from: &Path, to: &Path, column: &str, values: &[(usize, &str)]) -> PathBuf {
     std::fs::create_dir_all(to).unwrap();
     let mut reader = csv::Reader::from_path(from.join("points.csv")).unwrap();

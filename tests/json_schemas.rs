@@ -85,6 +85,13 @@ fn every_json_output_and_file_passes_its_schema() {
 
     let report = json_output(&["report", path(&set)]);
     schemas.assert_valid("report", "report --json", &report);
+    let over = json_output(&["report", path(&set), "--over", "workgroup"]);
+    schemas.assert_valid("report-over", "report --over KEY --json", &over);
+    assert_eq!(
+        over["groups"][0]["values"],
+        serde_json::json!(["32", "64"]),
+        "{over:#}"
+    );
     assert_eq!(
         report, sweep["points"],
         "sweep --json's points are report's"

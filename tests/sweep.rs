@@ -528,6 +528,14 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
         ),
     );
 
+    // Nor is a set whose rows hold the counted run's change merged into this one's.
+    let older = copy("older");
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(older.join("meta.json")).unwrap()).unwrap();
+    meta["schema_version"] = serde_json::json!(4);
+    std::fs::write(older.join("meta.json"), meta.to_string()).unwrap();
+    merge_refused(&older, "from the counted run (schema_version 4)");
+
     // A kill between a point's samples and its row: the samples are dropped, said so.
     let orphans = copy("orphans");
     let mut reader = csv::Reader::from_path(orphans.join("points.csv")).unwrap();

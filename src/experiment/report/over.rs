@@ -40,7 +40,7 @@ pub enum Settled {
     Beyond,
     /// Its interval reaches across the margin's edge: more values would tell.
     Unsettled,
-    /// Fewer than [`MIN_OVER_VALUES`] values with a net change.
+    /// Fewer than three values with a net change (`MIN_OVER_VALUES`).
     TooFewValues,
     /// No point of it has a net change (a strategy without one, or `measure.judge` off).
     Unchecked,
@@ -76,17 +76,22 @@ pub struct OverGroup {
     /// The settings that set it apart from the other groups, as "key=value".
     pub label: String,
     pub device: String,
-    /// The `over` key's values among its points, in the file's order.
+    /// The `over` key's distinct values among its points, in the file's order (rows of
+    /// one value, as `--replicate` writes, are averaged into one figure).
     pub values: Vec<String>,
     /// Its rate's unit (droplet-steps/s or cell-steps/s), where its points have one.
     pub rate_unit: Option<String>,
-    /// The median, lowest and highest of its points' median rates, per second.
+    /// The median over the values of their rates (each a point's median), per second.
     pub rate_median: Option<f64>,
+    /// The lowest of those rates, per second.
     pub rate_min: Option<f64>,
+    /// The highest of those rates, per second.
     pub rate_max: Option<f64>,
-    /// The mean of its points' net change over the CPU reference's (a ratio), and
-    /// Student's 95% interval of that mean over the values.
+    /// How many values have a finite net change, which the interval is over.
+    pub net_change_values: usize,
+    /// The mean over the values of the net change over the CPU reference's (a ratio).
     pub net_change_mean: Option<f64>,
+    /// Student's 95% interval of that mean: low, high.
     pub net_change_interval: Option<(f64, f64)>,
     pub settled: Settled,
     /// Whether every one of its points stopped at its noise target.
@@ -139,7 +144,13 @@ pub fn over_report(results: &Path, over: &str, margin: f64) -> Result<OverReport
             p
         })
         .collect();
-    let names = labels(&representatives.iter().collect::<Vec<_>>());
+    let mut names = labels(&representatives.iter().collect::<Vec<_>>());
+    // Several devices: each group says which ran it.
+    if order.iter().any(|(device, _)| *device != order[0].0) {
+        for (name, (device, _)) in names.iter_mut().zip(&order) {
+            *name = format!("{name} on {device}");
+        }
+    }
     let groups: Vec<OverGroup> = order
         .iter()
         .zip(names)
@@ -161,11 +172,30 @@ pub fn over_report(results: &Path, over: &str, margin: f64) -> Result<OverReport
 }
 
 fn group(points: &[&PointTimes], k: usize, label: String, margin: f64) -> OverGroup {
-    let rates: Vec<f64> = points.iter().filter_map(|p| Some(p.rate?.0)).collect();
-    let ratios: Vec<f64> = points
-        .iter()
-        .filter_map(|p| p.net_change_vs_sequential)
-        .collect();
+    // One figure per value of the key: a value measured twice (--replicate) is one
+    // draw, its rows averaged, not two.
+    let mut values: Vec<String> = Vec::new();
+    let mut by_value: BTreeMap<&str, Vec<&PointTimes>> = BTreeMap::new();
+    for p in points {
+        let value = p.settings[k].1.as_str();
+        if !by_value.contains_key(value) {
+            values.push(value.to_string());
+        }
+        by_value.entry(value).or_default().push(p);
+    }
+    let per_value = |figure: fn(&PointTimes) -> Option<f64>| -> Vec<f64> {
+        (values.iter())
+            .filter_map(|v| {
+                let of: Vec<f64> = (by_value[v.as_str()].iter())
+                    .filter_map(|p| figure(p))
+                    .filter(|x| x.is_finite())
+                    .collect();
+                (!of.is_empty()).then(|| of.iter().sum::<f64>() / of.len() as f64)
+            })
+            .collect()
+    };
+    let rates = per_value(|p| Some(p.rate?.0));
+    let ratios = per_value(|p| p.net_change_vs_sequential);
     let moments = Moments::of(&ratios);
     let interval = moments.mean_interval(LEVEL);
     let extreme = |pick: fn(f64, f64) -> f64| rates.iter().copied().reduce(pick);
@@ -176,13 +206,14 @@ fn group(points: &[&PointTimes], k: usize, label: String, margin: f64) -> OverGr
             label
         },
         device: points[0].device.clone(),
-        values: points.iter().map(|p| p.settings[k].1.clone()).collect(),
+        values,
         rate_unit: points
             .iter()
             .find_map(|p| p.rate.map(|(_, unit)| unit.to_string())),
         rate_median: median(&rates),
         rate_min: extreme(f64::min),
         rate_max: extreme(f64::max),
+        net_change_values: ratios.len(),
         net_change_mean: (!ratios.is_empty()).then_some(moments.mean),
         net_change_interval: interval,
         settled: Settled::of(interval, ratios.len(), margin),
@@ -226,13 +257,16 @@ pub fn over_table(report: &OverReport) -> String {
     );
     out += &match report.fastest_settled.map(|i| &report.groups[i]) {
         Some(g) => format!(
-            "Fastest settled group at its noise target: {} on {}, {} G {}/s (net change {} over {} values).\n",
+            "Fastest settled group at its noise target: {}{}, {} G {}/s (net change {} over {} values).\n",
             g.label,
-            g.device,
+            match g.label.ends_with(&g.device) {
+                true => String::new(),
+                false => format!(" on {}", g.device),
+            },
             giga(g.rate_median),
             g.rate_unit.as_deref().unwrap_or_default(),
             ratio(g.net_change_mean),
-            g.values.len()
+            g.net_change_values
         ),
         None => "No group is settled within the margin with every point at its noise target.\n".into(),
     };

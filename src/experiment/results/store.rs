@@ -182,12 +182,18 @@ impl Meta {
 
     /// Why a run described by `new` may not add to this set, if it may not: another
     /// config, device, driver, shard, or validation on one side only.
+    /// Why a set of this meta cannot take this vkerode's rows: its rows hold another
+    /// program's height change and landform.
+    fn older_rows(&self) -> Option<String> {
+        (self.schema_version < TIMED_CHANGE_SINCE).then(|| format!(
+            "its rows take total_height_change, max_cell_change and the landform from the counted run (schema_version {}), this vkerode's from the first timed rerun (version {TIMED_CHANGE_SINCE} on): finish or merge it with the vkerode that wrote it, or pass --force to start afresh",
+            self.schema_version
+        ))
+    }
+
     pub fn refuses_to_continue_with(&self, new: &Meta) -> Option<String> {
-        if self.schema_version < TIMED_CHANGE_SINCE {
-            return Some(format!(
-                "its rows take total_height_change, max_cell_change and the landform from the counted run (schema_version {}), this vkerode's from the first timed rerun (version {TIMED_CHANGE_SINCE} on): finish it with the vkerode that wrote it, or pass --force to start afresh",
-                self.schema_version
-            ));
+        if let Some(reason) = self.older_rows() {
+            return Some(reason);
         }
         let differs = |what: &str, old: String, now: String| {
             (old != now).then(|| format!("was made with {what} {old}; this run has {now}"))
@@ -269,13 +275,15 @@ impl Meta {
     }
 
     /// Why the shard `other` may not be merged with this one, read from `first`, if it
-    /// may not: a config edited since it was hashed, another config or experiment,
-    /// device or `--replicate`.
+    /// may not: rows of an older schema, a config edited since it was hashed, another
+    /// config or experiment, device or `--replicate`.
     fn refuses_to_merge(&self, other: &Meta, first: &Path) -> Option<String> {
         // Sets from before schema 2 were hashed another way: their hash cannot be
         // checked, only their copies against each other.
         let replicate = |m: &Meta| if m.replicate { " (--replicate)" } else { "" };
-        if let Some(edited) = other.edited_config() {
+        if let Some(older) = other.older_rows() {
+            Some(older)
+        } else if let Some(edited) = other.edited_config() {
             Some(edited)
         } else if other.config_hash != self.config_hash || other.experiment != self.experiment {
             Some(format!(
@@ -446,7 +454,7 @@ impl ResultsWriter {
             });
         }
         let meta = if exists {
-            let mut old = Meta::read(dir)?;
+            let old = Meta::read(dir)?;
             if let Some(reason) = old.refuses_to_continue_with(&meta) {
                 return Err(ResultsError::Mismatch {
                     path: dir.join(META_JSON),
@@ -463,11 +471,8 @@ impl ResultsWriter {
             for path in [&points_path, &samples_path] {
                 repairs.extend(drop_torn_last_row(path)?);
             }
-            // Only an older schema's columns are upgraded by name; this one's are exact.
-            if old.schema_version == SCHEMA_VERSION
-                && !is_empty(&points_path)?
-                && CsvText::read(&points_path)?.header != point_header()
-            {
+            // This schema's columns are exact (an older one is refused above).
+            if !is_empty(&points_path)? && CsvText::read(&points_path)?.header != point_header() {
                 return Err(ResultsError::Mismatch {
                     path: points_path,
                     reason: "its header is not the one this vkerode writes (a column renamed or dropped): refused rather than guessed at; restore it, or pass --force to start afresh".into(),
@@ -541,10 +546,6 @@ impl ResultsWriter {
             samples.retain(|r| completed.contains(&(r.point, r.worker)));
             table.write(&points_path)?;
             write_rows(&samples_path, &samples)?;
-            if old.schema_version != SCHEMA_VERSION {
-                old.schema_version = SCHEMA_VERSION;
-                old.write(dir)?;
-            }
             old
         } else {
             meta.write(dir)?;
