@@ -190,7 +190,7 @@ fn group(points: &[&PointTimes], k: usize, label: String, margin: f64) -> OverGr
                     .filter_map(|p| figure(p))
                     .filter(|x| x.is_finite())
                     .collect();
-                (!of.is_empty()).then(|| of.iter().sum::<f64>() / of.len() as f64)
+                (!of.is_empty()).then(|| Moments::of(&of).mean)
             })
             .collect()
     };
