@@ -528,7 +528,7 @@ fn shards_partition_the_points_and_merge_refuses_other_configs() {
         ),
     );
 
-    // Nor is a set whose rows hold the counted run's change merged into this one's.
+    // Nor is a set whose rows hold the counted run's change merged with a newer one.
     let older = copy("older");
     let mut meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(older.join("meta.json")).unwrap()).unwrap();

@@ -186,7 +186,7 @@ impl Meta {
     /// program's height change and landform.
     fn older_rows(&self) -> Option<String> {
         (self.schema_version < TIMED_CHANGE_SINCE).then(|| format!(
-            "its rows take total_height_change, max_cell_change and the landform from the counted run (schema_version {}), this vkerode's from the first timed rerun (version {TIMED_CHANGE_SINCE} on): finish or merge it with the vkerode that wrote it, or pass --force to start afresh",
+            "its rows take total_height_change, max_cell_change and the landform from the counted run (schema_version {}), this vkerode's from the first timed rerun (version {TIMED_CHANGE_SINCE} on): finish it with the vkerode that wrote it (merge takes older sets only among themselves), or pass --force to start afresh",
             self.schema_version
         ))
     }
@@ -275,14 +275,17 @@ impl Meta {
     }
 
     /// Why the shard `other` may not be merged with this one, read from `first`, if it
-    /// may not: rows of an older schema, a config edited since it was hashed, another
+    /// may not: rows of an older schema beside a newer one, a config edited since it was hashed, another
     /// config or experiment, device or `--replicate`.
     fn refuses_to_merge(&self, other: &Meta, first: &Path) -> Option<String> {
         // Sets from before schema 2 were hashed another way: their hash cannot be
         // checked, only their copies against each other.
         let replicate = |m: &Meta| if m.replicate { " (--replicate)" } else { "" };
-        if let Some(older) = other.older_rows() {
-            Some(older)
+        // Older sets alone merge onto the current columns; with a newer one they would
+        // hold two programs' height changes under one column.
+        let older = |m: &Meta| m.schema_version < TIMED_CHANGE_SINCE;
+        if older(self) != older(other) {
+            self.older_rows().or_else(|| other.older_rows())
         } else if let Some(edited) = other.edited_config() {
             Some(edited)
         } else if other.config_hash != self.config_hash || other.experiment != self.experiment {
